@@ -1,0 +1,56 @@
+"""bpe-tui: watch Byte Pair Encoding learn, and inspect real merge tables.
+
+The library in five lines::
+
+    import bpe_tui
+    cfg = bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000)
+    trainer = bpe_tui.Trainer.from_files(["corpus.txt"], cfg)
+    for event in trainer.run(): print(event.step, event.pair, event.count)
+    trainer.table.save("table.json")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .core import PRESETS, UNK_ID, BPEError, MergeEvent, MergeNode, MergeTable, TraceStep, Trainer, TrainerConfig
+from .core.formats import load
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BPEError",
+    "MergeEvent",
+    "MergeNode",
+    "MergeTable",
+    "PRESETS",
+    "TraceStep",
+    "Trainer",
+    "TrainerConfig",
+    "UNK_ID",
+    "demo_corpus_path",
+    "load",
+    "train",
+]
+
+
+def train(paths: Iterable[str] | str, **config) -> MergeTable:
+    """Train to the configured target in one call and return the MergeTable.
+
+    ``config`` takes TrainerConfig's keywords (preset, vocab_size, merges, ...), plus
+    ``errors`` ("strict" or "replace") for undecodable input.
+    """
+    errors = config.pop("errors", "strict")
+    if isinstance(paths, str):
+        paths = [paths]
+    trainer = Trainer.from_files(list(paths), TrainerConfig(**config), errors=errors)
+    for _ in trainer.run():
+        pass
+    return trainer.table
+
+
+def demo_corpus_path() -> str:
+    """Path of the built-in demo corpus (original short stories shipped with the package)."""
+    import os
+
+    return os.path.join(os.path.dirname(__file__), "data", "demo.txt")

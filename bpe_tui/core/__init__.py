@@ -1,0 +1,18 @@
+"""The BPE engine: pure Python + regex, importable without textual.
+
+Modules, in the order data flows through them:
+
+* ``pretokenize`` text -> pre-tokens (special tokens cut out first)
+* ``corpus``      files -> word counts (streamed)
+* ``config``      TrainerConfig and presets
+* ``trainer``     Trainer: incremental pair counts, priority queue, step/undo/run -> MergeEvent
+* ``table``       MergeTable: merges + vocab; encode/decode/trace/dropout
+* ``formats``     merge-table files: read, write, detect
+"""
+
+from .config import PRESETS, TrainerConfig
+from .errors import BPEError
+from .table import UNK_ID, MergeNode, MergeTable, TraceStep
+from .trainer import MergeEvent, Trainer
+
+__all__ = ["BPEError", "MergeEvent", "MergeNode", "MergeTable", "PRESETS", "TraceStep", "Trainer", "TrainerConfig", "UNK_ID"]

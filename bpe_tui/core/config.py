@@ -1,0 +1,113 @@
+"""TrainerConfig: every rule that decides which merges BPE learns, in one place.
+
+A *preset* fills in a consistent set of rules; any keyword you pass overrides the preset.
+
+=========  ======  ==============  ===========  ===========
+preset     units   pre-tokenizer   end of word  tie-break
+=========  ======  ==============  ===========  ===========
+classic    chars   whitespace      ``</w>``     first-seen
+gpt2       bytes   gpt2            none         lexical-max
+gpt4       bytes   gpt4 (cl100k)   none         lexical-max
+o200k      bytes   o200k           none         lexical-max
+=========  ======  ==============  ===========  ===========
+
+``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
+``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from .errors import BPEError
+from .pretokenize import resolve_pattern
+
+PRESETS: dict[str, dict] = {
+    "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
+    "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
+    "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
+    "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
+}
+
+UNITS = ("chars", "bytes")
+TIE_BREAKS = ("first-seen", "lexical-min", "lexical-max", "hf")
+
+#: Sentinel meaning "take this setting from the preset".
+_FROM_PRESET = object()
+
+
+@dataclass
+class TrainerConfig:
+    """The rules of one BPE training run.
+
+    preset:         "classic", "gpt2", "gpt4" or "o200k" (fills in the defaults below)
+    units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
+    pretokenizer:   "whitespace", "gpt2", "gpt4", "o200k", or a regex (optionally "regex:...")
+    end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
+    lowercase:      lowercase the corpus (and text to encode) first
+    special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
+    tie_break:      "first-seen", "lexical-min", "lexical-max" or "hf" (see trainer.py)
+    vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
+    merges:         stop after this many merges (instead of vocab_size)
+    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
+    """
+
+    preset: str = "gpt2"
+    units: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    pretokenizer: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    end_of_word: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    lowercase: bool = False
+    special_tokens: list[str] = field(default_factory=list)
+    tie_break: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    vocab_size: int | None = None
+    merges: int | None = None
+    min_frequency: int = 1
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise BPEError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
+        for key, value in PRESETS[self.preset].items():
+            if getattr(self, key) is _FROM_PRESET:
+                setattr(self, key, value)
+        if self.units not in UNITS:
+            raise BPEError(f"unknown units {self.units!r}; choose chars or bytes")
+        if self.tie_break not in TIE_BREAKS:
+            raise BPEError(f"unknown tie-break {self.tie_break!r}; choose one of {', '.join(TIE_BREAKS)}")
+        if self.pretokenizer is None:
+            self.pretokenizer = "whitespace"
+        self.pretokenizer = resolve_pattern(self.pretokenizer)[0] if not _is_named(self.pretokenizer) else self.pretokenizer
+        if self.end_of_word == "":
+            self.end_of_word = None
+        self.special_tokens = list(dict.fromkeys(self.special_tokens or []))
+        if any(not s for s in self.special_tokens):
+            raise BPEError("a special token cannot be empty")
+        if self.vocab_size is not None and self.merges is not None:
+            raise BPEError("give either vocab_size or merges, not both")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise BPEError(f"vocab_size must be positive, not {self.vocab_size}")
+        if self.merges is not None and self.merges < 0:
+            raise BPEError(f"merges must be zero or more, not {self.merges}")
+        if self.min_frequency < 1:
+            self.min_frequency = 1
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (saved inside native merge tables)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TrainerConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def describe(self) -> str:
+        """One line for status bars: 'bytes · gpt2 · lexical-max'."""
+        parts = [self.units, self.pretokenizer if len(self.pretokenizer) < 24 else "custom regex", self.tie_break]
+        if self.end_of_word:
+            parts.append(f"eow {self.end_of_word}")
+        if self.lowercase:
+            parts.append("lowercase")
+        return " · ".join(parts)
+
+
+def _is_named(pretokenizer: str) -> bool:
+    return pretokenizer in ("whitespace", "gpt2", "gpt4", "o200k")

@@ -1,0 +1,153 @@
+"""bpe-tui's own format: one JSON file, versioned, lossless, readable.
+
+::
+
+    {
+      "format": "bpe-tui merge table",
+      "version": 1,
+      "units": "bytes",                 # or "chars"
+      "config": {...},                  # the TrainerConfig it was trained with
+      "pretokenizer": "gpt2", "end_of_word": null, "lowercase": false,
+      "special_tokens": {"<|endoftext|>": 256},
+      "vocab": {"Ġthe": 300, ...},      # token -> id
+      "merges": [["Ġ", "t", 1520], ...] # left, right, count (count null if unknown)
+    }
+
+In bytes mode tokens are written through GPT-2's byte -> printable-character map (space is
+``Ġ``), so every byte sequence is representable and the file stays readable; in chars mode
+tokens are written as they are.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..atomic import atomic_write_text
+from ..errors import BPEError
+from ..table import MergeTable
+from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
+
+NAME = "native"
+MAGIC = "bpe-tui merge table"
+VERSION = 1
+
+
+def sniff(path: str) -> bool:
+    if not path.endswith(".json") and not _starts_with_brace(path):
+        return False
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    return MAGIC.encode() in head
+
+
+def _starts_with_brace(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(64).lstrip().startswith(b"{")
+    except (OSError, IsADirectoryError):
+        return False
+
+
+def write(table: MergeTable, path: str) -> None:
+    bytes_mode = table.units == "bytes"
+    specials = set(table.special_tokens.values())
+
+    def enc(surface):
+        return bytes_to_gpt2_str(surface) if bytes_mode else surface
+
+    vocab = table.vocab
+    counts = table.counts or [None] * table.num_merges
+    data = {
+        "format": MAGIC,
+        "version": VERSION,
+        "units": table.units,
+        "config": table.config,
+        "pretokenizer": table.pretokenizer,
+        "end_of_word": table.end_of_word,
+        "lowercase": table.lowercase,
+        "special_tokens": table.special_tokens,
+        "vocab": {enc(s): i for i, s in sorted(vocab.items()) if i not in specials},
+        "merges": [[enc(vocab[a]), enc(vocab[b]), c] for (a, b, _), c in zip(table.merge_ids, counts)],
+    }
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    atomic_write_text(path, text + "\n")
+
+
+def read(path: str) -> MergeTable:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BPEError(f"{path}: bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict) or data.get("format") != MAGIC:
+        raise BPEError(f"{path}: not a bpe-tui merge table (key 'format' is not {MAGIC!r})")
+    version = data.get("version")
+    if version != VERSION:
+        raise BPEError(f"{path}: unknown version {version!r} (key 'version'; this bpe-tui reads version {VERSION})")
+    for key in ("units", "vocab", "merges"):
+        if key not in data:
+            raise BPEError(f"{path}: key {key!r} is missing")
+    units = data["units"]
+    if units not in ("bytes", "chars"):
+        raise BPEError(f"{path}: key 'units' must be 'bytes' or 'chars', not {units!r}")
+    bytes_mode = units == "bytes"
+
+    def dec(token, where):
+        if not isinstance(token, str):
+            raise BPEError(f"{path}: {where}: token {token!r} is not a string")
+        if not bytes_mode:
+            return token
+        try:
+            return gpt2_str_to_bytes(token)
+        except KeyError:
+            raise BPEError(f"{path}: {where}: token {token!r} is not in GPT-2's byte alphabet") from None
+
+    vocab_json = data["vocab"]
+    if not isinstance(vocab_json, dict):
+        raise BPEError(f"{path}: key 'vocab' must map token -> id")
+    vocab = {}
+    for token, i in vocab_json.items():
+        if not isinstance(i, int):
+            raise BPEError(f"{path}: vocab[{token!r}]: id {i!r} is not an integer")
+        if i in vocab:
+            raise BPEError(f"{path}: vocab[{token!r}]: id {i} is used twice")
+        vocab[i] = dec(token, f"vocab[{token!r}]")
+    specials = data.get("special_tokens") or {}
+    for s, i in specials.items():
+        if i in vocab:
+            raise BPEError(f"{path}: special_tokens[{s!r}]: id {i} is also a vocab id")
+        vocab[i] = s.encode("utf-8") if bytes_mode else s
+    surface_to_id = {s: i for i, s in vocab.items() if i not in set(specials.values())}
+
+    merges = []
+    counts = []
+    seen = set()
+    for n, entry in enumerate(data["merges"]):
+        where = f"merges[{n}]"
+        if not isinstance(entry, list) or len(entry) not in (2, 3):
+            raise BPEError(f"{path}: {where}: expected [left, right, count]")
+        left, right = dec(entry[0], where), dec(entry[1], where)
+        if (left, right) in seen:
+            raise BPEError(f"{path}: {where}: merge {entry[0]!r} {entry[1]!r} is listed twice")
+        seen.add((left, right))
+        ids = []
+        for part in (left, right, left + right):
+            if part not in surface_to_id:
+                raise BPEError(f"{path}: {where}: token {part!r} is not in the vocab")
+            ids.append(surface_to_id[part])
+        merges.append(tuple(ids))
+        counts.append(entry[2] if len(entry) == 3 else None)
+    return MergeTable(
+        units,
+        vocab,
+        merges,
+        specials,
+        pretokenizer=data.get("pretokenizer") or "gpt2",
+        end_of_word=data.get("end_of_word"),
+        lowercase=bool(data.get("lowercase")),
+        counts=counts if all(c is not None for c in counts) else None,
+        config=data.get("config") or {},
+        source_format=NAME,
+        source=path,
+    )

@@ -1,0 +1,528 @@
+"""MergeTable: a trained BPE tokenizer — merges, vocabulary, pre-tokenizer — and encoding.
+
+A merge table is the ranked list of merges BPE learned, ``(left, right) -> new token``, plus
+the vocabulary (id -> surface) and the rules needed to apply it (units, pre-tokenizer,
+special tokens, end-of-word marker).
+
+How encoding works: cut special tokens out, pre-tokenize the rest, and for each pre-token
+start from its base symbols (bytes or characters) and repeatedly merge the adjacent pair with
+the *lowest rank* (the earliest learned merge), leftmost first on ties, until no adjacent pair
+is in the table. That gives the same result as replaying the merge list in order, but only
+looks at pairs that are actually present (this is what tiktoken does).
+
+In bytes mode surfaces are ``bytes`` and every string can be encoded; in chars mode they are
+``str`` and a character the table has never seen encodes as :data:`UNK_ID` (shown as
+unknown, never a crash).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from .errors import BPEError
+from .pretokenize import PreTokenizer
+from .units import visible
+
+#: The id given to a character a chars-mode table has never seen.
+UNK_ID = -1
+
+#: Pre-tokens remembered by the encode cache before it is cleared.
+CACHE_LIMIT = 200_000
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`)."""
+
+    rank: int  # 0-based position in the merge list
+    pair: tuple  # (left, right) surfaces
+    new_token: bytes | str
+    position: int  # symbol index where the merge happened
+    symbols: tuple  # the segmentation right after this merge
+
+
+@dataclass
+class MergeNode:
+    """How a token was built: a base symbol (rank None) or a merge of two subtrees."""
+
+    id: int
+    surface: bytes | str
+    rank: int | None = None
+    left: "MergeNode | None" = None
+    right: "MergeNode | None" = None
+    children: list = field(default_factory=list, repr=False)
+
+    def leaves(self) -> list:
+        """The base symbols under this node, left to right."""
+        if self.left is None:
+            return [self.surface]
+        return self.left.leaves() + self.right.leaves()
+
+
+class MergeTable:
+    """A BPE tokenizer: merges in rank order, vocabulary, and the rules to apply them."""
+
+    def __init__(
+        self,
+        units: str,
+        vocab: Mapping[int, bytes | str],
+        merges: list[tuple[int, int, int]],
+        special_tokens: Mapping[str, int] | None = None,
+        pretokenizer: str = "gpt2",
+        end_of_word: str | None = None,
+        lowercase: bool = False,
+        counts: list[int] | None = None,
+        config: dict | None = None,
+        source_format: str = "native",
+        source: str | None = None,
+    ):
+        if units not in ("bytes", "chars"):
+            raise BPEError(f"unknown units {units!r}")
+        self.units = units
+        self._vocab: dict[int, bytes | str] = dict(vocab)
+        self._merges: list[tuple[int, int, int]] = [tuple(m) for m in merges]
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.pretokenizer = pretokenizer
+        self.end_of_word = end_of_word
+        self.lowercase = lowercase
+        self.counts = list(counts) if counts is not None else None
+        self.config = dict(config or {})
+        self.source_format = source_format
+        self.source = source
+
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self._creator: dict[int, int] = {}
+        for rank, (a, b, new) in enumerate(self._merges):
+            self._ranks.setdefault((a, b), (rank, new))
+            self._creator.setdefault(new, rank)
+        special_ids = set(self.special_tokens.values())
+        bytes_mode = units == "bytes"
+        self._base: dict = {}  # byte value (int) or character (str) -> id
+        for token_id, surface in self._vocab.items():
+            if token_id in special_ids or token_id in self._creator:
+                continue
+            if bytes_mode and len(surface) == 1:
+                self._base[surface[0]] = token_id
+            elif not bytes_mode and (len(surface) == 1 or surface == end_of_word):
+                self._base[surface] = token_id
+        self._eow_id = None
+        if end_of_word is not None:
+            key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
+            self._eow_id = next((i for i, s in self._vocab.items() if s == key and i not in special_ids), None)
+        self._surface_to_id = {s: i for i, s in self._vocab.items() if i not in special_ids}
+        self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
+        self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase)
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_trainer(cls, trainer) -> "MergeTable":
+        """The table of a trainer's merges so far (asks only the trainer's public questions)."""
+        cfg = trainer.config
+        vocab = {i: trainer.surface(i) for i in range(trainer.vocab_size)}
+        return cls(
+            units=cfg.units,
+            vocab=vocab,
+            merges=trainer.merge_list(),
+            special_tokens=trainer.special_tokens,
+            pretokenizer=cfg.pretokenizer,
+            end_of_word=cfg.end_of_word,
+            lowercase=cfg.lowercase,
+            counts=trainer.merge_counts(),
+            config=cfg.to_dict(),
+            source_format="trainer",
+            source=trainer.name,
+        )
+
+    @classmethod
+    def from_vocab_merges(
+        cls,
+        vocab: Mapping,
+        merges: Iterable[tuple],
+        special_tokens: Iterable[str] | None = None,
+        pretokenizer: str = "gpt2",
+        end_of_word: str | None = None,
+        lowercase: bool = False,
+        source_format: str = "vocab+merges",
+        source: str | None = None,
+    ) -> "MergeTable":
+        """Build a table from a vocabulary and a merge list, keeping the given ids.
+
+        ``vocab`` maps id -> surface or surface -> id; ``merges`` lists ``(left, right)``
+        surfaces in rank order. Surfaces are bytes (bytes mode) or str (chars mode). Every
+        merge's parts and result must be in the vocabulary. Vocabulary entries that are
+        neither base symbols nor merge results are treated as special tokens, as are the
+        ``special_tokens`` named (added with fresh ids if missing).
+        """
+        items = list(vocab.items())
+        if items and isinstance(items[0][0], int):
+            id_to_surface = dict(items)
+        else:
+            id_to_surface = {i: s for s, i in items}
+        if not id_to_surface:
+            raise BPEError(f"{source or 'vocab'}: the vocabulary is empty")
+        sample = next(iter(id_to_surface.values()))
+        units = "bytes" if isinstance(sample, bytes) else "chars"
+        surface_to_id = {s: i for i, s in id_to_surface.items()}
+        merge_ids = []
+        seen = set()
+        for rank, (left, right) in enumerate(merges):
+            where = f"{source or 'merges'}: merge {rank + 1} ({left!r} {right!r})"
+            if (left, right) in seen:
+                raise BPEError(f"{where} is listed twice")
+            seen.add((left, right))
+            for part in (left, right):
+                if part not in surface_to_id:
+                    raise BPEError(f"{where}: {part!r} is not in the vocabulary")
+            new = left + right
+            if new not in surface_to_id:
+                raise BPEError(f"{where}: the merged token {new!r} is not in the vocabulary")
+            merge_ids.append((surface_to_id[left], surface_to_id[right], surface_to_id[new]))
+        outputs = {m[2] for m in merge_ids}
+        specials: dict[str, int] = {}
+        for token_id, surface in id_to_surface.items():
+            if token_id in outputs or len(surface) == 1 or surface == end_of_word:
+                continue
+            text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            specials[text] = token_id
+        next_id = max(id_to_surface) + 1
+        for special in special_tokens or ():
+            key = special.encode("utf-8") if units == "bytes" else special
+            if special not in specials:
+                if key in surface_to_id and surface_to_id[key] not in outputs:
+                    specials[special] = surface_to_id[key]
+                else:
+                    specials[special] = next_id
+                    id_to_surface[next_id] = key
+                    next_id += 1
+        return cls(
+            units,
+            id_to_surface,
+            merge_ids,
+            specials,
+            pretokenizer=pretokenizer,
+            end_of_word=end_of_word,
+            lowercase=lowercase,
+            source_format=source_format,
+            source=source,
+        )
+
+    def truncated(self, k: int) -> "MergeTable":
+        """The same table with only its first ``k`` merges (ids unchanged)."""
+        k = max(0, min(k, len(self._merges)))
+        keep = self._merges[:k]
+        dropped = {m[2] for m in self._merges[k:]} - {m[2] for m in keep}
+        vocab = {i: s for i, s in self._vocab.items() if i not in dropped}
+        return MergeTable(
+            self.units,
+            vocab,
+            keep,
+            self.special_tokens,
+            pretokenizer=self.pretokenizer,
+            end_of_word=self.end_of_word,
+            lowercase=self.lowercase,
+            counts=self.counts[:k] if self.counts is not None else None,
+            config=self.config,
+            source_format=self.source_format,
+            source=self.source,
+        )
+
+    # ------------------------------------------------------------------ questions
+
+    @property
+    def vocab(self) -> dict[int, bytes | str]:
+        """id -> surface for every token, special tokens included (as bytes in bytes mode)."""
+        return dict(self._vocab)
+
+    @property
+    def merges(self) -> list[tuple]:
+        """``(left, right)`` surfaces of every merge, in rank order."""
+        v = self._vocab
+        return [(v[a], v[b]) for a, b, _ in self._merges]
+
+    @property
+    def merge_ids(self) -> list[tuple[int, int, int]]:
+        """``(left_id, right_id, new_id)`` of every merge, in rank order."""
+        return list(self._merges)
+
+    def __len__(self) -> int:
+        """Vocabulary size (base + special + merged tokens)."""
+        return len(self._vocab)
+
+    @property
+    def num_merges(self) -> int:
+        return len(self._merges)
+
+    def surface(self, token_id: int) -> bytes | str:
+        """The surface of a token id (KeyError if absent)."""
+        return self._vocab[token_id]
+
+    def token_id(self, surface: bytes | str) -> int | None:
+        """The id of a surface, or None."""
+        found = self._surface_to_id.get(surface)
+        if found is None and isinstance(surface, (str, bytes)):
+            text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            found = self.special_tokens.get(text)
+        return found
+
+    def rank_of(self, token_id: int) -> int | None:
+        """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
+        return self._creator.get(token_id)
+
+    def merge_at(self, rank: int) -> tuple[int, int, int]:
+        """``(left_id, right_id, new_id)`` of the merge with this rank."""
+        return self._merges[rank]
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_surfaces
+
+    def display(self, token_id: int) -> str:
+        """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""
+        if token_id == UNK_ID:
+            return "<unk>"
+        return visible(self._vocab[token_id], self.end_of_word)
+
+    def merge_tree(self, token_id: int) -> MergeNode:
+        """How a token was built, down to base symbols (a tree of merges)."""
+        if token_id not in self._vocab:
+            raise BPEError(f"token id {token_id} is not in the vocabulary")
+        rank = self._creator.get(token_id)
+        if rank is None:
+            return MergeNode(token_id, self._vocab[token_id])
+        a, b, _ = self._merges[rank]
+        node = MergeNode(token_id, self._vocab[token_id], rank, self.merge_tree(a), self.merge_tree(b))
+        node.children = [node.left, node.right]
+        return node
+
+    def search(self, query: str, limit: int = 200) -> list[int]:
+        """Token ids whose readable text contains ``query`` (or whose id is ``query``).
+
+        Exact matches come first, then shorter tokens, then by id.
+        """
+        hits = []
+        if query.strip().isdigit() and int(query) in self._vocab:
+            hits.append(int(query))
+        q = query.lower()
+        matches = []
+        for token_id, surface in self._vocab.items():
+            text = visible(surface, self.end_of_word)
+            raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            if q in text.lower() or (q and q in raw.lower()):
+                exact = text == query or raw == query
+                matches.append((not exact, len(text), token_id))
+        matches.sort()
+        hits.extend(t for _, _, t in matches if t not in hits)
+        return hits[:limit]
+
+    def describe(self) -> dict:
+        """A summary for ``inspect`` and status lines."""
+        return {
+            "format": self.source_format,
+            "source": self.source,
+            "units": self.units,
+            "pretokenizer": self.pretokenizer,
+            "end_of_word": self.end_of_word,
+            "lowercase": self.lowercase,
+            "vocab_size": len(self._vocab),
+            "merges": len(self._merges),
+            "special_tokens": dict(self.special_tokens),
+            "tie_break": self.config.get("tie_break"),
+        }
+
+    # ------------------------------------------------------------------ encoding
+
+    def _base_ids(self, word: str) -> list[int]:
+        if self.units == "bytes":
+            base = self._base
+            ids = [base.get(b, UNK_ID) for b in word.encode("utf-8")]
+        else:
+            base = self._base
+            ids = [base.get(c, UNK_ID) for c in word]
+        if self._eow_id is not None:
+            ids.append(self._eow_id)
+        return ids
+
+    def _bpe(self, ids: list[int]) -> list[int]:
+        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties."""
+        ranks = self._ranks
+        while len(ids) > 1:
+            best_rank = None
+            best_i = -1
+            best_new = 0
+            for i in range(len(ids) - 1):
+                hit = ranks.get((ids[i], ids[i + 1]))
+                if hit is not None and (best_rank is None or hit[0] < best_rank):
+                    best_rank, best_new = hit
+                    best_i = i
+            if best_rank is None:
+                break
+            ids[best_i : best_i + 2] = [best_new]
+        return ids
+
+    def _encode_word(self, word: str) -> tuple[int, ...]:
+        cached = self._cache.get(word)
+        if cached is None:
+            cached = tuple(self._bpe(self._base_ids(word)))
+            if len(self._cache) >= CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[word] = cached
+        return cached
+
+    def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
+        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p."""
+        ids = self._base_ids(word)
+        ranks = self._ranks
+        while len(ids) > 1:
+            best_rank = None
+            best_i = -1
+            best_new = 0
+            for i in range(len(ids) - 1):
+                hit = ranks.get((ids[i], ids[i + 1]))
+                if hit is None or rng.random() < p:
+                    continue
+                if best_rank is None or hit[0] < best_rank:
+                    best_rank, best_new = hit
+                    best_i = i
+            if best_rank is None:
+                break
+            ids[best_i : best_i + 2] = [best_new]
+        return ids
+
+    def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
+        """Token ids of ``text``. Special tokens in the text encode to their own ids.
+
+        With ``dropout`` > 0, each merge is skipped with that probability (seeded by
+        ``seed``), sampling one of the text's alternative segmentations.
+        """
+        return self._encode_split(self._pre.split(text), dropout, seed)
+
+    def _encode_split(self, split: Iterable[tuple[bool, str]], dropout: float = 0.0, seed: int | None = None) -> list[int]:
+        out: list[int] = []
+        specials = self.special_tokens
+        if dropout > 0:
+            rng = random.Random(seed)
+            for is_special, piece in split:
+                out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
+            return out
+        encode_word = self._encode_word
+        for is_special, piece in split:
+            if is_special:
+                out.append(specials[piece])
+            else:
+                out.extend(encode_word(piece))
+        return out
+
+    def pieces(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``."""
+        out = []
+        specials = self.special_tokens
+        rng = random.Random(seed)
+        for is_special, piece in self._pre.split(text):
+            if is_special:
+                out.append((specials[piece], self._vocab[specials[piece]]))
+            else:
+                ids = self._encode_word_dropout(piece, dropout, rng) if dropout > 0 else list(self._encode_word(piece))
+                out.extend(self._pieces_of_ids(piece, ids))
+        return out
+
+    def tokens(self, text: str) -> list[bytes | str]:
+        """The surfaces of ``text``'s tokens (unknown characters as themselves)."""
+        return [s for _, s in self.pieces(text)]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Text from token ids. Bytes are joined and decoded as UTF-8 (U+FFFD for partial
+        sequences); in chars mode the end-of-word marker becomes a space."""
+        vocab = self._vocab
+        parts = []
+        for i in ids:
+            if i == UNK_ID:
+                parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
+                continue
+            try:
+                parts.append(vocab[i])
+            except KeyError:
+                raise BPEError(f"token id {i} is not in the vocabulary") from None
+        if self.units == "bytes":
+            return b"".join(parts).decode("utf-8", "replace")
+        text = "".join(parts)
+        if self.end_of_word:
+            text = text.replace(self.end_of_word, " ")
+        return text
+
+    def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
+        """Encode a stream of text (say, a file's lines) lazily, as if it were one string.
+
+        The last pre-token of each chunk (and any tail that could begin a special token) is
+        held back until more text arrives, because the next chunk may extend it; memory
+        stays bounded by the longest pre-token, not by the input.
+        """
+        raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
+        pending = ""
+        for chunk in chunks:
+            if not chunk:
+                continue
+            pending += chunk.lower() if self.lowercase else chunk
+            pieces = list(raw.split(pending))
+            if len(pieces) <= 1:
+                continue
+            keep_from = raw.last_piece_start(pending)
+            keep_from -= raw.special_prefix_len(pending[:keep_from])
+            emit, pending = pending[:keep_from], pending[keep_from:]
+            yield from self._encode_split(raw.split(emit))
+        if pending:
+            yield from self._encode_split(raw.split(pending))
+
+    # ------------------------------------------------------------------ explaining
+
+    def trace(self, word: str) -> list[TraceStep]:
+        """The merges applied to one pre-token, in the order they apply, with ranks.
+
+        ``word`` is taken as a single pre-token (it is not pre-tokenized again).
+        """
+        ids = self._base_ids(word.lower() if self.lowercase else word)
+        steps = []
+        ranks = self._ranks
+        vocab = self._vocab
+        while len(ids) > 1:
+            best = None
+            for i in range(len(ids) - 1):
+                hit = ranks.get((ids[i], ids[i + 1]))
+                if hit is not None and (best is None or hit[0] < best[0]):
+                    best = (hit[0], hit[1], i)
+            if best is None:
+                break
+            rank, new, i = best
+            pair = (vocab[ids[i]], vocab[ids[i + 1]])
+            ids[i : i + 2] = [new]
+            steps.append(TraceStep(rank, pair, vocab[new], i, tuple(vocab.get(t, "?") for t in ids)))
+        return steps
+
+    def initial_symbols(self, word: str) -> list:
+        """A pre-token's base symbols, before any merge (unknown characters as themselves)."""
+        return [s for _, s in self._pieces_of_ids(word, self._base_ids(word))]
+
+    def _pieces_of_ids(self, word: str, ids: list[int]):
+        units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
+        unknown = iter(u for u in units if u not in self._base)
+        for i in ids:
+            if i == UNK_ID:
+                u = next(unknown)
+                yield i, bytes([u]) if isinstance(u, int) else u
+            else:
+                yield i, self._vocab[i]
+
+    def pretokenize(self, text: str) -> list[tuple[bool, str]]:
+        """``(is_special, piece)`` for the text, as encode sees it."""
+        return list(self._pre.split(text))
+
+    # ------------------------------------------------------------------ files
+
+    def save(self, path: str, format: str = "native", **options) -> None:
+        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.WRITERS``."""
+        from .formats import save
+
+        save(self, path, format, **options)
+

@@ -1,0 +1,697 @@
+"""The stepwise BPE trainer: one merge per ``step()``, exactly undoable.
+
+How BPE training works, in four sentences. Split the corpus into words (pre-tokens) and count
+each distinct word once. Write every word as a sequence of base symbols (bytes or characters).
+Count every adjacent pair of symbols, weighted by the word's count, and merge the most frequent
+pair everywhere into a new symbol. Repeat until the vocabulary is as large as you want.
+
+What makes this trainer fast enough to watch live is that it never recounts. It keeps:
+
+* ``pair -> count`` for every adjacent pair in the corpus (overlapping occurrences count:
+  ``aaaa`` holds three ``(a, a)``; the merge itself replaces left to right, non-overlapping);
+* ``pair -> words`` that may contain it (a superset; stale members are skipped or pruned);
+* a priority queue (heap) whose key is ``(-count, tie-break key)``, so the best pair is the
+  first valid entry. Entries go stale when counts change; a stale entry is re-queued or
+  dropped when it reaches the top ("lazy invalidation").
+
+A merge rewrites only the words that contain the pair and changes only the counts of the
+pairs around each occurrence. Each step records the old segmentations of the words it
+rewrote and the count changes it made, so ``undo()`` is the exact inverse.
+
+Tie-break rules (which pair wins when counts are equal):
+
+* ``lexical-max``  the greatest ``(left, right)`` compared as bytes (CS336; subword-nmt on str)
+* ``lexical-min``  the smallest ``(left, right)`` (the Rust tutorial's sort)
+* ``first-seen``   the pair that occurs first, reading words in order of first appearance
+                   (Python's ``max`` over an insertion-ordered dict; minbpe)
+* ``hf``           Hugging Face tokenizers: the smallest ``(left_id, right_id)``, where ids are
+                   the alphabet sorted by code point, then merged tokens in creation order
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .config import TrainerConfig
+from .errors import BPEError
+from .units import bytes_to_unicode
+
+Pair = tuple  # (left surface, right surface)
+
+#: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
+TIES_LISTED = 5
+
+
+@dataclass(frozen=True)
+class MergeEvent:
+    """Everything a UI needs to render one merge without asking the trainer again.
+
+    step:          1-based merge number (its rank in the merge table is step - 1)
+    pair:          (left, right) surfaces that were merged
+    pair_ids:      (left_id, right_id)
+    new_id:        id of the merged token (an existing id if that surface already existed)
+    new_token:     surface of the merged token
+    count:         how often the pair occurred when it was merged
+    tie_count:     how many other pairs had the same count (0 = no tie)
+    ties:          the first few of those pairs, in tie-break order
+    rule:          the tie-break rule that decided
+    words_touched: indices of the words whose segmentation changed (see Trainer.word_text)
+    total_tokens:  corpus length in tokens after the merge
+    vocab_size:    vocabulary size after the merge
+    """
+
+    step: int
+    pair: tuple
+    pair_ids: tuple[int, int]
+    new_id: int
+    new_token: bytes | str
+    count: int
+    tie_count: int
+    ties: tuple
+    rule: str
+    words_touched: tuple[int, ...]
+    total_tokens: int
+    vocab_size: int
+    _changes: Mapping[tuple[int, int], tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
+    _surfaces: list = field(repr=False, compare=False, default_factory=list)
+
+    @cached_property
+    def pair_changes(self) -> dict[tuple, tuple[int, int]]:
+        """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
+        s = self._surfaces
+        return {(s[a], s[b]): change for (a, b), change in self._changes.items()}
+
+    @property
+    def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
+        """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
+        return self._changes
+
+
+@dataclass
+class _StepRecord:
+    """What undo needs: the merge, the words' old segmentations, the count changes."""
+
+    pair: tuple[int, int]
+    new_id: int
+    created: bool  # True when the merge created a new vocabulary entry
+    old_words: list[tuple[int, tuple[int, ...]]]
+    changes: dict[tuple[int, int], int]
+    tokens_saved: int
+    event: MergeEvent
+
+
+class Trainer:
+    """A BPE trainer you can step, undo and jump around in.
+
+    Build one with :meth:`from_text`, :meth:`from_files` or :meth:`from_counts`; then call
+    :meth:`step` for one merge, :meth:`undo` to take it back, :meth:`goto` to jump to any step,
+    or iterate :meth:`run` to train to the configured target.
+    """
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(self, word_counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "corpus"):
+        """Train on ``word_counts``: pre-token -> count, in order of first appearance."""
+        self.config = config or TrainerConfig()
+        self.name = name
+        cfg = self.config
+        bytes_mode = cfg.units == "bytes"
+
+        self._word_text: list[str] = []
+        self._counts: list[int] = []
+        for word, count in word_counts.items():
+            if not word:
+                continue
+            if not isinstance(count, int) or count < 1:
+                raise BPEError(f"word {word!r} has count {count!r}; counts must be positive integers")
+            self._word_text.append(word)
+            self._counts.append(count)
+
+        # Base alphabet: 256 bytes, or the corpus's characters sorted by code point.
+        eow = cfg.end_of_word
+        if bytes_mode:
+            base: list = [bytes([i]) for i in range(256)]
+            if eow is not None:
+                base.append(eow.encode("utf-8"))
+        else:
+            chars = set()
+            for word in self._word_text:
+                chars.update(word)
+            if eow is not None:
+                chars.add(eow)
+            base = sorted(chars)
+        self._base_count = len(base)
+        self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
+        self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
+        self._eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow] if eow is not None else None
+
+        # Special tokens come right after the base alphabet; they never take part in merges.
+        self._special_ids: dict[str, int] = {}
+        for special in cfg.special_tokens:
+            self._special_ids[special] = len(self._surfaces)
+            self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
+        self._first_merge_id = len(self._surfaces)
+
+        # Tie-break key material per token id, extended as merged tokens are created.
+        if bytes_mode:
+            b2u = bytes_to_unicode()
+            hf_text = [("".join(b2u[b] for b in s) if i < 256 else s.decode("utf-8", "replace")) for i, s in enumerate(base)]
+        else:
+            hf_text = list(base)
+        order = sorted(range(len(base)), key=lambda i: hf_text[i])
+        self._hf_base_rank = {token_id: pos for pos, token_id in enumerate(order)}
+        self._tie_material: list = [self._material(i, s) for i, s in enumerate(self._surfaces)]
+
+        # Words as tuples of symbol ids.
+        if bytes_mode:
+            tail = (self._eow_id,) if eow is not None else ()
+            self._words: list[tuple[int, ...]] = [tuple(w.encode("utf-8")) + tail for w in self._word_text]
+        else:
+            ids = self._surface_to_id
+            tail = (self._eow_id,) if eow is not None else ()
+            self._words = [tuple(ids[c] for c in w) + tail for w in self._word_text]
+
+        # Pair counts, the pair -> words index, and a histogram of counts (for tie counts).
+        self._pair_counts: dict[tuple[int, int], int] = {}
+        self._where: dict[tuple[int, int], set[int]] = {}
+        pc = self._pair_counts
+        where = self._where
+        for w, (syms, count) in enumerate(zip(self._words, self._counts)):
+            for pair in zip(syms, syms[1:]):
+                pc[pair] = pc.get(pair, 0) + count
+                s = where.get(pair)
+                if s is None:
+                    where[pair] = {w}
+                else:
+                    s.add(w)
+        self._count_hist: dict[int, int] = {}
+        for c in pc.values():
+            self._count_hist[c] = self._count_hist.get(c, 0) + 1
+
+        self._total_tokens = sum(len(s) * c for s, c in zip(self._words, self._counts))
+        self.initial_total_tokens = self._total_tokens
+        self.corpus_chars = sum(len(w) * c for w, c in zip(self._word_text, self._counts))
+        self._word_index: dict[str, int] | None = None
+
+        self._key = self._make_key_function()
+        self._heap: list = [(-c, *self._key(p), p) for p, c in pc.items()]
+        heapq.heapify(self._heap)
+
+        self._history: list[_StepRecord] = []
+        self.stop_reason: str | None = None
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts") -> "Trainer":
+        """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance)."""
+        if not counts:
+            raise BPEError(f"{name}: the corpus is empty (no words to train on)")
+        return cls(counts, config, name=name)
+
+    @classmethod
+    def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
+        """Train on a string, read line by line exactly as a file would be."""
+        from .corpus import count_text
+
+        config = config or TrainerConfig()
+        return cls.from_counts(count_text(text, config), config, name=name)
+
+    @classmethod
+    def from_files(
+        cls,
+        paths: Iterable[str],
+        config: TrainerConfig | None = None,
+        errors: str = "strict",
+        progress: Callable[[int, int], None] | None = None,
+        counts: bool = False,
+    ) -> "Trainer":
+        """Train on files, directories (every text file below) or ``-`` (stdin).
+
+        With ``counts=True`` the inputs are ``word<TAB>count`` files (see corpus.py).
+        """
+        from .corpus import corpus_name, count_files, read_count_files
+
+        config = config or TrainerConfig()
+        paths = list(paths)
+        if counts:
+            word_counts = read_count_files(paths)
+        else:
+            word_counts = count_files(paths, config, errors=errors, progress=progress)
+        return cls.from_counts(word_counts, config, name=corpus_name(paths))
+
+    # ------------------------------------------------------------------ tie-break keys
+
+    def _material(self, token_id: int, surface) -> object:
+        """Per-token tie-break material; a pair's key is (material[left], material[right]).
+
+        lexical-min: the surface as a str that sorts like bytes (latin-1 keeps byte order).
+        lexical-max: the same with every code point inverted and a terminator above them all,
+                     so the greatest pair sorts first (and a longer string before its prefix).
+        hf:          the token's Hugging Face id rank (alphabet by code point, then creation).
+        """
+        rule = self.config.tie_break
+        if rule == "hf":
+            return self._hf_base_rank.get(token_id, token_id)
+        text = surface.decode("latin-1") if isinstance(surface, bytes) else surface
+        if rule == "lexical-max":
+            return "".join(chr(0x10FFFE - ord(ch)) for ch in text) + "\U0010ffff"
+        return text
+
+    def _make_key_function(self) -> Callable[[tuple[int, int]], tuple]:
+        """The tie-break part of a heap key: smaller sorts first."""
+        if self.config.tie_break == "first-seen":
+            return self._first_seen_key
+        material = self._tie_material
+        return lambda p: (material[p[0]], material[p[1]])
+
+    def _first_seen_key(self, pair: tuple[int, int]) -> tuple[int, int]:
+        """(first word containing the pair, character offset of its first occurrence there).
+
+        Words are numbered in order of first appearance and character offsets never move
+        when other symbols merge, so this orders pairs exactly as a fresh left-to-right scan
+        of the corpus would. Words that no longer contain the pair are pruned from the index.
+        """
+        members = self._where.get(pair)
+        a, b = pair
+        while members:
+            w = min(members)
+            syms = self._words[w]
+            offset = 0
+            for i in range(len(syms) - 1):
+                if syms[i] == a and syms[i + 1] == b:
+                    return (w, offset)
+                offset += self._symbol_len(syms[i])
+            members.discard(w)
+        return (1 << 62, 0)
+
+    def _symbol_len(self, token_id: int) -> int:
+        return len(self._surfaces[token_id])
+
+    # ------------------------------------------------------------------ the queue
+
+    def _push(self, pair: tuple[int, int], count: int) -> None:
+        heapq.heappush(self._heap, (-count, *self._key(pair), pair))
+
+    def _pop_valid(self):
+        """Pop the best up-to-date heap entry, re-queueing or dropping stale ones."""
+        heap = self._heap
+        pc = self._pair_counts
+        while heap:
+            entry = heapq.heappop(heap)
+            pair = entry[-1]
+            count = pc.get(pair, 0)
+            if count == 0:
+                continue
+            fresh = (-count, *self._key(pair), pair)
+            if fresh == entry:
+                return entry
+            if fresh > entry:  # got worse since queued: queue it where it belongs now
+                heapq.heappush(heap, fresh)
+            # else: it got better (undo); a fresher entry was queued then, drop this one
+        return None
+
+    def _peek_valid(self, k: int) -> list:
+        """The best ``k`` valid entries, distinct pairs, leaving the queue as it was."""
+        taken = []
+        seen = set()
+        while len(taken) < k:
+            entry = self._pop_valid()
+            if entry is None:
+                break
+            if entry[-1] in seen:  # a duplicate of a valid entry: one copy is enough
+                continue
+            taken.append(entry)
+            seen.add(entry[-1])
+        for entry in taken:
+            heapq.heappush(self._heap, entry)
+        return taken
+
+    # ------------------------------------------------------------------ questions
+
+    @property
+    def steps_done(self) -> int:
+        """How many merges have been applied (the current step k)."""
+        return len(self._history)
+
+    @property
+    def vocab_size(self) -> int:
+        """Base alphabet + special tokens + distinct merged tokens, right now."""
+        return len(self._surfaces)
+
+    @property
+    def total_tokens(self) -> int:
+        """Corpus length in tokens right now (special tokens not counted)."""
+        return self._total_tokens
+
+    @property
+    def history(self) -> list[MergeEvent]:
+        """The MergeEvent of every merge so far, in order."""
+        return [r.event for r in self._history]
+
+    @property
+    def word_count(self) -> int:
+        """Number of distinct words (pre-tokens) in the corpus."""
+        return len(self._word_text)
+
+    @property
+    def base_size(self) -> int:
+        """Number of base symbols (256 in bytes mode, plus the end-of-word marker if any)."""
+        return self._base_count
+
+    def surface(self, token_id: int):
+        """The surface (bytes or str) of a token id."""
+        return self._surfaces[token_id]
+
+    def word_text(self, index: int) -> str:
+        """The pre-token string of word ``index`` (words are numbered by first appearance)."""
+        return self._word_text[index]
+
+    def word_frequency(self, index: int) -> int:
+        """How often word ``index`` occurs in the corpus."""
+        return self._counts[index]
+
+    def words_by_frequency(self, limit: int | None = None) -> list[int]:
+        """Word indices, most frequent first (ties: first appearance first)."""
+        order = sorted(range(len(self._counts)), key=lambda w: -self._counts[w])
+        return order if limit is None else order[:limit]
+
+    def segmentation(self, word: str | int) -> list:
+        """The current symbols (surfaces) of a word, given as its text or its index."""
+        if isinstance(word, str):
+            if self._word_index is None:
+                self._word_index = {w: i for i, w in enumerate(self._word_text)}
+            if word not in self._word_index:
+                raise KeyError(f"{word!r} is not a word of this corpus")
+            word = self._word_index[word]
+        return [self._surfaces[t] for t in self._words[word]]
+
+    def segmentation_ids(self, index: int) -> tuple[int, ...]:
+        """The current symbol ids of word ``index``."""
+        return self._words[index]
+
+    def pair_count(self, pair: tuple) -> int:
+        """The current count of a pair given as surfaces."""
+        ids = self._pair_ids(pair)
+        return self._pair_counts.get(ids, 0) if ids else 0
+
+    def words_containing(self, pair: tuple, limit: int | None = None) -> list[int]:
+        """Indices of the words whose current segmentation contains ``pair`` (surfaces)."""
+        ids = self._pair_ids(pair)
+        if not ids:
+            return []
+        a, b = ids
+        out = []
+        for w in sorted(self._where.get(ids, ())):
+            syms = self._words[w]
+            if any(x == a and y == b for x, y in zip(syms, syms[1:])):
+                out.append(w)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def _pair_ids(self, pair: tuple):
+        left, right = pair
+        a = self._surface_to_id.get(left)
+        b = self._surface_to_id.get(right)
+        return (a, b) if a is not None and b is not None else None
+
+    def top_pairs(self, k: int = 10) -> list[tuple[tuple, int]]:
+        """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order.
+
+        The first one is the pair the next :meth:`step` will merge (unless a stop condition
+        intervenes).
+        """
+        s = self._surfaces
+        return [((s[e[-1][0]], s[e[-1][1]]), -e[0]) for e in self._peek_valid(k)]
+
+    def pair_count_histogram(self) -> dict[int, int]:
+        """``count -> number of distinct pairs with that count`` right now."""
+        return dict(self._count_hist)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._special_ids)
+
+    @property
+    def finished(self) -> bool:
+        """True when :meth:`step` would return None (target reached or nothing left)."""
+        return self._stop_check(respect_target=True) is not None
+
+    def _stop_check(self, respect_target: bool) -> str | None:
+        cfg = self.config
+        if respect_target:
+            if cfg.merges is not None and self.steps_done >= cfg.merges:
+                return f"reached {cfg.merges} merges"
+            if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
+                return f"reached vocabulary size {cfg.vocab_size}"
+        best = self._peek_valid(1)
+        if not best:
+            return "nothing left to merge: every word is a single token"
+        if -best[0][0] < cfg.min_frequency:
+            return f"nothing left to merge: the best pair occurs {-best[0][0]} times, below min_frequency {cfg.min_frequency}"
+        return None
+
+    @property
+    def target_steps(self) -> int | None:
+        """The merge count the target corresponds to, if it is known in advance."""
+        cfg = self.config
+        if cfg.merges is not None:
+            return cfg.merges
+        if cfg.vocab_size is not None:
+            return max(0, cfg.vocab_size - self._first_merge_id)
+        return None
+
+    @property
+    def table(self):
+        """A :class:`~bpe_tui.core.table.MergeTable` of the merges so far."""
+        from .table import MergeTable
+
+        return MergeTable.from_trainer(self)
+
+    def merge_list(self) -> list[tuple[int, int, int]]:
+        """``(left_id, right_id, new_id)`` for every merge so far, in order."""
+        return [(r.pair[0], r.pair[1], r.new_id) for r in self._history]
+
+    def merge_counts(self) -> list[int]:
+        """The count each merge had when it was made."""
+        return [r.event.count for r in self._history]
+
+    def base_surfaces(self) -> list:
+        """Surfaces of the base alphabet, in id order."""
+        return self._surfaces[: self._base_count]
+
+    # ------------------------------------------------------------------ stepping
+
+    def step(self) -> MergeEvent | None:
+        """Apply one merge and return its event, or None when training is finished.
+
+        Finished means the target (vocab_size or merges) is reached, or nothing is left to
+        merge (no pairs, or the best pair is below min_frequency); :attr:`stop_reason` says
+        which.
+        """
+        return self._step(respect_target=True)
+
+    def _step(self, respect_target: bool) -> MergeEvent | None:
+        reason = self._stop_check(respect_target)
+        if reason is not None:
+            self.stop_reason = reason
+            return None
+        self.stop_reason = None
+        entry = self._pop_valid()
+        count = -entry[0]
+        pair = entry[-1]
+
+        # Ties: how many other pairs share this count, and the first few of them by name.
+        tie_count = self._count_hist.get(count, 1) - 1
+        ties: tuple = ()
+        if tie_count:
+            s = self._surfaces
+            ties = tuple(
+                (s[e[-1][0]], s[e[-1][1]]) for e in self._peek_valid(TIES_LISTED) if -e[0] == count
+            )
+        return self._apply(pair, count, tie_count, ties)
+
+    def _apply(self, pair: tuple[int, int], count: int, tie_count: int, ties: tuple) -> MergeEvent:
+        a, b = pair
+        surfaces = self._surfaces
+        new_surface = surfaces[a] + surfaces[b]
+        new_id = self._surface_to_id.get(new_surface)
+        created = new_id is None
+        if created:
+            new_id = len(surfaces)
+            surfaces.append(new_surface)
+            self._surface_to_id[new_surface] = new_id
+            self._tie_material.append(self._material(new_id, new_surface))
+
+        words = self._words
+        counts = self._counts
+        where = self._where
+        changes: dict[tuple[int, int], int] = {}
+        old_words: list[tuple[int, tuple[int, ...]]] = []
+        saved = 0
+        for w in sorted(where.pop(pair, ())):
+            syms = words[w]
+            n = len(syms)
+            out: list[int] = []
+            wc = counts[w]
+            i = 0
+            merged_here = 0
+            while i < n:
+                if i + 1 < n and syms[i] == a and syms[i + 1] == b:
+                    if out:
+                        prev = out[-1]
+                        p = (prev, a)
+                        changes[p] = changes.get(p, 0) - wc
+                        p = (prev, new_id)
+                        changes[p] = changes.get(p, 0) + wc
+                        s = where.get(p)
+                        if s is None:
+                            where[p] = {w}
+                        else:
+                            s.add(w)
+                    if i + 2 < n:
+                        nxt = syms[i + 2]
+                        p = (b, nxt)
+                        changes[p] = changes.get(p, 0) - wc
+                        p = (new_id, nxt)
+                        changes[p] = changes.get(p, 0) + wc
+                        s = where.get(p)
+                        if s is None:
+                            where[p] = {w}
+                        else:
+                            s.add(w)
+                    out.append(new_id)
+                    merged_here += 1
+                    i += 2
+                else:
+                    out.append(syms[i])
+                    i += 1
+            if merged_here:
+                old_words.append((w, syms))
+                words[w] = tuple(out)
+                saved += merged_here * wc
+
+        # The merged pair is gone everywhere (with a == b the local deltas above also touched
+        # it; every occurrence has been merged or absorbed, so its count is exactly zero).
+        changes[pair] = -self._pair_counts.get(pair, 0)
+        self._total_tokens -= saved
+        applied = self._apply_changes(changes, push_increases=True)
+
+        record_changes = {p: d for p, d in changes.items() if d}
+        event = MergeEvent(
+            step=len(self._history) + 1,
+            pair=(surfaces[a], surfaces[b]),
+            pair_ids=pair,
+            new_id=new_id,
+            new_token=new_surface,
+            count=count,
+            tie_count=tie_count,
+            ties=ties,
+            rule=self.config.tie_break,
+            words_touched=tuple(w for w, _ in old_words),
+            total_tokens=self._total_tokens,
+            vocab_size=len(surfaces),
+            _changes=applied,
+            _surfaces=surfaces,
+        )
+        self._history.append(_StepRecord(pair, new_id, created, old_words, record_changes, saved, event))
+        return event
+
+    def _apply_changes(self, changes: Mapping[tuple[int, int], int], push_increases: bool) -> dict:
+        """Add count deltas to the pair table; return ``pair -> (before, after)``."""
+        pc = self._pair_counts
+        hist = self._count_hist
+        applied = {}
+        increased = []
+        for p, d in changes.items():
+            if not d:
+                continue
+            before = pc.get(p, 0)
+            after = before + d
+            if before:
+                left = hist[before] - 1
+                if left:
+                    hist[before] = left
+                else:
+                    del hist[before]
+            if after:
+                pc[p] = after
+                hist[after] = hist.get(after, 0) + 1
+            else:
+                pc.pop(p, None)
+            applied[p] = (before, after)
+            if d > 0 and push_increases:
+                increased.append((p, after))
+        for p, after in increased:
+            self._push(p, after)
+        return applied
+
+    def undo(self) -> MergeEvent | None:
+        """Take back the last merge exactly; return the event undone (None at step 0)."""
+        if not self._history:
+            return None
+        record = self._history.pop()
+        words = self._words
+        where = self._where
+        for w, old in record.old_words:
+            words[w] = old
+            for p in zip(old, old[1:]):
+                s = where.get(p)
+                if s is None:
+                    where[p] = {w}
+                else:
+                    s.add(w)
+        self._total_tokens += record.tokens_saved
+        self._apply_changes({p: -d for p, d in record.changes.items()}, push_increases=True)
+        if record.created:
+            surface = self._surfaces.pop()
+            del self._surface_to_id[surface]
+            self._tie_material.pop()
+        self.stop_reason = None
+        return record.event
+
+    def goto(self, k: int) -> None:
+        """Move to the state after exactly ``k`` merges, forward or back.
+
+        Going forward ignores the vocab_size / merges target (only "nothing left to merge"
+        stops it early); the state equals training ``k`` merges from scratch.
+        """
+        if k < 0:
+            raise BPEError(f"cannot go to step {k}: steps start at 0")
+        while self.steps_done > k:
+            self.undo()
+        while self.steps_done < k:
+            if self._step(respect_target=False) is None:
+                break
+
+    def run(self, max_steps: int | None = None) -> Iterator[MergeEvent]:
+        """Step until finished (or ``max_steps`` merges), yielding each MergeEvent.
+
+        A generator, so a UI can interleave rendering, progress and cancellation.
+        """
+        done = 0
+        while max_steps is None or done < max_steps:
+            event = self.step()
+            if event is None:
+                return
+            done += 1
+            yield event
+
+    # ------------------------------------------------------------------ checking
+
+    def recount_pairs(self) -> dict[tuple, int]:
+        """Count every pair from scratch (the seeds' algorithm): the reference for tests."""
+        out: dict = {}
+        s = self._surfaces
+        for syms, c in zip(self._words, self._counts):
+            for x, y in zip(syms, syms[1:]):
+                key = (s[x], s[y])
+                out[key] = out.get(key, 0) + c
+        return out
+
+    def pair_counts(self) -> dict[tuple, int]:
+        """The incrementally maintained pair counts, as surfaces."""
+        s = self._surfaces
+        return {(s[a], s[b]): c for (a, b), c in self._pair_counts.items()}
