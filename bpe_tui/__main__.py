@@ -1,0 +1,7 @@
+"""``python -m bpe_tui`` is the same as the ``bpe-tui`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
