@@ -1,0 +1,186 @@
+"""Property tests: the incremental trainer against the obviously-right recount, for every rule."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bpe_tui import Trainer, TrainerConfig
+from bpe_tui.core.corpus import count_text
+from bpe_tui.core.educational import merge_word, train_naive
+
+RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
+
+# Small alphabets make ties, repeats ("aaaa") and overlapping pairs common.
+texts = st.lists(st.text(alphabet="aab bc\n é", min_size=1, max_size=12), min_size=1, max_size=12).map(" ".join)
+configs = st.sampled_from(
+    [
+        dict(preset="classic"),
+        dict(preset="gpt2"),
+        dict(preset="gpt2", pretokenizer="whitespace"),
+        dict(preset="classic", units="bytes"),
+        dict(preset="gpt2", units="chars"),
+    ]
+)
+settings.register_profile("bpe", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bpe")
+
+
+def make(text: str, config: dict, rule: str) -> Trainer | None:
+    cfg = TrainerConfig(**config, tie_break=rule)
+    counts = count_text(text, cfg)
+    return Trainer.from_counts(counts, cfg) if counts else None
+
+
+def snapshot(t: Trainer):
+    """Everything observable about a trainer's state."""
+    return (
+        t.steps_done,
+        t.vocab_size,
+        t.total_tokens,
+        t.pair_counts(),
+        [t.segmentation(i) for i in range(t.word_count)],
+        t.top_pairs(8),
+        [(e.pair, e.count) for e in t.history],
+    )
+
+
+@pytest.mark.parametrize("rule", RULES)
+@given(text=texts, config=configs)
+def test_incremental_counts_equal_recount_and_merges_equal_naive(rule, text, config):
+    t = make(text, config, rule)
+    if t is None:
+        return
+    expected = train_naive(count_text(text, t.config), t.config, 40)
+    got = []
+    assert t.pair_counts() == t.recount_pairs()
+    for event in t.run(max_steps=40):
+        got.append((event.pair, event.count))
+        assert t.pair_counts() == t.recount_pairs()
+        assert t.total_tokens == sum(len(t.segmentation(i)) * t.word_frequency(i) for i in range(t.word_count))
+    assert got == expected
+
+
+@pytest.mark.parametrize("rule", RULES)
+@given(text=texts, config=configs, k=st.integers(0, 25), j=st.integers(0, 25))
+def test_train_k_undo_j_equals_train_k_minus_j(rule, text, config, k, j):
+    a = make(text, config, rule)
+    if a is None:
+        return
+    a.goto(k)
+    k = a.steps_done
+    j = min(j, k)
+    for _ in range(j):
+        a.undo()
+    b = make(text, config, rule)
+    b.goto(k - j)
+    assert snapshot(a) == snapshot(b)
+    # ... and both continue identically.
+    assert [(e.pair, e.count) for e in a.run(max_steps=10)] == [(e.pair, e.count) for e in b.run(max_steps=10)]
+
+
+@given(text=texts, config=configs, rule=st.sampled_from(RULES), sample=st.text(alphabet="aab bc\n éxz", max_size=30))
+def test_rank_encoding_equals_applying_merges_in_order(text, config, rule, sample):
+    t = make(text, config, rule)
+    if t is None:
+        return
+    t.goto(30)
+    table = t.table
+    for is_special, word in table.pretokenize(sample):
+        symbols = table.initial_symbols(word)
+        for pair in table.merges:
+            symbols = merge_word(symbols, pair)
+        assert table.tokens(word) == symbols
+
+
+@given(text=texts, sample=st.text(max_size=60))
+def test_bytes_mode_round_trips_arbitrary_unicode(text, sample):
+    t = make(text, dict(preset="gpt2"), "lexical-max")
+    if t is None:
+        return
+    t.goto(20)
+    table = t.table
+    assert table.decode(table.encode(sample)) == sample
+
+
+@given(
+    text=texts,
+    chunks=st.lists(st.text(alphabet="ab \n\t'sé<|x>.9", max_size=8), max_size=10),
+    preset=st.sampled_from(["gpt2", "gpt4", "o200k", "classic"]),
+)
+def test_encode_iterable_equals_encode_of_the_whole(text, chunks, preset):
+    cfg = TrainerConfig(preset=preset, special_tokens=["<|x|>", "<|x|><|x|>"])
+    counts = count_text(text, cfg)
+    if not counts:
+        return
+    t = Trainer.from_counts(counts, cfg)
+    t.goto(15)
+    table = t.table
+    assert list(table.encode_iterable(chunks)) == table.encode("".join(chunks))
+
+
+def test_overlapping_pairs_count_and_merge_left_to_right():
+    t = Trainer.from_counts({"aaaa": 1, "aaa": 2}, TrainerConfig(preset="classic", end_of_word=None))
+    assert t.pair_counts() == {("a", "a"): 3 + 2 * 2}
+    t.step()
+    assert t.segmentation("aaaa") == ["aa", "aa"]
+    assert t.segmentation("aaa") == ["aa", "a"]
+    assert t.pair_counts() == t.recount_pairs() == {("aa", "aa"): 1, ("aa", "a"): 2}
+
+
+def test_nothing_left_to_merge_is_a_finished_state_not_an_error():
+    t = Trainer.from_counts({"ab": 3}, TrainerConfig(preset="classic", end_of_word=None))
+    assert t.step().pair == ("a", "b")
+    assert t.step() is None
+    assert t.finished and "nothing left" in t.stop_reason
+    t2 = Trainer.from_counts({"ab": 1, "cd": 5}, TrainerConfig(preset="classic", end_of_word=None, min_frequency=2))
+    assert t2.step().pair == ("c", "d")
+    assert t2.step() is None and "min_frequency" in t2.stop_reason
+
+
+def test_vocab_size_counts_base_specials_and_merges():
+    cfg = TrainerConfig(preset="gpt2", vocab_size=260, special_tokens=["<|endoftext|>"])
+    t = Trainer.from_text("the cat the hat the bat<|endoftext|>the mat", cfg)
+    events = list(t.run())
+    assert 256 + 1 + len(events) == 260 == t.vocab_size
+    assert all(b"<|" not in e.new_token for e in events)
+
+
+def test_special_tokens_are_never_counted_and_longest_wins():
+    cfg = TrainerConfig(preset="gpt2", special_tokens=["<a>", "<a><b>"])
+    t = Trainer.from_text("x<a><b>y<a>z", cfg)
+    assert all(b"<" not in l + r for (l, r) in t.pair_counts())
+    table = t.table
+    ids = table.encode("<a><b><a>")
+    assert ids == [table.special_tokens["<a><b>"], table.special_tokens["<a>"]]
+
+
+def test_merge_event_carries_what_a_ui_needs():
+    t = Trainer.from_text("low lower lowest", TrainerConfig(preset="classic"))
+    e = t.step()
+    assert (e.step, e.pair, e.new_token, e.count) == (1, ("l", "o"), "lo", 3)
+    assert e.tie_count == 1 and e.ties == (("o", "w"),)
+    assert e.rule == "first-seen"
+    assert sorted(t.word_text(w) for w in e.words_touched) == ["low", "lower", "lowest"]
+    assert e.pair_changes[("l", "o")] == (3, 0)
+    assert e.pair_changes[("lo", "w")] == (0, 3)
+    assert e.pair_changes[("o", "w")] == (3, 0)
+    assert e.total_tokens == t.total_tokens == t.initial_total_tokens - 3
+    assert e.vocab_size == t.vocab_size
+
+
+def test_duplicate_surface_reuses_the_token_id():
+    # Merging the literal characters of "</w>" spells the end-of-word marker's surface:
+    # like Hugging Face and subword-nmt, the vocabulary keeps one entry per surface.
+    t = Trainer.from_counts({"</w>": 5}, TrainerConfig(preset="classic"))
+    events = list(t.run())
+    assert [e.new_token for e in events] == ["</", "</w", "</w>", "</w></w>"]
+    marker_id = t.base_surfaces().index("</w>")
+    assert events[2].new_id == marker_id
+    assert t.vocab_size == t.base_size + 3
+    assert t.pair_counts() == t.recount_pairs()
+    t.goto(0)
+    assert t.vocab_size == t.base_size and t.segmentation(0) == ["<", "/", "w", ">", "</w>"]
