@@ -1,0 +1,186 @@
+"""The headless CLI: happy paths, and every bad input as one line on stderr with exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import bpe_tui
+from bpe_tui.cli import main
+from tests.conftest import CORPORA, REPO
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def error_of(capsys, *argv) -> str:
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bpe-tui: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# ---------------------------------------------------------------------- happy paths
+
+
+def test_train_encode_inspect(capsys, tmp_path):
+    out_path = tmp_path / "t.json"
+    code, out, _ = run(capsys, "train", str(CORPORA / "demo.txt"), "-o", str(out_path), "--vocab-size", "400", "--special", "<|endoftext|>")
+    assert code == 0 and "wrote" in out and "merges, vocabulary 400" in out
+    table = bpe_tui.load(str(out_path))
+    assert len(table) == 400 and table.special_tokens == {"<|endoftext|>": 256}
+    assert table.counts and table.counts[0] >= table.counts[-1]
+
+    code, out, _ = run(capsys, "encode", "-t", str(out_path), "--json", "the lowest<|endoftext|>")
+    data = json.loads(out)
+    assert data["ids"] == table.encode("the lowest<|endoftext|>")
+    assert data["tokens"][-1] == "<|endoftext|>" and "".join(data["tokens"][:-1]) == "the·lowest"
+
+    code, out, _ = run(capsys, "encode", "-t", str(out_path), "--ids", "the")
+    assert out.split() == [str(i) for i in table.encode("the")]
+
+    code, out, _ = run(capsys, "inspect", str(out_path))
+    assert code == 0 and "native merge table" in out and "first merges" in out
+
+    code, out, _ = run(capsys, "inspect", str(out_path), "--token", " the")
+    assert code == 0 and "·the" in out and "base" in out
+
+
+def test_train_classic_gpt2_format_refused_but_native_works(capsys, tmp_path):
+    msg = error_of(capsys, "train", str(CORPORA / "court.txt"), "-o", str(tmp_path / "d"), "--preset", "classic", "--format", "gpt2")
+    assert "byte-level" in msg
+    code, out, _ = run(capsys, "train", str(CORPORA / "court.txt"), "-o", str(tmp_path / "c.json"), "--preset", "classic", "--merges", "4")
+    assert code == 0
+    assert bpe_tui.load(str(tmp_path / "c.json")).merges == [("t", "h"), ("o", "u"), ("t", "</w>"), ("th", "e")]
+
+
+def test_train_gpt2_format_writes_a_directory(capsys, tmp_path):
+    code, _, _ = run(capsys, "train", str(CORPORA / "demo.txt"), "-o", str(tmp_path / "g"), "--format", "gpt2", "--merges", "50")
+    assert code == 0
+    assert (tmp_path / "g" / "vocab.json").exists() and (tmp_path / "g" / "merges.txt").read_text().startswith("#version: 0.2\n")
+    assert bpe_tui.load(str(tmp_path / "g")).num_merges == 50
+
+
+def test_all_training_options(capsys, tmp_path):
+    code, out, _ = run(
+        capsys, "train", str(CORPORA / "multilingual.txt"), "-o", str(tmp_path / "m.json"),
+        "--preset", "gpt4", "--units", "chars", "--pretokenizer", r"regex:\w+|\s+|[^\w\s]+", "--end-of-word", "</w>",
+        "--lowercase", "--tie-break", "hf", "--merges", "30", "--min-frequency", "2",
+    )
+    assert code == 0, out
+    table = bpe_tui.load(str(tmp_path / "m.json"))
+    assert table.units == "chars" and table.end_of_word == "</w>" and table.lowercase
+    assert table.config["tie_break"] == "hf" and table.pretokenizer.startswith("regex:")
+    assert table.num_merges == 30 and min(table.counts) >= 2
+
+
+def test_directory_and_stdin_and_counts(capsys, tmp_path, monkeypatch):
+    corpus_dir = tmp_path / "docs"
+    (corpus_dir / "sub").mkdir(parents=True)
+    (corpus_dir / "a.txt").write_text("low low lower\n")
+    (corpus_dir / "sub" / "b.md").write_text("lowest newest\n")
+    (corpus_dir / "image.bin").write_bytes(b"\x89PNG\x00\x00")
+    counts = tmp_path / "counts.tsv"
+    code, out, _ = run(capsys, "count", str(corpus_dir), "-o", str(counts))
+    assert code == 0
+    lines = counts.read_text().splitlines()
+    assert lines == ["low\t1", " low\t1", " lower\t1", "\\n\t2", "lowest\t1", " newest\t1"]
+    code, _, _ = run(capsys, "train", str(counts), "--counts", "-o", str(tmp_path / "a.json"), "--merges", "5")
+    code, _, _ = run(capsys, "train", str(corpus_dir), "-o", str(tmp_path / "b.json"), "--merges", "5")
+    assert bpe_tui.load(str(tmp_path / "a.json")).merges == bpe_tui.load(str(tmp_path / "b.json")).merges
+
+    stdin = subprocess.run(
+        [sys.executable, "-m", "bpe_tui", "train", "-", "-o", str(tmp_path / "s.json"), "--merges", "3"],
+        input="low low low lower\n", capture_output=True, text=True, cwd=REPO,
+    )
+    assert stdin.returncode == 0, stdin.stderr
+    assert bpe_tui.load(str(tmp_path / "s.json")).merges[0] == (b"o", b"w")  # ties with (l, o) at 4; lexical-max
+
+
+def test_convert_between_native_and_gpt2(capsys, tmp_path):
+    run(capsys, "train", str(CORPORA / "demo.txt"), "-o", str(tmp_path / "t.json"), "--merges", "40")
+    code, out, _ = run(capsys, "convert", str(tmp_path / "t.json"), str(tmp_path / "g"), "--to", "gpt2")
+    assert code == 0 and "-> " in out
+    assert bpe_tui.load(str(tmp_path / "g")).merges == bpe_tui.load(str(tmp_path / "t.json")).merges
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+def test_missing_file(capsys, tmp_path):
+    assert "no such file" in error_of(capsys, "train", str(tmp_path / "nope.txt"), "-o", str(tmp_path / "o.json"))
+
+
+def test_directory_without_text_files(capsys, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x.bin").write_bytes(b"\x00\x01")
+    assert "holds no text files" in error_of(capsys, "train", str(tmp_path / "d"), "-o", str(tmp_path / "o.json"))
+
+
+def test_empty_corpus(capsys, tmp_path):
+    (tmp_path / "e.txt").write_text("   \n\n")
+    assert "empty" in error_of(capsys, "train", str(tmp_path / "e.txt"), "-o", str(tmp_path / "o.json"), "--pretokenizer", "whitespace")
+
+
+def test_binary_file(capsys, tmp_path):
+    (tmp_path / "b.txt").write_bytes(b"abc\x00def")
+    msg = error_of(capsys, "train", str(tmp_path / "b.txt"), "-o", str(tmp_path / "o.json"))
+    assert "binary" in msg and "byte 3" in msg
+
+
+def test_invalid_utf8_names_file_and_byte_and_replace_gets_past(capsys, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"hello world\ncaf\xe9 au lait\n")
+    msg = error_of(capsys, "train", str(bad), "-o", str(tmp_path / "o.json"))
+    assert str(bad) in msg and "byte 15" in msg and "--errors replace" in msg
+    code, _, _ = run(capsys, "train", str(bad), "-o", str(tmp_path / "o.json"), "--errors", "replace", "--merges", "3")
+    assert code == 0 and not list(tmp_path.glob(".bpe-tui-*"))
+
+
+def test_malformed_count_line_names_the_line(capsys, tmp_path):
+    counts = tmp_path / "c.tsv"
+    counts.write_text("low\t5\nlower 2\n")
+    msg = error_of(capsys, "train", str(counts), "--counts", "-o", str(tmp_path / "o.json"))
+    assert f"{counts}:2" in msg
+    counts.write_text("low\tmany\n")
+    assert "not a whole number" in error_of(capsys, "train", str(counts), "--counts", "-o", str(tmp_path / "o.json"))
+
+
+def test_refuses_to_overwrite_without_force(capsys, tmp_path):
+    out = tmp_path / "o.json"
+    out.write_text("keep me")
+    assert "--force" in error_of(capsys, "train", str(CORPORA / "court.txt"), "-o", str(out))
+    assert out.read_text() == "keep me"
+
+
+def test_bad_options(capsys, tmp_path):
+    assert "does not compile" in error_of(capsys, "train", str(CORPORA / "court.txt"), "-o", str(tmp_path / "o.json"), "--pretokenizer", "regex:(")
+
+
+def test_table_errors(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "bpe-tui merge table", "version": 1, "units": "bytes",\n "vocab": {"a": 97,}, "merges": []}')
+    msg = error_of(capsys, "encode", "-t", str(bad), "x")
+    assert "bad JSON at line 2" in msg
+    assert "not a merge table" in error_of(capsys, "inspect", str(CORPORA / "court.txt"))
+
+
+def test_no_traceback_from_the_real_command(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "bpe_tui", "encode", "-t", str(tmp_path / "missing.json"), "x"], capture_output=True, text=True, cwd=REPO)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_help(capsys):
+    assert main(["--help"]) == 0
+    assert "train" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--help"])
+    assert exc.value.code == 0 and "--vocab-size" in capsys.readouterr().out

@@ -1,0 +1,86 @@
+"""GPT-2's real merge table (from ../shared): our ids must equal tiktoken's."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import bpe_tui
+from bpe_tui.core.units import gpt2_str_to_bytes
+from tests.conftest import GPT2_DIR, TAYLORSWIFT, TINYSHAKESPEARE, need
+
+tiktoken = pytest.importorskip("tiktoken")
+
+# tiktoken's own GPT-2 pattern (it claims equivalence with the original; we check it).
+R50K = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+HARD = [
+    "Hello, world! It's 2024 and they'll've done it.",
+    "emoji 👩‍💻🇩🇪🙂 and CJK 日本語のテキスト 中文",
+    "whitespace   runs\t\t\n\n\n  and trailing   ",
+    "digits 1234567890 3.14159 1,000,000",
+    "'s 's 'S 'll 'LL don't DON'T",
+    "Ünïcödé ß ı İ ğ § — “quoted” ‘single’",
+    "code: def f(x):\n    return x**2  # comment\n",
+    "<|endoftext|> between <|endoftext|>documents",
+    "\x00\x01 control \u200b zero width",
+]
+
+
+@pytest.fixture(scope="module")
+def gpt2_pair():
+    need(GPT2_DIR / "vocab.json")
+    ours = bpe_tui.load(str(GPT2_DIR))
+    with open(GPT2_DIR / "vocab.json", encoding="utf-8") as f:
+        vocab = json.load(f)
+    ranks = {gpt2_str_to_bytes(t): i for t, i in vocab.items() if t != "<|endoftext|>"}
+    enc = tiktoken.Encoding("gpt2-from-files", pat_str=R50K, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256})
+    return ours, enc
+
+
+def test_loads_with_its_own_ids(gpt2_pair):
+    ours, _ = gpt2_pair
+    assert len(ours) == 50257 and ours.num_merges == 50000
+    assert ours.special_tokens == {"<|endoftext|>": 50256}
+    assert ours.encode("Hello world") == [15496, 995]
+    assert ours.source_format == "gpt2"
+
+
+@pytest.mark.parametrize("text", HARD)
+def test_hard_cases_match_tiktoken(gpt2_pair, text):
+    ours, enc = gpt2_pair
+    assert ours.encode(text) == enc.encode(text, allowed_special="all")
+    assert ours.decode(ours.encode(text)) == text
+
+
+@pytest.mark.parametrize("path", [TAYLORSWIFT, TINYSHAKESPEARE], ids=["taylorswift", "tinyshakespeare"])
+def test_shared_corpora_match_tiktoken(gpt2_pair, path):
+    ours, enc = gpt2_pair
+    text = need(path).read_text(encoding="utf-8")
+    assert ours.encode(text) == enc.encode(text, allowed_special="all")
+
+
+def test_with_version_header_and_without_load_the_same(gpt2_pair, tmp_path):
+    ours, _ = gpt2_pair
+    shutil.copy(GPT2_DIR / "vocab.json", tmp_path / "vocab.json")
+    merges = (GPT2_DIR / "merges.txt").read_text(encoding="utf-8")
+    assert not merges.startswith("#version")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n" + merges, encoding="utf-8")
+    headed = bpe_tui.load(str(tmp_path / "merges.txt"))
+    assert headed.merge_ids == ours.merge_ids
+
+
+def test_round_trip_through_our_gpt2_writer(gpt2_pair, tmp_path):
+    ours, _ = gpt2_pair
+    ours.save(str(tmp_path / "out"), format="gpt2")
+    again = bpe_tui.load(str(tmp_path / "out"))
+    assert again.merge_ids == ours.merge_ids and again.vocab == ours.vocab
+
+
+def test_trace_explains_a_split(gpt2_pair):
+    ours, _ = gpt2_pair
+    steps = ours.trace(" tokenization")
+    assert steps[-1].symbols == tuple(ours.tokens(" tokenization"))
+    assert all(ours.merge_at(s.rank)[2] == ours.token_id(s.new_token) for s in steps)
