@@ -195,6 +195,7 @@ class Trainer:
         self.initial_total_tokens = self._total_tokens
         self.corpus_chars = sum(len(w) * c for w, c in zip(self._word_text, self._counts))
         self._word_index: dict[str, int] | None = None
+        self._by_frequency: list[int] | None = None
 
         self._key = self._make_key_function()
         self._heap: list = [(-c, *self._key(p), p) for p, c in pc.items()]
@@ -374,8 +375,10 @@ class Trainer:
 
     def words_by_frequency(self, limit: int | None = None) -> list[int]:
         """Word indices, most frequent first (ties: first appearance first)."""
-        order = sorted(range(len(self._counts)), key=lambda w: -self._counts[w])
-        return order if limit is None else order[:limit]
+        if self._by_frequency is None:  # counts never change, so sort once
+            self._by_frequency = sorted(range(len(self._counts)), key=lambda w: -self._counts[w])
+        order = self._by_frequency
+        return list(order) if limit is None else order[:limit]
 
     def segmentation(self, word: str | int) -> list:
         """The current symbols (surfaces) of a word, given as its text or its index."""
