@@ -121,29 +121,21 @@ class PreTokenizer:
             for word in self.pattern.findall(segment.lower() if self.lowercase else segment):
                 yield False, word
 
-    def last_piece_start(self, text: str) -> int:
-        """Offset where the last piece (pre-token or special token) of ``text`` starts.
+    def spans(self, text: str) -> Iterator[tuple[bool, int, int]]:
+        """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
 
-        Lowercasing is not applied here: offsets refer to ``text`` as given.
+        The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing is not
+        applied, so the offsets refer to the text as given).
         """
-        last = 0
         pos = 0
-        segments = []
         if self._special_re is not None:
             for m in self._special_re.finditer(text):
-                segments.append((pos, m.start()))
-                last = m.start()
+                for w in self.pattern.finditer(text, pos, m.start()):
+                    yield False, w.start(), w.end()
+                yield True, m.start(), m.end()
                 pos = m.end()
-        segments.append((pos, len(text)))
-        for start, end in reversed(segments):
-            found = None
-            for m in self.pattern.finditer(text, start, end):
-                found = m.start()
-            if found is not None:
-                return max(found, last)
-            if start < end and last >= start:
-                break
-        return last
+        for w in self.pattern.finditer(text, pos):
+            yield False, w.start(), w.end()
 
     def special_prefix_len(self, text: str) -> int:
         """Length of the longest suffix of ``text`` that is a proper prefix of a special token.

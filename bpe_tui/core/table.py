@@ -465,13 +465,18 @@ class MergeTable:
             if not chunk:
                 continue
             pending += chunk.lower() if self.lowercase else chunk
-            pieces = list(raw.split(pending))
-            if len(pieces) <= 1:
+            spans = list(raw.spans(pending))
+            # Pieces before the last one are final: the regex decided each of them by looking
+            # at characters that are already here. The last piece, and any tail that could be
+            # the start of a special token, wait for more text.
+            cut = spans[-1][1] if spans else len(pending)
+            cut = min(cut, len(pending) - raw.special_prefix_len(pending))
+            ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
+            if not ready:
                 continue
-            keep_from = raw.last_piece_start(pending)
-            keep_from -= raw.special_prefix_len(pending[:keep_from])
-            emit, pending = pending[:keep_from], pending[keep_from:]
-            yield from self._encode_split(raw.split(emit))
+            keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
+            pending = pending[keep:]
+            yield from self._encode_split(ready)
         if pending:
             yield from self._encode_split(raw.split(pending))
 
