@@ -373,22 +373,32 @@ class MergeTable:
 
     def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
         """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p."""
-        ids = self._base_ids(word)
+        return self._merge_step_by_step(self._base_ids(word), p, rng)
+
+    def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
+        """The rank-order merge loop, spelled out: optional dropout, optional trace.
+
+        With ``p`` > 0 each candidate pair is skipped with that probability on every round
+        (so a word may end up less merged); with ``steps`` a list, one TraceStep is appended
+        per merge applied.
+        """
         ranks = self._ranks
+        vocab = self._vocab
         while len(ids) > 1:
-            best_rank = None
-            best_i = -1
-            best_new = 0
+            best = None
             for i in range(len(ids) - 1):
                 hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is None or rng.random() < p:
+                if hit is None or (p > 0 and rng.random() < p):
                     continue
-                if best_rank is None or hit[0] < best_rank:
-                    best_rank, best_new = hit
-                    best_i = i
-            if best_rank is None:
+                if best is None or hit[0] < best[0]:
+                    best = (hit[0], hit[1], i)
+            if best is None:
                 break
-            ids[best_i : best_i + 2] = [best_new]
+            rank, new, i = best
+            pair = (ids[i], ids[i + 1])
+            ids[i : i + 2] = [new]
+            if steps is not None:
+                steps.append(TraceStep(rank, (vocab[pair[0]], vocab[pair[1]]), vocab[new], i, tuple(vocab.get(t, "?") for t in ids)))
         return ids
 
     def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
@@ -487,22 +497,8 @@ class MergeTable:
 
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
-        ids = self._base_ids(word.lower() if self.lowercase else word)
-        steps = []
-        ranks = self._ranks
-        vocab = self._vocab
-        while len(ids) > 1:
-            best = None
-            for i in range(len(ids) - 1):
-                hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is not None and (best is None or hit[0] < best[0]):
-                    best = (hit[0], hit[1], i)
-            if best is None:
-                break
-            rank, new, i = best
-            pair = (vocab[ids[i]], vocab[ids[i + 1]])
-            ids[i : i + 2] = [new]
-            steps.append(TraceStep(rank, pair, vocab[new], i, tuple(vocab.get(t, "?") for t in ids)))
+        steps: list[TraceStep] = []
+        self._merge_step_by_step(self._base_ids(word.lower() if self.lowercase else word), steps=steps)
         return steps
 
     def initial_symbols(self, word: str) -> list:
