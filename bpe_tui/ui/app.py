@@ -1,0 +1,738 @@
+"""The explorer App: one screen, panes that talk through messages, training in thread workers.
+
+The App is thin: it owns the :class:`~bpe_tui.ui.session.Session`, routes messages between
+panes, and runs long work (loading a corpus, thousands of merges, opening a big table) in
+thread workers that post one batched update every ~80 ms (never one per merge).
+
+Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Iterable
+
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from ..core.config import TrainerConfig
+from ..core.errors import BPEError
+from ..core.table import MergeTable
+from ..core.trainer import Trainer
+from .corpus import CorpusPane
+from .detail import TokenDetail
+from .dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
+from .encode import EncodePane
+from .history import HistoryPane
+from .messages import (
+    EncodeChanged,
+    LoadProgress,
+    PairSelected,
+    Progressed,
+    SessionReady,
+    StepChosen,
+    TokenSelected,
+    WorkDone,
+)
+from .pairs import PairsPane
+from .search import TokenSearch
+from .session import Session, read_preview
+from .stats import StatsPane
+from .status import StatusLine
+
+#: Seconds of work between two batched updates from a worker.
+BATCH_SECONDS = 0.08
+#: Moves up to this many merges run on the UI thread; more go to a worker.
+SYNC_STEPS = 10
+#: Auto-play rates (merges per second).
+RATES = (1, 2, 4, 8, 16, 32, 64)
+#: The default target when a config has none.
+DEFAULT_VOCAB = 1000
+
+TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower"}
+INSPECT_ACTIONS = {"whole_table"}
+
+#: (keys, what they do, action) -- the help screen and the command palette are built from this.
+KEYS: list[tuple[str, str, str | None]] = [
+    ("space / n", "one merge step", "step"),
+    ("N", "ten merge steps", "step(10)"),
+    ("ctrl+n", "a hundred merge steps", "step(100)"),
+    ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
+    ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
+    ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
+    ("w", "inspect: encode with the whole table again", "whole_table"),
+    ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
+    ("o", "open a corpus or a merge table", "open"),
+    ("/", "find a token by text or id", "find"),
+    ("p", "auto-play on / off", "play"),
+    ("+ / -", "auto-play faster / slower", "faster"),
+    ("t", "corpus pane: words ↔ running text", None),
+    ("x", "corpus pane: clear the word and pair filters", None),
+    ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
+    ("ctrl+r", "encode box: resample BPE-dropout", None),
+    ("tab / shift+tab", "move between panes and boxes", None),
+    ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
+    ("?", "this help", "help"),
+    ("ctrl+p", "command palette", None),
+    ("ctrl+q", "quit", None),
+]
+
+PANES = [
+    ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
+    ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
+    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
+    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
+    ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
+    ("token", "the selected token: id, rank, merge tree down to base units"),
+    ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
+    ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
+]
+
+
+class ExplorerApp(App):
+    """bpe-tui's explorer (explore a corpus) and inspector (inspect a saved table)."""
+
+    TITLE = "bpe-tui"
+    CSS_PATH = [
+        "app.tcss",
+        "status.tcss",
+        "corpus.tcss",
+        "pairs.tcss",
+        "history.tcss",
+        "encode.tcss",
+        "stats.tcss",
+        "detail.tcss",
+        "search.tcss",
+    ]
+    BINDINGS = [
+        Binding("space", "step", "Step"),
+        Binding("n", "step", "Step", show=False),
+        Binding("N", "step(10)", "+10"),
+        Binding("ctrl+n", "step(100)", "+100"),
+        Binding("r", "run", "Run"),
+        Binding("b", "undo", "Undo"),
+        Binding("backspace", "undo", "Undo", show=False),
+        Binding("g", "goto", "Go to"),
+        Binding("w", "whole_table", "Whole table"),
+        Binding("s", "save", "Save"),
+        Binding("o", "open", "Open"),
+        Binding("slash", "find", "Find"),
+        Binding("p", "play", "Play"),
+        Binding("plus,equals_sign", "faster", "Faster", show=False),
+        Binding("minus", "slower", "Slower", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "cancel", "Cancel", show=False),
+    ]
+
+    def __init__(
+        self,
+        paths: list[str] | None = None,
+        config: TrainerConfig | None = None,
+        errors: str = "strict",
+        counts: bool = False,
+        table_path: str | None = None,
+        trainer: Trainer | None = None,
+        table: MergeTable | None = None,
+        preview: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.session: Session | None = None
+        self._initial = (paths, config, errors, counts, table_path, trainer, table, preview)
+        self.config = config
+        self.play_rate = 4
+        self.playing = False
+        self._play_timer = None
+        self.work_label = ""
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield CorpusPane(id="corpus")
+                yield TokenSearch(id="search")
+                yield EncodePane(id="encode")
+            with Vertical(id="right"):
+                yield PairsPane(id="pairs")
+                with TabbedContent(id="tabs", initial="tab-history"):
+                    with TabPane("History", id="tab-history"):
+                        yield HistoryPane(id="history")
+                    with TabPane("Stats", id="tab-stats"):
+                        yield StatsPane(id="stats")
+                    with TabPane("Token", id="tab-token"):
+                        yield TokenDetail(id="detail")
+        with Horizontal(id="progress-row"):
+            yield Static("", id="progress-label", markup=False)
+            yield ProgressBar(id="progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search").display = False
+        self.query_one("#progress-row").display = False
+        paths, config, errors, counts, table_path, trainer, table, preview = self._initial
+        if trainer is not None:
+            self.set_session(Session(trainer=trainer, preview=preview))
+        elif table is not None:
+            self.set_session(Session(table=table, source=table.source))
+        elif table_path is not None:
+            self.load_table(table_path)
+        elif paths:
+            self.load_corpus(paths, config or default_config(None), errors, counts)
+        else:
+            self.query_one(StatusLine).show(None, None)
+
+    # ------------------------------------------------------------------ pane access
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def corpus(self) -> CorpusPane:
+        return self.query_one(CorpusPane)
+
+    @property
+    def pairs(self) -> PairsPane:
+        return self.query_one(PairsPane)
+
+    @property
+    def history(self) -> HistoryPane:
+        return self.query_one(HistoryPane)
+
+    @property
+    def encode(self) -> EncodePane:
+        return self.query_one(EncodePane)
+
+    @property
+    def stats(self) -> StatsPane:
+        return self.query_one(StatsPane)
+
+    @property
+    def detail(self) -> TokenDetail:
+        return self.query_one(TokenDetail)
+
+    @property
+    def search(self) -> TokenSearch:
+        return self.query_one("#search", TokenSearch)
+
+    @property
+    def busy(self) -> bool:
+        return self.session is not None and self.session.busy
+
+    # ------------------------------------------------------------------ sessions
+
+    def set_session(self, session: Session) -> None:
+        """Show a new corpus or table (replacing what was there)."""
+        self.stop_play()
+        self.session = session
+        explore = session.mode == "explore"
+        self.corpus.display = explore
+        self.search.display = not explore
+        if not explore:
+            self.search.set_table(session.full_table)
+        self.detail.token_id = None
+        self.refresh_all()
+        self.refresh_bindings()
+        if explore:
+            self.pairs.table.focus()
+        else:
+            self.history.view.focus()
+
+    def refresh_all(self, follow: bool = True) -> None:
+        """Re-render every pane from the session (UI thread, trainer idle)."""
+        session = self.session
+        if session is None:
+            self.status.show(None, None)
+            return
+        snap = session.snapshot()
+        self._apply(snap, idle=True, follow=follow)
+
+    def _apply(self, snap, idle: bool, follow: bool = True) -> None:
+        session = self.session
+        with self.batch_update():
+            self.status.show(session, snap, self.play_rate if self.playing else None, self.work_label)
+            if snap.mode == "explore":
+                self.pairs.show(session, snap)
+                self.corpus.show(session, snap)
+            self.history.show(session, snap.timeline_len, snap.step, follow=follow)
+            self.stats.show(session, snap.step)
+            if idle:
+                self.encode.update_table(session)
+                if snap.mode == "inspect":
+                    self.pairs.show_text_pairs(session, self.encode.text)
+                if self.detail.token_id is not None:
+                    table = session.lookup_table()
+                    if table is not None and self.detail.token_id in table.vocab:
+                        self.detail.show(table, self.detail.token_id)
+
+    # ------------------------------------------------------------------ loading (workers)
+
+    def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
+        self._show_progress(f"reading {', '.join(paths)}…", None)
+        self._load_corpus(list(paths), config, errors, counts)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load_corpus(self, paths: list[str], config: TrainerConfig, errors: str, counts: bool) -> None:
+        worker = get_current_worker()
+        last = [0.0]
+
+        class Cancelled(Exception):
+            pass
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise Cancelled()
+            now = time.monotonic()
+            if now - last[0] >= BATCH_SECONDS:
+                last[0] = now
+                self.post_message(LoadProgress(done, total))
+
+        try:
+            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts)
+            session = Session(trainer=trainer, preview=read_preview(paths, counts))
+            session.word_order()
+        except Cancelled:
+            self.call_from_thread(self._hide_progress)
+            return
+        except BPEError as exc:
+            self.call_from_thread(self._load_failed, str(exc))
+            return
+        except (OSError, UnicodeError, ValueError) as exc:
+            self.call_from_thread(self._load_failed, f"{', '.join(paths)}: {exc}")
+            return
+        self.post_message(SessionReady(session))
+
+    def load_table(self, path: str) -> None:
+        self._show_progress(f"opening {path}…", None)
+        self._load_table(path)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load_table(self, path: str) -> None:
+        from ..core.formats import load
+
+        try:
+            table = load(path)
+            session = Session(table=table, source=path)
+            session.rank_index()
+        except BPEError as exc:
+            self.call_from_thread(self._load_failed, str(exc))
+            return
+        except (OSError, UnicodeError, ValueError) as exc:
+            self.call_from_thread(self._load_failed, f"{path}: {exc}")
+            return
+        self.post_message(SessionReady(session))
+
+    def _load_failed(self, message: str) -> None:
+        self._hide_progress()
+        self.notify(message, title="cannot open", severity="error", timeout=10)
+        if self.session is None:
+            self.status.show(None, None, note=f"could not open: {message} — press o to open something else")
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self._show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)
+
+    def on_session_ready(self, message: SessionReady) -> None:
+        self._hide_progress()
+        self.set_session(message.session)
+
+    # ------------------------------------------------------------------ progress row
+
+    def _show_progress(self, label: str, total: float | None, done: float = 0) -> None:
+        self.query_one("#progress-row").display = True
+        self.query_one("#progress-label", Static).update(label)
+        self.query_one(ProgressBar).update(total=total, progress=done)
+
+    def _hide_progress(self) -> None:
+        self.query_one("#progress-row").display = False
+
+    # ------------------------------------------------------------------ training
+
+    def _move(self, what: str, target: int | None = None, forward: int | None = None, respect: bool = True) -> None:
+        """Move the trainer: ``forward`` merges, or to step ``target``; small moves inline."""
+        session = self.session
+        step = session.trainer.steps_done
+        if target is not None:
+            amount = target - step
+            respect = False
+        else:
+            amount = forward
+        if amount == 0:
+            return
+        if abs(amount) <= SYNC_STEPS:
+            if amount > 0:
+                done = session.advance(amount, respect_target=respect)
+            else:
+                done = session.retreat(-amount)
+            if done < abs(amount) and amount > 0:
+                self.notify(session.trainer.stop_reason or "finished", title="stopped")
+            self.refresh_all()
+            return
+        self._show_progress(what, abs(amount))
+        self.work_label = what
+        self._train(what, amount, respect)
+
+    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
+    def _train(self, what: str, amount: int, respect: bool) -> None:
+        worker = get_current_worker()
+        session = self.session
+        session.busy = True
+        done = 0
+        total = abs(amount)
+        error = None
+        cancelled = lambda: worker.is_cancelled  # noqa: E731
+        try:
+            while done < total and not worker.is_cancelled:
+                deadline = time.monotonic() + BATCH_SECONDS
+                if amount > 0:
+                    n = session.advance(total - done, respect, deadline, cancelled)
+                else:
+                    n = session.retreat(total - done, deadline, cancelled)
+                done += n
+                self.post_message(Progressed(session.snapshot(), done, total))
+                if n == 0:
+                    break
+        except Exception as exc:  # pragma: no cover - reported, never fatal
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            session.busy = False
+            self.post_message(WorkDone(what, done, worker.is_cancelled, error))
+
+    def on_progressed(self, message: Progressed) -> None:
+        if self.session is None or not self.session.busy:
+            return
+        self.query_one(ProgressBar).update(total=message.total, progress=message.done)
+        self._apply(message.snapshot, idle=False)
+
+    def on_work_done(self, message: WorkDone) -> None:
+        self._hide_progress()
+        self.work_label = ""
+        self.refresh_all()
+        if message.error:
+            self.notify(message.error, title=message.what, severity="error")
+        elif message.cancelled:
+            self.notify(f"cancelled after {message.done:,} — kept what was done", title=message.what)
+        elif self.session.trainer is not None and self.session.trainer.stop_reason and message.what.startswith("run"):
+            self.notify(self.session.trainer.stop_reason, title="finished")
+
+    # ------------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help"):
+            if len(self.screen_stack) > 1:
+                return False
+        if action in TRAIN_ACTIONS:
+            return self.session is not None and self.session.mode == "explore"
+        if action in INSPECT_ACTIONS:
+            return self.session is not None and self.session.mode == "inspect"
+        return True
+
+    def _can_act(self) -> bool:
+        if self.session is None:
+            self.notify("nothing loaded yet: press o to open a corpus or a table", severity="warning")
+            return False
+        if self.session.busy:
+            self.bell()
+            self.notify("busy — escape cancels the run", severity="warning", timeout=2)
+            return False
+        return True
+
+    def action_step(self, n: int = 1) -> None:
+        if not self._can_act() or self.session.mode != "explore":
+            return
+        self._move(f"{n} steps", forward=n)
+
+    def action_run(self) -> None:
+        if not self._can_act() or self.session.mode != "explore":
+            return
+        tr = self.session.trainer
+        if tr.finished:
+            self.notify(tr.stop_reason or "already at the target", title="nothing to run")
+            return
+        target = tr.target_steps
+        amount = target - tr.steps_done if target is not None and target > tr.steps_done else 10**9
+        self._show_progress("run to target", amount if amount < 10**9 else None)
+        self.work_label = "run"
+        self._train("run to target", amount, True)
+
+    def action_undo(self) -> None:
+        if not self._can_act() or self.session.mode != "explore":
+            return
+        if self.session.trainer.steps_done == 0:
+            self.notify("already at step 0", timeout=2)
+            return
+        self._move("undo", forward=-1)
+
+    def action_goto(self) -> None:
+        if not self._can_act():
+            return
+        session = self.session
+        if session.mode == "explore":
+            prompt = f"go to step (0 – any; target {session.trainer.target_steps}):"
+        else:
+            prompt = f"cut the table after merge (0 – {session.full_table.num_merges:,}):"
+
+        def done(value: int | None) -> None:
+            if value is not None:
+                self.go_to_step(value)
+
+        self.push_screen(GotoScreen(prompt, session.step), done)
+
+    def go_to_step(self, k: int) -> None:
+        session = self.session
+        if k < 0:
+            self.notify("steps start at 0", severity="warning")
+            return
+        if session.mode == "explore":
+            if not self._can_act():
+                return
+            self._move(f"go to step {k}", target=k)
+        else:
+            session.cut = None if k >= session.full_table.num_merges else k
+            self.refresh_all(follow=False)
+            if k > 0:
+                self.history.view.move_cursor(min(k, session.full_table.num_merges) - 1, notify=False)
+
+    def action_whole_table(self) -> None:
+        if self.session is not None and self.session.mode == "inspect":
+            self.session.cut = None
+            self.refresh_all(follow=False)
+
+    def action_cancel(self) -> None:
+        workers = [w for w in self.workers if w.group in ("train", "load") and w.is_running]
+        if workers:
+            for w in workers:
+                w.cancel()
+            return
+        if self.playing:
+            self.stop_play()
+            self.refresh_all()
+            return
+        if isinstance(self.focused, Input):
+            self._focus_main()
+            return
+        if self.session is not None and self.session.mode == "explore" and self.corpus.pair is not None:
+            self.corpus.set_pair(None)
+
+    def _focus_main(self) -> None:
+        if self.session is not None and self.session.mode == "explore":
+            self.pairs.table.focus()
+        else:
+            self.history.view.focus()
+
+    # -- auto-play
+
+    def action_play(self) -> None:
+        if self.playing:
+            self.stop_play()
+        elif self._can_act():
+            self.playing = True
+            self._restart_timer()
+        self.refresh_all()
+
+    def _restart_timer(self) -> None:
+        if self._play_timer is not None:
+            self._play_timer.stop()
+        self._play_timer = self.set_interval(1 / self.play_rate, self._play_tick)
+
+    def stop_play(self) -> None:
+        self.playing = False
+        if self._play_timer is not None:
+            self._play_timer.stop()
+            self._play_timer = None
+
+    def _play_tick(self) -> None:
+        session = self.session
+        if session is None or session.busy or session.mode != "explore":
+            return
+        if session.advance(1) == 0:
+            self.stop_play()
+            self.notify(session.trainer.stop_reason or "finished", title="auto-play stopped")
+        self.refresh_all()
+
+    def _rate(self, delta: int) -> None:
+        i = RATES.index(self.play_rate) if self.play_rate in RATES else 2
+        self.play_rate = RATES[max(0, min(len(RATES) - 1, i + delta))]
+        if self.playing:
+            self._restart_timer()
+        self.notify(f"auto-play: {self.play_rate} merges per second", timeout=1.5)
+        if self.session is not None and not self.session.busy:
+            self.refresh_all(follow=False)
+
+    def action_faster(self) -> None:
+        self._rate(1)
+
+    def action_slower(self) -> None:
+        self._rate(-1)
+
+    # -- files
+
+    def action_save(self) -> None:
+        if not self._can_act():
+            return
+        from ..core.formats import writers
+
+        session = self.session
+        stem = os.path.splitext(session.name)[0] or "table"
+        default = f"{stem}-{session.step}.json"
+
+        def chosen(result) -> None:
+            if result is None:
+                return
+            path, fmt = result
+            if os.path.exists(path) and (os.path.isfile(path) or os.listdir(path)):
+
+                def confirmed(yes: bool | None) -> None:
+                    if yes:
+                        self.save_table(path, fmt)
+
+                self.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"), confirmed)
+            else:
+                self.save_table(path, fmt)
+
+        hint = "native: one JSON file, keeps the config and counts · gpt2: a directory with vocab.json + merges.txt"
+        self.push_screen(PathScreen("Save the merge table", default, formats=list(writers()), hint=hint), chosen)
+
+    def save_table(self, path: str, fmt: str) -> bool:
+        """Write the current table (the saved file is replaced atomically, or left whole)."""
+        table = self.session.table()
+        try:
+            table.save(path, format=fmt)
+        except BPEError as exc:
+            self.notify(str(exc), title="save failed", severity="error", timeout=10)
+            return False
+        except OSError as exc:
+            self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
+            return False
+        self.notify(f"saved {table.num_merges:,} merges to {path} ({fmt})", title="saved")
+        return True
+
+    def action_open(self) -> None:
+        if self.session is not None and self.session.busy:
+            self._can_act()
+            return
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.open_path(path)
+
+        hint = "a corpus (text file or directory) or a merge table (native JSON, GPT-2 directory, …)"
+        self.push_screen(PathScreen("Open a corpus or a merge table", "", hint=hint), chosen)
+
+    def open_path(self, path: str) -> None:
+        from ..core.formats import detect
+
+        path = os.path.expanduser(path)
+        if not os.path.exists(path):
+            self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
+            return
+        try:
+            detect(path)
+        except BPEError:
+            config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
+            self.load_corpus([path], default_config(config))
+            return
+        self.load_table(path)
+
+    # -- find, help
+
+    def action_find(self) -> None:
+        if self.session is None:
+            self._can_act()
+            return
+        if self.session.mode == "inspect":
+            self.query_one("#search-input", Input).focus()
+            return
+        table = self.session.table()
+
+        def chosen(token_id: int | None) -> None:
+            if token_id is not None:
+                self.show_token(token_id, True)
+
+        self.push_screen(FindScreen(table), chosen)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen([(k, w) for k, w, _ in KEYS], PANES))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for keys, what, action in KEYS:
+            if action is None or action == "cancel":
+                continue
+            name = action.split("(")[0]
+            if name in TRAIN_ACTIONS and (self.session is None or self.session.mode != "explore"):
+                continue
+            if name in INSPECT_ACTIONS and (self.session is None or self.session.mode != "inspect"):
+                continue
+            title = what[0].upper() + what[1:]
+            yield SystemCommand(title, f"key: {keys}", lambda a=action: self.run_action(a))
+        if self.playing or any(w.is_running for w in self.workers if w.group == "train"):
+            yield SystemCommand("Cancel", "stop the run or auto-play (escape)", lambda: self.run_action("cancel"))
+        yield SystemCommand("Slower auto-play", "key: -", lambda: self.run_action("slower"))
+
+    # ------------------------------------------------------------------ routed messages
+
+    def show_token(self, token_id: int, show: bool) -> None:
+        session = self.session
+        table = session.lookup_table() if session is not None else None
+        if table is None:
+            return
+        self.detail.show(table, token_id)
+        if show:
+            self.query_one(TabbedContent).active = "tab-token"
+
+    def on_token_selected(self, message: TokenSelected) -> None:
+        self.show_token(message.token_id, message.show)
+        session = self.session
+        if message.show and session is not None and session.mode == "inspect":
+            rank = session.full_table.rank_of(message.token_id)
+            if rank is not None:
+                self.history.view.move_cursor(rank, notify=False)
+
+    def on_pair_selected(self, message: PairSelected) -> None:
+        if self.session is not None and self.session.mode == "explore":
+            self.corpus.set_pair(message.pair)
+
+    def on_step_chosen(self, message: StepChosen) -> None:
+        self.go_to_step(message.step)
+
+    def on_encode_changed(self, message: EncodeChanged) -> None:
+        if self.session is not None and self.session.mode == "inspect":
+            self.pairs.show_text_pairs(self.session, message.text)
+
+
+# ---------------------------------------------------------------------- entry points
+
+
+def default_config(config: TrainerConfig | None) -> TrainerConfig:
+    """The config to train with: gpt2 preset by default; vocab_size 1000 if there is no target."""
+    config = config or TrainerConfig(preset="gpt2")
+    if config.vocab_size is None and config.merges is None:
+        config = dataclasses.replace(config, vocab_size=DEFAULT_VOCAB)
+    return config
+
+
+def run_explorer(paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False) -> int:
+    """Open the explorer on ``paths`` (None or empty: the built-in demo corpus)."""
+    from .. import demo_corpus_path
+
+    if not paths:
+        paths = [demo_corpus_path()]
+        counts = False
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts)
+    app.run()
+    return app.return_code or 0
+
+
+def run_inspect(table_path: str) -> int:
+    """Open a saved merge table (any format the core reads) in inspect mode."""
+    app = ExplorerApp(table_path=table_path)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,223 @@
+"""The corpus pane: words by frequency drawn as token chips, or the corpus as running text.
+
+Each word shows its current segmentation (alternating chip colours, whitespace visible) and
+its frequency; the words the last merge touched are marked. A filter box narrows the list by
+text; choosing a pair in the pair table narrows it to the words containing that pair.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Checkbox, Input, Static
+
+from .messages import TokenSelected
+from .render import TOUCHED, chip, chips, fmt_int, label
+from .session import Session, Snapshot
+from .vlist import VirtualList
+
+#: Words a text or pair filter looks through (most frequent first).
+FILTER_LIMIT = 20_000
+
+
+class CorpusWords(VirtualList):
+    """One word per row: frequency, then its tokens as chips."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.pane: CorpusPane | None = None
+        self.words: list[int] = []
+
+    def render_row(self, index: int):
+        pane = self.pane
+        w = self.words[index]
+        session = pane.session
+        tr = session.trainer
+        text = Text(no_wrap=True, end="")
+        touched = w in pane.touched
+        text.append("●" if touched else " ", TOUCHED)
+        text.append(f"{tr.word_frequency(w):>7,} ", TOUCHED if touched else "dim")
+        eow = session.end_of_word
+        if session.busy:
+            seg = pane.snapshot.segmentations.get(w) if pane.snapshot else None
+            if seg is None:
+                text.append(label(tr.word_text(w)), "dim")
+                return text, []
+            body, spans = chips(seg, eow)
+            spans = [(s, e, None) for s, e, _ in spans]
+        else:
+            ids = tr.segmentation_ids(w)
+            body, spans = chips([tr.surface(i) for i in ids], eow, payloads=list(ids))
+        offset = text.cell_len
+        text.append_text(body)
+        return text, [(s + offset, e + offset, p) for s, e, p in spans]
+
+
+class CorpusPane(Vertical):
+    BORDER_TITLE = "Corpus"
+
+    BINDINGS = [
+        Binding("t", "toggle_text", "Text view"),
+        Binding("x", "clear_filters", "Clear filters"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session: Session | None = None
+        self.snapshot: Snapshot | None = None
+        self.touched: set[int] = set()
+        self.pair: tuple | None = None
+        self.text_view = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="corpus-bar"):
+            yield Input(placeholder="filter words…", id="corpus-filter")
+            yield Checkbox("text", id="corpus-text-toggle", compact=True)
+        yield Static("", id="corpus-pair", markup=False)
+        words = CorpusWords(id="corpus-words")
+        words.pane = self
+        yield words
+        with VerticalScroll(id="corpus-text"):
+            yield Static("", id="corpus-text-body", markup=False)
+
+    @property
+    def words_view(self) -> CorpusWords:
+        return self.query_one(CorpusWords)
+
+    def on_mount(self) -> None:
+        self.query_one("#corpus-text").display = False
+        self.query_one("#corpus-pair").display = False
+
+    # ------------------------------------------------------------------ updates
+
+    def show(self, session: Session, snap: Snapshot) -> None:
+        new_session = session is not self.session
+        self.session = session
+        self.snapshot = snap
+        ev = snap.last_event
+        self.touched = set(ev.words_touched) if ev is not None else set()
+        if new_session:
+            self.pair = None
+        self._rows(keep_cursor=not new_session)
+        if self.text_view:
+            self._show_text()
+
+    def _rows(self, keep_cursor: bool = True) -> None:
+        session = self.session
+        if session is None or session.trainer is None:
+            return
+        tr = session.trainer
+        view = self.words_view
+        if not session.busy:
+            query = self.query_one("#corpus-filter", Input).value
+            if self.pair is not None:
+                order = tr.words_containing(self.pair)
+                order.sort(key=lambda w: -tr.word_frequency(w))
+            else:
+                order = session.word_order()
+            if query:
+                q = query.lower()
+                order = [w for w in order[:FILTER_LIMIT] if q in tr.word_text(w).lower()]
+            view.words = order
+        elif not view.words:
+            view.words = session.word_order()
+        view.set_count(len(view.words), cursor=None if keep_cursor else 0)
+        shown = fmt_int(len(view.words))
+        self.border_title = f"Corpus — {shown} of {fmt_int(tr.word_count)} words"
+        bar = self.query_one("#corpus-pair", Static)
+        if self.pair is not None:
+            t = Text("containing ", end="")
+            t.append_text(chip(self.pair[0], session.end_of_word))
+            t.append(" + ")
+            t.append_text(chip(self.pair[1], session.end_of_word))
+            t.append("   (x clears)", "dim")
+            bar.update(t)
+            bar.display = True
+        else:
+            bar.display = False
+
+    def _show_text(self) -> None:
+        session = self.session
+        body = self.query_one("#corpus-text-body", Static)
+        if session is None:
+            return
+        if not session.preview:
+            body.update(Text("(no running text: the corpus was given as word counts or stdin)", style="dim"))
+            return
+        table = session.table()
+        if table is None:
+            return
+        pieces = table.pieces(session.preview)
+        text = Text(end="")
+        eow = session.end_of_word
+        from .render import CHIP_PAIR, UNKNOWN
+
+        for i, (token_id, surface) in enumerate(pieces):
+            style = UNKNOWN if token_id < 0 else CHIP_PAIR[i % 2]
+            text.append(label(surface, eow), style)
+            raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            if "\n" in raw:
+                text.append("\n")
+        body.update(text)
+
+    def set_pair(self, pair: tuple | None) -> None:
+        self.pair = None if pair == self.pair else pair
+        if self.text_view:
+            self.set_text_view(False)
+        self._rows(keep_cursor=False)
+
+    def set_text_view(self, on: bool) -> None:
+        self.text_view = on
+        self.words_view.display = not on
+        self.query_one("#corpus-text").display = on
+        box = self.query_one("#corpus-text-toggle", Checkbox)
+        if box.value != on:
+            with box.prevent(Checkbox.Changed):
+                box.value = on
+        if on:
+            self._show_text()
+
+    # ------------------------------------------------------------------ events
+
+    def action_toggle_text(self) -> None:
+        self.set_text_view(not self.text_view)
+
+    def action_clear_filters(self) -> None:
+        self.pair = None
+        self.query_one("#corpus-filter", Input).value = ""
+        self._rows(keep_cursor=False)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.set_text_view(event.value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "corpus-filter":
+            event.stop()
+            self._rows(keep_cursor=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "corpus-filter":
+            event.stop()
+            self.words_view.focus()
+
+    def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
+        event.stop()
+        if event.payload is not None:
+            self.post_message(TokenSelected(event.payload, show=True))
+
+    def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
+        event.stop()
+
+    def on_virtual_list_chosen(self, event: VirtualList.Chosen) -> None:
+        """Enter on a word: show its longest token."""
+        event.stop()
+        session = self.session
+        if session is None or session.busy or not self.words_view.words:
+            return
+        w = self.words_view.words[event.index]
+        ids = session.trainer.segmentation_ids(w)
+        best = max(ids, key=lambda i: len(session.trainer.surface(i)))
+        self.post_message(TokenSelected(best, show=True))

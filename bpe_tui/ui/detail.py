@@ -1,0 +1,102 @@
+"""Token detail: id, rank and the merge tree (how the token was built, down to base units)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, Tree
+
+from ..core.errors import BPEError
+from ..core.table import MergeNode, MergeTable
+from .render import CHIP_PAIR, NEXT, chip, fmt_int, label
+
+#: Nodes drawn before the tree is cut short (a deep GPT-2 token has a few dozen).
+MAX_NODES = 400
+
+
+class TokenDetail(Vertical):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.token_id: int | None = None
+        self.info = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("select a token (history, corpus chip, encode box, or / to find one)", id="detail-info", markup=False)
+        tree: Tree = Tree(Text("—"), id="detail-tree")
+        tree.show_root = True
+        yield tree
+
+    def show(self, table: MergeTable | None, token_id: int) -> None:
+        tree = self.query_one("#detail-tree", Tree)
+        info = self.query_one("#detail-info", Static)
+        self.token_id = token_id
+        if table is None:
+            return
+        try:
+            node = table.merge_tree(token_id)
+        except BPEError as exc:
+            self.info = str(exc)
+            info.update(Text(self.info, end=""))
+            tree.clear()
+            return
+        eow = table.end_of_word
+        head = Text(end="")
+        head.append_text(chip(node.surface, eow, NEXT))
+        head.append(f"  id {token_id:,}")
+        if node.rank is not None:
+            head.append(f" · rank {node.rank:,} (merge {node.rank + 1:,})")
+            counts = table.counts
+            if counts is not None and node.rank < len(counts):
+                head.append(f" · count {counts[node.rank]:,}")
+            head.append(f" · {len(node.leaves())} base units")
+        elif table.is_special(token_id):
+            head.append(" · special token")
+        else:
+            head.append(" · base unit")
+        raw = node.surface
+        head.append(f"\n{raw!r}", "dim")
+        self.info = head.plain
+        info.update(head)
+        tree.clear()
+        tree.root.set_label(self._label(node, eow))
+        tree.root.data = node.id
+        budget = [MAX_NODES]
+        self._add(tree.root, node, eow, budget)
+        tree.root.expand_all()
+
+    def _add(self, parent, node: MergeNode, eow, budget: list[int]) -> None:
+        for child in (node.left, node.right):
+            if child is None:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                parent.add_leaf(Text("…", end=""))
+                return
+            if child.left is None:
+                parent.add_leaf(self._label(child, eow), data=child.id)
+            else:
+                branch = parent.add(self._label(child, eow), data=child.id)
+                self._add(branch, child, eow, budget)
+
+    @staticmethod
+    def _label(node: MergeNode, eow) -> Text:
+        text = Text(end="")
+        text.append(label(node.surface, eow), CHIP_PAIR[0] if node.rank is not None else CHIP_PAIR[1])
+        if node.rank is None:
+            text.append(f"  id {node.id}", "dim")
+        else:
+            text.append(f"  id {node.id:,} · rank {fmt_int(node.rank)}", "dim")
+        return text
+
+    def tree_labels(self) -> list[str]:
+        """The tree's labels, depth-first (for tests)."""
+        out = []
+
+        def walk(n):
+            out.append(n.label.plain)
+            for c in n.children:
+                walk(c)
+
+        walk(self.query_one("#detail-tree", Tree).root)
+        return out

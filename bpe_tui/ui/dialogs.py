@@ -1,0 +1,167 @@
+"""Small modal screens: go to step, save, open, find, confirm, help."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from .messages import TokenSelected
+from .search import TokenSearch
+
+
+class _Dialog(ModalScreen):
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(_Dialog):
+    """Yes / no. Returns True or False (escape: False)."""
+
+    BINDINGS = [Binding("escape,n", "cancel", "No"), Binding("y", "yes", "Yes")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button("Yes (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class GotoScreen(_Dialog):
+    """Ask for a step number. Returns an int or None."""
+
+    def __init__(self, prompt: str, current: int) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(self.prompt))
+            yield Input(str(self.current), id="goto-input", type="integer", select_on_focus=True)
+            yield Static(Text("enter goes, escape cancels", style="dim"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            value = int(event.value)
+        except ValueError:
+            self.notify("type a whole number", severity="warning")
+            return
+        self.dismiss(value)
+
+
+class PathScreen(_Dialog):
+    """Ask for a path (and optionally a format). Returns path or (path, format) or None."""
+
+    def __init__(self, title: str, default: str = "", formats: list[str] | None = None, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.default = default
+        self.formats = formats
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(self.title_text, style="bold"))
+            yield Input(self.default, id="path-input", placeholder="path")
+            if self.formats:
+                yield Select([(f, f) for f in self.formats], value=self.formats[0], allow_blank=False, id="format")
+            if self.hint:
+                yield Static(Text(self.hint, style="dim"))
+            with Horizontal(classes="buttons"):
+                yield Button("OK", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#path-input", Input).focus()
+
+    def _result(self):
+        path = self.query_one("#path-input", Input).value.strip()
+        if not path:
+            self.notify("type a path", severity="warning")
+            return
+        if self.formats:
+            self.dismiss((path, str(self.query_one("#format", Select).value)))
+        else:
+            self.dismiss(path)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._result()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._result()
+        else:
+            self.dismiss(None)
+
+
+class FindScreen(_Dialog):
+    """Token search in a dialog; returns the chosen token id or None."""
+
+    def __init__(self, table) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog tall"):
+            yield TokenSearch(id="find")
+
+    def on_mount(self) -> None:
+        self.query_one(TokenSearch).set_table(self.table)
+        self.query_one("#search-input", Input).focus()
+
+    def on_token_selected(self, event: TokenSelected) -> None:
+        event.stop()
+        if event.show:
+            self.dismiss(event.token_id)
+
+
+class HelpScreen(_Dialog):
+    """Every key, what each pane shows, how the mouse works."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
+
+    def __init__(self, keys: list[tuple[str, str]], panes: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.keys = keys
+        self.panes = panes
+
+    def compose(self) -> ComposeResult:
+        text = Text(end="")
+        text.append("bpe-tui — keys\n\n", "bold")
+        for key, what in self.keys:
+            text.append(f"  {key:<16}", "bold #ffd75f")
+            text.append(what + "\n")
+        text.append("\nPanes\n\n", "bold")
+        for name, what in self.panes:
+            text.append(f"  {name:<16}", "bold #8ec5ff")
+            text.append(what + "\n")
+        text.append("\nctrl+p opens the command palette (every action is there). escape closes this help.", "dim")
+        with Vertical(classes="dialog tall wide"):
+            with VerticalScroll():
+                yield Static(text, id="help-text")

@@ -1,0 +1,87 @@
+"""Messages the panes and workers send; the App routes them (panes never call each other)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from .session import Session, Snapshot
+
+
+class TokenSelected(Message):
+    """A token was picked somewhere (history, corpus chip, encode box, search).
+
+    ``show`` asks to bring the token detail into view (an explicit choice, not a hover).
+    """
+
+    def __init__(self, token_id: int, show: bool = False) -> None:
+        super().__init__()
+        self.token_id = token_id
+        self.show = show
+
+
+class PairSelected(Message):
+    """A pair was chosen in the pair table (None clears the corpus filter)."""
+
+    def __init__(self, pair: tuple | None) -> None:
+        super().__init__()
+        self.pair = pair
+
+
+class StepChosen(Message):
+    """A history row was chosen: go to just after merge ``step`` (explore) or cut there (inspect)."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__()
+        self.step = step
+
+
+class EncodeChanged(Message):
+    """The encode box's text or its table changed (the inspect pair table follows it)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class Progressed(Message):
+    """A batch of training work was done by a worker (one message per ~80 ms, not per merge)."""
+
+    def __init__(self, snapshot: Snapshot, done: int, total: int | None) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Progressed)
+
+
+class LoadProgress(Message):
+    """Bytes of the corpus read so far (posted at most every ~80 ms)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress)
+
+
+class SessionReady(Message):
+    """A corpus or table finished loading in a worker."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+
+class WorkDone(Message):
+    """A training worker finished (or was cancelled) after ``done`` merges / undos."""
+
+    def __init__(self, what: str, done: int, cancelled: bool, error: str | None = None) -> None:
+        super().__init__()
+        self.what = what
+        self.done = done
+        self.cancelled = cancelled
+        self.error = error

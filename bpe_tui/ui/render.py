@@ -1,0 +1,80 @@
+"""Turning token surfaces into rich Text: chips, colours, visible whitespace.
+
+Every token reaches the screen through these helpers, as :class:`rich.text.Text` built from
+plain strings -- never as markup -- so tokens such as ``[/b]`` or ``[red]`` are shown as
+themselves. Whitespace and undecodable bytes are made visible by
+:func:`bpe_tui.core.units.visible`.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from ..core.table import UNK_ID
+from ..core.units import visible
+
+#: Alternating chip backgrounds for words in the corpus pane.
+CHIP_PAIR = (Style(color="#e8e8e8", bgcolor="#22446a"), Style(color="#e8e8e8", bgcolor="#5a3560"))
+#: A cycle of chip colours for the encode box (tiktokenizer-style).
+CHIP_CYCLE = tuple(
+    Style(color="#101010", bgcolor=c) for c in ("#8ec5ff", "#ffd08a", "#a8e6a3", "#f5a9c8", "#c7b6ff", "#9fe3df")
+)
+UNKNOWN = Style(color="#ffffff", bgcolor="#b00020", bold=True, underline=True)
+SPECIAL = Style(color="#101010", bgcolor="#e0e0e0", bold=True)
+DIM = Style(dim=True)
+TOUCHED = Style(color="#ffd75f", bold=True)
+NEXT = Style(color="#101010", bgcolor="#ffd75f", bold=True)
+
+
+def label(surface, end_of_word: str | None = None) -> str:
+    """A token surface as one readable line of plain text."""
+    if surface is None:
+        return "?"
+    text = visible(surface, end_of_word)
+    return text if text else "∅"
+
+
+def chip(surface, end_of_word: str | None = None, style: Style | None = None) -> Text:
+    """One token as a chip (a coloured run of text)."""
+    return Text(label(surface, end_of_word), style=style or CHIP_PAIR[0], end="")
+
+
+def chips(
+    surfaces,
+    end_of_word: str | None = None,
+    styles=CHIP_PAIR,
+    ids=None,
+    payloads=None,
+    sep: str = "",
+) -> tuple[Text, list[tuple[int, int, object]]]:
+    """Tokens side by side with alternating styles.
+
+    Returns the Text and ``(start, end, payload)`` cell spans (payload: the token id when
+    ``ids`` is given, else the index), so a click at column x can be mapped to a token.
+    Ids equal to UNK_ID are drawn as unknown.
+    """
+    text = Text(end="", no_wrap=True)
+    spans = []
+    pos = 0
+    for i, surface in enumerate(surfaces):
+        token_id = ids[i] if ids is not None else None
+        style = UNKNOWN if token_id == UNK_ID else styles[i % len(styles)]
+        piece = label(surface, end_of_word)
+        if sep and i:
+            text.append(sep)
+            pos += len(sep)
+        text.append(piece, style)
+        width = text.cell_len - pos
+        spans.append((pos, pos + width, payloads[i] if payloads is not None else (token_id if ids is not None else i)))
+        pos += width
+    return text, spans
+
+
+def plain(value: str, style: Style | str | None = None) -> Text:
+    """Plain (never markup) text."""
+    return Text(value, style=style or "", end="")
+
+
+def fmt_int(n: int | None) -> str:
+    return "—" if n is None else f"{n:,}"

@@ -1,0 +1,304 @@
+"""The explorer's model: a trainer (explore mode) or a saved table (inspect mode).
+
+The panes never reach into trainer internals; they render :class:`Snapshot` objects and ask
+the session narrow questions. While a worker thread is moving the trainer (``busy``), the UI
+thread must not touch the trainer: it renders the snapshots the worker posts, and
+:meth:`Session.table` returns the last table built while idle.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..core.table import MergeTable
+from ..core.trainer import MergeEvent, Trainer
+
+#: Pairs shown in the pair table.
+TOP_PAIRS = 50
+#: Words whose segmentation a snapshot carries (what the corpus pane shows while busy).
+SNAPSHOT_WORDS = 300
+#: Characters of the corpus kept for the running-text view.
+PREVIEW_CHARS = 4000
+
+
+@dataclass
+class Snapshot:
+    """What the panes need after a change, computed where the trainer is safe to read."""
+
+    mode: str
+    step: int = 0
+    target: int | None = None
+    vocab_size: int = 0
+    total_tokens: int = 0
+    initial_tokens: int = 0
+    corpus_chars: int = 0
+    finished: bool = False
+    stop_reason: str | None = None
+    top_pairs: list = field(default_factory=list)
+    leader_ties: int = 0
+    last_event: MergeEvent | None = None
+    timeline_len: int = 0
+    segmentations: dict = field(default_factory=dict)
+
+
+@dataclass
+class HistoryRow:
+    step: int  # 1-based merge number (rank + 1)
+    left: object
+    right: object
+    new: object
+    new_id: int
+    count: int | None
+    future: bool  # undone, but still re-appliable (shown dimmed)
+
+
+def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
+    """The start of the first readable corpus file, for the running-text view."""
+    if counts or not paths:
+        return None
+    for path in paths:
+        if path == "-":
+            continue
+        candidates = [path]
+        if os.path.isdir(path):
+            candidates = []
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                candidates.extend(os.path.join(root, f) for f in sorted(files))
+                if candidates:
+                    break
+        for candidate in candidates:
+            try:
+                with open(candidate, encoding="utf-8", errors="replace") as f:
+                    text = f.read(PREVIEW_CHARS)
+            except OSError:
+                continue
+            if text:
+                return text
+    return None
+
+
+class Session:
+    """One trainer or one table, plus the explorer's bookkeeping around it."""
+
+    def __init__(
+        self,
+        trainer: Trainer | None = None,
+        table: MergeTable | None = None,
+        preview: str | None = None,
+        source: str | None = None,
+    ):
+        if (trainer is None) == (table is None):
+            raise ValueError("a session holds a trainer or a table")
+        self.trainer = trainer
+        self.full_table = table
+        self.preview = preview
+        self.source = source
+        self.busy = False
+        self.lock = threading.RLock()
+        #: Every merge seen, up to the furthest step reached: undone merges stay listed
+        #: (dimmed) so the history can re-apply them.
+        self.timeline: list[MergeEvent] = []
+        self._table: MergeTable | None = None
+        self._table_step = -1
+        self.cut: int | None = None  # inspect mode: encode with the first `cut` merges
+        self._cut_tables: dict[int, MergeTable] = {}
+        self._rank_index: dict | None = None
+        self._order: list[int] | None = None
+
+    # ------------------------------------------------------------------ what it is
+
+    @property
+    def mode(self) -> str:
+        return "explore" if self.trainer is not None else "inspect"
+
+    @property
+    def name(self) -> str:
+        if self.trainer is not None:
+            return self.trainer.name
+        return os.path.basename(os.path.normpath(self.source or self.full_table.source or "table"))
+
+    @property
+    def end_of_word(self) -> str | None:
+        if self.trainer is not None:
+            return self.trainer.config.end_of_word
+        return self.full_table.end_of_word
+
+    @property
+    def step(self) -> int:
+        if self.trainer is not None:
+            return self.trainer.steps_done
+        return self.full_table.num_merges if self.cut is None else self.cut
+
+    # ------------------------------------------------------------------ tables
+
+    def table(self) -> MergeTable | None:
+        """The table to encode with: the trainer's merges so far, or the (cut) saved table.
+
+        While busy this is the last table built while idle (possibly a few steps old).
+        """
+        if self.trainer is None:
+            if self.cut is None or self.cut >= self.full_table.num_merges:
+                return self.full_table
+            if self.cut not in self._cut_tables:
+                if len(self._cut_tables) > 8:
+                    self._cut_tables.clear()
+                self._cut_tables[self.cut] = self.full_table.truncated(self.cut)
+            return self._cut_tables[self.cut]
+        if self.busy:
+            return self._table
+        if self._table_step != self.trainer.steps_done or self._table is None:
+            self._table = self.trainer.table
+            self._table_step = self.trainer.steps_done
+        return self._table
+
+    def lookup_table(self) -> MergeTable | None:
+        """The table for token details: the whole saved table, or the explorer's current one."""
+        return self.full_table if self.trainer is None else self.table()
+
+    def rank_index(self) -> dict:
+        """``(left_id, right_id) -> rank`` of the saved table (inspect mode)."""
+        if self._rank_index is None:
+            self._rank_index = {}
+            for rank, (a, b, _) in enumerate(self.full_table.merge_ids):
+                self._rank_index.setdefault((a, b), rank)
+        return self._rank_index
+
+    # ------------------------------------------------------------------ history rows
+
+    def history_len(self) -> int:
+        if self.trainer is not None:
+            return len(self.timeline)
+        return self.full_table.num_merges
+
+    def history_row(self, index: int) -> HistoryRow | None:
+        """Row ``index`` (0-based) of the history pane; None if out of range."""
+        if self.trainer is not None:
+            try:
+                ev = self.timeline[index]
+            except IndexError:
+                return None
+            return HistoryRow(ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done)
+        table = self.full_table
+        if not 0 <= index < table.num_merges:
+            return None
+        a, b, new = table.merge_at(index)
+        counts = table.counts
+        count = counts[index] if counts is not None and index < len(counts) else None
+        future = self.cut is not None and index >= self.cut
+        return HistoryRow(index + 1, table.surface(a), table.surface(b), table.surface(new), new, count, future)
+
+    def merge_counts(self) -> list[int]:
+        if self.trainer is not None:
+            k = self.trainer.steps_done if not self.busy else len(self.timeline)
+            return [ev.count for ev in self.timeline[:k]]
+        return list(self.full_table.counts or [])
+
+    def token_totals(self, step: int) -> list[int]:
+        if self.trainer is None:
+            return []
+        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[:step]]
+
+    # ------------------------------------------------------------------ words
+
+    def word_order(self) -> list[int]:
+        """All word indices, most frequent first (computed once: counts never change)."""
+        if self._order is None:
+            self._order = self.trainer.words_by_frequency()
+        return self._order
+
+    # ------------------------------------------------------------------ moving (any thread)
+
+    def _record(self, events: list[MergeEvent]) -> None:
+        tl = self.timeline
+        for ev in events:
+            i = ev.step - 1
+            if i < len(tl) and tl[i].pair == ev.pair:
+                tl[i] = ev
+            else:
+                del tl[i:]
+                tl.append(ev)
+
+    def advance(
+        self,
+        max_steps: int,
+        respect_target: bool = True,
+        deadline: float | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
+        """Apply up to ``max_steps`` merges (until ``deadline`` / ``stop()``); return how many.
+
+        ``respect_target=False`` goes past the configured target (as ``goto`` does).
+        """
+        tr = self.trainer
+        start = tr.steps_done
+        done = 0
+        with self.lock:
+            while done < max_steps:
+                if respect_target:
+                    if tr.step() is None:
+                        break
+                else:
+                    before = tr.steps_done
+                    tr.goto(before + 1)
+                    if tr.steps_done == before:
+                        break
+                done += 1
+                if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
+                    break
+            if done:
+                self._record(tr.history[start:])
+        return done
+
+    def retreat(self, n: int, deadline: float | None = None, stop: Callable[[], bool] | None = None) -> int:
+        """Undo up to ``n`` merges; return how many were undone."""
+        done = 0
+        with self.lock:
+            while done < n and self.trainer.steps_done > 0:
+                self.trainer.undo()
+                done += 1
+                if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
+                    break
+        return done
+
+    def snapshot(self, words: list[int] | None = None) -> Snapshot:
+        """The panes' view of the state (call where the trainer may be read)."""
+        tr = self.trainer
+        if tr is None:
+            table = self.full_table
+            return Snapshot(
+                mode="inspect",
+                step=self.step,
+                target=table.num_merges,
+                vocab_size=len(table),
+                timeline_len=table.num_merges,
+            )
+        with self.lock:
+            top = tr.top_pairs(TOP_PAIRS)
+            ties = 0
+            if top:
+                ties = tr.pair_count_histogram().get(top[0][1], 1) - 1
+            finished = tr.finished
+            k = tr.steps_done
+            order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
+            segs = {w: tr.segmentation(w) for w in order}
+            return Snapshot(
+                mode="explore",
+                step=k,
+                target=tr.target_steps,
+                vocab_size=tr.vocab_size,
+                total_tokens=tr.total_tokens,
+                initial_tokens=tr.initial_total_tokens,
+                corpus_chars=tr.corpus_chars,
+                finished=finished,
+                stop_reason=tr.stop_reason,
+                top_pairs=top,
+                leader_ties=ties,
+                last_event=self.timeline[k - 1] if 0 < k <= len(self.timeline) else None,
+                timeline_len=len(self.timeline),
+                segmentations=segs,
+            )

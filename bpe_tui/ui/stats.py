@@ -1,0 +1,98 @@
+"""Stats: the falling curve of merge counts, the compression curve, and "watch a word".
+
+"Watch a word" answers: at which step does this word become a single token? It replays the
+word through the table as it stands (MergeTable.trace), so it also works in inspect mode.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Sparkline, Static
+
+from ..core.table import MergeTable
+from .render import chips, fmt_int, label
+from .session import Session
+
+
+class StatsPane(VerticalScroll):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session: Session | None = None
+        self.watch_lines: list[str] = []
+        self.counts: list[int] = []
+        self.totals: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="counts-label", markup=False)
+        yield Sparkline([], id="counts-spark")
+        yield Static("", id="totals-label", markup=False)
+        yield Sparkline([], id="totals-spark")
+        yield Input(placeholder="watch words: low lower newest", id="watch-input", compact=True)
+        yield Static("", id="watch-body", markup=False)
+
+    def show(self, session: Session, step: int) -> None:
+        self.session = session
+        self.counts = session.merge_counts()[:step] if session.mode == "explore" else session.merge_counts()
+        counts = self.counts
+        if counts:
+            head = f"merge counts (steps 1–{len(counts):,}): first {counts[0]:,}, last {counts[-1]:,}"
+        else:
+            head = "merge counts: no merges yet" if session.mode == "explore" else "merge counts: not stored in this table"
+        self.query_one("#counts-label", Static).update(Text(head, end=""))
+        self.query_one("#counts-spark", Sparkline).data = counts or [0]
+        totals = session.token_totals(step)
+        self.totals = totals
+        if len(totals) > 1:
+            saved = 1 - totals[-1] / totals[0] if totals[0] else 0
+            head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {len(totals) - 1:,} merges"
+        elif totals:
+            head = f"corpus tokens: {totals[0]:,} at step 0"
+        else:
+            head = "corpus tokens: no corpus in inspect mode"
+        self.query_one("#totals-label", Static).update(Text(head, end=""))
+        self.query_one("#totals-spark", Sparkline).data = totals or [0]
+        self._watch()
+
+    def _watch(self) -> None:
+        body = self.query_one("#watch-body", Static)
+        session = self.session
+        table = session.table() if session is not None else None
+        words = self.query_one("#watch-input", Input).value.replace(",", " ").split()
+        if table is None or not words:
+            self.watch_lines = []
+            body.update(Text("name words above to see when each becomes one token", style="dim", end=""))
+            return
+        out = Text(end="")
+        lines = []
+        for word in words:
+            forms = [word]
+            if table.pretokenizer != "whitespace" and not word.startswith(" "):
+                forms.append(" " + word)
+            for form in forms:
+                line = self._watch_line(table, form)
+                lines.append(line.plain)
+                if out.plain:
+                    out.append("\n")
+                out.append_text(line)
+        self.watch_lines = lines
+        body.update(out)
+
+    @staticmethod
+    def _watch_line(table: MergeTable, word: str) -> Text:
+        line = Text(f"{label(word)}: ", style="bold", end="")
+        trace = table.trace(word)
+        if trace and len(trace[-1].symbols) == 1:
+            line.append(f"one token since step {trace[-1].rank + 1:,}", "#a8e6a3")
+            return line
+        symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
+        line.append(f"{len(symbols)} tokens now ", "#ffd75f")
+        body, _ = chips(symbols, table.end_of_word)
+        line.append_text(body)
+        return line
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "watch-input":
+            event.stop()
+            self._watch()
