@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 
 from ..errors import BPEError
-from . import gpt2, native
+from . import gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
 
 #: Every known format module, in detection order.
-FORMATS = [native, gpt2]
+FORMATS = [native, hf, gpt2, minbpe, sentencepiece_bpe, tiktoken_bpe, subword_nmt]
 
 
 def readers() -> dict:

@@ -1,0 +1,131 @@
+"""Helpers shared by the format modules: checked table building and one-line errors.
+
+Readers collect a vocabulary (id -> surface), a merge list (surfaces, in rank order, each with
+a *where* label such as ``line 12`` or ``model.merges[3]``) and special tokens, then call
+:func:`build_table`, which checks every merge and names the file and the line or key of the
+first bad one. Unlike :meth:`MergeTable.from_vocab_merges`, vocabulary entries that are
+neither base symbols, merge results nor special tokens stay plain ("inert") entries: they keep
+their ids (so decoding works) but are never produced by encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import BPEError
+from ..table import MergeTable
+
+
+def fail(path: str, where: str | None, message: str) -> BPEError:
+    """A one-line BPEError: ``path: where: message``."""
+    text = f"{path}: {where}: {message}" if where else f"{path}: {message}"
+    return BPEError(" ".join(text.split("\n")))
+
+
+def build_table(
+    path: str,
+    units: str,
+    vocab: dict,
+    merges: Iterable[tuple],
+    special_tokens: dict[str, int] | None = None,
+    *,
+    source_format: str,
+    pretokenizer: str = "gpt2",
+    end_of_word: str | None = None,
+    lowercase: bool = False,
+    counts: list[int] | None = None,
+    config: dict | None = None,
+    add_missing_results: bool = False,
+) -> MergeTable:
+    """A MergeTable from id -> surface, ``(left, right, where)`` merges and specials.
+
+    Each merge's parts must be in the vocabulary; its result must be too, unless
+    ``add_missing_results`` (then it gets the next free id). A pair listed twice is an error.
+    """
+    specials = dict(special_tokens or {})
+    special_ids = set(specials.values())
+    surface_to_id: dict = {}
+    for token_id, surface in vocab.items():
+        if token_id in special_ids:
+            continue
+        surface_to_id.setdefault(surface, token_id)
+    next_id = max(vocab, default=-1) + 1
+    merge_ids = []
+    seen = set()
+    for left, right, where in merges:
+        if (left, right) in seen:
+            raise fail(path, where, f"merge {_show(left)} {_show(right)} is listed twice")
+        seen.add((left, right))
+        ids = []
+        for part in (left, right):
+            found = surface_to_id.get(part)
+            if found is None:
+                raise fail(path, where, f"merge {_show(left)} {_show(right)} names token {_show(part)}, which is not in the vocabulary")
+            ids.append(found)
+        new = left + right
+        found = surface_to_id.get(new)
+        if found is None:
+            if not add_missing_results:
+                raise fail(path, where, f"the merged token {_show(new)} is not in the vocabulary")
+            found = next_id
+            next_id += 1
+            vocab[found] = new
+            surface_to_id[new] = found
+        merge_ids.append((ids[0], ids[1], found))
+    return MergeTable(
+        units,
+        vocab,
+        merge_ids,
+        specials,
+        pretokenizer=pretokenizer,
+        end_of_word=end_of_word,
+        lowercase=lowercase,
+        counts=counts,
+        config=config or {},
+        source_format=source_format,
+        source=path,
+    )
+
+
+def _show(surface) -> str:
+    if isinstance(surface, bytes):
+        try:
+            return repr(surface.decode("utf-8"))
+        except UnicodeDecodeError:
+            return repr(surface)
+    return repr(surface)
+
+
+def read_head(path: str, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a file (b'' for a directory or an unreadable path)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except (OSError, IsADirectoryError):
+        return b""
+
+
+def pattern_name(pattern: str) -> str:
+    """Our pre-tokenizer name for a regex: a named one if it is (equivalent to) one, else regex:."""
+    from ..pretokenize import NAMED_PATTERNS
+
+    for name, known in NAMED_PATTERNS.items():
+        if pattern == known:
+            return name
+    if pattern in EQUIVALENT_PATTERNS:
+        return EQUIVALENT_PATTERNS[pattern]
+    return "regex:" + pattern
+
+
+#: Spellings of the named patterns used by other tools that split text identically.
+EQUIVALENT_PATTERNS = {
+    # minbpe's GPT2_SPLIT_PATTERN: the same alternatives, with a non-capturing group.
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
+}
+
+
+def pattern_text(pretokenizer: str) -> str:
+    """The regex behind one of our pre-tokenizer names."""
+    from ..pretokenize import resolve_pattern
+
+    return resolve_pattern(pretokenizer)[1]

@@ -1,0 +1,375 @@
+"""Hugging Face ``tokenizer.json`` with a BPE model (the file ``tokenizers`` saves and loads).
+
+The parts this module reads and writes::
+
+    {
+      "version": "1.0",
+      "added_tokens": [{"id": 256, "content": "<|endoftext|>", "special": true, ...}],
+      "normalizer": null,                        # or {"type": "Lowercase"}, ...
+      "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+      "decoder": {"type": "ByteLevel", ...},
+      "model": {
+        "type": "BPE",
+        "vocab": {"a": 64, "Ġthe": 300, ...},    # token -> id
+        "merges": [["Ġ", "t"], ...],             # tokenizers >= 0.20; older: ["Ġ t", ...]
+        "end_of_word_suffix": null, "continuing_subword_prefix": null,
+        "byte_fallback": false, "ignore_merges": false, ...
+      }
+    }
+
+Reading:
+
+* byte-level tables (a ``ByteLevel`` pre-tokenizer, alone or after a ``Split``, or a ByteLevel
+  decoder): tokens go through GPT-2's byte map (``Ġ`` = space) and become bytes. ``ByteLevel``
+  with ``use_regex`` is GPT-2's regex; a ``Split`` regex becomes our pre-tokenizer (named if
+  it is gpt2/gpt4/o200k).
+* ``Metaspace`` tables (sentencepiece style): chars mode, with ``▁`` read as a space, so
+  ``▁the`` is the token `` the``. The prefix space Metaspace adds (``prepend_scheme``) is not
+  added by our encoder: the table's ``config["prepend_space"]`` says to add it yourself.
+  ``<0xNN>`` byte-fallback tokens are kept (for decoding) but never produced.
+* ``end_of_word_suffix`` (e.g. ``</w>``) is attached to the word's last character in HF; it is
+  mapped exactly onto our separate end-of-word symbol (see ``_eow.py``).
+* ``added_tokens`` become special tokens (cut out of the text before pre-tokenization, as HF
+  does). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
+* A model that is not BPE (WordPiece, Unigram, WordLevel) is refused with a clear message.
+
+Writing uses our ids as they are (so HF encodes to exactly our ids), pairs by default or legacy
+strings with ``legacy_merges=True`` (readers older than tokenizers 0.20 need them).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..atomic import atomic_write_text
+from ..errors import BPEError
+from ..table import MergeTable
+from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
+from . import _eow
+from ._shared import build_table, fail, pattern_name, pattern_text, read_head
+
+NAME = "hf"
+
+#: Hugging Face's Whitespace pre-tokenizer, as a regex.
+HF_WHITESPACE = r"\w+|[^\w\s]+"
+#: One pre-token per run of text without spaces, each with the space before it (Metaspace).
+METASPACE_PATTERN = r" ?[^ ]+| "
+#: No pre-tokenization: the whole text (between special tokens) is one word.
+WHOLE_TEXT = r"(?s).+"
+
+
+def sniff(path: str) -> bool:
+    head = read_head(path, 1 << 16)
+    if not head.lstrip().startswith(b"{"):
+        return False
+    return b'"model"' in head or (b'"added_tokens"' in head and b'"version"' in head)
+
+
+# ---------------------------------------------------------------------- reading
+
+
+def read(path: str) -> MergeTable:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(path, None, f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise fail(path, None, "not a tokenizer.json (expected a JSON object)")
+    model = data.get("model")
+    if not isinstance(model, dict):
+        raise fail(path, "key 'model'", "missing; not a Hugging Face tokenizer.json")
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise fail(path, "model.type", f"is {kind!r}: not a BPE model (bpe-tui reads BPE merge tables only)")
+    if model.get("continuing_subword_prefix"):
+        raise fail(path, "model.continuing_subword_prefix", f"{model['continuing_subword_prefix']!r} is not supported")
+    vocab_json = model.get("vocab")
+    if not isinstance(vocab_json, dict):
+        raise fail(path, "model.vocab", "missing or not an object mapping token -> id")
+    merges_json = model.get("merges")
+    if not isinstance(merges_json, list):
+        raise fail(path, "model.merges", "missing or not a list")
+
+    notes: list[str] = []
+    pre = data.get("pre_tokenizer")
+    normalizer = data.get("normalizer")
+    decoder = data.get("decoder")
+    parts = _flatten(pre)
+    byte_level = any(p.get("type") == "ByteLevel" for p in parts) or any(
+        p.get("type") == "ByteLevel" for p in _flatten(decoder)
+    )
+    metaspace = next((p for p in parts if p.get("type") == "Metaspace"), None)
+    norm_parts = _flatten(normalizer)
+    replaces_space = any(
+        p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " " for p in norm_parts
+    )
+    lowercase = any(p.get("type") == "Lowercase" for p in norm_parts)
+    for p in norm_parts:
+        if p.get("type") not in ("Lowercase", "Replace", "Prepend", "Sequence"):
+            notes.append(f"normalizer {p.get('type')} is not applied by bpe-tui")
+    if model.get("ignore_merges"):
+        notes.append("ignore_merges is set: HF keeps words found whole in the vocabulary; bpe-tui always applies merges")
+    if model.get("byte_fallback"):
+        notes.append("byte_fallback: HF spells unknown characters as <0xNN> tokens; bpe-tui shows them as unknown")
+
+    eow = model.get("end_of_word_suffix") or None
+    config: dict = {"notes": notes}
+    space_char = None
+    if byte_level:
+        units = "bytes"
+        pretokenizer = _byte_level_pretokenizer(path, pre, parts, notes)
+    elif metaspace is not None or replaces_space:
+        units = "chars"
+        space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or "\u2581"
+        split = metaspace.get("split", True) if metaspace is not None else False
+        pretokenizer = "regex:" + (METASPACE_PATTERN if split else WHOLE_TEXT)
+        scheme = (metaspace or {}).get("prepend_scheme")
+        if scheme is None and metaspace is not None:
+            scheme = "always" if metaspace.get("add_prefix_space", True) else "never"
+        if metaspace is None:
+            scheme = "always" if any(p.get("type") == "Prepend" for p in norm_parts) else "never"
+        if scheme in ("always", "first"):
+            config["prepend_space"] = True
+            notes.append("HF adds a space before the text (Metaspace prepend_scheme); bpe-tui's encoder does not")
+    else:
+        units = "chars"
+        pretokenizer = _chars_pretokenizer(path, pre, parts, notes)
+
+    def token(raw, where):
+        if not isinstance(raw, str):
+            raise fail(path, where, f"token {raw!r} is not a string")
+        if units == "bytes":
+            try:
+                return gpt2_str_to_bytes(raw)
+            except KeyError:
+                return None  # not a byte-level token (an added token such as <|endoftext|>)
+        return raw.replace(space_char, " ") if space_char else raw
+
+    vocab: dict = {}
+    for raw, i in vocab_json.items():
+        where = f"model.vocab[{raw!r}]"
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise fail(path, where, f"id {i!r} is not an integer")
+        if i in vocab:
+            raise fail(path, where, f"id {i} is used twice")
+        surface = token(raw, where)
+        vocab[i] = surface if surface is not None else raw.encode("utf-8")
+
+    specials: dict[str, int] = {}
+    added = data.get("added_tokens") or []
+    if not isinstance(added, list):
+        raise fail(path, "added_tokens", "not a list")
+    for n, entry in enumerate(added):
+        where = f"added_tokens[{n}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
+            raise fail(path, where, "expected an object with 'id' and 'content'")
+        content, i = entry["content"], entry["id"]
+        specials[content] = i
+        key = content.encode("utf-8") if units == "bytes" else content
+        if i not in vocab:
+            vocab[i] = key
+
+    merges = []
+    for n, entry in enumerate(merges_json):
+        where = f"model.merges[{n}]"
+        if isinstance(entry, str):
+            pieces = entry.split(" ")
+            if len(pieces) != 2:
+                raise fail(path, where, f"legacy merge {entry!r} is not two tokens separated by one space")
+        elif isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry):
+            pieces = entry
+        else:
+            raise fail(path, where, f"expected [left, right] or \"left right\", not {entry!r}")
+        left, right = token(pieces[0], where), token(pieces[1], where)
+        if left is None or right is None:
+            bad = pieces[0] if left is None else pieces[1]
+            raise fail(path, where, f"token {bad!r} is not in GPT-2's byte alphabet")
+        merges.append((left, right, where))
+
+    if eow is not None:
+        if units != "chars":
+            raise fail(path, "model.end_of_word_suffix", "is only supported without a ByteLevel pre-tokenizer")
+        return _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config)
+    return build_table(
+        path, units, vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer,
+        lowercase=lowercase, config=config,
+    )
+
+
+def _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config) -> MergeTable:
+    """HF's attached end-of-word suffix, as our separate marker (exact; see _eow.py)."""
+    alphabet, detached = _eow.detach(merges, eow)
+    surface_ids = {s: i for i, s in vocab.items()}
+    next_id = max(vocab, default=-1) + 1
+    for symbol in alphabet:
+        if symbol not in surface_ids:
+            vocab[next_id] = symbol
+            surface_ids[symbol] = next_id
+            next_id += 1
+    return build_table(
+        path, "chars", vocab, detached, specials, source_format=NAME, pretokenizer=pretokenizer,
+        end_of_word=eow, lowercase=lowercase, config=config, add_missing_results=True,
+    )
+
+
+def _flatten(node) -> list[dict]:
+    """The steps of a pre-tokenizer / normalizer / decoder, Sequence flattened."""
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "Sequence":
+        out = []
+        for key in ("pretokenizers", "normalizers", "decoders"):
+            for child in node.get(key) or []:
+                out.extend(_flatten(child))
+        return out
+    return [node]
+
+
+def _split_pattern(path: str, step: dict, notes: list[str]) -> str:
+    pattern = step.get("pattern") or {}
+    if "Regex" in pattern:
+        regex_text = pattern["Regex"]
+    elif "String" in pattern:
+        import regex
+
+        regex_text = regex.escape(pattern["String"])
+    else:
+        raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
+    behavior = step.get("behavior", "Isolated")
+    invert = bool(step.get("invert"))
+    if not ((behavior == "Isolated" and not invert) or (behavior == "Removed" and invert)):
+        notes.append(f"Split behavior {behavior} (invert={invert}) is read as 'keep the matches'")
+    return pattern_name(regex_text)
+
+
+def _byte_level_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
+    splits = [p for p in parts if p.get("type") == "Split"]
+    level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
+    others = [p.get("type") for p in parts if p.get("type") not in ("Split", "ByteLevel")]
+    if others:
+        raise fail(path, "pre_tokenizer", f"{', '.join(others)} with ByteLevel is not supported")
+    if len(splits) > 1:
+        raise fail(path, "pre_tokenizer", "more than one Split is not supported")
+    if level is not None and level.get("add_prefix_space"):
+        notes.append("ByteLevel add_prefix_space: HF adds a space before the text; bpe-tui's encoder does not")
+    if splits:
+        if level is not None and level.get("use_regex", True):
+            notes.append("ByteLevel use_regex after a Split: read as the Split's regex alone")
+        return _split_pattern(path, splits[0], notes)
+    if level is not None and level.get("use_regex", True):
+        return "gpt2"
+    return "regex:" + WHOLE_TEXT
+
+
+def _chars_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
+    if not parts:
+        return "regex:" + WHOLE_TEXT
+    if len(parts) > 1:
+        raise fail(path, "pre_tokenizer", f"the sequence {[p.get('type') for p in parts]} is not supported")
+    kind = parts[0].get("type")
+    if kind == "Split":
+        return _split_pattern(path, parts[0], notes)
+    if kind == "WhitespaceSplit":
+        return "whitespace"
+    if kind in ("Whitespace", "BertPreTokenizer"):
+        return "regex:" + HF_WHITESPACE
+    raise fail(path, "pre_tokenizer.type", f"{kind!r} is not supported")
+
+
+# ---------------------------------------------------------------------- writing
+
+
+def losses(table: MergeTable) -> list[str]:
+    out = []
+    if table.counts:
+        out.append("per-merge counts are not stored in tokenizer.json")
+    if table.config.get("tie_break"):
+        out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
+    if table.units == "chars" and table.end_of_word:
+        out.append(
+            f"HF attaches {table.end_of_word!r} to the last character (end_of_word_suffix): merges are rewritten "
+            "to that form; segmentations match up to where the marker sits, token ids of word-final pieces differ"
+        )
+    if table.units == "chars":
+        out.append("characters the table has never seen: HF drops them (no unk_token), bpe-tui shows them as unknown")
+    return out
+
+
+def write(table: MergeTable, path: str, legacy_merges: bool = False) -> None:
+    """Write ``table`` as a tokenizer.json; ``legacy_merges`` writes ``"a b"`` strings."""
+    atomic_write_text(path, dumps(table, legacy_merges=legacy_merges) + "\n")
+
+
+def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
+    """The tokenizer.json text for ``table``."""
+    bytes_mode = table.units == "bytes"
+    vocab = table.vocab
+    special_ids = {i for i in table.special_tokens.values()}
+
+    def enc(surface) -> str:
+        return bytes_to_gpt2_str(surface) if bytes_mode else surface
+
+    model_vocab: dict[str, int] = {}
+    for i, surface in sorted(vocab.items()):
+        key = surface.decode("utf-8", "replace") if (bytes_mode and i in special_ids) else enc(surface)
+        model_vocab.setdefault(key, i)
+    eow = table.end_of_word if table.units == "chars" else None
+    if eow:
+        merges = [(a, b) for a, b, _ in _eow.attach(table)]
+        next_id = max(vocab, default=-1) + 1
+        for a, b in merges:
+            for token in (a, b, a + b):
+                if token not in model_vocab:
+                    model_vocab[token] = next_id
+                    next_id += 1
+    else:
+        merges = [(enc(a), enc(b)) for a, b in table.merges]
+    if legacy_merges:
+        for a, b in merges:
+            if " " in a or " " in b:
+                raise BPEError(f"cannot write legacy merges: token {a if ' ' in a else b!r} contains a space (use pairs)")
+        merges_json: list = [f"{a} {b}" for a, b in merges]
+    else:
+        merges_json = [[a, b] for a, b in merges]
+
+    pattern = pattern_text(table.pretokenizer)
+    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": True}
+    if bytes_mode:
+        level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        if table.pretokenizer == "gpt2":
+            pre = level
+        else:
+            pre = {"type": "Sequence", "pretokenizers": [split, dict(level, use_regex=False)]}
+        decoder = dict(level)
+    else:
+        pre = split
+        decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
+    added = [
+        {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
+    ]
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": {"type": "Lowercase"} if table.lowercase else None,
+        "pre_tokenizer": pre,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": eow,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": model_vocab,
+            "merges": merges_json,
+        },
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
