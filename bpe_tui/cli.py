@@ -9,6 +9,7 @@
     bpe-tui inspect TABLE [--token T]        summarise a table, or show how a token was built
     bpe-tui convert IN OUT --to FORMAT       convert a table between formats
     bpe-tui count CORPUS... -o counts.tsv    write word counts that `train --counts` reads
+    bpe-tui compare TABLE_A TABLE_B [TEXT]   how two tables split the same text, and where they differ
 
 Every error is one line on stderr and exit status 2; the core raises ``BPEError`` for bad
 input and this module prints it. Subcommands only call the core, never the other way round.
@@ -27,7 +28,7 @@ from .core.config import PRESETS, TIE_BREAKS, TrainerConfig
 from .core.errors import BPEError
 from .core.units import visible
 
-SUBCOMMANDS = ("train", "encode", "inspect", "open", "convert", "count")
+SUBCOMMANDS = ("train", "encode", "inspect", "open", "convert", "count", "compare")
 
 
 # ---------------------------------------------------------------------- options
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-o", "--output", required=True, help="where to write the table")
     t.add_argument("--format", default="native", choices=sorted(writers()), help="output format (default native)")
     t.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    t.add_argument("--legacy-merges", action="store_true", help='hf format: write merges as "a b" strings (tokenizers < 0.20)')
     t.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     add_training_options(t)
 
@@ -109,6 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("output")
     c.add_argument("--to", required=True, choices=sorted(writers()), help="output format")
     c.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    c.add_argument("--legacy-merges", action="store_true", help='hf format: write merges as "a b" strings (tokenizers < 0.20)')
+
+    m = sub.add_parser("compare", help="compare how two tables split the same text")
+    m.add_argument("table_a")
+    m.add_argument("table_b")
+    m.add_argument("text", nargs="?", help="text to split (default: stdin)")
+    m.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N differing spans (default 20; 0 = all)")
 
     n = sub.add_parser("count", help="count a corpus's words into a word<TAB>count file")
     n.add_argument("corpus", nargs="+")
@@ -164,7 +173,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         for _ in trainer.run():
             pass
     table = trainer.table
-    table.save(args.output, format=args.format)
+    table.save(args.output, format=args.format, **save_options(args, args.format))
     if not args.quiet:
         ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
         print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")
@@ -269,8 +278,30 @@ def cmd_convert(args: argparse.Namespace) -> int:
     table = load(args.input)
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
-    save(table, args.output, args.to)
+    save(table, args.output, args.to, **save_options(args, args.to))
     print(f"{args.input} ({table.source_format}) -> {args.output} ({args.to}): {len(table):,} tokens, {table.num_merges:,} merges")
+    return 0
+
+
+def save_options(args: argparse.Namespace, fmt: str) -> dict:
+    """Writer options from the command line (--legacy-merges is for the hf format only)."""
+    if not getattr(args, "legacy_merges", False):
+        return {}
+    if fmt != "hf":
+        raise BPEError(f"--legacy-merges applies to the hf format, not {fmt}")
+    return {"legacy_merges": True}
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .core.compare import compare, format_comparison
+    from .core.formats import load
+
+    table_a, table_b = load(args.table_a), load(args.table_b)
+    text = args.text if args.text is not None else sys.stdin.read()
+    result = compare(table_a, table_b, text)
+    name_a = f"A {args.table_a} ({table_a.source_format})"
+    name_b = f"B {args.table_b} ({table_b.source_format})"
+    print(format_comparison(result, name_a, name_b, limit=args.limit or None))
     return 0
 
 
@@ -321,6 +352,7 @@ COMMANDS = {
     "open": cmd_open,
     "convert": cmd_convert,
     "count": cmd_count,
+    "compare": cmd_compare,
 }
 
 
