@@ -31,6 +31,7 @@ Tie-break rules (which pair wins when counts are equal):
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -98,7 +99,7 @@ class _StepRecord:
     new_id: int
     created: bool  # True when the merge created a new vocabulary entry
     old_words: list[tuple[int, tuple[int, ...]]]
-    changes: dict[tuple[int, int], int]
+    changes: dict[tuple[int, int], tuple[int, int]]  # pair -> (count before, count after)
     tokens_saved: int
     event: MergeEvent
 
@@ -198,8 +199,13 @@ class Trainer:
         self._by_frequency: list[int] | None = None
 
         self._key = self._make_key_function()
-        self._heap: list = [(-c, *self._key(p), p) for p, c in pc.items()]
+        self._entry = self._make_entry_function()
+        entry = self._entry
+        self._heap: list = [entry(p, c) for p, c in pc.items()]
         heapq.heapify(self._heap)
+        # Valid entries taken off the heap by a peek, smallest first; each is no greater than
+        # anything left in the heap, so the queue is front + heap (see _pop_valid).
+        self._front: deque = deque()
 
         self._history: list[_StepRecord] = []
         self.stop_reason: str | None = None
@@ -260,12 +266,30 @@ class Trainer:
             return "".join(chr(0x10FFFE - ord(ch)) for ch in text) + "\U0010ffff"
         return text
 
+    def _merged_material(self, a: int, b: int, new_id: int) -> object:
+        """``_material`` of a token created by merging ``a`` and ``b``, from theirs (cheaper)."""
+        rule = self.config.tie_break
+        material = self._tie_material
+        if rule == "hf":
+            return new_id  # merged tokens rank by creation, after the whole alphabet
+        if rule == "lexical-max":
+            return material[a][:-1] + material[b]  # drop a's terminator; b's ends the key
+        return material[a] + material[b]
+
     def _make_key_function(self) -> Callable[[tuple[int, int]], tuple]:
         """The tie-break part of a heap key: smaller sorts first."""
         if self.config.tie_break == "first-seen":
             return self._first_seen_key
         material = self._tie_material
         return lambda p: (material[p[0]], material[p[1]])
+
+    def _make_entry_function(self) -> Callable[[tuple[int, int], int], tuple]:
+        """A pair's whole heap entry ``(-count, *tie-break key, pair)``, built in one call."""
+        if self.config.tie_break == "first-seen":
+            key = self._first_seen_key
+            return lambda p, c: (-c, *key(p), p)
+        material = self._tie_material
+        return lambda p, c: (-c, material[p[0]], material[p[1]], p)
 
     def _first_seen_key(self, pair: tuple[int, int]) -> tuple[int, int]:
         """(first word containing the pair, character offset of its first occurrence there).
@@ -293,25 +317,39 @@ class Trainer:
     # ------------------------------------------------------------------ the queue
 
     def _push(self, pair: tuple[int, int], count: int) -> None:
-        heapq.heappush(self._heap, (-count, *self._key(pair), pair))
+        heapq.heappush(self._heap, self._entry(pair, count))
 
     def _pop_valid(self):
-        """Pop the best up-to-date heap entry, re-queueing or dropping stale ones."""
+        """Pop the best up-to-date queue entry, re-queueing or dropping stale ones.
+
+        The queue is the heap plus a short sorted ``_front`` of entries a peek took off (and
+        that were no greater than anything in the heap then); the smaller head goes first.
+        """
         heap = self._heap
+        front = self._front
         pc = self._pair_counts
-        while heap:
-            entry = heapq.heappop(heap)
+        make = self._entry
+        heappop = heapq.heappop
+        while True:
+            if front:
+                if heap and heap[0] < front[0]:
+                    entry = heappop(heap)
+                else:
+                    entry = front.popleft()
+            elif heap:
+                entry = heappop(heap)
+            else:
+                return None
             pair = entry[-1]
             count = pc.get(pair, 0)
             if count == 0:
                 continue
-            fresh = (-count, *self._key(pair), pair)
+            fresh = make(pair, count)
             if fresh == entry:
                 return entry
             if fresh > entry:  # got worse since queued: queue it where it belongs now
                 heapq.heappush(heap, fresh)
             # else: it got better (undo); a fresher entry was queued then, drop this one
-        return None
 
     def _peek_valid(self, k: int) -> list:
         """The best ``k`` valid entries, distinct pairs, leaving the queue as it was."""
@@ -325,8 +363,8 @@ class Trainer:
                 continue
             taken.append(entry)
             seen.add(entry[-1])
-        for entry in taken:
-            heapq.heappush(self._heap, entry)
+        # They came out smallest first and no greater than anything left: put them in front.
+        self._front.extendleft(reversed(taken))
         return taken
 
     # ------------------------------------------------------------------ questions
@@ -443,17 +481,27 @@ class Trainer:
         return self._stop_check(respect_target=True) is not None
 
     def _stop_check(self, respect_target: bool) -> str | None:
+        reason = self._target_reason(respect_target)
+        if reason is not None:
+            return reason
+        best = self._peek_valid(1)
+        return self._queue_reason(best[0] if best else None)
+
+    def _target_reason(self, respect_target: bool) -> str | None:
         cfg = self.config
         if respect_target:
-            if cfg.merges is not None and self.steps_done >= cfg.merges:
+            if cfg.merges is not None and len(self._history) >= cfg.merges:
                 return f"reached {cfg.merges} merges"
-            if cfg.vocab_size is not None and self.vocab_size >= cfg.vocab_size:
+            if cfg.vocab_size is not None and len(self._surfaces) >= cfg.vocab_size:
                 return f"reached vocabulary size {cfg.vocab_size}"
-        best = self._peek_valid(1)
-        if not best:
+        return None
+
+    def _queue_reason(self, best) -> str | None:
+        """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
+        if best is None:
             return "nothing left to merge: every word is a single token"
-        if -best[0][0] < cfg.min_frequency:
-            return f"nothing left to merge: the best pair occurs {-best[0][0]} times, below min_frequency {cfg.min_frequency}"
+        if -best[0] < self.config.min_frequency:
+            return f"nothing left to merge: the best pair occurs {-best[0]} times, below min_frequency {self.config.min_frequency}"
         return None
 
     @property
@@ -497,22 +545,29 @@ class Trainer:
         return self._step(respect_target=True)
 
     def _step(self, respect_target: bool) -> MergeEvent | None:
-        reason = self._stop_check(respect_target)
+        reason = self._target_reason(respect_target)
+        if reason is None:
+            entry = self._pop_valid()  # one pop: the stop check and the merge share it
+            reason = self._queue_reason(entry)
+            if reason is not None and entry is not None:
+                self._front.appendleft(entry)  # not merged: back to the head of the queue
         if reason is not None:
             self.stop_reason = reason
             return None
         self.stop_reason = None
-        entry = self._pop_valid()
         count = -entry[0]
         pair = entry[-1]
 
         # Ties: how many other pairs share this count, and the first few of them by name.
+        # They are exactly the next valid entries, so peek no further than needed.
         tie_count = self._count_hist.get(count, 1) - 1
         ties: tuple = ()
         if tie_count:
             s = self._surfaces
             ties = tuple(
-                (s[e[-1][0]], s[e[-1][1]]) for e in self._peek_valid(TIES_LISTED) if -e[0] == count
+                (s[e[-1][0]], s[e[-1][1]])
+                for e in self._peek_valid(min(tie_count, TIES_LISTED))
+                if -e[0] == count
             )
         return self._apply(pair, count, tie_count, ties)
 
@@ -526,53 +581,65 @@ class Trainer:
             new_id = len(surfaces)
             surfaces.append(new_surface)
             self._surface_to_id[new_surface] = new_id
-            self._tie_material.append(self._material(new_id, new_surface))
+            self._tie_material.append(self._merged_material(a, b, new_id))
 
         words = self._words
         counts = self._counts
         where = self._where
         changes: dict[tuple[int, int], int] = {}
+        get = changes.get
         old_words: list[tuple[int, tuple[int, ...]]] = []
+        touched: list[int] = []
         saved = 0
         for w in sorted(where.pop(pair, ())):
             syms = words[w]
+            # Jump between occurrences of ``a`` (C-speed index) instead of stepping symbol by
+            # symbol; the deltas are the same, made in the same left-to-right order.
+            k = syms.count(a)
+            if not k:
+                continue
             n = len(syms)
-            out: list[int] = []
             wc = counts[w]
-            i = 0
+            out: list[int] = []
+            start = 0  # syms[start:] not yet copied to out
             merged_here = 0
-            while i < n:
-                if i + 1 < n and syms[i] == a and syms[i + 1] == b:
-                    if out:
-                        prev = out[-1]
-                        p = (prev, a)
-                        changes[p] = changes.get(p, 0) - wc
-                        p = (prev, new_id)
-                        changes[p] = changes.get(p, 0) + wc
-                        s = where.get(p)
-                        if s is None:
-                            where[p] = {w}
-                        else:
-                            s.add(w)
-                    if i + 2 < n:
-                        nxt = syms[i + 2]
-                        p = (b, nxt)
-                        changes[p] = changes.get(p, 0) - wc
-                        p = (new_id, nxt)
-                        changes[p] = changes.get(p, 0) + wc
-                        s = where.get(p)
-                        if s is None:
-                            where[p] = {w}
-                        else:
-                            s.add(w)
-                    out.append(new_id)
-                    merged_here += 1
-                    i += 2
-                else:
-                    out.append(syms[i])
-                    i += 1
+            i = -1
+            for _ in range(k):
+                i = syms.index(a, i + 1)
+                if i < start or i + 1 >= n or syms[i + 1] != b:
+                    continue
+                if i > start:
+                    out += syms[start:i]
+                if out:
+                    prev = out[-1]
+                    p = (prev, a)
+                    changes[p] = get(p, 0) - wc
+                    p = (prev, new_id)
+                    changes[p] = get(p, 0) + wc
+                    s = where.get(p)
+                    if s is None:
+                        where[p] = {w}
+                    else:
+                        s.add(w)
+                if i + 2 < n:
+                    nxt = syms[i + 2]
+                    p = (b, nxt)
+                    changes[p] = get(p, 0) - wc
+                    p = (new_id, nxt)
+                    changes[p] = get(p, 0) + wc
+                    s = where.get(p)
+                    if s is None:
+                        where[p] = {w}
+                    else:
+                        s.add(w)
+                out.append(new_id)
+                merged_here += 1
+                start = i + 2
             if merged_here:
+                if start < n:
+                    out += syms[start:]
                 old_words.append((w, syms))
+                touched.append(w)
                 words[w] = tuple(out)
                 saved += merged_here * wc
 
@@ -582,7 +649,6 @@ class Trainer:
         self._total_tokens -= saved
         applied = self._apply_changes(changes, push_increases=True)
 
-        record_changes = {p: d for p, d in changes.items() if d}
         event = MergeEvent(
             step=len(self._history) + 1,
             pair=(surfaces[a], surfaces[b]),
@@ -593,13 +659,13 @@ class Trainer:
             tie_count=tie_count,
             ties=ties,
             rule=self.config.tie_break,
-            words_touched=tuple(w for w, _ in old_words),
+            words_touched=tuple(touched),
             total_tokens=self._total_tokens,
             vocab_size=len(surfaces),
             _changes=applied,
             _surfaces=surfaces,
         )
-        self._history.append(_StepRecord(pair, new_id, created, old_words, record_changes, saved, event))
+        self._history.append(_StepRecord(pair, new_id, created, old_words, applied, saved, event))
         return event
 
     def _apply_changes(self, changes: Mapping[tuple[int, int], int], push_increases: bool) -> dict:
@@ -607,11 +673,14 @@ class Trainer:
         pc = self._pair_counts
         hist = self._count_hist
         applied = {}
-        increased = []
+        heap = self._heap
+        entry = self._entry
+        heappush = heapq.heappush
+        get = pc.get
         for p, d in changes.items():
             if not d:
                 continue
-            before = pc.get(p, 0)
+            before = get(p, 0)
             after = before + d
             if before:
                 left = hist[before] - 1
@@ -623,12 +692,10 @@ class Trainer:
                 pc[p] = after
                 hist[after] = hist.get(after, 0) + 1
             else:
-                pc.pop(p, None)
+                del pc[p]
             applied[p] = (before, after)
             if d > 0 and push_increases:
-                increased.append((p, after))
-        for p, after in increased:
-            self._push(p, after)
+                heappush(heap, entry(p, after))
         return applied
 
     def undo(self) -> MergeEvent | None:
@@ -647,7 +714,7 @@ class Trainer:
                 else:
                     s.add(w)
         self._total_tokens += record.tokens_saved
-        self._apply_changes({p: -d for p, d in record.changes.items()}, push_increases=True)
+        self._apply_changes({p: before - after for p, (before, after) in record.changes.items()}, push_increases=True)
         if record.created:
             surface = self._surfaces.pop()
             del self._surface_to_id[surface]
