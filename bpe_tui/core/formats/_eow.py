@@ -85,13 +85,14 @@ def split_symbol(token: str, eow: str) -> tuple[str, bool]:
     return token, False
 
 
-def detach(merges: list[tuple[str, str, str]], eow: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+def detach(merges: list[tuple[str, str, str]], eow: str, extra_chars=()) -> tuple[list[str], list[tuple[str, str, str]]]:
     """Base symbols and separate-marker merges for attached ``(left, right, where)`` merges.
 
     Returns ``(alphabet, merges)``: the characters (sorted by code point) plus the marker,
-    and the merge list with one ``(c, </w>)`` merge per character in front.
+    and the merge list with one ``(c, </w>)`` merge per character in front. ``extra_chars``
+    adds characters the merges never mention (a vocabulary's single characters).
     """
-    chars: set[str] = set()
+    chars: set[str] = set(extra_chars)
     for left, right, _ in merges:
         for token in (left, right):
             body, _ = split_symbol(token, eow)

@@ -200,7 +200,14 @@ def read(path: str) -> MergeTable:
 
 def _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config) -> MergeTable:
     """HF's attached end-of-word suffix, as our separate marker (exact; see _eow.py)."""
-    alphabet, detached = _eow.detach(merges, eow)
+    extra = set()
+    for i, surface in vocab.items():
+        if i in specials.values():
+            continue
+        body, attached = _eow.split_symbol(surface, eow)
+        if len(body) == 1:
+            extra.add(body)
+    alphabet, detached = _eow.detach(merges, eow, extra)
     surface_ids = {s: i for i, s in vocab.items()}
     next_id = max(vocab, default=-1) + 1
     for symbol in alphabet:

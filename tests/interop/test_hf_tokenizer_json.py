@@ -1,0 +1,141 @@
+"""tokenizer.json: what we write, tokenizers loads and encodes to exactly our ids; what
+tokenizers writes, we read and encode like it does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+import bpe_tui
+from bpe_tui import BPEError
+from tests.conftest import CORPORA
+
+from .conftest import TEXTS, assert_one_line_error, same_table, write
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["pairs", "legacy"])
+def test_tokenizers_encodes_our_table_to_our_ids(trained_table, tmp_path, legacy):
+    path = tmp_path / "tokenizer.json"
+    trained_table.save(str(path), format="hf", legacy_merges=legacy)
+    merges = json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]
+    assert isinstance(merges[0], str if legacy else list)
+    hf = Tokenizer.from_file(str(path))
+    for text in TEXTS:
+        assert hf.encode(text).ids == trained_table.encode(text), text
+        assert hf.decode(trained_table.encode(text), skip_special_tokens=False) == text
+    same_table(bpe_tui.load(str(path)), trained_table)
+
+
+@pytest.mark.parametrize("pretokenizer", ["gpt4", "o200k", "whitespace"])
+def test_split_pretokenizers(tmp_path, pretokenizer):
+    """Other regexes go out as Split + ByteLevel(use_regex=False); findall semantics kept
+    (the whitespace pattern drops the spaces in both)."""
+    table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", pretokenizer=pretokenizer, tie_break="hf", vocab_size=500,
+                          special_tokens=["<|endoftext|>"])
+    path = tmp_path / "tokenizer.json"
+    table.save(str(path), format="hf")
+    hf = Tokenizer.from_file(str(path))
+    for text in TEXTS:
+        assert hf.encode(text).ids == table.encode(text), text
+    same_table(bpe_tui.load(str(path)), table)
+
+
+def test_chars_table_without_marker(tmp_path):
+    table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="classic", end_of_word=None, pretokenizer="gpt2", vocab_size=300)
+    path = tmp_path / "tokenizer.json"
+    table.save(str(path), format="hf")
+    hf = Tokenizer.from_file(str(path))
+    text = "The fox and the hound went for a long walk."
+    assert hf.encode(text).ids == table.encode(text)
+    same_table(bpe_tui.load(str(path)), table)
+
+
+def _train_hf(tmp_path, model_pre, *, suffix=None, decoder=None, vocab_size=400, alphabet=()):
+    tok = Tokenizer(models.BPE(end_of_word_suffix=suffix) if suffix else models.BPE())
+    tok.pre_tokenizer = model_pre
+    if decoder is not None:
+        tok.decoder = decoder
+    kw = {"end_of_word_suffix": suffix} if suffix else {}
+    if alphabet:
+        kw["initial_alphabet"] = list(alphabet)
+    tok.train([str(CORPORA / "demo.txt")], trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>", "<s>"], show_progress=False, **kw))
+    path = tmp_path / "hf.json"
+    tok.save(str(path))
+    return tok, str(path)
+
+
+def test_metaspace_tokenizer(tmp_path):
+    """Metaspace: ▁ read as a space. HF prepends ▁ to the text (prepend_scheme always); our
+    encoder does not, so the test adds the space itself (config says so)."""
+    tok, path = _train_hf(tmp_path, pre_tokenizers.Metaspace(), decoder=decoders.Metaspace())
+    table = bpe_tui.load(path)
+    assert table.units == "chars" and table.config.get("prepend_space")
+    for text in ["The fox ran home.", "a  b   c", "Nobody knew why."]:
+        assert tok.encode(text).ids == table.encode(" " + text), text
+
+
+def test_end_of_word_suffix_maps_onto_separate_marker(tmp_path):
+    """HF attaches </w> to the last character; we keep it as a symbol with (c, </w>) merges
+    in front, and still encode to HF's ids."""
+    tok, path = _train_hf(tmp_path, pre_tokenizers.WhitespaceSplit(), suffix="</w>")
+    table = bpe_tui.load(path)
+    assert table.end_of_word == "</w>" and table.pretokenizer == "whitespace"
+    for text in ["The fox ran home.", "lower lowest newer widest", "the the the"]:
+        assert tok.encode(text).ids == table.encode(text), text
+
+
+def test_tokenizers_written_split_bytelevel(tmp_path):
+    split = pre_tokenizers.Split(pattern=__import__("tokenizers").Regex(r"\p{L}+|\p{N}{1,3}|\s+|[^\s\p{L}\p{N}]+"), behavior="isolated")
+    tok, path = _train_hf(tmp_path, pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
+                          decoder=decoders.ByteLevel(), vocab_size=600, alphabet=pre_tokenizers.ByteLevel.alphabet())
+    table = bpe_tui.load(path)
+    assert table.units == "bytes" and table.pretokenizer.startswith("regex:")
+    for text in TEXTS[:8]:
+        assert tok.encode(text).ids == table.encode(text), text
+
+
+@pytest.mark.parametrize("kind", ["WordPiece", "Unigram", "WordLevel"])
+def test_non_bpe_model_is_refused(tmp_path, kind):
+    model = {"WordPiece": models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"),
+             "Unigram": models.Unigram([("<unk>", 0.0), ("a", -1.0)], 0, False),
+             "WordLevel": models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]")}[kind]
+    path = tmp_path / "tokenizer.json"
+    Tokenizer(model).save(str(path))
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.load(str(path))
+    assert_one_line_error(exc, str(path), "model.type", kind, "not a BPE model")
+
+
+def _minimal(**model):
+    base = {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}
+    base.update(model)
+    return {"version": "1.0", "added_tokens": [], "pre_tokenizer": None, "model": base}
+
+
+@pytest.mark.parametrize(
+    "content, needles",
+    [
+        ('{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}', ["bad JSON", "line"]),
+        (json.dumps(_minimal(merges=[["a", "c"]])), ["model.merges[0]", "'c'", "not in the vocabulary"]),
+        (json.dumps(_minimal(merges=["a b c"])), ["model.merges[0]", "legacy merge"]),
+        (json.dumps(_minimal(merges=[["a", "b"], ["ab", "b"]])), ["model.merges[1]", "'abb'", "not in the vocabulary"]),
+        (json.dumps(_minimal(vocab={"a": 0, "b": "one"})), ["model.vocab['b']", "not an integer"]),
+        (json.dumps({"version": "1.0", "added_tokens": []}), ["key 'model'"]),
+        (json.dumps(_minimal(merges=None)), ["model.merges"]),
+    ],
+    ids=["truncated", "missing-token", "bad-legacy", "missing-result", "bad-id", "no-model", "no-merges"],
+)
+def test_malformed(tmp_path, content, needles):
+    path = write(tmp_path / "tokenizer.json", content)
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.load(path, format="hf")
+    assert_one_line_error(exc, path, *needles)
+
+
+def test_minimal_legacy_and_pairs_read_alike(tmp_path):
+    a = bpe_tui.load(write(tmp_path / "a.json", json.dumps(_minimal())))
+    b = bpe_tui.load(write(tmp_path / "b.json", json.dumps(_minimal(merges=["a b"]))))
+    assert a.merges == b.merges == [("a", "b")]
+    assert a.encode("abab") == [2, 2]

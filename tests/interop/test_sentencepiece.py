@@ -1,0 +1,91 @@
+"""sentencepiece BPE models, read with our own wire-format reader: same ids as sentencepiece.
+
+Normalisation differences, named rather than hidden: sentencepiece normalizes the text before
+BPE (nmt_nfkc: NFKC plus a few mappings), squeezes and strips whitespace
+(remove_extra_whitespaces) and adds a dummy prefix space (add_dummy_prefix). Our encoder does
+none of that, so the test applies them to the text it gives our table: NFKC, collapse runs of
+whitespace, strip, prepend one space. Characters outside the vocabulary differ too (one <unk>
+per run in sentencepiece, one unknown per character here), so the sample lines use characters
+the model knows.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+import sentencepiece as spm
+
+import bpe_tui
+from bpe_tui import BPEError
+from bpe_tui.core.formats.sentencepiece_bpe import parse_message
+from tests.conftest import CORPORA
+
+from .conftest import assert_one_line_error, write
+
+
+def sp_normalize(text: str) -> str:
+    return " " + " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+@pytest.fixture(scope="module")
+def sp_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("spm")
+    corpus = d / "corpus.txt"
+    corpus.write_text((CORPORA / "demo.txt").read_text(encoding="utf-8") + (CORPORA / "multilingual.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=str(d / "m"), vocab_size=800, model_type="bpe", character_coverage=1.0,
+        user_defined_symbols=["<sep>"], minloglevel=2,
+    )
+    return str(d / "m.model"), spm.SentencePieceProcessor(model_file=str(d / "m.model")), corpus
+
+
+def test_same_ids_as_sentencepiece(sp_model):
+    path, sp, corpus = sp_model
+    table = bpe_tui.load(path)
+    assert table.source_format == "sentencepiece" and table.units == "chars"
+    assert table.config["prepend_space"] and table.config["normalizer"] == "nmt_nfkc"
+    lines = [line for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    checked = 0
+    for line in lines[:400]:
+        ids = table.encode(sp_normalize(line))
+        if -1 in ids:
+            continue  # a character outside the vocabulary (see the module docstring)
+        assert ids == sp.encode(line), line
+        checked += 1
+    assert checked > 150
+    assert table.encode(sp_normalize("x <sep> y")) == sp.encode("x <sep> y")  # user-defined = special
+
+
+def test_pieces_scores_and_types_match(sp_model):
+    path, sp, _ = sp_model
+    table = bpe_tui.load(path)
+    assert len(table) == sp.get_piece_size()
+    for i in range(sp.get_piece_size()):
+        piece = sp.id_to_piece(i)
+        expected = piece if (sp.is_control(i) or sp.is_unknown(i)) else piece.replace("\u2581", " ")
+        assert table.vocab[i] == expected
+    assert table.special_tokens == {"<sep>": sp.piece_to_id("<sep>")}
+
+
+def test_unigram_model_is_refused(tmp_path):
+    spm.SentencePieceTrainer.train(input=str(CORPORA / "demo.txt"), model_prefix=str(tmp_path / "u"), vocab_size=300,
+                                   model_type="unigram", minloglevel=2)
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.load(str(tmp_path / "u.model"))
+    assert_one_line_error(exc, "u.model", "UNIGRAM", "not a BPE model")
+
+
+def test_truncated_model(sp_model, tmp_path):
+    data = open(sp_model[0], "rb").read()
+    path = write(tmp_path / "cut.model", data[: len(data) // 2])
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.load(path, format="sentencepiece")
+    assert_one_line_error(exc, path, "byte")
+
+
+def test_wire_reader():
+    # field 1 (varint 150), field 2 (string "hi"), field 3 (fixed32)
+    data = bytes([0x08, 0x96, 0x01, 0x12, 0x02]) + b"hi" + bytes([0x1D, 0, 0, 0x80, 0x3F])
+    fields = [(f, w, v) for f, w, v, _ in parse_message(data)]
+    assert fields == [(1, 0, 150), (2, 2, b"hi"), (3, 5, b"\x00\x00\x80\x3f")]

@@ -1,0 +1,145 @@
+"""tiktoken rank files: ours load in tiktoken and encode alike; GPT-2 three ways, one answer."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+
+import bpe_tui
+from bpe_tui import BPEError
+from bpe_tui.core.formats.tiktoken_bpe import rebuild_merges
+from bpe_tui.core.pretokenize import GPT2_PATTERN
+from tests.conftest import GPT2_DIR, need
+
+from .conftest import TEXTS, assert_one_line_error, same_table, write
+
+
+def encoding_for(path, table, pattern=GPT2_PATTERN):
+    return tiktoken.Encoding(
+        "bpe-tui-test", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens=table.special_tokens
+    )
+
+
+def test_tiktoken_encodes_our_table_to_our_ids(trained_table, tmp_path):
+    path = tmp_path / "table.tiktoken"
+    trained_table.save(str(path), format="tiktoken")
+    enc = encoding_for(path, trained_table)
+    for text in TEXTS:
+        assert enc.encode(text, allowed_special="all") == trained_table.encode(text), text
+        assert enc.decode(trained_table.encode(text)) == text
+    back = bpe_tui.load(str(path))
+    assert back.source_format == "tiktoken"
+    assert back.merges == trained_table.merges  # rebuilt by replay, not stored
+    assert back.encode(TEXTS[0]) == trained_table.encode(TEXTS[0])
+
+
+def test_gpt4_regex_table(tmp_path):
+    from bpe_tui.core.pretokenize import GPT4_PATTERN
+    from tests.conftest import CORPORA
+
+    table = bpe_tui.train(str(CORPORA / "code_sample.py"), preset="gpt4", vocab_size=600)
+    path = tmp_path / "t.tiktoken"
+    table.save(str(path), format="tiktoken")
+    enc = encoding_for(path, table, GPT4_PATTERN)
+    for text in TEXTS:
+        assert enc.encode(text, allowed_special="all") == table.encode(text), text
+
+
+@pytest.fixture(scope="module")
+def gpt2_three_ways(tmp_path_factory):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    need(GPT2_DIR / "vocab.json")
+    d = tmp_path_factory.mktemp("gpt2")
+    from_files = bpe_tui.load(str(GPT2_DIR))
+    # a tokenizer.json written by tokenizers itself from GPT-2's two files
+    tok = Tokenizer(models.BPE.from_file(str(GPT2_DIR / "vocab.json"), str(GPT2_DIR / "merges.txt")))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens(["<|endoftext|>"])
+    tok.save(str(d / "tokenizer.json"))
+    from_hf = bpe_tui.load(str(d / "tokenizer.json"))
+    # a tiktoken file we wrote, read back (merges rebuilt by replaying BPE)
+    from_files.save(str(d / "gpt2.tiktoken"), format="tiktoken")
+    from_tiktoken = bpe_tui.load(str(d / "gpt2.tiktoken"))
+    enc = tiktoken.Encoding("gpt2-local", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(d / "gpt2.tiktoken")),
+                            special_tokens={"<|endoftext|>": 50256})
+    return from_files, from_hf, from_tiktoken, enc, tok
+
+
+def test_gpt2_three_loads_identical_ids_identical_to_tiktoken(gpt2_three_ways):
+    from tests.conftest import TAYLORSWIFT
+
+    from_files, from_hf, from_tiktoken, enc, tok = gpt2_three_ways
+    assert [t.source_format for t in (from_files, from_hf, from_tiktoken)] == ["gpt2", "hf", "tiktoken"]
+    texts = list(TEXTS)
+    if TAYLORSWIFT.exists():
+        texts.append(TAYLORSWIFT.read_text(encoding="utf-8")[:30_000])
+    for text in texts:
+        ids = from_files.encode(text)
+        assert from_hf.encode(text) == ids
+        assert from_tiktoken.encode(text) == ids
+        assert enc.encode(text, allowed_special="all") == ids
+        assert tok.encode(text).ids == ids
+
+
+def test_gpt2_merges_rebuilt_exactly_from_ranks(gpt2_three_ways):
+    from_files, from_hf, from_tiktoken, _, _ = gpt2_three_ways
+    assert from_tiktoken.merges == from_files.merges == from_hf.merges
+    assert from_tiktoken.special_tokens == from_files.special_tokens == {"<|endoftext|>": 50256}
+    # the point of replaying: splitting at the longest known prefix gets many merges wrong
+    known = {s for s in from_files.vocab.values()}
+    naive_wrong = 0
+    for left, right in from_files.merges:
+        token = left + right
+        cut = max(k for k in range(1, len(token)) if token[:k] in known and token[k:] in known)
+        naive_wrong += (token[:cut], token[cut:]) != (left, right)
+    assert naive_wrong > 1000
+
+
+def test_unreachable_token_is_kept_and_noted(tmp_path):
+    # "xabcdy" replayed with only ab and cd stops at x + ab + cd + y: tiktoken never makes it.
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    for rank, tok in enumerate([b"ab", b"cd", b"xabcdy"], start=256):
+        lines.append(f"{base64.b64encode(tok).decode()} {rank}")
+    table = bpe_tui.load(write(tmp_path / "u.tiktoken", "\n".join(lines) + "\n"))
+    assert table.num_merges == 2 and table.vocab[258] == b"xabcdy"
+    assert any("unreachable" in n for n in table.config["notes"])
+
+
+def test_replay_uses_only_lower_ranks():
+    by_rank = {i: bytes([i]) for i in range(256)}
+    by_rank.update({256: b"bc", 257: b"ab", 258: b"abc"})
+    merges, unreachable = rebuild_merges(by_rank)
+    # "abc" replays with bc (rank 256) first: a + bc, although ab exists too.
+    assert merges[-1] == (ord("a"), 256, 258) and not unreachable
+
+
+@pytest.mark.parametrize(
+    "content, needles",
+    [
+        ("IQ== 0\nIg== 1\n!!notbase64 2\n", ["line 3", "bad base64"]),
+        ("IQ== 0\nIg==\n", ["line 2", "expected 'base64 rank'"]),
+        ("IQ== 0\nIg== x\n", ["line 2", "rank"]),
+        ("IQ== 0\nIQ== 1\n", ["line 2", "listed twice"]),
+        ("IQ== 0\nIg== 1\n", ["no rank"]),
+        ("", ["empty"]),
+    ],
+    ids=["bad-base64", "truncated-line", "bad-rank", "duplicate", "missing-bytes", "empty"],
+)
+def test_malformed(tmp_path, content, needles):
+    path = write(tmp_path / "x.tiktoken", content)
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.load(path, format="tiktoken")
+    assert_one_line_error(exc, path, *needles)
+
+
+def test_chars_table_cannot_be_written(tmp_path):
+    from tests.conftest import CORPORA
+
+    table = bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=3)
+    with pytest.raises(BPEError, match="byte-level"):
+        table.save(str(tmp_path / "x.tiktoken"), format="tiktoken")
