@@ -208,10 +208,15 @@ class EncodePane(Vertical):
         if ids:
             self.post_message(TokenSelected(max(ids, key=lambda i: len(table.surface(i))), show=True))
 
-    def on_key(self, event) -> None:
-        # cursor moves change the word under the cursor: re-trace (cheap)
-        if event.key in ("left", "right", "home", "end"):
-            self.call_after_refresh(self._encode)
+    def on_mount(self) -> None:
+        self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
+
+    def _cursor_moved(self, _selection) -> None:
+        # the trace follows the word under the cursor
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is not None and self.text and self._word_under_cursor(table, self.text) != self.trace_word:
+            self._encode()
 
     def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
         event.stop()

@@ -1,0 +1,51 @@
+"""Shared helpers for the explorer's pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bpe_tui
+from bpe_tui import Trainer, TrainerConfig
+from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.session import read_preview
+
+REPO = Path(__file__).resolve().parents[2]
+CORPORA = REPO / "corpora"
+SHARED = REPO.parent / "shared"
+GPT2_TABLE = SHARED / "tables" / "gpt2"
+DEMO = Path(bpe_tui.demo_corpus_path())
+
+
+def demo_app(vocab_size: int = 1000, **overrides) -> ExplorerApp:
+    """The explorer on the demo corpus (loaded synchronously: deterministic first frame)."""
+    cfg = TrainerConfig(preset="gpt2", vocab_size=vocab_size, **overrides)
+    trainer = Trainer.from_files([str(DEMO)], cfg)
+    return ExplorerApp(trainer=trainer, preview=read_preview([str(DEMO)]))
+
+
+def classic_app(name: str = "low_lower_lowest.txt", **cfg) -> ExplorerApp:
+    path = str(CORPORA / name)
+    trainer = Trainer.from_files([path], TrainerConfig(preset="classic", **cfg))
+    return ExplorerApp(trainer=trainer, preview=read_preview([path]))
+
+
+def text_app(text: str, **cfg) -> ExplorerApp:
+    cfg.setdefault("preset", "gpt2")
+    trainer = Trainer.from_text(text, TrainerConfig(**cfg), name="inline")
+    return ExplorerApp(trainer=trainer, preview=text)
+
+
+async def settle(app, pilot) -> None:
+    """Wait for workers and pending messages."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+@pytest.fixture
+def gpt2_table_path() -> str:
+    if not (GPT2_TABLE / "merges.txt").is_file():
+        pytest.skip(f"GPT-2's table is not at {GPT2_TABLE} (the shared data directory is absent)")
+    return str(GPT2_TABLE)
