@@ -262,7 +262,10 @@ class ExplorerApp(App):
             if snap.mode == "explore":
                 self.pairs.show(session, snap)
                 self.corpus.show(session, snap)
-            self.history.show(session, snap.timeline_len, snap.step, follow=follow)
+            if snap.mode == "explore":
+                self.history.show(session, snap.timeline_len, snap.step, follow=follow)
+            else:
+                self.history.show(session, snap.timeline_len, snap.step, follow=False)
             self.stats.show(session, snap.step)
             if idle:
                 self.encode.update_table(session)

@@ -168,14 +168,14 @@ class EncodePane(Vertical):
         eow = table.end_of_word
         head = Text(f"trace of “{label(word)}”: ", style="bold", end="")
         base = table.initial_symbols(word.lower() if table.lowercase else word)
-        body, _ = chips(base, eow)
+        body, _ = chips(base, eow, sep=" ")
         head.append_text(body)
         lines = [(head, [])]
         for step in table.trace(word):
             line = Text(f"{step.rank:>7,} ", style="dim", end="", no_wrap=True)
             line.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), "#ffd75f")
             line.append(" → ")
-            body, _ = chips(step.symbols, eow)
+            body, _ = chips(step.symbols, eow, sep=" ")
             line.append_text(body)
             lines.append((line, []))
         if len(lines) == 1:

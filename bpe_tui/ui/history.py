@@ -73,7 +73,7 @@ class HistoryPane(Vertical):
             undone = length - current
             head = f"{fmt_int(current)} merges" + (f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else "")
         else:
-            head = f"{fmt_int(length)} merges in the table — enter cuts the encode table there"
+            head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:

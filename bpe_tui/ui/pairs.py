@@ -18,8 +18,8 @@ from .messages import PairSelected, TokenSelected
 from .render import NEXT, TOUCHED, chip, fmt_int, plain
 from .session import Session, Snapshot
 
-EXPLORE_COLUMNS = (("#", 4), ("left", 12), ("right", 12), ("count", 8), ("Δ", 6), ("tie", 3))
-INSPECT_COLUMNS = (("#", 4), ("left", 12), ("right", 12), ("count", 6), ("rank", 8), ("", 1))
+EXPLORE_COLUMNS = (("#", 3), ("left", 10), ("right", 10), ("count", 7), ("=", 1), ("Δ", 5))
+INSPECT_COLUMNS = (("#", 3), ("left", 10), ("right", 10), ("count", 6), ("rank", 8), ("", 1))
 
 
 class PairsPane(Vertical):
@@ -38,7 +38,7 @@ class PairsPane(Vertical):
         self.caption_text = ""
 
     def compose(self) -> ComposeResult:
-        table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False)
+        table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="pair-caption", markup=False)
 
@@ -53,7 +53,7 @@ class PairsPane(Vertical):
         table = self.table
         table.clear(columns=True)
         for label, width in EXPLORE_COLUMNS if mode == "explore" else INSPECT_COLUMNS:
-            table.add_column(label, width=width, key=label or "blank")
+            table.add_column(label, width=width + 1, key=label or "blank")
         self._cells = []
         self._prev = {}
         self.border_title = "Pairs — next merge first" if mode == "explore" else "Pairs in the encode text"
@@ -106,8 +106,8 @@ class PairsPane(Vertical):
                     chip(pair[0], eow, style) if style else plain(_label(pair[0], eow)),
                     chip(pair[1], eow, style) if style else plain(_label(pair[1], eow)),
                     plain(fmt_int(count), "bold" if style else ""),
-                    delta,
                     plain("=" if tied else "", TOUCHED),
+                    delta,
                 )
             )
         self._prev = dict(top)

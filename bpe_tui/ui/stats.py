@@ -88,7 +88,7 @@ class StatsPane(VerticalScroll):
             return line
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
         line.append(f"{len(symbols)} tokens now ", "#ffd75f")
-        body, _ = chips(symbols, table.end_of_word)
+        body, _ = chips(symbols, table.end_of_word, sep=" ")
         line.append_text(body)
         return line
 

@@ -71,7 +71,7 @@ async def test_step_keys_space_n_shift_n_ctrl_n():
         assert "step 112/744" in app.status.text
         assert app.pairs.pairs[0] == tr.top_pairs(1)[0][0]
         # the change column reflects the last step
-        assert any(r[4] for r in app.pairs.rows)
+        assert any(r[5] for r in app.pairs.rows)
 
 
 async def test_undo_b_and_backspace_but_not_inside_inputs():
@@ -621,3 +621,15 @@ async def test_stats_and_watch_words():
         await settle(app, pilot)
         assert app.stats.watch_lines[0] == "low</w>: one token since step 3" or app.stats.watch_lines[0].startswith("low: one token since step 3")
         assert "tokens now" in app.stats.watch_lines[1]
+
+
+async def test_ties_are_marked_and_the_rule_named():
+    # seed 001: (t,h) wins a four-way tie at 3 under first-seen
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        rows = app.pairs.rows
+        assert rows[0][1:4] == ("t", "h", "3")
+        assert [r[4] for r in rows].count("=") == 4
+        assert "tie with 3 other pairs" in app.pairs.caption_text
+        assert "first-seen picks it" in app.pairs.caption_text
