@@ -71,6 +71,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
     ("o", "open a corpus or a merge table", "open"),
     ("/", "find a token by text or id", "find"),
+    ("e", "type in the encode box (escape leaves it)", "focus_encode"),
     ("p", "auto-play on / off", "play"),
     ("+ / -", "auto-play faster / slower", "faster"),
     ("t", "corpus pane: words ↔ running text", None),
@@ -124,6 +125,7 @@ class ExplorerApp(App):
         Binding("s", "save", "Save"),
         Binding("o", "open", "Open"),
         Binding("slash", "find", "Find"),
+        Binding("e", "focus_encode", "Encode", show=False),
         Binding("p", "play", "Play"),
         Binding("plus,equals_sign", "faster", "Faster", show=False),
         Binding("minus", "slower", "Slower", show=False),
@@ -428,7 +430,7 @@ class ExplorerApp(App):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help"):
+        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode"):
             if len(self.screen_stack) > 1:
                 return False
         if action in TRAIN_ACTIONS:
@@ -660,6 +662,9 @@ class ExplorerApp(App):
                 self.show_token(token_id, True)
 
         self.push_screen(FindScreen(table), chosen)
+
+    def action_focus_encode(self) -> None:
+        self.query_one("#encode-input", Input).focus()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen([(k, w) for k, w, _ in KEYS], PANES))

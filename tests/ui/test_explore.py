@@ -633,3 +633,13 @@ async def test_ties_are_marked_and_the_rule_named():
         assert [r[4] for r in rows].count("=") == 4
         assert "tie with 3 other pairs" in app.pairs.caption_text
         assert "first-seen picks it" in app.pairs.caption_text
+
+
+async def test_e_focuses_the_encode_box():
+    app = classic_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e", *"low")
+        await settle(app, pilot)
+        assert app.query_one("#encode-input", Input).value == "low"
+        assert app.encode.ids == app.session.table().encode("low")
