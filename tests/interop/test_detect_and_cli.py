@@ -75,3 +75,11 @@ def test_cli_compare(trained_table, tmp_path, capsys):
     assert "tokens" in out and "characters per token" in out and "split differently" in out
     assert main(["compare", str(a), str(a), "same text"]) == 0
     assert "same places" in capsys.readouterr().out
+
+
+def test_gpt2_files_are_not_mistaken_for_tokenizer_json():
+    """GPT-2's vocab.json has a token "model" (with an id, not an object after it)."""
+    from tests.conftest import GPT2_DIR, need
+
+    for name in ("vocab.json", "merges.txt"):
+        assert bpe_tui.load(str(need(GPT2_DIR / name))).source_format == "gpt2"

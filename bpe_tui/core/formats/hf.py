@@ -40,6 +40,7 @@ strings with ``legacy_merges=True`` (readers older than tokenizers 0.20 need the
 from __future__ import annotations
 
 import json
+import re
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -62,7 +63,8 @@ def sniff(path: str) -> bool:
     head = read_head(path, 1 << 16)
     if not head.lstrip().startswith(b"{"):
         return False
-    return b'"model"' in head or (b'"added_tokens"' in head and b'"version"' in head)
+    # (GPT-2's vocab.json holds a token "model" too, with a number after it, not an object)
+    return re.search(rb'"model"\s*:\s*\{', head) is not None or re.search(rb'"added_tokens"\s*:\s*\[', head) is not None
 
 
 # ---------------------------------------------------------------------- reading
