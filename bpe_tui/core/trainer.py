@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 
 from .config import TrainerConfig
@@ -91,6 +91,28 @@ class MergeEvent:
         return self._changes
 
 
+_EVENT_ARGS = frozenset(
+    "step pair pair_ids new_id new_token count tie_count ties rule words_touched total_tokens vocab_size _changes _surfaces".split()
+)
+#: Fields the trainer does not pass (added later, with defaults): filled in by _new_event.
+_EVENT_DEFAULTS = [f for f in fields(MergeEvent) if f.name not in _EVENT_ARGS]
+
+
+def _new_event(**values) -> MergeEvent:
+    """A MergeEvent built without the frozen dataclass __init__ (one object.__setattr__ per
+    field: 6% of the training time); equal to MergeEvent(**values) in every way."""
+    for f in _EVENT_DEFAULTS:
+        values[f.name] = f.default if f.default is not MISSING else f.default_factory()
+    event = object.__new__(MergeEvent)
+    event.__dict__.update(values)
+    if _EVENT_POST_INIT:
+        event.__post_init__()
+    return event
+
+
+_EVENT_POST_INIT = hasattr(MergeEvent, "__post_init__")
+
+
 @dataclass
 class _StepRecord:
     """What undo needs: the merge, the words' old segmentations, the count changes."""
@@ -98,7 +120,7 @@ class _StepRecord:
     pair: tuple[int, int]
     new_id: int
     created: bool  # True when the merge created a new vocabulary entry
-    old_words: list[tuple[int, tuple[int, ...]]]
+    old_words: tuple[tuple[int, tuple[int, ...]], ...]
     changes: dict[tuple[int, int], tuple[int, int]]  # pair -> (count before, count after)
     tokens_saved: int
     event: MergeEvent
@@ -652,7 +674,7 @@ class Trainer:
         self._total_tokens -= saved
         applied = self._apply_changes(changes, push_increases=True)
 
-        event = MergeEvent(
+        event = _new_event(
             step=len(self._history) + 1,
             pair=(surfaces[a], surfaces[b]),
             pair_ids=pair,
@@ -668,7 +690,9 @@ class Trainer:
             _changes=applied,
             _surfaces=surfaces,
         )
-        self._history.append(_StepRecord(pair, new_id, created, old_words, applied, saved, event))
+        # A tuple, not the list: once the collector sees it holds only ints and tuples of ints
+        # it stops tracking it, so full collections no longer walk every old segmentation.
+        self._history.append(_StepRecord(pair, new_id, created, tuple(old_words), applied, saved, event))
         return event
 
     def _apply_changes(self, changes: Mapping[tuple[int, int], int], push_increases: bool) -> dict:
