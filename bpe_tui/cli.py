@@ -3,7 +3,7 @@
 ::
 
     bpe-tui [CORPUS...] [training options]   open the explorer (the demo corpus if none given)
-    bpe-tui open TABLE                       inspect a saved merge table in the explorer
+    bpe-tui open TABLE [--compare TABLE_B]   inspect a saved merge table in the explorer
     bpe-tui train CORPUS... -o OUT           train and save a merge table
     bpe-tui encode -t TABLE [TEXT]           encode TEXT (or stdin) with a table
     bpe-tui inspect TABLE [--token T]        summarise a table, or show how a token was built
@@ -54,6 +54,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when the best pair occurs fewer than N times")
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
+    g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs over 1 MB, else 1)")
 
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000) -> TrainerConfig:
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("open", help="open a merge table in the explorer")
     o.add_argument("table")
+    o.add_argument("--compare", metavar="TABLE_B", help="open the comparison view of TABLE and TABLE_B on the same text")
 
     c = sub.add_parser("convert", help="convert a merge table to another format")
     c.add_argument("input")
@@ -160,7 +162,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("counting words (bytes)", total=None)
             trainer = Trainer.from_files(
-                args.corpus, cfg, errors=args.errors, counts=args.counts,
+                args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers,
                 progress=lambda done, total: bar.update(task, completed=done, total=total or None),
             )
             target = trainer.target_steps
@@ -169,7 +171,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                 if event.step % 50 == 0:
                     bar.update(task, completed=event.step)
     else:
-        trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts)
+        trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers)
         for _ in trainer.run():
             pass
     table = trainer.table
@@ -319,7 +321,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
-    counts = read_count_files(args.corpus) if args.counts else count_files(args.corpus, cfg, errors=args.errors)
+    counts = read_count_files(args.corpus) if args.counts else count_files(args.corpus, cfg, errors=args.errors, workers=args.workers)
     write_count_file(counts, args.output)
     print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
     return 0
@@ -330,7 +332,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     from .ui.app import run_inspect
 
     load(args.table)  # fail fast, with a one-line message, before the screen opens
-    return run_inspect(args.table)
+    if args.compare is not None:
+        load(args.compare)
+    return run_inspect(args.table, compare_path=args.compare)
 
 
 def cmd_explore(argv: Sequence[str]) -> int:
@@ -340,6 +344,11 @@ def cmd_explore(argv: Sequence[str]) -> int:
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
+    if args.workers is not None:
+        from .core import corpus
+
+        corpus.resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
+        corpus.DEFAULT_WORKERS = args.workers  # the explorer's loads count with this many
     from .ui.app import run_explorer
 
     return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts)

@@ -26,12 +26,14 @@ from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
+from .compare import CompareScreen, Side
 from .corpus import CorpusPane
 from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
 from .messages import (
+    CompareReady,
     EncodeChanged,
     LoadProgress,
     PairSelected,
@@ -70,6 +72,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("w", "inspect: encode with the whole table again", "whole_table"),
     ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
     ("o", "open a corpus or a merge table", "open"),
+    ("c", "compare the current table with another table on the same text", "compare"),
     ("/", "find a token by text or id", "find"),
     ("e", "type in the encode box (escape leaves it)", "focus_encode"),
     ("p", "auto-play on / off", "play"),
@@ -93,6 +96,7 @@ PANES = [
     ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
+    ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
 
@@ -124,6 +128,7 @@ class ExplorerApp(App):
         Binding("w", "whole_table", "Whole table"),
         Binding("s", "save", "Save"),
         Binding("o", "open", "Open"),
+        Binding("c", "compare", "Compare"),
         Binding("slash", "find", "Find"),
         Binding("e", "focus_encode", "Encode", show=False),
         Binding("p", "play", "Play"),
@@ -143,10 +148,13 @@ class ExplorerApp(App):
         trainer: Trainer | None = None,
         table: MergeTable | None = None,
         preview: str | None = None,
+        compare_path: str | None = None,
     ) -> None:
         super().__init__()
         self.session: Session | None = None
         self._initial = (paths, config, errors, counts, table_path, trainer, table, preview)
+        #: ``bpe-tui open A --compare B``: compare with B once the first table is open.
+        self._compare_path = compare_path
         self.config = config
         self.play_rate = 4
         self.playing = False
@@ -337,6 +345,7 @@ class ExplorerApp(App):
 
     def _load_failed(self, message: str) -> None:
         self._hide_progress()
+        self._compare_path = None  # nothing to compare with
         self.notify(message, title="cannot open", severity="error", timeout=10)
         if self.session is None:
             self.status.show(None, None, note=f"could not open: {message} — press o to open something else")
@@ -347,6 +356,9 @@ class ExplorerApp(App):
     def on_session_ready(self, message: SessionReady) -> None:
         self._hide_progress()
         self.set_session(message.session)
+        if self._compare_path is not None:
+            path, self._compare_path = self._compare_path, None
+            self.compare_with(path)
 
     # ------------------------------------------------------------------ progress row
 
@@ -430,7 +442,7 @@ class ExplorerApp(App):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode"):
+        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode", "compare"):
             if len(self.screen_stack) > 1:
                 return False
         if action in TRAIN_ACTIONS:
@@ -646,6 +658,68 @@ class ExplorerApp(App):
             return
         self.load_table(path)
 
+    # -- compare
+
+    def action_compare(self) -> None:
+        if not self._can_act():
+            return
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.compare_with(path)
+
+        hint = "any readable table: native JSON, a GPT-2 directory, tokenizer.json, tiktoken, minbpe, subword-nmt, sentencepiece"
+        self.push_screen(PathScreen("Compare the current table with (table B)", "", hint=hint), chosen)
+
+    def compare_with(self, path: str) -> None:
+        """Load table B in a worker, then show the comparison (a bad path: a notification)."""
+        path = os.path.expanduser(path)
+        self._show_progress(f"opening {path} to compare…", None)
+        self._load_compare(path)
+
+    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    def _load_compare(self, path: str) -> None:
+        from ..core.formats import load
+
+        try:
+            table = load(path)
+        except BPEError as exc:
+            self.call_from_thread(self._compare_failed, str(exc))
+            return
+        except (OSError, UnicodeError, ValueError) as exc:
+            self.call_from_thread(self._compare_failed, f"{path}: {exc}")
+            return
+        self.post_message(CompareReady(table, path))
+
+    def _compare_failed(self, message: str) -> None:
+        self._hide_progress()
+        self.notify(message, title="cannot compare", severity="error", timeout=10)
+
+    def current_side(self) -> Side | None:
+        """Table A: the trainer's table so far (explore) or the opened table, as cut (inspect)."""
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is None:
+            return None
+        if session.mode == "explore":
+            origin = f"training, step {session.step:,}"
+        else:
+            origin = f"format {table.source_format}"
+            if session.cut is not None:
+                origin += f", first {session.cut:,} merges"
+        return Side(table, session.name, origin)
+
+    def on_compare_ready(self, message: CompareReady) -> None:
+        self._hide_progress()
+        b = Side(message.table, os.path.basename(os.path.normpath(message.path)), f"format {message.table.source_format}")
+        if isinstance(self.screen, CompareScreen):
+            self.screen.set_sides(self.screen.a, b)
+            return
+        a = self.current_side()
+        if a is None:
+            return
+        self.push_screen(CompareScreen(a, b, self.encode.text))
+
     # -- find, help
 
     def action_find(self) -> None:
@@ -739,8 +813,11 @@ def run_explorer(paths: list[str] | None, config: TrainerConfig, errors: str = "
     return app.return_code or 0
 
 
-def run_inspect(table_path: str) -> int:
-    """Open a saved merge table (any format the core reads) in inspect mode."""
-    app = ExplorerApp(table_path=table_path)
+def run_inspect(table_path: str, compare_path: str | None = None) -> int:
+    """Open a saved merge table (any format the core reads) in inspect mode.
+
+    With ``compare_path``, the comparison view opens on the two tables once both are loaded.
+    """
+    app = ExplorerApp(table_path=table_path, compare_path=compare_path)
     app.run()
     return app.return_code or 0

@@ -85,3 +85,12 @@ class WorkDone(Message):
         self.done = done
         self.cancelled = cancelled
         self.error = error
+
+
+class CompareReady(Message):
+    """The second table of a comparison finished loading in a worker."""
+
+    def __init__(self, table, path: str) -> None:
+        super().__init__()
+        self.table = table
+        self.path = path

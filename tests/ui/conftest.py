@@ -49,3 +49,24 @@ def gpt2_table_path() -> str:
     if not (GPT2_TABLE / "merges.txt").is_file():
         pytest.skip(f"GPT-2's table is not at {GPT2_TABLE} (the shared data directory is absent)")
     return str(GPT2_TABLE)
+
+
+async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
+    """Settle until ``app.screen`` is a ``kind`` (loads chain: table A, then table B)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not isinstance(app.screen, kind):
+        assert time.monotonic() < deadline, f"{kind.__name__} did not open; screen is {app.screen!r}"
+        await settle(app, pilot)
+    await settle(app, pilot)
+
+
+@pytest.fixture(scope="session")
+def compare_tables(tmp_path_factory) -> tuple[str, str]:
+    """Two tiny tables trained on the shipped corpora (gpt2 rules): demo text vs multilingual text."""
+    d = tmp_path_factory.mktemp("compare")
+    a, b = d / "demo-300.json", d / "multilingual-300.json"
+    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(a))
+    bpe_tui.train(str(CORPORA / "multilingual.txt"), preset="gpt2", merges=300).save(str(b))
+    return str(a), str(b)

@@ -6,8 +6,9 @@ import pytest
 from textual.widgets import Input
 
 from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.compare import CompareScreen
 
-from .conftest import demo_app, settle
+from .conftest import demo_app, settle, wait_for_screen
 
 
 async def _ten_steps_and_text(pilot) -> None:
@@ -41,3 +42,21 @@ def test_inspect_gpt2(snap_compare, gpt2_table_path):
         await settle(app, pilot)
 
     assert snap_compare(ExplorerApp(table_path=gpt2_table_path), terminal_size=(120, 40), run_before=encode)
+
+
+def test_compare_view(snap_compare, compare_tables):
+    """Two tiny tables (gpt2 rules, 300 merges on demo.txt vs multilingual.txt) on one text."""
+    path_a, path_b = compare_tables
+
+    async def open_compare(pilot):
+        app = pilot.app
+        await wait_for_screen(app, pilot, CompareScreen)
+        box = app.screen.query_one("#compare-input", Input)
+        box.cursor_blink = False
+        box.value = "the bookshelf by the window holds unbelievably old books"
+        await settle(app, pilot)
+        await pilot.press("enter", "down")  # into the list of spans, select the second
+        await settle(app, pilot)
+
+    app = ExplorerApp(table_path=path_a, compare_path=path_b)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=open_compare)
