@@ -54,7 +54,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when the best pair occurs fewer than N times")
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
-    g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs over 1 MB, else 1)")
+    g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs of 8 MB or more, else 1)")
 
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000) -> TrainerConfig:

@@ -258,19 +258,23 @@ class Trainer:
         errors: str = "strict",
         progress: Callable[[int, int], None] | None = None,
         counts: bool = False,
+        workers: int | None = None,
     ) -> "Trainer":
         """Train on files, directories (every text file below) or ``-`` (stdin).
 
         With ``counts=True`` the inputs are ``word<TAB>count`` files (see corpus.py).
+        ``progress(bytes_read, total_bytes)`` follows the reading. ``workers``: processes
+        counting words in parallel (None: the CPU count for big inputs, see
+        :func:`~bpe_tui.core.corpus.count_files`); the merges do not depend on it.
         """
         from .corpus import corpus_name, count_files, read_count_files
 
         config = config or TrainerConfig()
         paths = list(paths)
         if counts:
-            word_counts = read_count_files(paths)
+            word_counts = read_count_files(paths, progress=progress)
         else:
-            word_counts = count_files(paths, config, errors=errors, progress=progress)
+            word_counts = count_files(paths, config, errors=errors, progress=progress, workers=workers)
         return cls.from_counts(word_counts, config, name=corpus_name(paths))
 
     # ------------------------------------------------------------------ tie-break keys
