@@ -115,6 +115,14 @@ class MergeTable:
         self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
         self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase)
         self._cache: dict[str, tuple[int, ...]] = {}
+        # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
+        # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
+        self._byte_ids: bytes | None = None
+        if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
+            self._byte_ids = bytes(self._base[b] for b in range(256))
+        from .corpus import ascii_findall
+
+        self._ascii_findall = ascii_findall(self._pre.name)
 
     # ------------------------------------------------------------------ building
 
@@ -335,6 +343,8 @@ class MergeTable:
     # ------------------------------------------------------------------ encoding
 
     def _base_ids(self, word: str) -> list[int]:
+        if self._byte_ids is not None and self._eow_id is None:
+            return list(word.encode("utf-8").translate(self._byte_ids))
         if self.units == "bytes":
             base = self._base
             ids = [base.get(b, UNK_ID) for b in word.encode("utf-8")]
@@ -407,7 +417,35 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
-        return self._encode_split(self._pre.split(text), dropout, seed)
+        if dropout > 0:
+            return self._encode_split(self._pre.split(text), dropout, seed)
+        # The same pieces as self._pre.split(text), without a tuple per piece.
+        out: list[int] = []
+        specials = self._pre._special_re
+        if specials is None:
+            self._encode_segment(text, out)
+            return out
+        pos = 0
+        for m in specials.finditer(text):
+            if m.start() > pos:
+                self._encode_segment(text[pos : m.start()], out)
+            out.append(self.special_tokens[m.group()])
+            pos = m.end()
+        if pos < len(text):
+            self._encode_segment(text[pos:], out)
+        return out
+
+    def _encode_segment(self, segment: str, out: list[int]) -> None:
+        """Append the ids of a text without special tokens (the hot path of :meth:`encode`)."""
+        if self._pre.lowercase:
+            segment = segment.lower()
+        fast = self._ascii_findall
+        words = fast(segment) if fast is not None and segment.isascii() else self._pre.pattern.findall(segment)
+        get = self._cache.get
+        encode_word = self._encode_word
+        for word in words:
+            ids = get(word)
+            out += ids if ids is not None else encode_word(word)
 
     def _encode_split(self, split: Iterable[tuple[bool, str]], dropout: float = 0.0, seed: int | None = None) -> list[int]:
         out: list[int] = []

@@ -291,3 +291,19 @@ def test_count_files_of_a_shipped_corpus_match_line_by_line():
     cfg = TrainerConfig(preset="gpt2")
     text = path.read_text(encoding="utf-8")
     assert list(count_files([str(path)], cfg).items()) == line_by_line(text, cfg)
+
+
+# ---------------------------------------------------------------------- encoding hot path
+
+
+@settings(settings.get_profile("scale"))
+@given(text=st.one_of(texts, ascii_texts), preset=st.sampled_from(["gpt2", "classic", "gpt4"]), lowercase=st.booleans())
+def test_encode_fast_path_equals_encoding_piece_by_piece(text, preset, lowercase):
+    cfg = TrainerConfig(preset=preset, lowercase=lowercase, special_tokens=["<|x|>", "<|x|><|x|>"])
+    t = Trainer.from_text("the theme of the thesis: it's 42 ΣΑΣ\n\n  done <|x|> é中 " * 3, cfg)
+    t.goto(40)
+    table = t.table
+    reference = table._encode_split(table.pretokenize(text))
+    assert table.encode(text) == reference
+    assert table.encode(text) == reference  # warm cache too
+    assert table.decode(table.encode(text)) == (text.lower() if lowercase else text) or preset == "classic"
