@@ -120,7 +120,7 @@ class _StepRecord:
     pair: tuple[int, int]
     new_id: int
     created: bool  # True when the merge created a new vocabulary entry
-    old_words: tuple[tuple[int, tuple[int, ...]], ...]
+    old_words: tuple[tuple[int, tuple[int, ...]], ...] | None  # None: undo splits new_id (see undo)
     changes: dict[tuple[int, int], tuple[int, int]]  # pair -> (count before, count after)
     tokens_saved: int
     event: MergeEvent
@@ -667,7 +667,8 @@ class Trainer:
             if merged_here:
                 if start < n:
                     out += syms[start:]
-                old_words.append((w, syms))
+                if not created:
+                    old_words.append((w, syms))
                 touched.append(w)
                 words[w] = tuple(out)
                 saved += merged_here * wc
@@ -694,9 +695,11 @@ class Trainer:
             _changes=applied,
             _surfaces=surfaces,
         )
-        # A tuple, not the list: once the collector sees it holds only ints and tuples of ints
-        # it stops tracking it, so full collections no longer walk every old segmentation.
-        self._history.append(_StepRecord(pair, new_id, created, tuple(old_words), applied, saved, event))
+        # Old segmentations are kept only when the merge reused an existing token: when it
+        # created new_id, undo gets them back by splitting every new_id into (a, b), which
+        # saves most of the history's memory (80 MB of 250 on a 28 MB corpus). A tuple, not
+        # the list, because the garbage collector stops tracking a tuple of ints and tuples.
+        self._history.append(_StepRecord(pair, new_id, created, None if created else tuple(old_words), applied, saved, event))
         return event
 
     def _apply_changes(self, changes: Mapping[tuple[int, int], int], push_increases: bool) -> dict:
@@ -736,7 +739,7 @@ class Trainer:
         record = self._history.pop()
         words = self._words
         where = self._where
-        for w, old in record.old_words:
+        for w, old in self._old_segmentations(record):
             words[w] = old
             for p in zip(old, old[1:]):
                 s = where.get(p)
@@ -752,6 +755,28 @@ class Trainer:
             self._tie_material.pop()
         self.stop_reason = None
         return record.event
+
+    def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """``(word, segmentation before the merge)`` for each word the merge rewrote.
+
+        Undo is last-in first-out, so the words are exactly as the merge left them; when it
+        created new_id, every new_id in them came from it and splits back into (a, b).
+        """
+        if record.old_words is not None:
+            yield from record.old_words
+            return
+        a, b = record.pair
+        new_id = record.new_id
+        words = self._words
+        for w in record.event.words_touched:
+            out: list[int] = []
+            for sym in words[w]:
+                if sym == new_id:
+                    out.append(a)
+                    out.append(b)
+                else:
+                    out.append(sym)
+            yield w, tuple(out)
 
     def goto(self, k: int) -> None:
         """Move to the state after exactly ``k`` merges, forward or back.
