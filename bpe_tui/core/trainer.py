@@ -711,8 +711,13 @@ class Trainer:
         entry = self._entry
         heappush = heapq.heappush
         get = pc.get
+        # Under first-seen a pair's key can move with no net change in its count (a merge that
+        # reuses an existing token both removes and adds its pairs), so re-queue all of them.
+        requeue_all = push_increases and self.config.tie_break == "first-seen"
         for p, d in changes.items():
             if not d:
+                if requeue_all and p in pc:
+                    heappush(heap, entry(p, pc[p]))
                 continue
             before = get(p, 0)
             after = before + d
@@ -728,7 +733,7 @@ class Trainer:
             else:
                 del pc[p]
             applied[p] = (before, after)
-            if d > 0 and push_increases:
+            if push_increases and (d > 0 or (requeue_all and after)):
                 heappush(heap, entry(p, after))
         return applied
 
