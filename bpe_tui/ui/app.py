@@ -745,6 +745,11 @@ class ExplorerApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        if isinstance(screen, CompareScreen):
+            yield SystemCommand("Compare with another table B", "key: ctrl+o", screen.action_other)
+            yield SystemCommand("Swap tables A and B", "key: ctrl+t", screen.action_swap)
+            yield SystemCommand("Back to the explorer", "key: escape", screen.action_close)
+            return
         for keys, what, action in KEYS:
             if action is None or action == "cancel":
                 continue

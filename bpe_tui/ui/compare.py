@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -111,8 +112,8 @@ class ChipView(VirtualList):
         self.lines = lines
         self.set_count(len(lines))
 
-    def on_resize(self, event) -> None:
-        super().on_resize(event)
+    def on_resize(self, event: events.Resize) -> None:
+        # (VirtualList's own on_resize runs too: Textual calls the handler of every class)
         if self.tokens:
             self._layout()
 

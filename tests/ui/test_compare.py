@@ -113,6 +113,10 @@ async def test_palette_compares_the_opened_table(compare_tables):
         await settle(app, pilot)
         second = result.differences[1]
         assert screen.why_lines[0].startswith(f"A {second.a[0].display} ")
+        # the palette on this screen offers the view's own commands, not the explorer's
+        titles = {c.title for c in app.get_system_commands(screen)}
+        assert {"Compare with another table B", "Swap tables A and B", "Back to the explorer"} <= titles
+        assert "One merge step" not in titles
         # ctrl+t swaps the sides
         await pilot.press("ctrl+t")
         await settle(app, pilot)
