@@ -155,6 +155,7 @@ class ExplorerApp(App):
         self._initial = (paths, config, errors, counts, table_path, trainer, table, preview)
         #: ``bpe-tui open A --compare B``: compare with B once the first table is open.
         self._compare_path = compare_path
+        self._last_compare = ""  # the compare prompt offers the last table B again
         self.config = config
         self.play_rate = 4
         self.playing = False
@@ -669,11 +670,12 @@ class ExplorerApp(App):
                 self.compare_with(path)
 
         hint = "any readable table: native JSON, a GPT-2 directory, tokenizer.json, tiktoken, minbpe, subword-nmt, sentencepiece"
-        self.push_screen(PathScreen("Compare the current table with (table B)", "", hint=hint), chosen)
+        self.push_screen(PathScreen("Compare the current table with (table B)", self._last_compare, hint=hint), chosen)
 
     def compare_with(self, path: str) -> None:
         """Load table B in a worker, then show the comparison (a bad path: a notification)."""
         path = os.path.expanduser(path)
+        self._last_compare = path
         self._show_progress(f"opening {path} to compare…", None)
         self._load_compare(path)
 

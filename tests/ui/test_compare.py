@@ -183,7 +183,9 @@ async def test_bad_second_table_notifies_and_keeps_what_was_there(compare_tables
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert isinstance(app.screen, PathScreen)
-        app.screen.query_one("#path-input", Input).value = str(garbage)
+        box = app.screen.query_one("#path-input", Input)
+        assert box.value == path_b  # the last table B is offered again
+        box.value = str(garbage)
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen
