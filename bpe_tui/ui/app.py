@@ -691,7 +691,8 @@ class ExplorerApp(App):
         except (OSError, UnicodeError, ValueError) as exc:
             self.call_from_thread(self._compare_failed, f"{path}: {exc}")
             return
-        self.post_message(CompareReady(table, path))
+        if not get_current_worker().is_cancelled:  # a newer request replaced this one
+            self.post_message(CompareReady(table, path))
 
     def _compare_failed(self, message: str) -> None:
         self._hide_progress()
@@ -716,6 +717,9 @@ class ExplorerApp(App):
         b = Side(message.table, os.path.basename(os.path.normpath(message.path)), f"format {message.table.source_format}")
         if isinstance(self.screen, CompareScreen):
             self.screen.set_sides(self.screen.a, b)
+            return
+        if self.busy:
+            self.notify("busy — press c again when the run ends", title="compare", severity="warning")
             return
         a = self.current_side()
         if a is None:
