@@ -22,6 +22,21 @@ def fail(path: str, where: str | None, message: str) -> BPEError:
     return BPEError(" ".join(text.split("\n")))
 
 
+def read_json_object(path: str, what: str = "a JSON object"):
+    """Parse a JSON file that must hold an object; one-line errors name the line and column."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(path, None, f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise fail(path, None, f"not {what} (expected a JSON object)")
+    return data
+
+
 def build_table(
     path: str,
     units: str,

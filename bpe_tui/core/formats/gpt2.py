@@ -17,6 +17,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ._shared import read_json_object
 
 NAME = "gpt2"
 
@@ -44,13 +45,7 @@ def read(path: str) -> MergeTable:
     for p in (vocab_path, merges_path):
         if not os.path.isfile(p):
             raise BPEError(f"{p}: missing (a GPT-2 table needs vocab.json and merges.txt side by side)")
-    with open(vocab_path, encoding="utf-8") as f:
-        try:
-            raw_vocab = json.load(f)
-        except json.JSONDecodeError as exc:
-            raise BPEError(f"{vocab_path}: bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    if not isinstance(raw_vocab, dict):
-        raise BPEError(f"{vocab_path}: expected a JSON object mapping token -> id")
+    raw_vocab = read_json_object(vocab_path, "a GPT-2 vocab.json mapping token -> id")
     vocab: dict[int, bytes] = {}
     for token, i in raw_vocab.items():
         if not isinstance(i, int):

@@ -47,7 +47,7 @@ from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
-from ._shared import build_table, fail, pattern_name, pattern_text, read_head
+from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object
 
 NAME = "hf"
 
@@ -71,14 +71,7 @@ def sniff(path: str) -> bool:
 
 
 def read(path: str) -> MergeTable:
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fail(path, None, f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise fail(path, None, "not a tokenizer.json (expected a JSON object)")
+    data = read_json_object(path, "a tokenizer.json")
     model = data.get("model")
     if not isinstance(model, dict):
         raise fail(path, "key 'model'", "missing; not a Hugging Face tokenizer.json")

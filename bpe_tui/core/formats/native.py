@@ -26,6 +26,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ._shared import read_json_object
 
 NAME = "native"
 MAGIC = "bpe-tui merge table"
@@ -74,13 +75,8 @@ def write(table: MergeTable, path: str) -> None:
 
 
 def read(path: str) -> MergeTable:
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BPEError(f"{path}: bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    if not isinstance(data, dict) or data.get("format") != MAGIC:
+    data = read_json_object(path, "a bpe-tui merge table")
+    if data.get("format") != MAGIC:
         raise BPEError(f"{path}: not a bpe-tui merge table (key 'format' is not {MAGIC!r})")
     version = data.get("version")
     if version != VERSION:
