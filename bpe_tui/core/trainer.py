@@ -506,8 +506,14 @@ class Trainer:
 
     @property
     def finished(self) -> bool:
-        """True when :meth:`step` would return None (target reached or nothing left)."""
-        return self._stop_check(respect_target=True) is not None
+        """True when :meth:`step` would return None (target reached or nothing left).
+
+        When it is, :attr:`stop_reason` says why.
+        """
+        reason = self._stop_check(respect_target=True)
+        if reason is not None:
+            self.stop_reason = reason
+        return reason is not None
 
     def _stop_check(self, respect_target: bool) -> str | None:
         reason = self._target_reason(respect_target)

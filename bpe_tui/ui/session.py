@@ -282,9 +282,7 @@ class Session:
             ties = 0
             if top:
                 ties = tr.pair_count_histogram().get(top[0][1], 1) - 1
-            finished = tr.finished
-            if finished and tr.stop_reason is None:
-                tr.step()  # returns None without merging, and names the stop reason
+            finished = tr.finished  # also sets tr.stop_reason
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
