@@ -35,7 +35,9 @@ class VirtualList(ScrollView, can_focus=True):
         Binding("enter", "choose", "Choose", show=False),
     ]
 
-    class Highlighted(Message):
+    class RowMessage(Message):
+        """Base of the list's messages: which list, which row."""
+
         def __init__(self, vlist: "VirtualList", index: int) -> None:
             super().__init__()
             self.vlist = vlist
@@ -45,26 +47,18 @@ class VirtualList(ScrollView, can_focus=True):
         def control(self) -> "VirtualList":
             return self.vlist
 
-    class Chosen(Message):
-        def __init__(self, vlist: "VirtualList", index: int) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.index = index
+    class Highlighted(RowMessage):
+        """The cursor moved to row ``index``."""
 
-        @property
-        def control(self) -> "VirtualList":
-            return self.vlist
+    class Chosen(RowMessage):
+        """Enter (or a click on the cursor row) chose row ``index``."""
 
-    class ChipClicked(Message):
+    class ChipClicked(RowMessage):
+        """A token chip in row ``index`` was clicked; ``payload`` says which."""
+
         def __init__(self, vlist: "VirtualList", index: int, payload) -> None:
-            super().__init__()
-            self.vlist = vlist
-            self.index = index
+            super().__init__(vlist, index)
             self.payload = payload
-
-        @property
-        def control(self) -> "VirtualList":
-            return self.vlist
 
     def __init__(self, *, show_cursor: bool = True, name=None, id=None, classes=None) -> None:
         super().__init__(name=name, id=id, classes=classes)
