@@ -223,7 +223,6 @@ class Trainer:
         self._word_index: dict[str, int] | None = None
         self._by_frequency: list[int] | None = None
 
-        self._key = self._make_key_function()
         self._entry = self._make_entry_function()
         entry = self._entry
         self._heap: list = [entry(p, c) for p, c in pc.items()]
@@ -305,13 +304,6 @@ class Trainer:
             return material[a][:-1] + material[b]  # drop a's terminator; b's ends the key
         return material[a] + material[b]
 
-    def _make_key_function(self) -> Callable[[tuple[int, int]], tuple]:
-        """The tie-break part of a heap key: smaller sorts first."""
-        if self.config.tie_break == "first-seen":
-            return self._first_seen_key
-        material = self._tie_material
-        return lambda p: (material[p[0]], material[p[1]])
-
     def _make_entry_function(self) -> Callable[[tuple[int, int], int], tuple]:
         """A pair's whole heap entry ``(-count, *tie-break key, pair)``, built in one call."""
         if self.config.tie_break == "first-seen":
@@ -344,9 +336,6 @@ class Trainer:
         return len(self._surfaces[token_id])
 
     # ------------------------------------------------------------------ the queue
-
-    def _push(self, pair: tuple[int, int], count: int) -> None:
-        heapq.heappush(self._heap, self._entry(pair, count))
 
     def _pop_valid(self):
         """Pop the best up-to-date queue entry, re-queueing or dropping stale ones.
