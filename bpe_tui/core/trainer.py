@@ -672,7 +672,7 @@ class Trainer:
         # it; every occurrence has been merged or absorbed, so its count is exactly zero).
         changes[pair] = -self._pair_counts.get(pair, 0)
         self._total_tokens -= saved
-        applied = self._apply_changes(changes, push_increases=True)
+        applied = self._apply_changes(changes)
 
         event = _new_event(
             step=len(self._history) + 1,
@@ -697,8 +697,11 @@ class Trainer:
         self._history.append(_StepRecord(pair, new_id, created, None if created else tuple(old_words), applied, saved, event))
         return event
 
-    def _apply_changes(self, changes: Mapping[tuple[int, int], int], push_increases: bool) -> dict:
-        """Add count deltas to the pair table; return ``pair -> (before, after)``."""
+    def _apply_changes(self, changes: Mapping[tuple[int, int], int]) -> dict:
+        """Add count deltas to the pair table and queue every pair whose count rose.
+
+        Returns ``pair -> (before, after)``.
+        """
         pc = self._pair_counts
         hist = self._count_hist
         applied = {}
@@ -708,7 +711,7 @@ class Trainer:
         get = pc.get
         # Under first-seen a pair's key can move with no net change in its count (a merge that
         # reuses an existing token both removes and adds its pairs), so re-queue all of them.
-        requeue_all = push_increases and self.config.tie_break == "first-seen"
+        requeue_all = self.config.tie_break == "first-seen"
         for p, d in changes.items():
             if not d:
                 if requeue_all and p in pc:
@@ -728,7 +731,7 @@ class Trainer:
             else:
                 del pc[p]
             applied[p] = (before, after)
-            if push_increases and (d > 0 or (requeue_all and after)):
+            if d > 0 or (requeue_all and after):
                 heappush(heap, entry(p, after))
         return applied
 
@@ -748,7 +751,7 @@ class Trainer:
                 else:
                     s[w] = None
         self._total_tokens += record.tokens_saved
-        self._apply_changes({p: before - after for p, (before, after) in record.changes.items()}, push_increases=True)
+        self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
         if record.created:
             surface = self._surfaces.pop()
             del self._surface_to_id[surface]
