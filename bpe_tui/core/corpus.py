@@ -11,7 +11,7 @@ spaces stand right before a newline.)
 
 Counting is exact and fast: for the GPT-2 and whitespace pre-tokenizers, one ``findall`` runs
 over a whole block of lines with a pattern that provably yields the same pre-tokens as running
-the original pattern line by line (see :data:`GPT2_LINE_PATTERN`); other pre-tokenizers run
+the original pattern line by line (see :data:`~bpe_tui.core.pretokenize.GPT2_LINE_PATTERN`); other pre-tokenizers run
 line by line. Big inputs are counted by worker processes, each over its own byte range of the
 input (ranges start and end at line boundaries); their counts are merged in range order, so the
 words keep their order of first appearance and the merges are the same for 1 and N workers.
@@ -26,7 +26,6 @@ contain whitespace survive the trip.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 from collections import Counter
@@ -36,7 +35,7 @@ import regex
 
 from .config import TrainerConfig
 from .errors import BPEError
-from .pretokenize import GPT2_PATTERN, WHITESPACE_PATTERN, PreTokenizer
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
 
 BLOCK = 1 << 20  # bytes read at a time
 SNIFF = 8192  # bytes looked at to tell text from binary
@@ -54,60 +53,6 @@ MIN_RANGE = 256 << 10
 DEFAULT_WORKERS: int | None = None
 
 Progress = Callable[[int, int], None]
-
-#: GPT-2's pattern made safe to run over many lines at once. Per line, a whitespace run that
-#: ends a line is one pre-token together with its ``\n`` (``\s+(?!\S)`` runs to the end of
-#: the line's string); over a block, ``\s+`` would run on into the next line. Whitespace
-#: without ``\n`` followed by ``\n`` becomes one pre-token with it; other whitespace runs hold
-#: no ``\n`` and are matched exactly as before; no other alternative can match ``\n`` or looks
-#: beyond its match. So findall over lines joined = the concatenation of findall per line.
-GPT2_LINE_PATTERN = GPT2_PATTERN.replace(r"|\s+(?!\S)|\s+", r"|[^\S\n]*\n|[^\S\n]+(?!\S)|[^\S\n]+")
-assert GPT2_LINE_PATTERN != GPT2_PATTERN
-
-#: Pre-tokenizers with a pattern that gives, over a block of whole lines, exactly the
-#: pre-tokens the original gives line by line (``\S+`` never touches a line break).
-LINE_SAFE_PATTERNS = {"gpt2": GPT2_LINE_PATTERN, "whitespace": WHITESPACE_PATTERN}
-
-#: The same line-safe patterns for all-ASCII text, with ASCII classes, for Python's ``re``
-#: (2-3x faster than ``regex`` with Unicode classes): on ASCII, regex's ``\p{L}``, ``\p{N}``
-#: and ``\s`` are exactly ``[A-Za-z]``, ``[0-9]`` and ``[\t\n\v\f\r ]`` (checked at import).
-_ASCII_SPACE = r"\t\n\x0b\x0c\r "
-_ASCII_BLANK = r"\t\x0b\x0c\r "  # ASCII whitespace but the line break
-#: Letters and digits are tried first (15% faster): no other alternative can match where they
-#: can (a letter, a digit, or a space before one), so the order between them is free; the
-#: contractions still come before the punctuation run that could also match an apostrophe.
-_ASCII_GPT2_HEAD = rf""" ?[A-Za-z]+| ?[0-9]+|'(?:s|t|re|ve|m|ll|d)| ?[^{_ASCII_SPACE}A-Za-z0-9]+"""
-ASCII_LINE_PATTERNS = {
-    "gpt2": _ASCII_GPT2_HEAD + rf"""|[{_ASCII_BLANK}]*\n|[{_ASCII_BLANK}]+(?![^{_ASCII_SPACE}])|[{_ASCII_BLANK}]+""",
-    "whitespace": rf"[^{_ASCII_SPACE}]+",
-}
-
-
-#: The pre-tokenizers themselves (not line-safe: for encoding whole texts) for ASCII text.
-ASCII_PATTERNS = {
-    "gpt2": _ASCII_GPT2_HEAD + rf"""|[{_ASCII_SPACE}]+(?![^{_ASCII_SPACE}])|[{_ASCII_SPACE}]+""",
-    "whitespace": rf"[^{_ASCII_SPACE}]+",
-}
-
-
-def ascii_findall(pretokenizer: str, line_safe: bool = False):
-    """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
-    the named pre-tokenizer (or of its line-safe form); None where there is none."""
-    pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
-    return re.compile(pattern).findall if pattern is not None and _ASCII_OK else None
-
-
-def _ascii_classes_agree() -> bool:
-    ascii_chars = [chr(i) for i in range(128)]
-    expect = {
-        r"\p{L}": {c for c in ascii_chars if c.isalpha()},
-        r"\p{N}": {c for c in ascii_chars if c.isdigit()},
-        r"\s": set("\t\n\x0b\x0c\r "),
-    }
-    return all({c for c in ascii_chars if regex.match(cls, c)} == chars for cls, chars in expect.items())
-
-
-_ASCII_OK = _ascii_classes_agree()
 
 #: Non-ASCII blocks are looked at in pieces of about this many characters (cut at line
 #: ends), so that a stray non-ASCII character slows down only its own piece.

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .errors import BPEError
-from .pretokenize import PreTokenizer
+from .pretokenize import PreTokenizer, ascii_findall
 from .units import visible
 
 #: The id given to a character a chars-mode table has never seen.
@@ -120,8 +120,6 @@ class MergeTable:
         self._byte_ids: bytes | None = None
         if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
             self._byte_ids = bytes(self._base[b] for b in range(256))
-        from .corpus import ascii_findall
-
         self._ascii_findall = ascii_findall(self._pre.name)
 
     # ------------------------------------------------------------------ building

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
-from bpe_tui.core import corpus
+from bpe_tui.core import corpus, pretokenize
 from bpe_tui.core.corpus import (
     WordCounter,
     count_files,
@@ -100,7 +100,7 @@ def test_the_fast_paths_are_taken_where_they_are_exact():
     assert WordCounter(TrainerConfig(preset="classic")).block_mode
     assert not WordCounter(TrainerConfig(preset="gpt4")).block_mode
     assert not WordCounter(TrainerConfig(preset="gpt2", special_tokens=["a\n"])).block_mode
-    assert corpus._ASCII_OK  # the regex package's classes agree with the ASCII patterns
+    assert pretokenize._ASCII_OK  # the regex package's classes agree with the ASCII patterns
 
 
 def test_count_text_is_line_by_line():
