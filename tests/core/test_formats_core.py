@@ -88,7 +88,7 @@ def native(tmp_path, **override) -> str:
     "override, message",
     [
         (dict(version=7), "unknown version 7 (key 'version'"),
-        (dict(merges=[["a", "c", 1]]), "merges[0]: token 'c' is not in the vocab"),
+        (dict(merges=[["a", "c", 1]]), "merges[0]: merge 'a' 'c' names token 'c', which is not in the vocabulary"),
         (dict(merges=[["a", "b", 3], ["a", "b", 3]]), "merges[1]: merge 'a' 'b' is listed twice"),
         (dict(merges=[["a"]]), "merges[0]: expected [left, right, count]"),
         (dict(vocab={"a": 0, "b": "x"}), "vocab['b']: id 'x' is not an integer"),
@@ -122,9 +122,9 @@ BASE = {chr(c): i for i, c in enumerate(range(ord("a"), ord("e")))}  # a..d
     "vocab, merges, message",
     [
         (dict(BASE, ab=4), "#version: 0.2\na b c\n", "merges.txt:2: expected 2 tokens"),
-        (dict(BASE, ab=4), "a b\na b\n", "listed twice"),
+        (dict(BASE, ab=4), "a b\na b\n", "line 2: merge 'a' 'b' is listed twice"),
         (dict(BASE, ab=4), "a x\n", "is not in the vocabulary"),
-        (dict(BASE), "a b\n", "the merged token b'ab' is not in the vocabulary"),
+        (dict(BASE), "a b\n", "line 1: the merged token 'ab' is not in the vocabulary"),
     ],
 )
 def test_gpt2_malformed(tmp_path, vocab, merges, message):

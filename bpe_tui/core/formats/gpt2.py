@@ -17,7 +17,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import read_json_object
+from ._shared import build_table, read_json_object
 
 NAME = "gpt2"
 
@@ -53,7 +53,7 @@ def read(path: str) -> MergeTable:
         try:
             vocab[i] = gpt2_str_to_bytes(token)
         except KeyError:
-            vocab[i] = token.encode("utf-8")  # an added token such as <|endoftext|>
+            vocab[i] = token.encode("utf-8")  # an added token outside the byte alphabet
     merges = []
     with open(merges_path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
@@ -66,14 +66,13 @@ def read(path: str) -> MergeTable:
             if len(parts) != 2:
                 raise BPEError(f"{merges_path}:{lineno}: expected 2 tokens separated by one space, found {len(parts)}")
             try:
-                merges.append((gpt2_str_to_bytes(parts[0]), gpt2_str_to_bytes(parts[1])))
+                merges.append((gpt2_str_to_bytes(parts[0]), gpt2_str_to_bytes(parts[1]), f"line {lineno}"))
             except KeyError:
                 raise BPEError(f"{merges_path}:{lineno}: token outside GPT-2's byte alphabet in {line!r}") from None
-    try:
-        return MergeTable.from_vocab_merges(vocab, merges, pretokenizer="gpt2", source_format=NAME, source=merges_path)
-    except BPEError as exc:
-        # from_vocab_merges names the merge number; that is the line number (+1 with a header).
-        raise BPEError(str(exc).replace(f"{merges_path}: merge", f"{merges_path}: line/merge")) from None
+    # Entries that are neither single bytes nor merge results (<|endoftext|>) are special tokens.
+    results = {left + right for left, right, _ in merges}
+    specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
+    return build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer="gpt2")
 
 
 def write(table: MergeTable, path: str) -> None:

@@ -26,7 +26,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import read_json_object
+from ._shared import build_table, read_json_object
 
 NAME = "native"
 MAGIC = "bpe-tui merge table"
@@ -114,36 +114,24 @@ def read(path: str) -> MergeTable:
         if i in vocab:
             raise BPEError(f"{path}: special_tokens[{s!r}]: id {i} is also a vocab id")
         vocab[i] = s.encode("utf-8") if bytes_mode else s
-    surface_to_id = {s: i for i, s in vocab.items() if i not in set(specials.values())}
-
     merges = []
     counts = []
-    seen = set()
     for n, entry in enumerate(data["merges"]):
         where = f"merges[{n}]"
         if not isinstance(entry, list) or len(entry) not in (2, 3):
             raise BPEError(f"{path}: {where}: expected [left, right, count]")
-        left, right = dec(entry[0], where), dec(entry[1], where)
-        if (left, right) in seen:
-            raise BPEError(f"{path}: {where}: merge {entry[0]!r} {entry[1]!r} is listed twice")
-        seen.add((left, right))
-        ids = []
-        for part in (left, right, left + right):
-            if part not in surface_to_id:
-                raise BPEError(f"{path}: {where}: token {part!r} is not in the vocab")
-            ids.append(surface_to_id[part])
-        merges.append(tuple(ids))
+        merges.append((dec(entry[0], where), dec(entry[1], where), where))
         counts.append(entry[2] if len(entry) == 3 else None)
-    return MergeTable(
+    return build_table(
+        path,
         units,
         vocab,
         merges,
         specials,
+        source_format=NAME,
         pretokenizer=data.get("pretokenizer") or "gpt2",
         end_of_word=data.get("end_of_word"),
         lowercase=bool(data.get("lowercase")),
         counts=counts if all(c is not None for c in counts) else None,
         config=data.get("config") or {},
-        source_format=NAME,
-        source=path,
     )
