@@ -18,6 +18,15 @@ A merge rewrites only the words that contain the pair and changes only the count
 pairs around each occurrence. Each step records the old segmentations of the words it
 rewrote and the count changes it made, so ``undo()`` is the exact inverse.
 
+How the symbols are stored (the one trick in here). Every token has an integer id, and a
+word's current segmentation is kept as a ``str`` whose characters are those ids
+(``chr(id)``); a pair is the 2-character string of its two ids. Then merging a pair in a word
+is ``word.replace(pair, chr(new_id))``, which is exactly BPE's left-to-right,
+non-overlapping replacement, done in C; ``pair in word`` asks whether a word holds a pair, and
+the pairs around an occurrence at ``i`` are the slices ``word[i-1:i+1]`` and
+``word[i+1:i+3]``. Nothing outside this module sees these strings: questions are answered in
+ids (``segmentation_ids``) and surfaces.
+
 Tie-break rules (which pair wins when counts are equal):
 
 * ``lexical-max``  the greatest ``(left, right)`` compared as bytes (CS336; subword-nmt on str)
@@ -31,16 +40,36 @@ Tie-break rules (which pair wins when counts are equal):
 from __future__ import annotations
 
 import heapq
-from collections import deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
+from itertools import chain
+from operator import add, mul
 
 from .config import TrainerConfig
 from .errors import BPEError
 from .units import bytes_to_unicode
 
 Pair = tuple  # (left surface, right surface)
+
+#: Token ids are stored as characters, so they must be code points.
+MAX_TOKEN_ID = 0x10FFFF
+
+
+def _key(a: int, b: int) -> str:
+    """The internal key of the pair of token ids ``(a, b)``: the two ids as characters."""
+    return chr(a) + chr(b)
+
+
+def _ids(key: str) -> tuple[int, int]:
+    """The token ids ``(a, b)`` of an internal pair key."""
+    return ord(key[0]), ord(key[1])
+
+
+def _pairs(word: str):
+    """Every adjacent pair (as a key) of a word stored as characters, left to right."""
+    return map(add, word, word[1:])
 
 #: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
 TIES_LISTED = 5
@@ -76,19 +105,19 @@ class MergeEvent:
     words_touched: tuple[int, ...]
     total_tokens: int
     vocab_size: int
-    _changes: Mapping[tuple[int, int], tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
+    _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
 
     @cached_property
     def pair_changes(self) -> dict[tuple, tuple[int, int]]:
         """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
         s = self._surfaces
-        return {(s[a], s[b]): change for (a, b), change in self._changes.items()}
+        return {(s[ord(k[0])], s[ord(k[1])]): change for k, change in self._changes.items()}
 
-    @property
-    def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
+    @cached_property
+    def pair_changes_by_id(self) -> dict[tuple[int, int], tuple[int, int]]:
         """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
-        return self._changes
+        return {_ids(k): change for k, change in self._changes.items()}
 
 
 _EVENT_ARGS = frozenset(
@@ -120,10 +149,26 @@ class _StepRecord:
     pair: tuple[int, int]
     new_id: int
     created: bool  # True when the merge created a new vocabulary entry
-    old_words: tuple[tuple[int, tuple[int, ...]], ...] | None  # None: undo splits new_id (see undo)
-    changes: dict[tuple[int, int], tuple[int, int]]  # pair -> (count before, count after)
+    old_words: tuple[tuple[int, str], ...] | None  # None: undo splits new_id (see undo)
+    changes: dict[str, tuple[int, int]]  # pair key -> (count before, count after)
     tokens_saved: int
     event: MergeEvent
+
+
+def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
+    """The words and their counts as two lists, empty words dropped; counts must be >= 1."""
+    counts = list(word_counts.values())
+    if "" not in word_counts and set(map(type, counts)) <= {int} and (not counts or min(counts) >= 1):
+        return list(word_counts), counts  # the usual case, checked in C
+    words, counts = [], []
+    for word, count in word_counts.items():
+        if not word:
+            continue
+        if not isinstance(count, int) or count < 1:
+            raise BPEError(f"word {word!r} has count {count!r}; counts must be positive integers")
+        words.append(word)
+        counts.append(count)
+    return words, counts
 
 
 class Trainer:
@@ -143,15 +188,7 @@ class Trainer:
         cfg = self.config
         bytes_mode = cfg.units == "bytes"
 
-        self._word_text: list[str] = []
-        self._counts: list[int] = []
-        for word, count in word_counts.items():
-            if not word:
-                continue
-            if not isinstance(count, int) or count < 1:
-                raise BPEError(f"word {word!r} has count {count!r}; counts must be positive integers")
-            self._word_text.append(word)
-            self._counts.append(count)
+        self._word_text, self._counts = _checked_counts(word_counts)
 
         # Base alphabet: 256 bytes, or the corpus's characters sorted by code point.
         eow = cfg.end_of_word
@@ -188,38 +225,44 @@ class Trainer:
         self._hf_base_rank = {token_id: pos for pos, token_id in enumerate(order)}
         self._tie_material: list = [self._material(i, s) for i, s in enumerate(self._surfaces)]
 
-        # Words as tuples of symbol ids.
+        # Words as strings of token ids (see the module docstring). In bytes mode a byte's id
+        # is its value, so latin-1 turns the UTF-8 bytes into ids in one C call; in chars mode
+        # str.translate maps each character to its id.
+        tail = chr(self._eow_id) if eow is not None else ""
         if bytes_mode:
-            tail = (self._eow_id,) if eow is not None else ()
-            self._words: list[tuple[int, ...]] = [tuple(w.encode("utf-8")) + tail for w in self._word_text]
+            self._words: list[str] = [w.encode("utf-8").decode("latin-1") + tail for w in self._word_text]
         else:
-            ids = self._surface_to_id
-            tail = (self._eow_id,) if eow is not None else ()
-            self._words = [tuple(ids[c] for c in w) + tail for w in self._word_text]
+            to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
+            self._words = [w.translate(to_ids) + tail for w in self._word_text]
 
-        # Pair counts, the pair -> words index, and a histogram of counts (for tie counts).
-        self._pair_counts: dict[tuple[int, int], int] = {}
-        # The word "sets" are dicts of word -> None: a dict of ints is never tracked by the
-        # garbage collector, where 100k+ sets would be traversed by every full collection
-        # (that alone cost a third of the training time on a 28 MB corpus).
-        self._where: dict[tuple[int, int], dict[int, None]] = {}
-        pc = self._pair_counts
-        where = self._where
-        for w, (syms, count) in enumerate(zip(self._words, self._counts)):
-            for pair in zip(syms, syms[1:]):
-                pc[pair] = pc.get(pair, 0) + count
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {w: None}
-                else:
-                    s[w] = None
-        self._count_hist: dict[int, int] = {}
-        for c in pc.values():
-            self._count_hist[c] = self._count_hist.get(c, 0) + 1
+        # Pair counts: words of equal count are counted together (Counter counts in C), then
+        # scaled by their count.
+        by_count: dict[int, list[str]] = {}
+        for word, count in zip(self._words, self._counts):
+            group = by_count.get(count)
+            if group is None:
+                by_count[count] = [word]
+            else:
+                group.append(word)
+        pc: dict[str, int] = {}
+        for count, group in by_count.items():
+            for pair, n in Counter(chain.from_iterable(map(_pairs, group))).items():
+                pc[pair] = pc.get(pair, 0) + n * count
+        self._pair_counts = pc
 
-        self._total_tokens = sum(len(s) * c for s, c in zip(self._words, self._counts))
+        # The pair -> words index. The word "sets" are dicts of word -> None: a dict of ints
+        # is never tracked by the garbage collector, where 100k+ sets would be traversed by
+        # every full collection (that alone cost a third of the training time on 28 MB).
+        where: defaultdict[str, dict[int, None]] = defaultdict(dict)
+        for w, word in enumerate(self._words):
+            for pair in _pairs(word):
+                where[pair][w] = None
+        self._where = where
+        self._count_hist: dict[int, int] = dict(Counter(pc.values()))  # count -> pairs with it
+
+        self._total_tokens = sum(map(mul, map(len, self._words), self._counts))
         self.initial_total_tokens = self._total_tokens
-        self.corpus_chars = sum(len(w) * c for w, c in zip(self._word_text, self._counts))
+        self.corpus_chars = sum(map(mul, map(len, self._word_text), self._counts))
         self._word_index: dict[str, int] | None = None
         self._by_frequency: list[int] | None = None
 
@@ -230,7 +273,6 @@ class Trainer:
         # Valid entries taken off the heap by a peek, smallest first; each is no greater than
         # anything left in the heap, so the queue is front + heap (see _pop_valid).
         self._front: deque = deque()
-
         self._history: list[_StepRecord] = []
         self.stop_reason: str | None = None
 
@@ -304,15 +346,15 @@ class Trainer:
             return material[a][:-1] + material[b]  # drop a's terminator; b's ends the key
         return material[a] + material[b]
 
-    def _make_entry_function(self) -> Callable[[tuple[int, int], int], tuple]:
-        """A pair's whole heap entry ``(-count, *tie-break key, pair)``, built in one call."""
+    def _make_entry_function(self) -> Callable[[str, int], tuple]:
+        """A pair's whole heap entry ``(-count, *tie-break key, pair key)``, built in one call."""
         if self.config.tie_break == "first-seen":
             key = self._first_seen_key
             return lambda p, c: (-c, *key(p), p)
         material = self._tie_material
-        return lambda p, c: (-c, material[p[0]], material[p[1]], p)
+        return lambda p, c: (-c, material[ord(p[0])], material[ord(p[1])], p)
 
-    def _first_seen_key(self, pair: tuple[int, int]) -> tuple[int, int]:
+    def _first_seen_key(self, pair: str) -> tuple[int, int]:
         """(first word containing the pair, character offset of its first occurrence there).
 
         Words are numbered in order of first appearance and character offsets never move
@@ -320,20 +362,15 @@ class Trainer:
         of the corpus would. Words that no longer contain the pair are pruned from the index.
         """
         members = self._where.get(pair)
-        a, b = pair
+        surfaces = self._surfaces
         while members:
             w = min(members)
-            syms = self._words[w]
-            offset = 0
-            for i in range(len(syms) - 1):
-                if syms[i] == a and syms[i + 1] == b:
-                    return (w, offset)
-                offset += self._symbol_len(syms[i])
+            word = self._words[w]
+            i = word.find(pair)
+            if i >= 0:
+                return (w, sum(len(surfaces[ord(ch)]) for ch in word[:i]))
             members.pop(w, None)
         return (1 << 62, 0)
-
-    def _symbol_len(self, token_id: int) -> int:
-        return len(self._surfaces[token_id])
 
     # ------------------------------------------------------------------ the queue
 
@@ -348,6 +385,9 @@ class Trainer:
         pc = self._pair_counts
         make = self._entry
         heappop = heapq.heappop
+        # Only first-seen keys move while a pair's count stays put (see _first_seen_key); under
+        # the other rules an entry whose count is current is exactly the entry we would build.
+        fixed_keys = self.config.tie_break != "first-seen"
         while True:
             if front:
                 if heap and heap[0] < front[0]:
@@ -360,6 +400,8 @@ class Trainer:
                 return None
             pair = entry[-1]
             count = pc.get(pair, 0)
+            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
+                return entry
             if count == 0:
                 continue
             fresh = make(pair, count)
@@ -444,37 +486,37 @@ class Trainer:
             if word not in self._word_index:
                 raise KeyError(f"{word!r} is not a word of this corpus")
             word = self._word_index[word]
-        return [self._surfaces[t] for t in self._words[word]]
+        return [self._surfaces[ord(ch)] for ch in self._words[word]]
 
     def segmentation_ids(self, index: int) -> tuple[int, ...]:
         """The current symbol ids of word ``index``."""
-        return self._words[index]
+        return tuple(map(ord, self._words[index]))
 
     def pair_count(self, pair: tuple) -> int:
         """The current count of a pair given as surfaces."""
-        ids = self._pair_ids(pair)
-        return self._pair_counts.get(ids, 0) if ids else 0
+        key = self._pair_key(pair)
+        return self._pair_counts.get(key, 0) if key else 0
 
     def words_containing(self, pair: tuple, limit: int | None = None) -> list[int]:
         """Indices of the words whose current segmentation contains ``pair`` (surfaces)."""
-        ids = self._pair_ids(pair)
-        if not ids:
+        key = self._pair_key(pair)
+        if not key:
             return []
-        a, b = ids
         out = []
-        for w in sorted(self._where.get(ids, ())):
-            syms = self._words[w]
-            if any(x == a and y == b for x, y in zip(syms, syms[1:])):
+        words = self._words
+        for w in sorted(self._where.get(key, ())):
+            if key in words[w]:
                 out.append(w)
                 if limit is not None and len(out) >= limit:
                     break
         return out
 
-    def _pair_ids(self, pair: tuple):
+    def _pair_key(self, pair: tuple) -> str | None:
+        """The internal key of a pair given as surfaces (None if either is not a token)."""
         left, right = pair
         a = self._surface_to_id.get(left)
         b = self._surface_to_id.get(right)
-        return (a, b) if a is not None and b is not None else None
+        return _key(a, b) if a is not None and b is not None else None
 
     def top_pairs(self, k: int = 10) -> list[tuple[tuple, int]]:
         """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order.
@@ -483,7 +525,7 @@ class Trainer:
         intervenes).
         """
         s = self._surfaces
-        return [((s[e[-1][0]], s[e[-1][1]]), -e[0]) for e in self._peek_valid(k)]
+        return [((s[ord(e[-1][0])], s[ord(e[-1][1])]), -e[0]) for e in self._peek_valid(k)]
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -589,84 +631,82 @@ class Trainer:
         if tie_count:
             s = self._surfaces
             ties = tuple(
-                (s[e[-1][0]], s[e[-1][1]])
+                (s[ord(e[-1][0])], s[ord(e[-1][1])])
                 for e in self._peek_valid(min(tie_count, TIES_LISTED))
                 if -e[0] == count
             )
         return self._apply(pair, count, tie_count, ties)
 
-    def _apply(self, pair: tuple[int, int], count: int, tie_count: int, ties: tuple) -> MergeEvent:
-        a, b = pair
+    def _apply(self, pair: str, count: int, tie_count: int, ties: tuple) -> MergeEvent:
+        a, b = _ids(pair)
         surfaces = self._surfaces
         new_surface = surfaces[a] + surfaces[b]
         new_id = self._surface_to_id.get(new_surface)
         created = new_id is None
         if created:
             new_id = len(surfaces)
+            if new_id > MAX_TOKEN_ID:
+                raise BPEError(f"the vocabulary cannot grow past {MAX_TOKEN_ID + 1:,} tokens")
             surfaces.append(new_surface)
             self._surface_to_id[new_surface] = new_id
             self._tie_material.append(self._merged_material(a, b, new_id))
+        new = chr(new_id)
 
         words = self._words
         counts = self._counts
         where = self._where
-        changes: dict[tuple[int, int], int] = {}
+        changes: dict[str, int] = {}
         get = changes.get
-        old_words: list[tuple[int, tuple[int, ...]]] = []
+        old_words: list[tuple[int, str]] = []
         touched: list[int] = []
         saved = 0
         for w in sorted(where.pop(pair, ())):
-            syms = words[w]
-            # Jump between occurrences of ``a`` (C-speed index) instead of stepping symbol by
-            # symbol; the deltas are the same, made in the same left-to-right order.
-            k = syms.count(a)
-            if not k:
+            old = words[w]
+            word = old.replace(pair, new)  # the merge itself, left to right, in C
+            if word is old:  # replace hands back the same object when the pair is absent
                 continue
-            n = len(syms)
             wc = counts[w]
-            out: list[int] = []
-            start = 0  # syms[start:] not yet copied to out
-            merged_here = 0
-            i = -1
-            for _ in range(k):
-                i = syms.index(a, i + 1)
-                if i < start or i + 1 >= n or syms[i + 1] != b:
-                    continue
-                if i > start:
-                    out += syms[start:i]
-                if out:
-                    prev = out[-1]
-                    p = (prev, a)
+            n = len(old)
+            i = old.find(pair)
+            # Count changes around each occurrence, left to right: (prev, a) becomes
+            # (prev, new) and (b, next) becomes (new, next).
+            if len(word) == n - 1:  # one occurrence, the usual case: both words line up at i
+                if i:
+                    p = old[i - 1 : i + 1]
                     changes[p] = get(p, 0) - wc
-                    p = (prev, new_id)
+                    p = word[i - 1 : i + 1]
                     changes[p] = get(p, 0) + wc
-                    s = where.get(p)
-                    if s is None:
-                        where[p] = {w: None}
-                    else:
-                        s[w] = None
+                    where[p][w] = None
                 if i + 2 < n:
-                    nxt = syms[i + 2]
-                    p = (b, nxt)
+                    p = old[i + 1 : i + 3]
                     changes[p] = get(p, 0) - wc
-                    p = (new_id, nxt)
+                    p = word[i : i + 2]
                     changes[p] = get(p, 0) + wc
-                    s = where.get(p)
-                    if s is None:
-                        where[p] = {w: None}
-                    else:
-                        s[w] = None
-                out.append(new_id)
-                merged_here += 1
-                start = i + 2
-            if merged_here:
-                if start < n:
-                    out += syms[start:]
-                if not created:
-                    old_words.append((w, syms))
-                touched.append(w)
-                words[w] = tuple(out)
+                    where[p][w] = None
+                saved += wc
+            else:  # several: prev is the symbol before as rewritten so far (``new`` if adjacent)
+                merged_here = n - len(word)
+                for k in range(merged_here):
+                    if k:
+                        i = old.find(pair, i + 2)
+                    j = i - k  # where this occurrence's ``new`` stands in the new word
+                    if j:
+                        p = word[j - 1] + pair[0]
+                        changes[p] = get(p, 0) - wc
+                        p = word[j - 1 : j + 1]
+                        changes[p] = get(p, 0) + wc
+                        where[p][w] = None
+                    if i + 2 < n:
+                        p = old[i + 1 : i + 3]
+                        changes[p] = get(p, 0) - wc
+                        p = new + old[i + 2]
+                        changes[p] = get(p, 0) + wc
+                        where[p][w] = None
                 saved += merged_here * wc
+            if not created:
+                old_words.append((w, old))
+            touched.append(w)
+            words[w] = word
 
         # The merged pair is gone everywhere (with a == b the local deltas above also touched
         # it; every occurrence has been merged or absorbed, so its count is exactly zero).
@@ -677,7 +717,7 @@ class Trainer:
         event = _new_event(
             step=len(self._history) + 1,
             pair=(surfaces[a], surfaces[b]),
-            pair_ids=pair,
+            pair_ids=(a, b),
             new_id=new_id,
             new_token=new_surface,
             count=count,
@@ -692,12 +732,11 @@ class Trainer:
         )
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
-        # saves most of the history's memory (80 MB of 250 on a 28 MB corpus). A tuple, not
-        # the list, because the garbage collector stops tracking a tuple of ints and tuples.
-        self._history.append(_StepRecord(pair, new_id, created, None if created else tuple(old_words), applied, saved, event))
+        # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
+        self._history.append(_StepRecord((a, b), new_id, created, None if created else tuple(old_words), applied, saved, event))
         return event
 
-    def _apply_changes(self, changes: Mapping[tuple[int, int], int]) -> dict:
+    def _apply_changes(self, changes: Mapping[str, int]) -> dict:
         """Add count deltas to the pair table and queue every pair whose count rose.
 
         Returns ``pair -> (before, after)``.
@@ -744,12 +783,8 @@ class Trainer:
         where = self._where
         for w, old in self._old_segmentations(record):
             words[w] = old
-            for p in zip(old, old[1:]):
-                s = where.get(p)
-                if s is None:
-                    where[p] = {w: None}
-                else:
-                    s[w] = None
+            for p in _pairs(old):
+                where[p][w] = None
         self._total_tokens += record.tokens_saved
         self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
         if record.created:
@@ -759,7 +794,7 @@ class Trainer:
         self.stop_reason = None
         return record.event
 
-    def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, tuple[int, ...]]]:
+    def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, str]]:
         """``(word, segmentation before the merge)`` for each word the merge rewrote.
 
         Undo is last-in first-out, so the words are exactly as the merge left them; when it
@@ -768,18 +803,11 @@ class Trainer:
         if record.old_words is not None:
             yield from record.old_words
             return
-        a, b = record.pair
-        new_id = record.new_id
+        new = chr(record.new_id)
+        pair = _key(*record.pair)
         words = self._words
         for w in record.event.words_touched:
-            out: list[int] = []
-            for sym in words[w]:
-                if sym == new_id:
-                    out.append(a)
-                    out.append(b)
-                else:
-                    out.append(sym)
-            yield w, tuple(out)
+            yield w, words[w].replace(new, pair)
 
     def goto(self, k: int) -> None:
         """Move to the state after exactly ``k`` merges, forward or back.
@@ -814,13 +842,13 @@ class Trainer:
         """Count every pair from scratch (the seeds' algorithm): the reference for tests."""
         out: dict = {}
         s = self._surfaces
-        for syms, c in zip(self._words, self._counts):
-            for x, y in zip(syms, syms[1:]):
-                key = (s[x], s[y])
+        for word, c in zip(self._words, self._counts):
+            for x, y in zip(word, word[1:]):
+                key = (s[ord(x)], s[ord(y)])
                 out[key] = out.get(key, 0) + c
         return out
 
     def pair_counts(self) -> dict[tuple, int]:
         """The incrementally maintained pair counts, as surfaces."""
         s = self._surfaces
-        return {(s[a], s[b]): c for (a, b), c in self._pair_counts.items()}
+        return {(s[ord(k[0])], s[ord(k[1])]): c for k, c in self._pair_counts.items()}
