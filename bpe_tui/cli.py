@@ -227,6 +227,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
+    if d["prefix_space"]:
+        where = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}[d["prefix_space"]]
+        print(f"prefix space: a space is put before {where} ({d['prefix_space']})")
     if d["special_tokens"]:
         print("special tokens: " + ", ".join(f"{s} = {i}" for s, i in d["special_tokens"].items()))
     merges = table.merge_ids

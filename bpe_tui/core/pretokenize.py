@@ -122,18 +122,34 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     return "regex:" + pattern, pattern
 
 
+#: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
+#: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
+#: *segment*, the text between two special tokens:
+#:
+#: * ``always``   every segment that does not already start with a space (Metaspace "always")
+#: * ``first``    only a segment at the very start of the text (Metaspace "first", sentencepiece)
+#: * ``prepend``  every segment, even one that starts with a space (HF's Prepend normalizer)
+PREFIX_SCHEMES = ("always", "first", "prepend")
+
+
 class PreTokenizer:
     """Splits text into pre-tokens, with special tokens cut out first.
 
     >>> p = PreTokenizer("gpt2", special_tokens=["<|endoftext|>"])
     >>> list(p.split("Hi there<|endoftext|>!"))
     [(False, 'Hi'), (False, ' there'), (True, '<|endoftext|>'), (False, '!')]
+
+    ``prefix_space`` (one of :data:`PREFIX_SCHEMES`) adds a space in front of segments, as
+    sentencepiece-style tokenizers do; tables read from those formats set it.
     """
 
-    def __init__(self, pretokenizer: str = "gpt2", special_tokens=(), lowercase: bool = False):
+    def __init__(self, pretokenizer: str = "gpt2", special_tokens=(), lowercase: bool = False, prefix_space: str | None = None):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = regex.compile(self.pattern_text)
         self.lowercase = lowercase
+        if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
+            raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
+        self.prefix_space = prefix_space
         self.special_tokens = list(dict.fromkeys(special_tokens or ()))
         if self.special_tokens:
             # Longest first, so that when one special is a prefix of another the longer wins.
@@ -142,16 +158,26 @@ class PreTokenizer:
         else:
             self._special_re = None
 
+    def prefixed(self, segment: str, at_text_start: bool) -> str:
+        """``segment`` (text between special tokens) with the prefix space, if the scheme
+        puts one there; ``at_text_start`` says whether the segment begins the text."""
+        scheme = self.prefix_space
+        if scheme is None or not segment:
+            return segment
+        if scheme == "prepend" or (segment[0] != " " and (scheme == "always" or at_text_start)):
+            return " " + segment
+        return segment
+
     def words(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
         if self.lowercase:
             text = text.lower()
         if self._special_re is None:
-            return self.pattern.findall(text)
+            return self.pattern.findall(self.prefixed(text, True))
         out: list[str] = []
-        for segment in self._special_re.split(text):
+        for n, segment in enumerate(self._special_re.split(text)):
             if segment:
-                out.extend(self.pattern.findall(segment))
+                out.extend(self.pattern.findall(self.prefixed(segment, n == 0)))
         return out
 
     def split(self, text: str) -> Iterator[tuple[bool, str]]:
@@ -160,27 +186,27 @@ class PreTokenizer:
         Lowercasing (if configured) applies to ordinary text, never to special tokens.
         """
         if self._special_re is None:
-            for word in self.pattern.findall(text.lower() if self.lowercase else text):
+            for word in self.pattern.findall(self.prefixed(text.lower() if self.lowercase else text, True)):
                 yield False, word
             return
         pos = 0
         for m in self._special_re.finditer(text):
             if m.start() > pos:
                 segment = text[pos : m.start()]
-                for word in self.pattern.findall(segment.lower() if self.lowercase else segment):
+                for word in self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, pos == 0)):
                     yield False, word
             yield True, m.group()
             pos = m.end()
         if pos < len(text):
             segment = text[pos:]
-            for word in self.pattern.findall(segment.lower() if self.lowercase else segment):
+            for word in self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, pos == 0)):
                 yield False, word
 
     def spans(self, text: str) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
 
-        The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing is not
-        applied, so the offsets refer to the text as given).
+        The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
+        space are not applied, so the offsets refer to the text as given).
         """
         pos = 0
         if self._special_re is not None:

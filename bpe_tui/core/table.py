@@ -113,7 +113,10 @@ class MergeTable:
             self._eow_id = next((i for i, s in self._vocab.items() if s == key and i not in special_ids), None)
         self._surface_to_id = {s: i for i, s in self._vocab.items() if i not in special_ids}
         self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
-        self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase)
+        # The space sentencepiece-style tokenizers put in front of the text (see
+        # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
+        prefix = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
+        self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix)
         self._cache: dict[str, tuple[int, ...]] = {}
         # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
         # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
@@ -335,8 +338,14 @@ class MergeTable:
             "vocab_size": len(self._vocab),
             "merges": len(self._merges),
             "special_tokens": dict(self.special_tokens),
+            "prefix_space": self.prefix_space,
             "tie_break": self.config.get("tie_break"),
         }
+
+    @property
+    def prefix_space(self) -> str | None:
+        """Where encoding puts a space in front of the text, if it does (see PREFIX_SCHEMES)."""
+        return self._pre.prefix_space
 
     # ------------------------------------------------------------------ encoding
 
@@ -416,21 +425,22 @@ class MergeTable:
         ``seed``), sampling one of the text's alternative segmentations.
         """
         if dropout > 0:
-            return self._encode_split(self._pre.split(text), dropout, seed)
+            return self._encode_dropout(text, dropout, seed)
         # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
-        specials = self._pre._special_re
+        pre = self._pre
+        specials = pre._special_re
         if specials is None:
-            self._encode_segment(text, out)
+            self._encode_segment(pre.prefixed(text, True), out)
             return out
         pos = 0
         for m in specials.finditer(text):
             if m.start() > pos:
-                self._encode_segment(text[pos : m.start()], out)
+                self._encode_segment(pre.prefixed(text[pos : m.start()], pos == 0), out)
             out.append(self.special_tokens[m.group()])
             pos = m.end()
         if pos < len(text):
-            self._encode_segment(text[pos:], out)
+            self._encode_segment(pre.prefixed(text[pos:], pos == 0), out)
         return out
 
     def _encode_segment(self, segment: str, out: list[int]) -> None:
@@ -445,20 +455,12 @@ class MergeTable:
             ids = get(word)
             out += ids if ids is not None else encode_word(word)
 
-    def _encode_split(self, split: Iterable[tuple[bool, str]], dropout: float = 0.0, seed: int | None = None) -> list[int]:
+    def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
         out: list[int] = []
         specials = self.special_tokens
-        if dropout > 0:
-            rng = random.Random(seed)
-            for is_special, piece in split:
-                out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
-            return out
-        encode_word = self._encode_word
-        for is_special, piece in split:
-            if is_special:
-                out.append(specials[piece])
-            else:
-                out.extend(encode_word(piece))
+        rng = random.Random(seed)
+        for is_special, piece in self._pre.split(text):
+            out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
         return out
 
     def pieces(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[tuple[int, bytes | str]]:
@@ -480,7 +482,15 @@ class MergeTable:
 
     def decode(self, ids: Iterable[int]) -> str:
         """Text from token ids. Bytes are joined and decoded as UTF-8 (U+FFFD for partial
-        sequences); in chars mode the end-of-word marker becomes a space."""
+        sequences); in chars mode the end-of-word marker becomes a space. A table that puts a
+        prefix space in front of the text takes it off again (as its own decoder does)."""
+        ids = list(ids)
+        text = self._decode(ids)
+        if self.prefix_space and ids and ids[0] not in self._special_surfaces and text.startswith(" "):
+            return text[1:]
+        return text
+
+    def _decode(self, ids: list[int]) -> str:
         vocab = self._vocab
         parts = []
         for i in ids:
@@ -505,6 +515,16 @@ class MergeTable:
         held back until more text arrives, because the next chunk may extend it; memory
         stays bounded by the longest pre-token, not by the input.
         """
+        specials = self.special_tokens
+        encode_word = self._encode_word
+        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+            if is_special:
+                yield specials[piece]
+            else:
+                yield from encode_word(piece)
+
+    def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
+        """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
         raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
         pending = ""
         for chunk in chunks:
@@ -522,9 +542,30 @@ class MergeTable:
                 continue
             keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
             pending = pending[keep:]
-            yield from self._encode_split(ready)
+            yield from ready
         if pending:
-            yield from self._encode_split(raw.split(pending))
+            yield from raw.split(pending)
+
+    def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
+        """The pieces of a whole text with the prefix space added where the table's scheme
+        puts one: the first piece of a segment gets it and is pre-tokenized again (for the
+        sentencepiece-style patterns such tables have, the same as prefixing the segment)."""
+        pre = self._pre
+        if pre.prefix_space is None:
+            yield from pieces
+            return
+        segment_start = text_start = True
+        for is_special, piece in pieces:
+            if is_special:
+                yield True, piece
+                segment_start = True
+            elif segment_start:
+                for word in pre.pattern.findall(pre.prefixed(piece, text_start)):
+                    yield False, word
+                segment_start = False
+            else:
+                yield False, piece
+            text_start = False
 
     # ------------------------------------------------------------------ explaining
 

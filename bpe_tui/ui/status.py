@@ -48,6 +48,8 @@ class StatusLine(Static):
                 rules.append(f"eow {d['end_of_word']}")
             if d.get("lowercase"):
                 rules.append("lowercase")
+            if d.get("prefix_space"):
+                rules.append(f"prefix space ({d['prefix_space']})")
             if d.get("special_tokens"):
                 rules.append(f"{len(d['special_tokens'])} special")
             parts.append((" · ".join(rules), ""))

@@ -30,6 +30,7 @@ from bpe_tui.core.corpus import (
     write_count_file,
 )
 from bpe_tui.core.errors import BPEError
+from bpe_tui.core.table import MergeTable
 from tests.conftest import CORPORA, TINYSHAKESPEARE, need
 
 settings.register_profile("scale", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -296,6 +297,14 @@ def test_count_files_of_a_shipped_corpus_match_line_by_line():
 # ---------------------------------------------------------------------- encoding hot path
 
 
+def encode_piece_by_piece(table, text: str) -> list[int]:
+    """The reference encoding: the table's own pre-tokens, one word at a time."""
+    out: list[int] = []
+    for is_special, piece in table.pretokenize(text):
+        out.extend([table.special_tokens[piece]] if is_special else table._encode_word(piece))
+    return out
+
+
 @settings(settings.get_profile("scale"))
 @given(text=st.one_of(texts, ascii_texts), preset=st.sampled_from(["gpt2", "classic", "gpt4"]), lowercase=st.booleans())
 def test_encode_fast_path_equals_encoding_piece_by_piece(text, preset, lowercase):
@@ -303,7 +312,59 @@ def test_encode_fast_path_equals_encoding_piece_by_piece(text, preset, lowercase
     t = Trainer.from_text("the theme of the thesis: it's 42 ΣΑΣ\n\n  done <|x|> é中 " * 3, cfg)
     t.goto(40)
     table = t.table
-    reference = table._encode_split(table.pretokenize(text))
+    reference = encode_piece_by_piece(table, text)
     assert table.encode(text) == reference
     assert table.encode(text) == reference  # warm cache too
     assert table.decode(table.encode(text)) == (text.lower() if lowercase else text) or preset == "classic"
+
+
+# ---------------------------------------------------------------------- the prefix space
+
+SENTENCEPIECE_PATTERNS = ["regex: ?[^ ]+| ", "regex:(?s).+"]  # Metaspace split, and no split
+
+
+def with_prefix(table, scheme):
+    """The same table with ``prepend_scheme`` set (as the sentencepiece and HF readers set it)."""
+    return MergeTable(
+        table.units, table.vocab, table.merge_ids, table.special_tokens, table.pretokenizer,
+        table.end_of_word, table.lowercase, config={"prepend_scheme": scheme},
+    )
+
+
+@settings(settings.get_profile("scale"))
+@given(
+    text=st.lists(st.sampled_from(["a", "b", " ", "ab", "  ", "<|x|>", "<|"]), max_size=8).map("".join),
+    cut=st.lists(st.integers(min_value=0, max_value=24), max_size=4),
+    pattern=st.sampled_from(SENTENCEPIECE_PATTERNS),
+    scheme=st.sampled_from(pretokenize.PREFIX_SCHEMES),
+)
+def test_prefix_space_is_the_same_on_every_encoding_path(text, cut, pattern, scheme):
+    cfg = TrainerConfig(preset="classic", end_of_word=None, pretokenizer=pattern, special_tokens=["<|x|>"])
+    plain = Trainer.from_text("a ab abb ba b a  a ab " * 3, cfg)
+    plain.goto(6)
+    table = with_prefix(plain.table, scheme)
+    ids = table.encode(text)
+    assert ids == encode_piece_by_piece(table, text)
+    bounds = sorted({min(c, len(text)) for c in cut})
+    chunks = [text[a:b] for a, b in zip([0, *bounds], [*bounds, len(text)])]
+    assert list(table.encode_iterable(chunks)) == ids
+
+
+def test_prefix_space_schemes():
+    cfg = TrainerConfig(preset="classic", end_of_word=None, pretokenizer="regex: ?[^ ]+| ", special_tokens=["<s>"])
+    plain = Trainer.from_text("the cat sat on the mat " * 4, cfg)
+    plain.goto(12)
+    base = plain.table
+    always, first, prepend = (with_prefix(base, s) for s in pretokenize.PREFIX_SCHEMES)
+    assert always.tokens("the cat") == base.tokens(" the cat")
+    assert always.tokens(" the cat") == base.tokens(" the cat")  # already starts with a space
+    assert always.tokens("the<s>cat") == base.tokens(" the<s> cat")  # every segment
+    assert first.tokens("the<s>cat") == base.tokens(" the<s>cat")  # only at the start of the text
+    assert first.tokens("<s>cat") == base.tokens("<s>cat")
+    assert prepend.tokens(" the") == base.tokens("  the")  # even before a space
+    # decoding takes the prefix space off again, as the tokenizers' decoders do
+    assert always.decode(always.encode("the cat")) == "the cat"
+    assert prepend.decode(prepend.encode(" the")) == " the"
+    assert always.describe()["prefix_space"] == "always" and base.prefix_space is None
+    with pytest.raises(BPEError, match="prefix-space scheme"):
+        with_prefix(base, "sometimes")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 import bpe_tui
 from bpe_tui import BPEError
@@ -66,14 +66,48 @@ def _train_hf(tmp_path, model_pre, *, suffix=None, decoder=None, vocab_size=400,
     return tok, str(path)
 
 
-def test_metaspace_tokenizer(tmp_path):
-    """Metaspace: ▁ read as a space. HF prepends ▁ to the text (prepend_scheme always); our
-    encoder does not, so the test adds the space itself (config says so)."""
-    tok, path = _train_hf(tmp_path, pre_tokenizers.Metaspace(), decoder=decoders.Metaspace())
+#: Texts for the sentencepiece-style tables: leading, doubled and trailing spaces, and the
+#: added token <s> at the start, in the middle and at the end (every segment may get a ▁).
+PREFIX_TEXTS = [
+    "The fox ran home.", "a  b   c", "Nobody knew why.", " starts with a space", "ends with one ",
+    "<s>The fox", "The fox<s>ran home.", "one<s> two<s>", "<s><s>x", "",
+]
+
+
+@pytest.mark.parametrize("scheme", ["always", "first", "never"])
+def test_metaspace_tokenizer(tmp_path, scheme):
+    """Metaspace: ▁ read as a space, and the ▁ it puts in front of the text (prepend_scheme)
+    put there by our encoder too, before the text or before every segment between added tokens."""
+    tok, path = _train_hf(tmp_path, pre_tokenizers.Metaspace(prepend_scheme=scheme), decoder=decoders.Metaspace(prepend_scheme=scheme))
     table = bpe_tui.load(path)
-    assert table.units == "chars" and table.config.get("prepend_space")
-    for text in ["The fox ran home.", "a  b   c", "Nobody knew why."]:
-        assert tok.encode(text).ids == table.encode(" " + text), text
+    assert table.units == "chars" and table.prefix_space == (None if scheme == "never" else scheme)
+    for text in PREFIX_TEXTS:
+        ids = tok.encode(text).ids
+        assert ids == table.encode(text), text
+        assert ids == list(table.encode_iterable([text[:3], text[3:]])), text
+        if "<s>" not in text:
+            assert table.decode(ids) == tok.decode(ids), text
+    native = tmp_path / "native.json"  # our own format keeps the scheme
+    table.save(str(native))
+    assert bpe_tui.load(str(native)).encode("The fox<s>ran") == tok.encode("The fox<s>ran").ids
+
+
+def test_llama2_style_prepend_normalizer(tmp_path):
+    """No pre-tokenizer; the normalizer prepends ▁ to every segment (even one starting with a
+    space) and turns spaces into ▁, as Llama 2's tokenizer.json does."""
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.train([str(CORPORA / "demo.txt")], trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>"], show_progress=False))
+    path = tmp_path / "llama.json"
+    tok.save(str(path))
+    table = bpe_tui.load(str(path))
+    assert table.prefix_space == "prepend" and table.pretokenizer == "regex:(?s).+"
+    for text in PREFIX_TEXTS:
+        ids = tok.encode(text).ids
+        assert ids == table.encode(text), text
+        if "<s>" not in text:
+            assert table.decode(ids) == tok.decode(ids), text
 
 
 def test_end_of_word_suffix_maps_onto_separate_marker(tmp_path):

@@ -24,8 +24,9 @@ Reading:
   with ``use_regex`` is GPT-2's regex; a ``Split`` regex becomes our pre-tokenizer (named if
   it is gpt2/gpt4/o200k).
 * ``Metaspace`` tables (sentencepiece style): chars mode, with ``▁`` read as a space, so
-  ``▁the`` is the token `` the``. The prefix space Metaspace adds (``prepend_scheme``) is not
-  added by our encoder: the table's ``config["prepend_space"]`` says to add it yourself.
+  ``▁the`` is the token `` the``. The space Metaspace puts in front of the text
+  (``prepend_scheme`` always/first), or a ``Prepend("▁")`` normalizer (Llama 2) before every
+  segment, is kept as ``config["prepend_scheme"]`` and added by our encoder the same way.
   ``<0xNN>`` byte-fallback tokens are kept (for decoding) but never produced.
 * ``end_of_word_suffix`` (e.g. ``</w>``) is attached to the word's last character in HF; it is
   mapped exactly onto our separate end-of-word symbol (see ``_eow.py``).
@@ -120,14 +121,17 @@ def read(path: str) -> MergeTable:
         space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or "\u2581"
         split = metaspace.get("split", True) if metaspace is not None else False
         pretokenizer = "regex:" + (METASPACE_PATTERN if split else WHOLE_TEXT)
-        scheme = (metaspace or {}).get("prepend_scheme")
-        if scheme is None and metaspace is not None:
-            scheme = "always" if metaspace.get("add_prefix_space", True) else "never"
-        if metaspace is None:
-            scheme = "always" if any(p.get("type") == "Prepend" for p in norm_parts) else "never"
-        if scheme in ("always", "first"):
-            config["prepend_space"] = True
-            notes.append("HF adds a space before the text (Metaspace prepend_scheme); bpe-tui's encoder does not")
+        if metaspace is not None:
+            scheme = metaspace.get("prepend_scheme")
+            if scheme is None:  # tokenizers before 0.14
+                scheme = "always" if metaspace.get("add_prefix_space", True) else "never"
+        else:
+            prepend = next((p for p in norm_parts if p.get("type") == "Prepend"), None)
+            scheme = "prepend" if prepend is not None else "never"
+            if prepend is not None and prepend.get("prepend") != space_char:
+                notes.append(f"normalizer Prepend({prepend.get('prepend')!r}) is applied as a prefix space")
+        if scheme in ("always", "first", "prepend"):
+            config["prepend_scheme"] = scheme
     else:
         units = "chars"
         pretokenizer = _chars_pretokenizer(path, pre, parts, notes)
@@ -296,6 +300,8 @@ def losses(table: MergeTable) -> list[str]:
         )
     if table.units == "chars":
         out.append("characters the table has never seen: HF drops them (no unk_token), bpe-tui shows them as unknown")
+    if table.prefix_space:
+        out.append(f"the prefix space ({table.prefix_space}) is not written: HF will encode the text without it")
     return out
 
 

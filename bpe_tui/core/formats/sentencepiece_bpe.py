@@ -25,10 +25,11 @@ their parts; sentencepiece prefers the leftmost, which differs only when two dif
 splits of the same piece overlap in one word (``ab a ba`` for ``aba``).
 
 Pieces are read in chars mode with ``▁`` (U+2581) as a space, so ``▁the`` is the token
-`` the``. What sentencepiece does before BPE and we do not (callers apply it to the text):
-the normalizer (``nmt_nfkc`` by default: NFKC plus a few mappings), squeezing and stripping
-whitespace (``remove_extra_whitespaces``) and the dummy prefix space (``add_dummy_prefix``);
-``config["prepend_space"]`` and ``config["notes"]`` say which apply. Characters outside the
+`` the``. The dummy prefix space (``add_dummy_prefix``) becomes ``config["prepend_scheme"] =
+"first"``, so our encoder puts one space in front of the text as sentencepiece does. What
+sentencepiece does before BPE and we do not (callers apply it to the text): the normalizer
+(``nmt_nfkc`` by default: NFKC plus a few mappings) and squeezing and stripping whitespace
+(``remove_extra_whitespaces``); ``config["notes"]`` says which apply. Characters outside the
 vocabulary: sentencepiece gives one ``<unk>`` per run of them (or bytes with byte_fallback),
 we give one unknown per character. CONTROL, UNKNOWN, UNUSED and BYTE pieces keep their ids
 (decoding works) but are never produced; USER_DEFINED pieces are special tokens.
@@ -207,8 +208,10 @@ def _read(path: str, data: bytes) -> MergeTable:
     notes = []
     config: dict = {"notes": notes, "normalizer": name}
     if normalizer.get(3, 1):
-        config["prepend_space"] = True
-        notes.append("sentencepiece adds a space before the text (add_dummy_prefix); bpe-tui's encoder does not")
+        if suffix:
+            notes.append("sentencepiece adds a space after the text (add_dummy_prefix with whitespace as suffix); bpe-tui does not")
+        else:
+            config["prepend_scheme"] = "first"  # add_dummy_prefix: one space in front of the text
     if normalizer.get(4, 1):
         notes.append("sentencepiece squeezes and strips whitespace (remove_extra_whitespaces); bpe-tui does not")
     if name not in ("identity", ""):
