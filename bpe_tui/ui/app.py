@@ -1,8 +1,10 @@
 """The explorer App: one screen, panes that talk through messages, training in thread workers.
 
 The App is thin: it owns the :class:`~bpe_tui.ui.session.Session`, routes messages between
-panes, and runs long work (loading a corpus, thousands of merges, opening a big table) in
-thread workers that post one batched update every ~80 ms (never one per merge).
+panes, and keeps long work off the UI thread. Opening corpora and tables is the
+:class:`~bpe_tui.ui.loader.Loader`'s (it reports by messages); thousands of merges run in a
+thread worker that posts one batched update every ~80 ms (never one per merge). What the keys
+do is listed in :mod:`~bpe_tui.ui.keys`.
 
 Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
 """
@@ -32,9 +34,13 @@ from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
+from .keys import INSPECT_ACTIONS, KEYS, PANES, TRAIN_ACTIONS
+from .loader import Loader
 from .messages import (
     CompareReady,
     EncodeChanged,
+    LoadCancelled,
+    LoadFailed,
     LoadProgress,
     PairSelected,
     Progressed,
@@ -45,7 +51,7 @@ from .messages import (
 )
 from .pairs import PairsPane
 from .search import TokenSearch
-from .session import Session, read_preview
+from .session import Session
 from .stats import StatsPane
 from .status import StatusLine
 
@@ -57,48 +63,6 @@ SYNC_STEPS = 10
 RATES = (1, 2, 4, 8, 16, 32, 64)
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
-
-TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower"}
-INSPECT_ACTIONS = {"whole_table"}
-
-#: (keys, what they do, action) -- the help screen and the command palette are built from this.
-KEYS: list[tuple[str, str, str | None]] = [
-    ("space / n", "one merge step", "step"),
-    ("N", "ten merge steps", "step(10)"),
-    ("ctrl+n", "a hundred merge steps", "step(100)"),
-    ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
-    ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
-    ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
-    ("w", "inspect: encode with the whole table again", "whole_table"),
-    ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
-    ("o", "open a corpus or a merge table", "open"),
-    ("c", "compare the current table with another table on the same text", "compare"),
-    ("/", "find a token by text or id", "find"),
-    ("e", "type in the encode box (escape leaves it)", "focus_encode"),
-    ("p", "auto-play on / off", "play"),
-    ("+ / -", "auto-play faster / slower", "faster"),
-    ("t", "corpus pane: words ↔ running text", None),
-    ("x", "corpus pane: clear the word and pair filters", None),
-    ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
-    ("ctrl+r", "encode box: resample BPE-dropout", None),
-    ("tab / shift+tab", "move between panes and boxes", None),
-    ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
-    ("?", "this help", "help"),
-    ("ctrl+p", "command palette", None),
-    ("ctrl+q", "quit", None),
-]
-
-PANES = [
-    ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
-    ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
-    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
-    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
-    ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
-    ("token", "the selected token: id, rank, merge tree down to base units"),
-    ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
-    ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
-    ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
-]
 
 
 class ExplorerApp(App):
@@ -183,6 +147,7 @@ class ExplorerApp(App):
         with Horizontal(id="progress-row"):
             yield Static("", id="progress-label", markup=False)
             yield ProgressBar(id="progress", show_eta=False)
+        yield Loader()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -287,69 +252,32 @@ class ExplorerApp(App):
                     if table is not None and self.detail.token_id in table.vocab:
                         self.detail.show(table, self.detail.token_id)
 
-    # ------------------------------------------------------------------ loading (workers)
+    # ------------------------------------------------------------------ loading (the Loader's workers)
+
+    @property
+    def loader(self) -> Loader:
+        return self.query_one(Loader)
 
     def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         self._show_progress(f"reading {', '.join(paths)}…", None)
-        self._load_corpus(list(paths), config, errors, counts)
-
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _load_corpus(self, paths: list[str], config: TrainerConfig, errors: str, counts: bool) -> None:
-        worker = get_current_worker()
-        last = [0.0]
-
-        class Cancelled(Exception):
-            pass
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise Cancelled()
-            now = time.monotonic()
-            if now - last[0] >= BATCH_SECONDS:
-                last[0] = now
-                self.post_message(LoadProgress(done, total))
-
-        try:
-            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts)
-            session = Session(trainer=trainer, preview=read_preview(paths, counts))
-            session.word_order()
-        except Cancelled:
-            self.call_from_thread(self._hide_progress)
-            return
-        except BPEError as exc:
-            self.call_from_thread(self._load_failed, str(exc))
-            return
-        except (OSError, UnicodeError, ValueError) as exc:
-            self.call_from_thread(self._load_failed, f"{', '.join(paths)}: {exc}")
-            return
-        self.post_message(SessionReady(session))
+        self.loader.corpus(list(paths), config, errors, counts)
 
     def load_table(self, path: str) -> None:
         self._show_progress(f"opening {path}…", None)
-        self._load_table(path)
+        self.loader.table(path)
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def _load_table(self, path: str) -> None:
-        from ..core.formats import load
-
-        try:
-            table = load(path)
-            session = Session(table=table, source=path)
-            session.rank_index()
-        except BPEError as exc:
-            self.call_from_thread(self._load_failed, str(exc))
-            return
-        except (OSError, UnicodeError, ValueError) as exc:
-            self.call_from_thread(self._load_failed, f"{path}: {exc}")
-            return
-        self.post_message(SessionReady(session))
-
-    def _load_failed(self, message: str) -> None:
+    def on_load_failed(self, message: LoadFailed) -> None:
         self._hide_progress()
+        if message.compare:
+            self.notify(message.message, title="cannot compare", severity="error", timeout=10)
+            return
         self._compare_path = None  # nothing to compare with
-        self.notify(message, title="cannot open", severity="error", timeout=10)
+        self.notify(message.message, title="cannot open", severity="error", timeout=10)
         if self.session is None:
-            self.status.show(None, None, note=f"could not open: {message} — press o to open something else")
+            self.status.show(None, None, note=f"could not open: {message.message} — press o to open something else")
+
+    def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self._hide_progress()
 
     def on_load_progress(self, message: LoadProgress) -> None:
         self._show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)
@@ -677,26 +605,7 @@ class ExplorerApp(App):
         path = os.path.expanduser(path)
         self._last_compare = path
         self._show_progress(f"opening {path} to compare…", None)
-        self._load_compare(path)
-
-    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
-    def _load_compare(self, path: str) -> None:
-        from ..core.formats import load
-
-        try:
-            table = load(path)
-        except BPEError as exc:
-            self.call_from_thread(self._compare_failed, str(exc))
-            return
-        except (OSError, UnicodeError, ValueError) as exc:
-            self.call_from_thread(self._compare_failed, f"{path}: {exc}")
-            return
-        if not get_current_worker().is_cancelled:  # a newer request replaced this one
-            self.post_message(CompareReady(table, path))
-
-    def _compare_failed(self, message: str) -> None:
-        self._hide_progress()
-        self.notify(message, title="cannot compare", severity="error", timeout=10)
+        self.loader.compare_table(path)
 
     def current_side(self) -> Side | None:
         """Table A: the trainer's table so far (explore) or the opened table, as cut (inspect)."""

@@ -94,3 +94,19 @@ class CompareReady(Message):
         super().__init__()
         self.table = table
         self.path = path
+
+
+class LoadFailed(Message):
+    """Opening a corpus or table failed; ``message`` says what and where, in one line.
+
+    ``compare``: it was table B of a comparison (the current session is untouched).
+    """
+
+    def __init__(self, message: str, compare: bool = False) -> None:
+        super().__init__()
+        self.message = message
+        self.compare = compare
+
+
+class LoadCancelled(Message):
+    """Escape stopped the reading of a corpus; nothing was loaded."""

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Sparkline, Static
 
 from ..core.table import MergeTable
-from .render import chips, fmt_int, label
+from .render import chips, label
 from .session import Session
 
 

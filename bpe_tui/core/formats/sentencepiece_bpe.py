@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import struct
 
-from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import build_table, fail, read_head
 

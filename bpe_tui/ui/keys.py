@@ -1,0 +1,47 @@
+"""What the explorer's keys do, and what its panes show: the help screen and the command
+palette are both built from these lists, so they cannot disagree with each other."""
+
+from __future__ import annotations
+
+#: Actions that need a trainer (explore mode) and actions that need an opened table (inspect).
+TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower"}
+INSPECT_ACTIONS = {"whole_table"}
+
+#: (keys, what they do, action) -- the help screen and the command palette are built from this.
+KEYS: list[tuple[str, str, str | None]] = [
+    ("space / n", "one merge step", "step"),
+    ("N", "ten merge steps", "step(10)"),
+    ("ctrl+n", "a hundred merge steps", "step(100)"),
+    ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
+    ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
+    ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
+    ("w", "inspect: encode with the whole table again", "whole_table"),
+    ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
+    ("o", "open a corpus or a merge table", "open"),
+    ("c", "compare the current table with another table on the same text", "compare"),
+    ("/", "find a token by text or id", "find"),
+    ("e", "type in the encode box (escape leaves it)", "focus_encode"),
+    ("p", "auto-play on / off", "play"),
+    ("+ / -", "auto-play faster / slower", "faster"),
+    ("t", "corpus pane: words ↔ running text", None),
+    ("x", "corpus pane: clear the word and pair filters", None),
+    ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
+    ("ctrl+r", "encode box: resample BPE-dropout", None),
+    ("tab / shift+tab", "move between panes and boxes", None),
+    ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
+    ("?", "this help", "help"),
+    ("ctrl+p", "command palette", None),
+    ("ctrl+q", "quit", None),
+]
+
+PANES = [
+    ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
+    ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
+    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
+    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
+    ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
+    ("token", "the selected token: id, rank, merge tree down to base units"),
+    ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
+    ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
+    ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
+]

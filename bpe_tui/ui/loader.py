@@ -1,0 +1,100 @@
+"""Opening things in the background: a corpus, a merge table, or table B to compare with.
+
+The Loader is a widget with nothing to show. Each of its methods starts a thread worker that
+reads the files and posts what came of it: :class:`LoadProgress` while a corpus is read, then
+:class:`SessionReady` (a corpus or table to show) or :class:`CompareReady` (table B), or
+:class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
+The messages bubble up to the App, which decides what the screen does with them; the Loader
+never touches another widget.
+
+Workers are *exclusive* per group: opening something new cancels the load still running.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from ..core.config import TrainerConfig
+from ..core.errors import BPEError
+from ..core.formats import load
+from ..core.trainer import Trainer
+from .messages import CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
+from .session import Session, read_preview
+
+#: Seconds between two progress messages while a corpus is read.
+PROGRESS_SECONDS = 0.08
+
+#: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
+FILE_ERRORS = (OSError, UnicodeError, ValueError)
+
+
+class _Cancelled(Exception):
+    """Raised inside the reading when escape cancelled the worker."""
+
+
+class Loader(Widget):
+    """Reads corpora and merge tables in thread workers; reports by messages."""
+
+    DEFAULT_CSS = "Loader { display: none; }"
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
+        """Count the corpus and build a trainer; progress by bytes read."""
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_SECONDS:
+                last[0] = now
+                self.post_message(LoadProgress(done, total))
+
+        try:
+            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts)
+            session = Session(trainer=trainer, preview=read_preview(paths, counts))
+            session.word_order()
+        except _Cancelled:
+            self.post_message(LoadCancelled())
+            return
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
+            return
+        self.post_message(SessionReady(session))
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def table(self, path: str) -> None:
+        """Open a merge table in any readable format, to inspect it."""
+        try:
+            table = load(path)
+            session = Session(table=table, source=path)
+            session.rank_index()
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(LoadFailed(f"{path}: {exc}"))
+            return
+        self.post_message(SessionReady(session))
+
+    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    def compare_table(self, path: str) -> None:
+        """Open table B for the comparison view."""
+        try:
+            table = load(path)
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc), compare=True))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(LoadFailed(f"{path}: {exc}", compare=True))
+            return
+        if not get_current_worker().is_cancelled:  # a newer request replaced this one
+            self.post_message(CompareReady(table, path))
