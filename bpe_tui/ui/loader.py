@@ -73,28 +73,26 @@ class Loader(Widget):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def table(self, path: str) -> None:
         """Open a merge table in any readable format, to inspect it."""
-        try:
-            table = load(path)
+        table = self._read_table(path)
+        if table is not None:
             session = Session(table=table, source=path)
             session.rank_index()
-        except BPEError as exc:
-            self.post_message(LoadFailed(str(exc)))
-            return
-        except FILE_ERRORS as exc:
-            self.post_message(LoadFailed(f"{path}: {exc}"))
-            return
-        self.post_message(SessionReady(session))
+            self.post_message(SessionReady(session))
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
     def compare_table(self, path: str) -> None:
         """Open table B for the comparison view."""
-        try:
-            table = load(path)
-        except BPEError as exc:
-            self.post_message(LoadFailed(str(exc), compare=True))
-            return
-        except FILE_ERRORS as exc:
-            self.post_message(LoadFailed(f"{path}: {exc}", compare=True))
-            return
-        if not get_current_worker().is_cancelled:  # a newer request replaced this one
+        table = self._read_table(path, compare=True)
+        if table is not None and not get_current_worker().is_cancelled:  # else a newer request replaced this one
             self.post_message(CompareReady(table, path))
+
+    def _read_table(self, path: str, compare: bool = False):
+        """The merge table at ``path``, or None once LoadFailed says why not."""
+        try:
+            return load(path)
+        except BPEError as exc:
+            message = str(exc)
+        except FILE_ERRORS as exc:
+            message = f"{path}: {exc}"
+        self.post_message(LoadFailed(message, compare=compare))
+        return None
