@@ -45,6 +45,15 @@ def test_corpus_text_is_not_a_table():
         bpe_tui.load(str(CORPORA / "demo.txt"))
 
 
+def test_word_pairs_are_a_corpus_not_subword_nmt_codes(tmp_path):
+    """Two words per line looks like codes at a glance; the first line of real codes joins
+    two single characters, so this is read as the corpus it is."""
+    pairs = tmp_path / "cities.txt"
+    pairs.write_text("New York\nLos Angeles\nSan Francisco\nLas Vegas\n", encoding="utf-8")
+    with pytest.raises(bpe_tui.BPEError, match="not a merge table"):
+        detect(str(pairs))
+
+
 def test_cli_train_legacy_merges(tmp_path, capsys):
     out = tmp_path / "tok.json"
     assert main(["train", str(CORPORA / "court.txt"), "-o", str(out), "--format", "hf", "--legacy-merges", "--tie-break", "hf",

@@ -55,11 +55,15 @@ def sniff(path: str) -> bool:
     lines = [line for line in lines if line.strip()][:20]
     if not lines:
         return False
-    for line in lines:
+    for n, line in enumerate(lines):
         parts = line.rstrip("\r").split(" ")
         if len(parts) == 3 and parts[2].isdigit():
             parts = parts[:2]
         if len(parts) != 2 or not parts[0] or not parts[1]:
+            return False
+        # The first merge of any codes file joins two base symbols (a character, the last
+        # one maybe with </w>), so a text of word pairs ("New York") is not taken for codes.
+        if n == 0 and not all(len(p) == 1 or (len(p) == 1 + len(EOW) and p.endswith(EOW)) for p in parts):
             return False
     return any(EOW in line for line in lines) or len(lines) >= 2
 
