@@ -90,6 +90,18 @@ def test_metaspace_tokenizer(tmp_path, scheme):
     native = tmp_path / "native.json"  # our own format keeps the scheme
     table.save(str(native))
     assert bpe_tui.load(str(native)).encode("The fox<s>ran") == tok.encode("The fox<s>ran").ids
+    assert_written_back_encodes_like(table, tok, tmp_path)
+
+
+def assert_written_back_encodes_like(table, tok, tmp_path):
+    """Our tokenizer.json of a table read from ``tok`` encodes and decodes like ``tok`` in HF."""
+    out = tmp_path / "written.json"
+    table.save(str(out), format="hf")
+    again = Tokenizer.from_file(str(out))
+    for text in PREFIX_TEXTS:
+        ids = tok.encode(text).ids
+        assert again.encode(text).ids == ids, text
+        assert again.decode(ids) == tok.decode(ids), text
 
 
 def test_llama2_style_prepend_normalizer(tmp_path):
@@ -108,6 +120,7 @@ def test_llama2_style_prepend_normalizer(tmp_path):
         assert ids == table.encode(text), text
         if "<s>" not in text:
             assert table.decode(ids) == tok.decode(ids), text
+    assert_written_back_encodes_like(table, tok, tmp_path)
 
 
 def test_end_of_word_suffix_maps_onto_separate_marker(tmp_path):

@@ -36,6 +36,9 @@ Reading:
 
 Writing uses our ids as they are (so HF encodes to exactly our ids), pairs by default or legacy
 strings with ``legacy_merges=True`` (readers older than tokenizers 0.20 need them).
+Sentencepiece-style chars tables (Metaspace's split, or none, and any prefix space) go out the
+way they came in: a Metaspace pre-tokenizer and decoder with their ``prepend_scheme``, or Llama
+2's Prepend/Replace normalizers, with spaces in tokens written ``▁``.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ NAME = "hf"
 
 #: Hugging Face's Whitespace pre-tokenizer, as a regex.
 HF_WHITESPACE = r"\w+|[^\w\s]+"
+#: How Metaspace and sentencepiece write a space inside tokens.
+SPACE_MARK = "\u2581"
 #: One pre-token per run of text without spaces, each with the space before it (Metaspace).
 METASPACE_PATTERN = r" ?[^ ]+| "
 #: No pre-tokenization: the whole text (between special tokens) is one word.
@@ -118,7 +123,7 @@ def read(path: str) -> MergeTable:
         pretokenizer = _byte_level_pretokenizer(path, pre, parts, notes)
     elif metaspace is not None or replaces_space:
         units = "chars"
-        space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or "\u2581"
+        space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or SPACE_MARK
         split = metaspace.get("split", True) if metaspace is not None else False
         pretokenizer = "regex:" + (METASPACE_PATTERN if split else WHOLE_TEXT)
         if metaspace is not None:
@@ -300,9 +305,23 @@ def losses(table: MergeTable) -> list[str]:
         )
     if table.units == "chars":
         out.append("characters the table has never seen: HF drops them (no unk_token), bpe-tui shows them as unknown")
-    if table.prefix_space:
+    if table.prefix_space and _sentencepiece_style(table) is None:
         out.append(f"the prefix space ({table.prefix_space}) is not written: HF will encode the text without it")
     return out
+
+
+def _sentencepiece_style(table: MergeTable) -> str | None:
+    """How to write a sentencepiece-style chars table, as HF spells it: ``metaspace`` (a
+    Metaspace pre-tokenizer with the table's prepend_scheme, or "never"), ``prepend`` (Llama 2:
+    Prepend("▁") and Replace(" ", "▁") normalizers, no pre-tokenizer), or None (not one)."""
+    if table.units != "chars" or table.end_of_word:
+        return None
+    pattern = pattern_text(table.pretokenizer)
+    if table.prefix_space in (None, "always", "first") and pattern in (METASPACE_PATTERN, WHOLE_TEXT):
+        return "metaspace"  # Metaspace's own split (or none), so ▁ in tokens decodes to spaces
+    if table.prefix_space == "prepend" and pattern == WHOLE_TEXT:
+        return "prepend"
+    return None
 
 
 def write(table: MergeTable, path: str, legacy_merges: bool = False) -> None:
@@ -315,9 +334,12 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     bytes_mode = table.units == "bytes"
     vocab = table.vocab
     special_ids = {i for i in table.special_tokens.values()}
+    style = _sentencepiece_style(table)
 
     def enc(surface) -> str:
-        return bytes_to_gpt2_str(surface) if bytes_mode else surface
+        if bytes_mode:
+            return bytes_to_gpt2_str(surface)
+        return surface.replace(" ", SPACE_MARK) if style else surface
 
     model_vocab: dict[str, int] = {}
     for i, surface in sorted(vocab.items()):
@@ -351,9 +373,26 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
         else:
             pre = {"type": "Sequence", "pretokenizers": [split, dict(level, use_regex=False)]}
         decoder = dict(level)
+    elif style == "metaspace":
+        scheme = table.prefix_space or "never"
+        pre = {"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": scheme, "split": pattern == METASPACE_PATTERN}
+        decoder = dict(pre)
+    elif style == "prepend":
+        pre = None
+        decoder = {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": SPACE_MARK}, "content": " "},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ]}
     else:
         pre = split
         decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
+    normalizer = [{"type": "Lowercase"}] if table.lowercase else []
+    if style == "prepend":
+        normalizer += [
+            {"type": "Prepend", "prepend": SPACE_MARK},
+            {"type": "Replace", "pattern": {"String": " "}, "content": SPACE_MARK},
+        ]
     added = [
         {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
@@ -363,7 +402,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": {"type": "Lowercase"} if table.lowercase else None,
+        "normalizer": (normalizer[0] if len(normalizer) == 1 else {"type": "Sequence", "normalizers": normalizer}) if normalizer else None,
         "pre_tokenizer": pre,
         "post_processor": None,
         "decoder": decoder,
