@@ -89,6 +89,15 @@ def assert_one_line_error(exc_info, *needles: str) -> str:
     return message
 
 
+def assert_load_fails(path: Path, content: str | bytes, fmt: str, *needles: str) -> str:
+    """Write ``content`` to ``path``: reading it as ``fmt`` fails with one line naming the
+    file and every needle."""
+    written = write(path, content)
+    with pytest.raises(bpe_tui.BPEError) as exc:
+        bpe_tui.load(written, format=fmt)
+    return assert_one_line_error(exc, written, *needles)
+
+
 def same_table(a, b) -> None:
     assert a.units == b.units
     assert a.merges == b.merges

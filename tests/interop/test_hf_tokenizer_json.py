@@ -12,7 +12,7 @@ import bpe_tui
 from bpe_tui import BPEError
 from tests.conftest import CORPORA
 
-from .conftest import TEXTS, assert_one_line_error, same_table, write
+from .conftest import TEXTS, assert_load_fails, assert_one_line_error, same_table, write
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["pairs", "legacy"])
@@ -175,10 +175,7 @@ def _minimal(**model):
     ids=["truncated", "missing-token", "bad-legacy", "missing-result", "bad-id", "no-model", "no-merges"],
 )
 def test_malformed(tmp_path, content, needles):
-    path = write(tmp_path / "tokenizer.json", content)
-    with pytest.raises(BPEError) as exc:
-        bpe_tui.load(path, format="hf")
-    assert_one_line_error(exc, path, *needles)
+    assert_load_fails(tmp_path / "tokenizer.json", content, "hf", *needles)
 
 
 def test_minimal_legacy_and_pairs_read_alike(tmp_path):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 import bpe_tui
-from bpe_tui import BPEError
 from tests.conftest import CORPORA
 
-from .conftest import FIXTURES, TEXTS, assert_one_line_error, same_table, write
+from .conftest import FIXTURES, TEXTS, assert_load_fails, same_table, write
 
 
 def test_wikipedia_example_from_minbpe_readme():
@@ -77,7 +76,4 @@ def test_specials_are_renumbered_after_the_merges(trained_table, tmp_path):
     ids=["wrong-header", "truncated", "truncated-specials", "bad-count", "missing-token", "bad-merge", "special-clash"],
 )
 def test_malformed(tmp_path, content, needles):
-    path = write(tmp_path / "bad.model", content)
-    with pytest.raises(BPEError) as exc:
-        bpe_tui.load(path, format="minbpe")
-    assert_one_line_error(exc, path, *needles)
+    assert_load_fails(tmp_path / "bad.model", content, "minbpe", *needles)

@@ -21,7 +21,7 @@ from bpe_tui import BPEError
 from bpe_tui.core.formats.sentencepiece_bpe import parse_message
 from tests.conftest import CORPORA
 
-from .conftest import assert_one_line_error, write
+from .conftest import assert_load_fails, assert_one_line_error
 
 
 def sp_normalize(text: str) -> str:
@@ -81,10 +81,7 @@ def test_unigram_model_is_refused(tmp_path):
 
 def test_truncated_model(sp_model, tmp_path):
     data = open(sp_model[0], "rb").read()
-    path = write(tmp_path / "cut.model", data[: len(data) // 2])
-    with pytest.raises(BPEError) as exc:
-        bpe_tui.load(path, format="sentencepiece")
-    assert_one_line_error(exc, path, "byte")
+    assert_load_fails(tmp_path / "cut.model", data[: len(data) // 2], "sentencepiece", "byte")
 
 
 def test_wire_reader():

@@ -14,7 +14,7 @@ import bpe_tui
 from bpe_tui import BPEError
 from tests.conftest import CORPORA
 
-from .conftest import FIXTURES, assert_one_line_error, same_table, write
+from .conftest import FIXTURES, assert_load_fails, same_table
 
 EOW = "</w>"
 
@@ -157,10 +157,7 @@ def test_fastbpe_fixture_with_counts(tmp_path):
     ids=["wrong-version", "bad-count", "too-many-fields", "missing-token", "empty", "mixed-counts"],
 )
 def test_malformed(tmp_path, content, needles):
-    path = write(tmp_path / "bad.codes", content)
-    with pytest.raises(BPEError) as exc:
-        bpe_tui.load(path, format="subword-nmt")
-    assert_one_line_error(exc, path, *needles)
+    assert_load_fails(tmp_path / "bad.codes", content, "subword-nmt", *needles)
 
 
 def test_bytes_table_cannot_be_written(trained_table, tmp_path):

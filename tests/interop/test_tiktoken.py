@@ -14,7 +14,7 @@ from bpe_tui.core.formats.tiktoken_bpe import rebuild_merges
 from bpe_tui.core.pretokenize import GPT2_PATTERN
 from tests.conftest import GPT2_DIR, need
 
-from .conftest import TEXTS, assert_one_line_error, same_table, write
+from .conftest import TEXTS, assert_load_fails, write
 
 
 def encoding_for(path, table, pattern=GPT2_PATTERN):
@@ -131,10 +131,7 @@ def test_replay_uses_only_lower_ranks():
     ids=["bad-base64", "truncated-line", "bad-rank", "duplicate", "missing-bytes", "empty"],
 )
 def test_malformed(tmp_path, content, needles):
-    path = write(tmp_path / "x.tiktoken", content)
-    with pytest.raises(BPEError) as exc:
-        bpe_tui.load(path, format="tiktoken")
-    assert_one_line_error(exc, path, *needles)
+    assert_load_fails(tmp_path / "x.tiktoken", content, "tiktoken", *needles)
 
 
 def test_chars_table_cannot_be_written(tmp_path):

@@ -395,7 +395,6 @@ async def test_tokens_that_look_like_markup_and_bad_bytes_render():
         await settle(app, pilot)
         assert app.encode.ids == app.session.table().encode("[/b] [red] \x00 日本 🇩🇪")
         # a partial UTF-8 byte shows as <0xNN>
-        table = app.session.table()
         partial = next(i for i in range(256) if i >= 0x80)
         app.show_token(partial, True)
         await settle(app, pilot)
