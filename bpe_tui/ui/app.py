@@ -37,6 +37,7 @@ from .history import HistoryPane
 from .keys import INSPECT_ACTIONS, KEYS, PANES, TRAIN_ACTIONS
 from .loader import Loader
 from .messages import (
+    BATCH_SECONDS,
     CompareReady,
     EncodeChanged,
     LoadCancelled,
@@ -55,8 +56,6 @@ from .session import Session
 from .stats import StatsPane
 from .status import StatusLine
 
-#: Seconds of work between two batched updates from a worker.
-BATCH_SECONDS = 0.08
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
 #: Auto-play rates (merges per second).

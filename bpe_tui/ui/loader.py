@@ -22,11 +22,8 @@ from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.formats import load
 from ..core.trainer import Trainer
-from .messages import CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
+from .messages import BATCH_SECONDS, CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
 from .session import Session, read_preview
-
-#: Seconds between two progress messages while a corpus is read.
-PROGRESS_SECONDS = 0.08
 
 #: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
 FILE_ERRORS = (OSError, UnicodeError, ValueError)
@@ -51,7 +48,7 @@ class Loader(Widget):
             if worker.is_cancelled:
                 raise _Cancelled()
             now = time.monotonic()
-            if now - last[0] >= PROGRESS_SECONDS:
+            if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
                 self.post_message(LoadProgress(done, total))
 

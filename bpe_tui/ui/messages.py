@@ -6,6 +6,10 @@ from textual.message import Message
 
 from .session import Session, Snapshot
 
+#: Seconds of work between two messages from a worker (training batches, reading progress):
+#: a few screen updates per second, never one per merge or per block.
+BATCH_SECONDS = 0.08
+
 
 class TokenSelected(Message):
     """A token was picked somewhere (history, corpus chip, encode box, search).
