@@ -186,21 +186,24 @@ class PreTokenizer:
         Lowercasing (if configured) applies to ordinary text, never to special tokens.
         """
         if self._special_re is None:
-            for word in self.pattern.findall(self.prefixed(text.lower() if self.lowercase else text, True)):
+            for word in self._segment_words(text, True):
                 yield False, word
             return
         pos = 0
         for m in self._special_re.finditer(text):
             if m.start() > pos:
-                segment = text[pos : m.start()]
-                for word in self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, pos == 0)):
+                for word in self._segment_words(text[pos : m.start()], pos == 0):
                     yield False, word
             yield True, m.group()
             pos = m.end()
         if pos < len(text):
-            segment = text[pos:]
-            for word in self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, pos == 0)):
+            for word in self._segment_words(text[pos:], pos == 0):
                 yield False, word
+
+    def _segment_words(self, segment: str, at_text_start: bool) -> list[str]:
+        """The pre-tokens of one segment (text between special tokens): lowercased if
+        configured, with the prefix space if the scheme puts one there."""
+        return self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, at_text_start))
 
     def spans(self, text: str) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
