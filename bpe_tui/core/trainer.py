@@ -67,6 +67,11 @@ def _ids(key: str) -> tuple[int, int]:
     return ord(key[0]), ord(key[1])
 
 
+def _surface_pair(surfaces: list, key: str) -> tuple:
+    """The ``(left, right)`` surfaces of an internal pair key."""
+    return surfaces[ord(key[0])], surfaces[ord(key[1])]
+
+
 def _pairs(word: str):
     """Every adjacent pair (as a key) of a word stored as characters, left to right."""
     return map(add, word, word[1:])
@@ -112,7 +117,7 @@ class MergeEvent:
     def pair_changes(self) -> dict[tuple, tuple[int, int]]:
         """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
         s = self._surfaces
-        return {(s[ord(k[0])], s[ord(k[1])]): change for k, change in self._changes.items()}
+        return {_surface_pair(s, k): change for k, change in self._changes.items()}
 
     @cached_property
     def pair_changes_by_id(self) -> dict[tuple[int, int], tuple[int, int]]:
@@ -525,7 +530,7 @@ class Trainer:
         intervenes).
         """
         s = self._surfaces
-        return [((s[ord(e[-1][0])], s[ord(e[-1][1])]), -e[0]) for e in self._peek_valid(k)]
+        return [(_surface_pair(s, e[-1]), -e[0]) for e in self._peek_valid(k)]
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -631,7 +636,7 @@ class Trainer:
         if tie_count:
             s = self._surfaces
             ties = tuple(
-                (s[ord(e[-1][0])], s[ord(e[-1][1])])
+                _surface_pair(s, e[-1])
                 for e in self._peek_valid(min(tie_count, TIES_LISTED))
                 if -e[0] == count
             )
@@ -851,4 +856,4 @@ class Trainer:
     def pair_counts(self) -> dict[tuple, int]:
         """The incrementally maintained pair counts, as surfaces."""
         s = self._surfaces
-        return {(s[ord(k[0])], s[ord(k[1])]): c for k, c in self._pair_counts.items()}
+        return {_surface_pair(s, k): c for k, c in self._pair_counts.items()}
