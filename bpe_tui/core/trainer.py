@@ -44,8 +44,8 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from itertools import chain
-from operator import add, mul
+from itertools import chain, repeat
+from operator import add, mul, sub
 
 from .config import TrainerConfig
 from .errors import BPEError
@@ -75,6 +75,20 @@ def _surface_pair(surfaces: list, key: str) -> tuple:
 def _pairs(word: str):
     """Every adjacent pair (as a key) of a word stored as characters, left to right."""
     return map(add, word, word[1:])
+
+def _utf8_as_ids(text: str) -> str:
+    """``text``'s UTF-8 bytes as characters: byte-level token ids of the base alphabet."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+def _convert_all(words: list[str], convert: Callable[[str], str], sep: str) -> list[str]:
+    """``[convert(w) for w in words]`` in one call on the words joined by ``sep``, when no word
+    holds ``sep`` (``convert`` works character by character and maps ``sep`` to itself)."""
+    joined = sep.join(words)
+    if joined.count(sep) == len(words) - 1:
+        return convert(joined).split(sep)
+    return list(map(convert, words))
+
 
 #: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
 TIES_LISTED = 5
@@ -231,37 +245,37 @@ class Trainer:
         self._tie_material: list = [self._material(i, s) for i, s in enumerate(self._surfaces)]
 
         # Words as strings of token ids (see the module docstring). In bytes mode a byte's id
-        # is its value, so latin-1 turns the UTF-8 bytes into ids in one C call; in chars mode
-        # str.translate maps each character to its id.
-        tail = chr(self._eow_id) if eow is not None else ""
+        # is its value, so latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
+        # maps each character to its id. Either runs once over all the words (_convert_all).
         if bytes_mode:
-            self._words: list[str] = [w.encode("utf-8").decode("latin-1") + tail for w in self._word_text]
+            words = _convert_all(self._word_text, _utf8_as_ids, "\x00")
         else:
             to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
-            self._words = [w.translate(to_ids) + tail for w in self._word_text]
+            words = _convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
+        if eow is not None:
+            tail = chr(self._eow_id)
+            words = [w + tail for w in words]
+        self._words: list[str] = words
 
-        # Pair counts: words of equal count are counted together (Counter counts in C), then
-        # scaled by their count.
-        by_count: dict[int, list[str]] = {}
-        for word, count in zip(self._words, self._counts):
-            group = by_count.get(count)
-            if group is None:
-                by_count[count] = [word]
-            else:
-                group.append(word)
+        # The pair -> words index and the pair counts, built in one pass that runs in C: every
+        # pair occurrence appends its word to the pair's list (a word holding a pair twice is
+        # listed twice), so a pair's count is the sum of its listed words' counts. The lists
+        # then become the index's word "sets": dicts of word -> None, because a dict of ints is
+        # never tracked by the garbage collector, where 100k+ sets would be traversed by every
+        # full collection (that alone cost a third of the training time on 28 MB).
+        listed: defaultdict[str, list[int]] = defaultdict(list)
+        every_pair = chain.from_iterable(map(_pairs, self._words))
+        pairs_per_word = map(sub, map(len, self._words), repeat(1))
+        its_word = chain.from_iterable(map(repeat, range(len(self._words)), pairs_per_word))
+        deque(map(list.append, map(listed.__getitem__, every_pair), its_word), maxlen=0)
+        count_of = self._counts.__getitem__
         pc: dict[str, int] = {}
-        for count, group in by_count.items():
-            for pair, n in Counter(chain.from_iterable(map(_pairs, group))).items():
-                pc[pair] = pc.get(pair, 0) + n * count
-        self._pair_counts = pc
-
-        # The pair -> words index. The word "sets" are dicts of word -> None: a dict of ints
-        # is never tracked by the garbage collector, where 100k+ sets would be traversed by
-        # every full collection (that alone cost a third of the training time on 28 MB).
         where: defaultdict[str, dict[int, None]] = defaultdict(dict)
-        for w, word in enumerate(self._words):
-            for pair in _pairs(word):
-                where[pair][w] = None
+        for pair in list(listed):
+            members = listed.pop(pair)
+            pc[pair] = sum(map(count_of, members))
+            where[pair] = dict.fromkeys(members)
+        self._pair_counts = pc
         self._where = where
         self._count_hist: dict[int, int] = dict(Counter(pc.values()))  # count -> pairs with it
 
