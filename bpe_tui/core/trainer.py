@@ -550,6 +550,10 @@ class Trainer:
         """``count -> number of distinct pairs with that count`` right now."""
         return dict(self._count_hist)
 
+    def pairs_with_count(self, count: int) -> int:
+        """How many distinct pairs occur exactly ``count`` times right now."""
+        return self._count_hist.get(count, 0)
+
     @property
     def special_tokens(self) -> dict[str, int]:
         return dict(self._special_ids)
@@ -645,7 +649,7 @@ class Trainer:
 
         # Ties: how many other pairs share this count, and the first few of them by name.
         # They are exactly the next valid entries, so peek no further than needed.
-        tie_count = self._count_hist.get(count, 1) - 1
+        tie_count = max(0, self.pairs_with_count(count) - 1)
         ties: tuple = ()
         if tie_count:
             s = self._surfaces

@@ -281,7 +281,7 @@ class Session:
             top = tr.top_pairs(TOP_PAIRS)
             ties = 0
             if top:
-                ties = tr.pair_count_histogram().get(top[0][1], 1) - 1
+                ties = max(0, tr.pairs_with_count(top[0][1]) - 1)
             finished = tr.finished  # also sets tr.stop_reason
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]

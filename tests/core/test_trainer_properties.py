@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -59,6 +60,9 @@ def test_incremental_counts_equal_recount_and_merges_equal_naive(rule, text, con
     for event in t.run(max_steps=40):
         got.append((event.pair, event.count))
         assert t.pair_counts() == t.recount_pairs()
+        recounted = Counter(t.recount_pairs().values())
+        assert t.pair_count_histogram() == recounted
+        assert all(t.pairs_with_count(c) == n for c, n in recounted.items())
         assert t.total_tokens == sum(len(t.segmentation(i)) * t.word_frequency(i) for i in range(t.word_count))
     assert got == expected
 
