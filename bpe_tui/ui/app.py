@@ -2,9 +2,10 @@
 
 The App is thin: it owns the :class:`~bpe_tui.ui.session.Session`, routes messages between
 panes, and keeps long work off the UI thread. Opening corpora and tables is the
-:class:`~bpe_tui.ui.loader.Loader`'s (it reports by messages); thousands of merges run in a
-thread worker that posts one batched update every ~80 ms (never one per merge). What the keys
-do is listed in :mod:`~bpe_tui.ui.keys`.
+:class:`~bpe_tui.ui.loader.Loader`'s; thousands of merges and auto-play are the
+:class:`~bpe_tui.ui.runner.Runner`'s (a worker that posts one batched update every ~80 ms,
+never one per merge). Both report by messages. What the keys do is listed in
+:mod:`~bpe_tui.ui.keys`.
 
 Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
 """
@@ -13,16 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from collections.abc import Iterable
 
-from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
@@ -37,13 +35,13 @@ from .history import HistoryPane
 from .keys import INSPECT_ACTIONS, KEYS, PANES, TRAIN_ACTIONS
 from .loader import Loader
 from .messages import (
-    BATCH_SECONDS,
     CompareReady,
     EncodeChanged,
     LoadCancelled,
     LoadFailed,
     LoadProgress,
     PairSelected,
+    Played,
     Progressed,
     SessionReady,
     StepChosen,
@@ -51,6 +49,7 @@ from .messages import (
     WorkDone,
 )
 from .pairs import PairsPane
+from .runner import Runner
 from .search import TokenSearch
 from .session import Session
 from .stats import StatsPane
@@ -58,8 +57,6 @@ from .status import StatusLine
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
-#: Auto-play rates (merges per second).
-RATES = (1, 2, 4, 8, 16, 32, 64)
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
 
@@ -120,9 +117,6 @@ class ExplorerApp(App):
         self._compare_path = compare_path
         self._last_compare = ""  # the compare prompt offers the last table B again
         self.config = config
-        self.play_rate = 4
-        self.playing = False
-        self._play_timer = None
         self.work_label = ""
 
     # ------------------------------------------------------------------ layout
@@ -147,6 +141,7 @@ class ExplorerApp(App):
             yield Static("", id="progress-label", markup=False)
             yield ProgressBar(id="progress", show_eta=False)
         yield Loader()
+        yield Runner()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -197,6 +192,18 @@ class ExplorerApp(App):
     @property
     def search(self) -> TokenSearch:
         return self.query_one("#search", TokenSearch)
+
+    @property
+    def runner(self) -> Runner:
+        return self.query_one(Runner)
+
+    @property
+    def playing(self) -> bool:
+        return self.runner.playing
+
+    @property
+    def play_rate(self) -> int:
+        return self.runner.rate
 
     @property
     def busy(self) -> bool:
@@ -322,33 +329,7 @@ class ExplorerApp(App):
             return
         self._show_progress(what, abs(amount))
         self.work_label = what
-        self._train(what, amount, respect)
-
-    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
-    def _train(self, what: str, amount: int, respect: bool) -> None:
-        worker = get_current_worker()
-        session = self.session
-        session.busy = True
-        done = 0
-        total = abs(amount)
-        error = None
-        cancelled = lambda: worker.is_cancelled  # noqa: E731
-        try:
-            while done < total and not worker.is_cancelled:
-                deadline = time.monotonic() + BATCH_SECONDS
-                if amount > 0:
-                    n = session.advance(total - done, respect, deadline, cancelled)
-                else:
-                    n = session.retreat(total - done, deadline, cancelled)
-                done += n
-                self.post_message(Progressed(session.snapshot(), done, total))
-                if n == 0:
-                    break
-        except Exception as exc:  # pragma: no cover - reported, never fatal
-            error = f"{type(exc).__name__}: {exc}"
-        finally:
-            session.busy = False
-            self.post_message(WorkDone(what, done, worker.is_cancelled, error))
+        self.runner.train(session, what, amount, respect)
 
     def on_progressed(self, message: Progressed) -> None:
         if self.session is None or not self.session.busy:
@@ -405,7 +386,7 @@ class ExplorerApp(App):
         amount = target - tr.steps_done if target is not None and target > tr.steps_done else 10**9
         self._show_progress("run to target", amount if amount < 10**9 else None)
         self.work_label = "run"
-        self._train("run to target", amount, True)
+        self.runner.train(self.session, "run to target", amount, True)
 
     def action_undo(self) -> None:
         if not self._can_act() or self.session.mode != "explore":
@@ -478,36 +459,20 @@ class ExplorerApp(App):
         if self.playing:
             self.stop_play()
         elif self._can_act():
-            self.playing = True
-            self._restart_timer()
+            self.runner.play(self.session)
         self.refresh_all()
 
-    def _restart_timer(self) -> None:
-        if self._play_timer is not None:
-            self._play_timer.stop()
-        self._play_timer = self.set_interval(1 / self.play_rate, self._play_tick)
-
     def stop_play(self) -> None:
-        self.playing = False
-        if self._play_timer is not None:
-            self._play_timer.stop()
-            self._play_timer = None
+        self.runner.stop()
 
-    def _play_tick(self) -> None:
-        session = self.session
-        if session is None or session.busy or session.mode != "explore":
-            return
-        if session.advance(1) == 0:
-            self.stop_play()
-            self.notify(session.trainer.stop_reason or "finished", title="auto-play stopped")
+    def on_played(self, message: Played) -> None:
+        if message.stopped is not None:
+            self.notify(message.stopped, title="auto-play stopped")
         self.refresh_all()
 
     def _rate(self, delta: int) -> None:
-        i = RATES.index(self.play_rate) if self.play_rate in RATES else 2
-        self.play_rate = RATES[max(0, min(len(RATES) - 1, i + delta))]
-        if self.playing:
-            self._restart_timer()
-        self.notify(f"auto-play: {self.play_rate} merges per second", timeout=1.5)
+        rate = self.runner.change_rate(delta)
+        self.notify(f"auto-play: {rate} merges per second", timeout=1.5)
         if self.session is not None and not self.session.busy:
             self.refresh_all(follow=False)
 
@@ -674,7 +639,7 @@ class ExplorerApp(App):
                 continue
             title = what[0].upper() + what[1:]
             yield SystemCommand(title, f"key: {keys}", lambda a=action: self.run_action(a))
-        if self.playing or any(w.is_running for w in self.workers if w.group == "train"):
+        if self.playing or self.runner.training:
             yield SystemCommand("Cancel", "stop the run or auto-play (escape)", lambda: self.run_action("cancel"))
         yield SystemCommand("Slower auto-play", "key: -", lambda: self.run_action("slower"))
 

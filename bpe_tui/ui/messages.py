@@ -60,6 +60,14 @@ class Progressed(Message):
         return isinstance(message, Progressed)
 
 
+class Played(Message):
+    """Auto-play made one merge; ``stopped`` says why it stopped after it (None: it goes on)."""
+
+    def __init__(self, stopped: str | None = None) -> None:
+        super().__init__()
+        self.stopped = stopped
+
+
 class LoadProgress(Message):
     """Bytes of the corpus read so far (posted at most every ~80 ms)."""
 

@@ -588,6 +588,24 @@ async def test_auto_play_and_rate():
         assert not app.playing
 
 
+async def test_auto_play_stops_itself_at_the_target():
+    app = classic_app("low_lower_lowest.txt", merges=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press(*["plus"] * 6)  # 64 merges per second
+        await pilot.press("p")
+        tr = app.session.trainer
+        for _ in range(100):  # wait for the ticks, not for a fixed time
+            await pilot.pause(0.05)
+            if not app.playing:
+                break
+        assert not app.playing and tr.steps_done == 3
+        assert any(n.title == "auto-play stopped" and "3 merges" in n.message for n in app._notifications)
+        assert "playing" not in app.status.text
+        # the table on screen is the trainer's: three rows of history
+        assert app.history.view.count == 3
+
+
 async def test_command_palette_has_every_action():
     app = demo_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,0 +1,111 @@
+"""Moving the trainer without freezing the screen: long moves in a worker, and auto-play.
+
+The Runner is a widget with nothing to show, the training counterpart of the
+:class:`~bpe_tui.ui.loader.Loader`. It never touches another widget; it reports by messages
+and the App decides what the screen does with them:
+
+* :meth:`Runner.train` runs thousands of merges (or undos) in a thread worker, in batches of
+  ~80 ms of work, posting one :class:`Progressed` (with a snapshot to render) per batch and a
+  :class:`WorkDone` at the end, also when escape cancelled it or something failed;
+* :meth:`Runner.play` makes one merge per tick of a timer, ``rate`` times a second, posting
+  :class:`Played` after each (and stopping itself when the trainer is finished).
+
+Workers are *exclusive* in their group: a new run cancels the one still running.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from .messages import BATCH_SECONDS, Played, Progressed, WorkDone
+from .session import Session
+
+#: Auto-play rates (merges per second); ``+`` and ``-`` move along them.
+RATES = (1, 2, 4, 8, 16, 32, 64)
+
+
+class Runner(Widget):
+    """Runs training moves in a thread worker and auto-play on a timer; reports by messages."""
+
+    DEFAULT_CSS = "Runner { display: none; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rate = 4
+        self._session: Session | None = None
+        self._timer: Timer | None = None
+
+    # ------------------------------------------------------------------ long moves
+
+    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
+    def train(self, session: Session, what: str, amount: int, respect_target: bool) -> None:
+        """``amount`` merges forward (or ``-amount`` undos) in batches; see the module docstring."""
+        worker = get_current_worker()
+        session.busy = True
+        done = 0
+        total = abs(amount)
+        error = None
+        cancelled = lambda: worker.is_cancelled  # noqa: E731
+        try:
+            while done < total and not worker.is_cancelled:
+                deadline = time.monotonic() + BATCH_SECONDS
+                if amount > 0:
+                    n = session.advance(total - done, respect_target, deadline, cancelled)
+                else:
+                    n = session.retreat(total - done, deadline, cancelled)
+                done += n
+                self.post_message(Progressed(session.snapshot(), done, total))
+                if n == 0:
+                    break
+        except Exception as exc:  # pragma: no cover - reported, never fatal
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            session.busy = False
+            self.post_message(WorkDone(what, done, worker.is_cancelled, error))
+
+    @property
+    def training(self) -> bool:
+        """True while a training worker runs."""
+        return any(w.is_running for w in self.workers if w.group == "train")
+
+    # ------------------------------------------------------------------ auto-play
+
+    @property
+    def playing(self) -> bool:
+        return self._timer is not None
+
+    def play(self, session: Session) -> None:
+        """Start (or restart, at the current rate) one merge per tick on ``session``."""
+        self._session = session
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(1 / self.rate, self._tick)
+
+    def stop(self) -> None:
+        """Stop auto-play (nothing happens if it is not playing)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def change_rate(self, delta: int) -> int:
+        """Move the rate ``delta`` places along RATES (clamped); a running play follows it."""
+        i = RATES.index(self.rate) if self.rate in RATES else RATES.index(4)
+        self.rate = RATES[max(0, min(len(RATES) - 1, i + delta))]
+        if self.playing:
+            self.play(self._session)
+        return self.rate
+
+    def _tick(self) -> None:
+        session = self._session
+        if session is None or session.busy or session.mode != "explore":
+            return
+        stopped = None
+        if session.advance(1) == 0:
+            self.stop()
+            stopped = session.trainer.stop_reason or "finished"
+        self.post_message(Played(stopped))
