@@ -76,6 +76,7 @@ def _pairs(word: str):
     """Every adjacent pair (as a key) of a word stored as characters, left to right."""
     return map(add, word, word[1:])
 
+
 def _utf8_as_ids(text: str) -> str:
     """``text``'s UTF-8 bytes as characters: byte-level token ids of the base alphabet."""
     return text.encode("utf-8").decode("latin-1")
@@ -262,7 +263,8 @@ class Trainer:
         # listed twice), so a pair's count is the sum of its listed words' counts. The lists
         # then become the index's word "sets": dicts of word -> None, because a dict of ints is
         # never tracked by the garbage collector, where 100k+ sets would be traversed by every
-        # full collection (that alone cost a third of the training time on 28 MB).
+        # full collection (that alone cost a third of the training time on 28 MB). Each list is
+        # popped as it is converted, so the lists and the dicts never all stand at once.
         listed: defaultdict[str, list[int]] = defaultdict(list)
         every_pair = chain.from_iterable(map(_pairs, self._words))
         pairs_per_word = map(sub, map(len, self._words), repeat(1))

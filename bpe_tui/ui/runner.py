@@ -27,6 +27,8 @@ from .session import Session
 
 #: Auto-play rates (merges per second); ``+`` and ``-`` move along them.
 RATES = (1, 2, 4, 8, 16, 32, 64)
+#: The rate auto-play starts at.
+DEFAULT_RATE = 4
 
 
 class Runner(Widget):
@@ -36,7 +38,7 @@ class Runner(Widget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rate = 4
+        self.rate = DEFAULT_RATE
         self._session: Session | None = None
         self._timer: Timer | None = None
 
@@ -94,7 +96,7 @@ class Runner(Widget):
 
     def change_rate(self, delta: int) -> int:
         """Move the rate ``delta`` places along RATES (clamped); a running play follows it."""
-        i = RATES.index(self.rate) if self.rate in RATES else RATES.index(4)
+        i = RATES.index(self.rate) if self.rate in RATES else RATES.index(DEFAULT_RATE)
         self.rate = RATES[max(0, min(len(RATES) - 1, i + delta))]
         if self.playing:
             self.play(self._session)
