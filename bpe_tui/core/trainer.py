@@ -46,6 +46,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from itertools import chain, repeat
 from operator import add, mul, sub
+from types import MappingProxyType
 
 from .config import TrainerConfig
 from .errors import BPEError
@@ -125,19 +126,24 @@ class MergeEvent:
     words_touched: tuple[int, ...]
     total_tokens: int
     vocab_size: int
+    # The pair changes are kept in the trainer's internal form and named only when asked
+    # (naming them at every step would cost more than the merge). ``_surfaces`` is the
+    # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
+    # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
+    # their surfaces here whatever the trainer does next.
     _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
 
     @cached_property
-    def pair_changes(self) -> dict[tuple, tuple[int, int]]:
+    def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
         """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
         s = self._surfaces
-        return {_surface_pair(s, k): change for k, change in self._changes.items()}
+        return MappingProxyType({_surface_pair(s, k): change for k, change in self._changes.items()})
 
     @cached_property
-    def pair_changes_by_id(self) -> dict[tuple[int, int], tuple[int, int]]:
+    def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
         """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
-        return {_ids(k): change for k, change in self._changes.items()}
+        return MappingProxyType({_ids(k): change for k, change in self._changes.items()})
 
 
 _EVENT_ARGS = frozenset(
@@ -225,6 +231,9 @@ class Trainer:
             base = sorted(chars)
         self._base_count = len(base)
         self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
+        # True once a MergeEvent holds self._surfaces: from then on the list is only appended
+        # to, and undo replaces it by a copy instead of popping it (_drop_last_surface).
+        self._surfaces_shared = False
         self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
         self._eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow] if eow is not None else None
 
@@ -755,6 +764,7 @@ class Trainer:
             _changes=applied,
             _surfaces=surfaces,
         )
+        self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
@@ -813,11 +823,26 @@ class Trainer:
         self._total_tokens += record.tokens_saved
         self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
         if record.created:
-            surface = self._surfaces.pop()
-            del self._surface_to_id[surface]
+            del self._surface_to_id[self._drop_last_surface()]
             self._tie_material.pop()
         self.stop_reason = None
         return record.event
+
+    def _drop_last_surface(self):
+        """Remove the last token's surface from the id -> surface list and return it.
+
+        Events keep the list they were made with and read surfaces from it later, so a list
+        an event holds must never shrink (a later step could put another surface at the same
+        id). Copy on write: the first undo after a step leaves that list to the events and
+        goes on with a copy; undos in a row then pop the copy, which nothing else holds. One
+        O(V) copy per undo that follows a step, none per step, one for a whole goto(0).
+        """
+        if not self._surfaces_shared:
+            return self._surfaces.pop()
+        last = self._surfaces[-1]
+        self._surfaces = self._surfaces[:-1]
+        self._surfaces_shared = False
+        return last
 
     def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, str]]:
         """``(word, segmentation before the merge)`` for each word the merge rewrote.

@@ -207,3 +207,77 @@ def test_reused_token_ids_keep_merges_equal_to_naive(rule, text):
     t.goto(k // 2)
     assert t.pair_counts() == t.recount_pairs()
     assert [(e.pair, e.count) for e in t.run(max_steps=k - k // 2)] == expected[k // 2 :]
+
+
+# ---------------------------------------------------------------------- events are values
+
+
+def answers(event) -> dict:
+    """Everything a MergeEvent answers: its public fields and its computed properties."""
+    from dataclasses import fields
+
+    out = {f.name: getattr(event, f.name) for f in fields(event) if not f.name.startswith("_")}
+    out["pair_changes"] = dict(event.pair_changes)
+    out["pair_changes_by_id"] = dict(event.pair_changes_by_id)
+    return out
+
+
+moves = st.lists(
+    st.one_of(
+        st.tuples(st.just("step"), st.integers(1, 6)),
+        st.tuples(st.just("undo"), st.integers(1, 6)),
+        st.tuples(st.just("goto"), st.integers(0, 30)),
+    ),
+    max_size=12,
+)
+
+
+@given(text=st.one_of(texts, marker_texts), config=configs, rule=st.sampled_from(RULES), plan=moves)
+def test_events_answer_the_same_after_any_step_undo_goto(text, config, rule, plan):
+    """Every event ever returned still answers all its fields as it did when new.
+
+    What an event answered when new is read from a copy made that moment (its lazily computed
+    fields not yet cached), so the original is first asked only at the end, after the trainer
+    has moved on, back, and on again along another path.
+    """
+    import copy
+
+    t = make(text, config, rule)
+    if t is None:
+        return
+    seen: list = []  # (event, what it answered when new)
+
+    def collect(events) -> None:
+        for event in events:
+            if event is not None and all(event is not e for e, _ in seen):
+                seen.append((event, answers(copy.copy(event))))
+
+    for move, n in plan:
+        if move == "step":
+            collect(t.step() for _ in range(n))
+        elif move == "undo":
+            collect(t.undo() for _ in range(n))
+        else:
+            t.goto(n)
+        collect(t.history)
+    t.goto(0)
+    for event, when_new in seen:
+        assert answers(event) == when_new
+        assert answers(event) == when_new  # and again, from the cache
+
+
+def test_events_of_a_run_survive_goto_zero_and_a_different_future():
+    """The explorer's crash: events of a run, goto(0), then a late event's pair changes.
+
+    Training again from 0 under another rule would put other surfaces at the same ids; the
+    old events must not see them.
+    """
+    t = Trainer.from_text("low lower lowest newer newest wider widest " * 3, TrainerConfig(preset="classic"))
+    events = list(t.run(max_steps=12))
+    t.goto(0)
+    t.goto(3)  # a few new events on top of the copied list
+    late = events[-1]
+    assert late.pair_changes[late.pair] == (late.count, 0)
+    left, right = late.pair
+    assert all(isinstance(p[0], str) and isinstance(p[1], str) for p in late.pair_changes)
+    assert (left + right) == late.new_token
