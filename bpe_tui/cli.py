@@ -348,13 +348,12 @@ def cmd_explore(argv: Sequence[str]) -> int:
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
     if args.workers is not None:
-        from .core import corpus
+        from .core.corpus import resolve_workers
 
-        corpus.resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
-        corpus.DEFAULT_WORKERS = args.workers  # the explorer's loads count with this many
+        resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     from .ui.app import run_explorer
 
-    return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts)
+    return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers)
 
 
 COMMANDS = {

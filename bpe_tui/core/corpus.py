@@ -25,11 +25,14 @@ contain whitespace survive the trip.
 
 from __future__ import annotations
 
+import io
 import os
+import signal
 import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import regex
 
@@ -48,9 +51,9 @@ PARALLEL_MIN_BYTES = 8 << 20
 RANGES_PER_WORKER = 8
 #: Smallest byte range handed to a worker.
 MIN_RANGE = 256 << 10
-#: Worker count used when none is given: None means "CPU count for big inputs, 1 for small
-#: ones". The CLI's ``--workers`` sets it so that the explorer's loads follow it too.
-DEFAULT_WORKERS: int | None = None
+#: How often (seconds) the parent reports progress while workers read: the progress callback
+#: also runs this often, so a callback that raises (a cancelled load) stops the pool promptly.
+POLL_SECONDS = 0.05
 
 Progress = Callable[[int, int], None]
 
@@ -296,9 +299,11 @@ def count_files(
 ) -> dict[str, int]:
     """Word counts of files, directories and stdin, streamed; see the module docstring.
 
-    ``workers``: processes counting in parallel (None: :data:`DEFAULT_WORKERS`, or else the
-    CPU count for inputs of :data:`PARALLEL_MIN_BYTES` or more and 1 below). The result is
-    the same for any number of workers, word order included.
+    ``workers``: processes counting in parallel (None: the CPU count for inputs of
+    :data:`PARALLEL_MIN_BYTES` or more, 1 below). The result is the same for any number of
+    workers, word order included. Any thread may call this (the explorer counts in a thread
+    worker). ``progress(bytes_read, total)`` is called as the reading goes, also while the
+    workers are busy; an exception it raises (a cancel) stops the workers at once.
     """
     sources = expand_sources(paths)
     sizes = {p: os.path.getsize(p) for p in sources if p != "-"}
@@ -322,8 +327,6 @@ def count_files(
 
 def resolve_workers(workers: int | None, total_bytes: int) -> int:
     """How many processes count ``total_bytes`` of input (see :func:`count_files`)."""
-    if workers is None:
-        workers = DEFAULT_WORKERS
     if workers is None:
         return (os.cpu_count() or 1) if total_bytes >= PARALLEL_MIN_BYTES else 1
     if workers < 1:
@@ -375,20 +378,115 @@ def _pool_context():
     return multiprocessing.get_context("spawn")
 
 
+class _StderrWithoutFileno:
+    """``sys.stderr`` as it is, except that it has no file descriptor to offer (see below)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("fileno")
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+_STDERR_LOCK = threading.Lock()
+
+
+def _start_resource_tracker() -> None:
+    """Make sure multiprocessing's resource tracker runs, whatever ``sys.stderr`` is now.
+
+    forkserver and spawn pools need the tracker, which multiprocessing starts on first use,
+    handing it ``sys.stderr.fileno()``. Inside the explorer, Textual has replaced sys.stderr
+    by an object whose fileno() is -1, and the start fails with "bad value(s) in
+    fds_to_keep". The tracker is then started here, from a stderr that offers no descriptor
+    (it keeps the process's own fd 2, as every child does); writes to sys.stderr meanwhile
+    still go where they went.
+    """
+    from multiprocessing import resource_tracker
+
+    with _STDERR_LOCK:
+        stream = sys.stderr
+        try:
+            usable = stream.fileno() >= 0
+        except Exception:  # None, or no fileno at all: multiprocessing leaves it out
+            usable = True
+        if usable:
+            resource_tracker.ensure_running()
+            return
+        sys.stderr = _StderrWithoutFileno(stream)
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            sys.stderr = stream
+
+
+@contextmanager
+def _worker_pool(size: int):
+    """A pool of ``size`` processes counting words, and the shared count of bytes they have read.
+
+    The workers ignore SIGINT: Ctrl+C reaches every process of the terminal's process group,
+    and only the parent should answer it (it terminates the pool on its way out, so no worker
+    prints a traceback). Leaving the block terminates the pool whatever happened: after an
+    exception (a cancel, Ctrl+C, a bad byte) the workers stop at once rather than finishing
+    their ranges.
+    """
+    ctx = _pool_context()
+    if ctx.get_start_method() != "fork":
+        _start_resource_tracker()
+    bytes_read = ctx.Value("q", 0)
+    main_thread = threading.current_thread() is threading.main_thread()
+    # A forked worker inherits the parent's handlers until its initializer runs: ignore SIGINT
+    # in the parent for that moment too (only the main thread may touch signal handlers).
+    saved = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        pool = ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read,))
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, saved)
+    try:
+        yield pool, bytes_read
+    finally:
+        pool.terminate()
+        pool.join()
+
+
 _WORKER_COUNTERS: dict = {}
+_BYTES_READ = None  # in a worker: the pool's shared count of bytes read
 
 
-def _count_range(task: tuple) -> tuple[list[str], list[int]]:
-    """In a worker: the word counts of one byte range, as (words, counts) in first-seen order."""
-    path, start, end, config, errors = task
+def _init_worker(bytes_read) -> None:
+    """In a new worker: leave Ctrl+C to the parent; remember where to add bytes read."""
+    global _BYTES_READ
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _BYTES_READ = bytes_read
+
+
+def _count_range(task: tuple):
+    """In a worker: ``(index, words, counts)`` of one byte range (words in first-seen order),
+    or ``(index, error)``: errors travel back as values, so the parent raises the first one in
+    file order, as one pass would, whichever range failed first in time."""
+    index, path, start, end, config, errors = task
     key = repr(config)
-    counter = _WORKER_COUNTERS.get(key)
-    if counter is None:
-        counter = _WORKER_COUNTERS[key] = WordCounter(config)
-    counts: Counter = Counter()
-    for text in iter_text_blocks(path, errors, start=start, end=end):
-        counter.add(text, counts)
-    return list(counts), list(counts.values())
+    try:
+        counter = _WORKER_COUNTERS.get(key)
+        if counter is None:
+            counter = _WORKER_COUNTERS[key] = WordCounter(config)
+        counts: Counter = Counter()
+        reported = [0]
+
+        def progress(done: int, _total: int) -> None:
+            if _BYTES_READ is not None:
+                with _BYTES_READ.get_lock():
+                    _BYTES_READ.value += done - reported[0]
+                reported[0] = done
+
+        for text in iter_text_blocks(path, errors, progress, start=start, end=end):
+            counter.add(text, counts)
+    except Exception as exc:
+        return index, exc
+    return index, list(counts), list(counts.values())
 
 
 def _plan_jobs(sources, sizes, target: int) -> list:
@@ -403,27 +501,45 @@ def _plan_jobs(sources, sizes, target: int) -> list:
 
 
 def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -> None:
-    """Count the ranges in ``n`` worker processes (stdin here), merging in job order."""
-    tasks = [(path, span[0], span[1], config, errors) for path, span in jobs if span is not None]
-    done = 0
-    with _pool_context().Pool(min(n, len(tasks))) as pool:
-        results = pool.imap(_count_range, tasks, chunksize=1)
-        for path, span in jobs:
+    """Count the ranges in ``n`` worker processes (stdin here), merging in job order.
+
+    Results come back as each range finishes, in any order, and are merged in job order (so a
+    word's first appearance decides its position, as in one pass). While the parent waits it
+    reports the bytes the workers have read so far, every :data:`POLL_SECONDS`.
+    """
+    import multiprocessing
+
+    tasks = [(i, path, span[0], span[1], config, errors) for i, (path, span) in enumerate(jobs) if span is not None]
+    finished: dict[int, tuple] = {}
+    with _worker_pool(min(n, len(tasks))) as (pool, bytes_read):
+        results = pool.imap_unordered(_count_range, tasks, chunksize=1)
+
+        def report() -> None:
+            if progress is not None:
+                progress(min(bytes_read.value, total), total)
+
+        for i, (path, span) in enumerate(jobs):
             if span is None:
-                for text in iter_text_blocks(path, errors, progress, done, total):
+                for text in iter_text_blocks(path, errors, progress, bytes_read.value, total):
                     counter.add(text, counts)
                 continue
-            words, numbers = next(results)
-            # In range order, so a word's first appearance decides its position, as in one pass.
+            while i not in finished:
+                try:
+                    index, *result = results.next(timeout=POLL_SECONDS)
+                    finished[index] = result
+                except multiprocessing.TimeoutError:
+                    report()  # still reading: say how far
+            result = finished.pop(i)
+            if len(result) == 1:
+                raise result[0]
+            words, numbers = result
             if counts:
                 get = counts.get
                 for w, c in zip(words, numbers):
                     counts[w] = get(w, 0) + c
             else:
                 counts.update(dict(zip(words, numbers)))
-            done += span[1] - span[0]
-            if progress is not None:
-                progress(done, total)
+            report()
 
 
 # ---------------------------------------------------------------------- count files

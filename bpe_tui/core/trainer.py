@@ -243,6 +243,13 @@ class Trainer:
             self._special_ids[special] = len(self._surfaces)
             self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
         self._first_merge_id = len(self._surfaces)
+        if cfg.vocab_size is not None and cfg.vocab_size < self._first_merge_id:
+            specials = len(self._special_ids)
+            parts = f"{self._base_count:,} base symbols" + (f" + {specials} special token{'s' if specials != 1 else ''}" if specials else "")
+            raise BPEError(
+                f"{name}: vocabulary size {cfg.vocab_size:,} is smaller than the base alphabet "
+                f"({parts} = {self._first_merge_id:,}); choose {self._first_merge_id:,} or more"
+            )
 
         # Tie-break key material per token id, extended as merged tokens are created.
         if bytes_mode:
@@ -581,27 +588,36 @@ class Trainer:
         return reason is not None
 
     def _stop_check(self, respect_target: bool) -> str | None:
-        reason = self._target_reason(respect_target)
-        if reason is not None:
-            return reason
         best = self._peek_valid(1)
-        return self._queue_reason(best[0] if best else None)
+        return self._stop_reason(best[0] if best else None, respect_target)
 
-    def _target_reason(self, respect_target: bool) -> str | None:
+    def _stop_reason(self, best, respect_target: bool) -> str | None:
+        """Why training cannot take the best queue entry (None: the queue is empty), if it
+        cannot. What the corpus has run out of comes first: a trainer with nothing left to
+        merge says so even where it also stands at (or beyond) its target."""
+        return self._queue_reason(best) or (self._target_reason() if respect_target else None)
+
+    def _target_reason(self) -> str | None:
+        """Whether the configured target stops training: "reached" at it, "beyond" past it
+        (where a goto went on)."""
         cfg = self.config
-        if respect_target:
-            if cfg.merges is not None and len(self._history) >= cfg.merges:
+        if cfg.merges is not None and len(self._history) >= cfg.merges:
+            if len(self._history) == cfg.merges:
                 return f"reached {cfg.merges} merges"
-            if cfg.vocab_size is not None and len(self._surfaces) >= cfg.vocab_size:
+            return f"beyond the target of {cfg.merges} merges (at step {len(self._history):,})"
+        if cfg.vocab_size is not None and len(self._surfaces) >= cfg.vocab_size:
+            if len(self._surfaces) == cfg.vocab_size:
                 return f"reached vocabulary size {cfg.vocab_size}"
+            return f"beyond the target vocabulary size {cfg.vocab_size} (at {len(self._surfaces):,})"
         return None
 
     def _queue_reason(self, best) -> str | None:
         """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
         if best is None:
             return "nothing left to merge: every word is a single token"
-        if -best[0] < self.config.min_frequency:
-            return f"nothing left to merge: the best pair occurs {-best[0]} times, below min_frequency {self.config.min_frequency}"
+        count, least = -best[0], self.config.min_frequency
+        if count < least:
+            return f"best pair occurs {count:,} time{'s' if count != 1 else ''}, below min_frequency {least}"
         return None
 
     @property
@@ -645,13 +661,11 @@ class Trainer:
         return self._step(respect_target=True)
 
     def _step(self, respect_target: bool) -> MergeEvent | None:
-        reason = self._target_reason(respect_target)
-        if reason is None:
-            entry = self._pop_valid()  # one pop: the stop check and the merge share it
-            reason = self._queue_reason(entry)
-            if reason is not None and entry is not None:
-                self._front.appendleft(entry)  # not merged: back to the head of the queue
+        entry = self._pop_valid()  # one pop: the stop check and the merge share it
+        reason = self._stop_reason(entry, respect_target)
         if reason is not None:
+            if entry is not None:
+                self._front.appendleft(entry)  # not merged: back to the head of the queue
             self.stop_reason = reason
             return None
         self.stop_reason = None
@@ -859,11 +873,13 @@ class Trainer:
         for w in record.event.words_touched:
             yield w, words[w].replace(new, pair)
 
-    def goto(self, k: int) -> None:
-        """Move to the state after exactly ``k`` merges, forward or back.
+    def goto(self, k: int) -> int:
+        """Move to the state after exactly ``k`` merges, forward or back; return the step reached.
 
-        Going forward ignores the vocab_size / merges target (only "nothing left to merge"
-        stops it early); the state equals training ``k`` merges from scratch.
+        Going forward ignores the vocab_size / merges target; the state equals training ``k``
+        merges from scratch. Only the corpus can stop it early (nothing left to merge, or the
+        best pair below min_frequency): then it returns the step where it stopped, less than
+        ``k``, and :attr:`stop_reason` says why.
         """
         if k < 0:
             raise BPEError(f"cannot go to step {k}: steps start at 0")
@@ -872,6 +888,7 @@ class Trainer:
         while self.steps_done < k:
             if self._step(respect_target=False) is None:
                 break
+        return self.steps_done
 
     def run(self, max_steps: int | None = None) -> Iterator[MergeEvent]:
         """Step until finished (or ``max_steps`` merges), yielding each MergeEvent.

@@ -109,6 +109,7 @@ class ExplorerApp(App):
         table: MergeTable | None = None,
         preview: str | None = None,
         compare_path: str | None = None,
+        workers: int | None = None,
     ) -> None:
         super().__init__()
         self.session: Session | None = None
@@ -118,6 +119,10 @@ class ExplorerApp(App):
         self._last_compare = ""  # the compare prompt offers the last table B again
         self.config = config
         self.work_label = ""
+        #: Processes counting a corpus's words (None: the core decides by size; --workers).
+        self.count_workers = workers
+        #: The step a move is headed for while a worker moves the trainer (goto, steps).
+        self._move_target: int | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -266,7 +271,7 @@ class ExplorerApp(App):
 
     def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         self._show_progress(f"reading {', '.join(paths)}…", None)
-        self.loader.corpus(list(paths), config, errors, counts)
+        self.loader.corpus(list(paths), config, errors, counts, workers=self.count_workers)
 
     def load_table(self, path: str) -> None:
         self._show_progress(f"opening {path}…", None)
@@ -324,11 +329,12 @@ class ExplorerApp(App):
             else:
                 done = session.retreat(-amount)
             if done < abs(amount) and amount > 0:
-                self.notify(session.trainer.stop_reason or "finished", title="stopped")
+                self._notify_stopped_short()
             self.refresh_all()
             return
         self._show_progress(what, abs(amount))
         self.work_label = what
+        self._move_target = step + amount
         self.runner.train(session, what, amount, respect)
 
     def on_progressed(self, message: Progressed) -> None:
@@ -347,6 +353,14 @@ class ExplorerApp(App):
             self.notify(f"cancelled after {message.done:,} — kept what was done", title=message.what)
         elif self.session.trainer is not None and self.session.trainer.stop_reason and message.what.startswith("run"):
             self.notify(self.session.trainer.stop_reason, title="finished")
+        elif self._move_target is not None and self.session.trainer is not None and self.session.trainer.steps_done < self._move_target:
+            self._notify_stopped_short()
+        self._move_target = None
+
+    def _notify_stopped_short(self) -> None:
+        """A forward move (steps, go to step k) ended early: say at which step and why."""
+        tr = self.session.trainer
+        self.notify(f"stopped at step {tr.steps_done:,}: {tr.stop_reason or 'finished'}", title="stopped")
 
     # ------------------------------------------------------------------ actions
 
@@ -685,14 +699,17 @@ def default_config(config: TrainerConfig | None) -> TrainerConfig:
     return config
 
 
-def run_explorer(paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False) -> int:
-    """Open the explorer on ``paths`` (None or empty: the built-in demo corpus)."""
+def run_explorer(
+    paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False, workers: int | None = None
+) -> int:
+    """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
+    processes count the words of every corpus it opens (None: by size, see count_files)."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts)
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers)
     app.run()
     return app.return_code or 0
 

@@ -39,8 +39,15 @@ class Loader(Widget):
     DEFAULT_CSS = "Loader { display: none; }"
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
-        """Count the corpus and build a trainer; progress by bytes read."""
+    def corpus(
+        self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False, workers: int | None = None
+    ) -> None:
+        """Count the corpus and build a trainer; progress by bytes read.
+
+        ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
+        Escape cancels: the next progress report raises, which also stops the worker
+        processes of a parallel count (they report several times a second while they read).
+        """
         worker = get_current_worker()
         last = [0.0]
 
@@ -53,7 +60,7 @@ class Loader(Widget):
                 self.post_message(LoadProgress(done, total))
 
         try:
-            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts)
+            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts, workers=workers)
             session = Session(trainer=trainer, preview=read_preview(paths, counts))
             session.word_order()
         except _Cancelled:

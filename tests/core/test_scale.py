@@ -217,13 +217,10 @@ def test_errors_in_workers_are_the_errors_of_one_pass(tmp_path, small_ranges):
         count_files([str(binary)], cfg, workers=2)
 
 
-def test_default_workers_small_inputs_stay_in_process(monkeypatch):
-    monkeypatch.setattr(corpus, "DEFAULT_WORKERS", None)
+def test_default_workers_small_inputs_stay_in_process():
     assert resolve_workers(None, 50_000) == 1
     assert resolve_workers(None, corpus.PARALLEL_MIN_BYTES) == (os.cpu_count() or 1)
     assert resolve_workers(3, 10) == 3
-    monkeypatch.setattr(corpus, "DEFAULT_WORKERS", 2)
-    assert resolve_workers(None, 10) == 2
     with pytest.raises(BPEError, match="workers"):
         resolve_workers(0, 10)
 
