@@ -1,0 +1,114 @@
+"""Ctrl+C in the CLI: one line on stderr, exit status 130, no traceback from any process.
+
+A terminal's Ctrl+C sends SIGINT to the whole foreground process group: the CLI and its word
+counting workers alike. The test does the same (the CLI runs in its own session, so the signal
+reaches nobody else) at a moment it observes rather than guesses: once the worker processes
+exist, the parallel count is under way.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bpe_tui.core import corpus
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc to see the worker processes")
+
+DEMO_LINES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "low lower lowest newer newest wider widest",
+    "Ünïcödé wörds, numbers 12345 and punctuation!?",
+]
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (read from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def write_corpus(path: Path, megabytes: int) -> Path:
+    line_block = "".join(f"{n} {line}\n" for n in range(2000) for line in DEMO_LINES).encode("utf-8")
+    with open(path, "wb") as out:
+        for _ in range(megabytes * 1_000_000 // len(line_block) + 1):
+            out.write(line_block)
+    assert path.stat().st_size >= corpus.PARALLEL_MIN_BYTES
+    return path
+
+
+def start_cli(*args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bpe_tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job is
+    )
+
+
+def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if proc.poll() is not None:
+            raise AssertionError(f"the CLI ended (status {proc.returncode}) before {what}: {proc.stderr.read()}")
+        assert time.monotonic() < deadline, f"no {what} within {seconds} s"
+        time.sleep(0.02)
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[int, str]:
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
+    _out, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("command", ["count", "train"])
+def test_ctrl_c_during_a_parallel_count_exits_130_with_one_line(tmp_path, command):
+    big = write_corpus(tmp_path / "big.txt", 40)
+    out = tmp_path / ("out.tsv" if command == "count" else "out.json")
+    proc = start_cli(command, str(big), "-o", str(out), "--workers", "2")
+    try:
+        wait_until(lambda: len(children_of(proc.pid)) >= 2, proc, "worker processes")
+        status, err = interrupt(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == 130, err
+    assert err.splitlines() == ["bpe-tui: interrupted"], err
+    assert "Traceback" not in err
+    assert not out.exists()  # nothing half-written
+    # and no worker outlives it
+    assert children_of(proc.pid) == []
+
+
+def test_ctrl_c_while_training_exits_130_with_one_line(tmp_path):
+    big = write_corpus(tmp_path / "big.txt", 12)
+    out = tmp_path / "out.json"
+    proc = start_cli("train", str(big), "-o", str(out), "--workers", "2", "--vocab-size", "100000")
+    try:
+        # the workers come and go: then the words are counted and the merging has begun
+        wait_until(lambda: len(children_of(proc.pid)) >= 2, proc, "worker processes")
+        wait_until(lambda: children_of(proc.pid) == [], proc, "the end of the counting")
+        status, err = interrupt(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == 130, err
+    assert err.splitlines() == ["bpe-tui: interrupted"], err
+    assert not out.exists()
