@@ -122,3 +122,87 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     time.sleep(0.2)
     tmux.keys("C-q")
     wait_exit(tmux)
+
+
+# ---------------------------------------------------------------------- real work (issue 10)
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+TINYSHAKESPEARE = SHARED / "corpora" / "tinyshakespeare.txt"
+
+
+def go_to(tmux: Tmux, k: int, label: str, timeout: float = 120.0) -> str:
+    """Press g, type k, enter; wait until the status line shows ``label`` (e.g. "step 2,500/")."""
+    tmux.keys("g")
+    tmux.wait_for("go to step")
+    tmux.keys(str(k), literal=True)
+    tmux.keys("Enter")
+    return tmux.wait_for(label, timeout=timeout)
+
+
+def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
+    if not TINYSHAKESPEARE.is_file():
+        pytest.skip(f"{TINYSHAKESPEARE} is absent (the shared data directory is not here)")
+    tmux.start(str(TINYSHAKESPEARE), "--vocab-size", "10000")
+    tmux.wait_for("step 0/9,744", timeout=60)
+    go_to(tmux, 5000, "step 5,000/9,744")
+    go_to(tmux, 0, "step 0/9,744")  # the rewind that used to kill the app
+    screen = go_to(tmux, 2500, "step 2,500/9,744")
+    assert "(+2,500 undone" in screen
+    # enter on a history row ten rows further down: an undone merge, re-applied
+    tmux.keys("Tab", "Tab")  # pairs table -> tabs -> history
+    time.sleep(0.3)
+    tmux.keys(*["Down"] * 10)
+    time.sleep(0.3)
+    tmux.keys("Enter")
+    tmux.wait_for("step 2,510/9,744", timeout=60)
+    go_to(tmux, 100, "step 100/9,744")
+    assert tmux.alive()
+    # the encode box, at step 100
+    trainer = bpe_tui.Trainer.from_files([str(TINYSHAKESPEARE)], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=10000))
+    trainer.goto(100)
+    n = len(trainer.table.encode("To be, or not to be"))
+    tmux.keys("e")
+    time.sleep(0.3)
+    tmux.keys("To be, or not to be", literal=True)
+    tmux.wait_for(f"{n} tokens · ", timeout=20)
+    tmux.keys("Escape")
+    time.sleep(0.3)
+    tmux.keys("s")
+    tmux.wait_for("Save the merge table")
+    tmux.keys("Enter")
+    saved = tmp_path / "tinyshakespeare-100.json"
+    deadline = time.monotonic() + 20
+    while not saved.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert saved.exists(), tmux.screen()
+    assert bpe_tui.load(str(saved)).merges == trainer.table.merges
+    tmux.keys("C-q")
+    wait_exit(tmux)
+    tmux.start("open", str(saved))
+    screen = tmux.wait_for("format native")
+    assert "100 merges" in screen
+    tmux.keys("C-q")
+    wait_exit(tmux)
+
+
+def test_big_corpus_opens_with_default_workers_and_escape_cancels_a_run(tmux, tmp_path):
+    if not TINYSHAKESPEARE.is_file():
+        pytest.skip(f"{TINYSHAKESPEARE} is absent (the shared data directory is not here)")
+    big = tmp_path / "big.txt"
+    data = TINYSHAKESPEARE.read_bytes()
+    with open(big, "wb") as out:
+        while out.tell() < 9_000_000:
+            out.write(data)
+    tmux.start(str(big), "--vocab-size", "20000")
+    screen = tmux.wait_for("step 0/19,744", timeout=120)
+    assert "could not open" not in screen
+    assert "Corpus — 15,057 of 15,057 words" in screen  # the corpus pane fills: the words show
+    assert "·the" in screen
+    tmux.keys("r")
+    tmux.wait_for("run to target", timeout=30)
+    tmux.keys("Escape")
+    screen = tmux.wait_for("kept what was done", timeout=60)
+    assert tmux.alive()
+    assert "step 19,744/19,744" not in screen
+    tmux.keys("C-q")
+    wait_exit(tmux)
