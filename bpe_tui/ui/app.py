@@ -289,6 +289,8 @@ class ExplorerApp(App):
 
     def on_load_cancelled(self, message: LoadCancelled) -> None:
         self._hide_progress()
+        if self.session is None:
+            self.status.show(None, None, note="loading cancelled — press o to open a corpus or a table")
 
     def on_load_progress(self, message: LoadProgress) -> None:
         self._show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)

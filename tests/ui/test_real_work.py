@@ -228,6 +228,7 @@ async def test_escape_cancels_a_parallel_count_and_stops_the_workers(tmp_path, m
         hold.set()
         await settle(app, pilot)
         assert cancelled and app.session is None
+        assert "loading cancelled" in app.status.text
         assert not app.query_one("#progress-row").display
         assert multiprocessing.active_children() == []
         # the app is alive and can open something else
