@@ -72,10 +72,19 @@ def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = 60
         time.sleep(0.02)
 
 
-def interrupt(proc: subprocess.Popen) -> tuple[int, str]:
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
-    _out, err = proc.communicate(timeout=60)
-    return proc.returncode, err
+def interrupt_when(proc: subprocess.Popen, *states) -> None:
+    """Wait for each ``(condition, what)`` in turn, then press Ctrl+C; assert the one-line exit."""
+    try:
+        for condition, what in states:
+            wait_until(condition, proc, what)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.splitlines() == ["bpe-tui: interrupted"], err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("command", ["count", "train"])
@@ -83,15 +92,7 @@ def test_ctrl_c_during_a_parallel_count_exits_130_with_one_line(tmp_path, comman
     big = write_corpus(tmp_path / "big.txt", 40)
     out = tmp_path / ("out.tsv" if command == "count" else "out.json")
     proc = start_cli(command, str(big), "-o", str(out), "--workers", "2")
-    try:
-        wait_until(lambda: len(children_of(proc.pid)) >= 2, proc, "worker processes")
-        status, err = interrupt(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert status == 130, err
-    assert err.splitlines() == ["bpe-tui: interrupted"], err
-    assert "Traceback" not in err
+    interrupt_when(proc, (lambda: len(children_of(proc.pid)) >= 2, "worker processes"))
     assert not out.exists()  # nothing half-written
     # and no worker outlives it
     assert children_of(proc.pid) == []
@@ -101,14 +102,10 @@ def test_ctrl_c_while_training_exits_130_with_one_line(tmp_path):
     big = write_corpus(tmp_path / "big.txt", 12)
     out = tmp_path / "out.json"
     proc = start_cli("train", str(big), "-o", str(out), "--workers", "2", "--vocab-size", "100000")
-    try:
-        # the workers come and go: then the words are counted and the merging has begun
-        wait_until(lambda: len(children_of(proc.pid)) >= 2, proc, "worker processes")
-        wait_until(lambda: children_of(proc.pid) == [], proc, "the end of the counting")
-        status, err = interrupt(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert status == 130, err
-    assert err.splitlines() == ["bpe-tui: interrupted"], err
+    # the workers come and go: then the words are counted and the merging has begun
+    interrupt_when(
+        proc,
+        (lambda: len(children_of(proc.pid)) >= 2, "worker processes"),
+        (lambda: children_of(proc.pid) == [], "the end of the counting"),
+    )
     assert not out.exists()

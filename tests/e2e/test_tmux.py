@@ -78,6 +78,17 @@ def wait_exit(tmux: Tmux, timeout: float = 10.0) -> None:
     assert not tmux.alive(), "bpe-tui did not quit"
 
 
+def save_default(tmux: Tmux, saved: Path, timeout: float = 10) -> None:
+    """Press s and enter (the default name, in the working directory); wait for ``saved``."""
+    tmux.keys("s")
+    tmux.wait_for("Save the merge table")
+    tmux.keys("Enter")
+    deadline = time.monotonic() + timeout
+    while not saved.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert saved.exists(), tmux.screen()
+
+
 def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.start()  # no arguments: the demo corpus, gpt2 preset, target 1000
     tmux.wait_for("step 0/744")
@@ -98,14 +109,8 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     assert "trace of “·lowest”" in screen
     tmux.keys("Escape")
     time.sleep(0.2)
-    tmux.keys("s")
-    tmux.wait_for("Save the merge table")
-    tmux.keys("Enter")  # the default name: demo-10.json in the working directory
     saved = tmp_path / "demo-10.json"
-    deadline = time.monotonic() + 10
-    while not saved.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert saved.exists(), tmux.screen()
+    save_default(tmux, saved)
     assert bpe_tui.load(str(saved)).merges == table.table.merges
     tmux.keys("C-q")
     wait_exit(tmux)
@@ -167,14 +172,8 @@ def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
     tmux.wait_for(f"{n} tokens · ", timeout=20)
     tmux.keys("Escape")
     time.sleep(0.3)
-    tmux.keys("s")
-    tmux.wait_for("Save the merge table")
-    tmux.keys("Enter")
     saved = tmp_path / "tinyshakespeare-100.json"
-    deadline = time.monotonic() + 20
-    while not saved.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert saved.exists(), tmux.screen()
+    save_default(tmux, saved, timeout=20)
     assert bpe_tui.load(str(saved)).merges == trainer.table.merges
     tmux.keys("C-q")
     wait_exit(tmux)
