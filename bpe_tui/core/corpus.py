@@ -436,20 +436,25 @@ def _worker_pool(size: int):
     if ctx.get_start_method() != "fork":
         _start_resource_tracker()
     bytes_read = ctx.Value("q", 0)
-    main_thread = threading.current_thread() is threading.main_thread()
-    # A forked worker inherits the parent's handlers until its initializer runs: ignore SIGINT
-    # in the parent for that moment too (only the main thread may touch signal handlers).
-    saved = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    # A forked worker inherits the parent's handlers until its initializer runs, so Ctrl+C is
+    # held back (blocked, not ignored: the parent still gets it) while the pool starts. Only
+    # the main thread receives signals; elsewhere there is nothing to hold back.
+    masked = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+    if masked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
     try:
         pool = ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read,))
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGINT, saved)
-    try:
+        if masked:
+            masked = False
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held-back Ctrl+C lands here
         yield pool, bytes_read
     finally:
-        pool.terminate()
-        pool.join()
+        if masked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if pool is not None:
+            pool.terminate()
+            pool.join()
 
 
 _WORKER_COUNTERS: dict = {}
@@ -457,7 +462,8 @@ _BYTES_READ = None  # in a worker: the pool's shared count of bytes read
 
 
 def _init_worker(bytes_read) -> None:
-    """In a new worker: leave Ctrl+C to the parent; remember where to add bytes read."""
+    """In a new worker: leave Ctrl+C to the parent (a Ctrl+C held back while the pool started
+    is dropped here); remember where to add bytes read."""
     global _BYTES_READ
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _BYTES_READ = bytes_read
