@@ -303,7 +303,9 @@ def count_files(
     :data:`PARALLEL_MIN_BYTES` or more, 1 below). The result is the same for any number of
     workers, word order included. Any thread may call this (the explorer counts in a thread
     worker). ``progress(bytes_read, total)`` is called as the reading goes, also while the
-    workers are busy; an exception it raises (a cancel) stops the workers at once.
+    workers are busy; an exception it raises (a cancel) stops the workers at once. From a
+    thread, the workers start from a forkserver, which imports the ``__main__`` module: a
+    script needs multiprocessing's usual ``if __name__ == "__main__":`` guard.
     """
     sources = expand_sources(paths)
     sizes = {p: os.path.getsize(p) for p in sources if p != "-"}
