@@ -145,6 +145,13 @@ class MergeEvent:
         """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
         return MappingProxyType({_ids(k): change for k, change in self._changes.items()})
 
+    def __getstate__(self) -> dict:
+        """Pickle and copy the fields only: the read-only mappings above are rebuilt on demand."""
+        state = dict(self.__dict__)
+        state.pop("pair_changes", None)
+        state.pop("pair_changes_by_id", None)
+        return state
+
 
 _EVENT_ARGS = frozenset(
     "step pair pair_ids new_id new_token count tie_count ties rule words_touched total_tokens vocab_size _changes _surfaces".split()

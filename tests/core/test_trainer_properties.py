@@ -281,3 +281,14 @@ def test_events_of_a_run_survive_goto_zero_and_a_different_future():
     left, right = late.pair
     assert all(isinstance(p[0], str) and isinstance(p[1], str) for p in late.pair_changes)
     assert (left + right) == late.new_token
+
+
+def test_event_mappings_are_read_only_and_events_still_pickle():
+    import pickle
+
+    t = Trainer.from_text("low lower lowest newer newest", TrainerConfig(preset="classic"))
+    event = t.step()
+    with pytest.raises(TypeError):
+        event.pair_changes[("x", "y")] = (0, 1)  # a value: nobody can change what it answers
+    again = pickle.loads(pickle.dumps(event))
+    assert again == event and answers(again) == answers(event)
