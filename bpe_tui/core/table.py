@@ -598,9 +598,10 @@ class MergeTable:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, path: str, format: str = "native", **options) -> None:
-        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.WRITERS``."""
+    def save(self, path, format: str = "native", overwrite: bool = True, **options) -> None:
+        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.writers()``.
+        ``overwrite=False`` refuses a target that exists at the moment of writing."""
         from .formats import save
 
-        save(self, path, format, **options)
+        save(self, path, format, overwrite=overwrite, **options)
 

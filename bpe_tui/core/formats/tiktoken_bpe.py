@@ -177,7 +177,7 @@ def losses(table: MergeTable) -> list[str]:
     return out
 
 
-def write(table: MergeTable, path: str) -> None:
+def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     """Write ``base64 rank`` lines, ranks = our ids (checked to be a valid rank order)."""
     if table.units != "bytes":
         raise BPEError(f"{path}: a tiktoken file holds byte-level tables only; this table is chars")
@@ -202,4 +202,4 @@ def write(table: MergeTable, path: str) -> None:
         lines.append(f"{base64.b64encode(surface).decode('ascii')} {i}")
     if len([s for s in seen if len(s) == 1]) != 256:
         raise BPEError(f"{path}: a tiktoken file needs all 256 single bytes; this table has {len([s for s in seen if len(s) == 1])}")
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    atomic_write_text(path, "\n".join(lines) + "\n", overwrite)
