@@ -269,14 +269,13 @@ def print_token_tree(table, token: str) -> int:
         text.append(f"  (id {node.id}, {where})", style="dim")
         return text
 
-    def grow(tree: Tree, node) -> None:
-        for child in (node.left, node.right):
-            if child is not None:
-                grow(tree.add(label(child)), child)
-
     root = table.merge_tree(token_id)
     tree = Tree(label(root))
-    grow(tree, root)
+    todo = [(tree, root)]  # a loop, not recursion: a tree can be thousands of merges deep
+    while todo:
+        branch, node = todo.pop()
+        children = [(branch.add(label(child)), child) for child in (node.left, node.right) if child is not None]
+        todo.extend(reversed(children))
     Console().print(tree)
     return 0
 

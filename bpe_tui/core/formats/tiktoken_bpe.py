@@ -31,6 +31,7 @@ import base64
 import binascii
 
 from ..atomic import atomic_write_text
+from ..merging import merge
 from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import fail, read_head
@@ -147,18 +148,15 @@ def rebuild_merges(by_rank: dict[int, bytes]) -> tuple[list[tuple[int, int, int]
 
 
 def _bpe(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 2:
-        best = None
-        best_i = -1
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best):
-                best, best_i = r, i
-        if best is None:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
+    """tiktoken's merge loop over the ranks so far, stopping at two parts (O(n log n) for long
+    tokens: see :mod:`~bpe_tui.core.merging`)."""
+
+    def pair_rank(left: bytes, right: bytes):
+        joined = left + right
+        rank = ranks.get(joined)
+        return None if rank is None else (rank, joined)
+
+    return merge([token[i : i + 1] for i in range(len(token))], pair_rank, stop_at=2)
 
 
 # ---------------------------------------------------------------------- writing
