@@ -31,7 +31,7 @@ import base64
 import binascii
 
 from ..atomic import atomic_write_text
-from ..merging import merge
+from ..merging import HEAP_FROM, merge_heap
 from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import fail, read_head
@@ -151,12 +151,26 @@ def _bpe(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
     """tiktoken's merge loop over the ranks so far, stopping at two parts (O(n log n) for long
     tokens: see :mod:`~bpe_tui.core.merging`)."""
 
-    def pair_rank(left: bytes, right: bytes):
-        joined = left + right
-        rank = ranks.get(joined)
-        return None if rank is None else (rank, joined)
+    parts = [token[i : i + 1] for i in range(len(token))]
+    if len(parts) >= HEAP_FROM:
 
-    return merge([token[i : i + 1] for i in range(len(token))], pair_rank, stop_at=2)
+        def pair_rank(left: bytes, right: bytes):
+            joined = left + right
+            rank = ranks.get(joined)
+            return None if rank is None else (rank, joined)
+
+        return merge_heap(parts, pair_rank, stop_at=2)
+    while len(parts) > 2:
+        best = None
+        best_i = -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, best_i = r, i
+        if best is None:
+            break
+        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+    return parts
 
 
 # ---------------------------------------------------------------------- writing
