@@ -175,6 +175,9 @@ class MergeTable:
         if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
             self._byte_ids = bytes(self._base[b] for b in range(256))
         self._ascii_findall = ascii_findall(self._pre.name)
+        # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
+        unk = self.config.get("unk_id")
+        self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
 
     # ------------------------------------------------------------------ building
 
@@ -496,6 +499,11 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
+        if self.unk_id != UNK_ID:
+            return [self.unk_id if i == UNK_ID else i for i in self._encode(text, dropout, seed)]
+        return self._encode(text, dropout, seed)
+
+    def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
         text = valid_text(text)
         if dropout:
             return self._encode_dropout(text, check_dropout(dropout), seed)
