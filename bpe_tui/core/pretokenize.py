@@ -112,6 +112,13 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     """
     if name_or_regex in NAMED_PATTERNS:
         return name_or_regex, NAMED_PATTERNS[name_or_regex]
+    if not isinstance(name_or_regex, str):
+        raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
+    if not name_or_regex.startswith("regex:") and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name_or_regex):
+        # Looks like a name, not a pattern: a typo (gpt3) must not train on a literal regex.
+        raise BPEError(
+            f"unknown pre-tokenizer {name_or_regex!r}; choose {', '.join(NAMED_PATTERNS)}, or regex:PATTERN for your own"
+        )
     pattern = name_or_regex[6:] if name_or_regex.startswith("regex:") else name_or_regex
     try:
         compiled = regex.compile(pattern)
