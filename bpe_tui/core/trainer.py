@@ -40,6 +40,7 @@ Tie-break rules (which pair wins when counts are equal):
 from __future__ import annotations
 
 import heapq
+import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -354,7 +355,8 @@ class Trainer:
         from .corpus import corpus_name, count_files, read_count_files
 
         config = config or TrainerConfig()
-        paths = list(paths)
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
+        paths = [os.fspath(p) for p in paths]
         if counts:
             word_counts = read_count_files(paths, progress=progress)
         else:
