@@ -105,6 +105,10 @@ def _ascii_classes_agree() -> bool:
 _ASCII_OK = _ascii_classes_agree()
 
 
+#: Short texts a custom pattern is tried on: a match of nothing in any of them is refused.
+_SAMPLES = ("a", "A1", " x", "a b", "a, b.\n", "\t1 2", "é ü")
+
+
 def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     """Return ``(name, pattern)`` for a named pre-tokenizer or a custom regex.
 
@@ -124,8 +128,8 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
         compiled = regex.compile(pattern)
     except regex.error as exc:
         raise BPEError(f"pre-tokenizer regex {pattern!r} does not compile: {exc}") from None
-    if compiled.fullmatch(""):
-        raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string")
+    if compiled.fullmatch("") or any(m.start() == m.end() for sample in _SAMPLES for m in compiled.finditer(sample)):
+        raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string (pre-tokens must not be empty)")
     return "regex:" + pattern, pattern
 
 
