@@ -35,7 +35,7 @@ import regex
 
 from .config import TrainerConfig
 from .errors import BPEError
-from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
 
 BLOCK = 1 << 20  # bytes read at a time
 SNIFF = 8192  # bytes looked at to tell text from binary
@@ -64,12 +64,17 @@ def pretokenizer_for(config: TrainerConfig) -> PreTokenizer:
     return PreTokenizer(config.pretokenizer, config.special_tokens, config.lowercase)
 
 
-def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter | None = None) -> Counter:
-    """Add the pre-tokens of each line to ``counts`` (a Counter keeps first-appearance order)."""
+def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter | None = None, first_line: int = 1) -> Counter:
+    """Add the pre-tokens of each line to ``counts`` (a Counter keeps first-appearance order).
+
+    A custom regex that gives up names the line (numbered from ``first_line``)."""
     counts = Counter() if counts is None else counts
     words = pre.words
-    for line in lines:
-        counts.update(words(line))
+    for number, line in enumerate(lines, start=first_line):
+        try:
+            counts.update(words(line))
+        except RegexTimeout as exc:
+            raise RegexTimeout(f"line {number}: {exc}") from None
     return counts
 
 
@@ -106,10 +111,13 @@ class WordCounter:
         self._ascii_findall = fast or self._findall
         self._special_split = pre._special_re.split if pre._special_re is not None else None
         self._lowercase = pre.lowercase
+        self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 
     def add(self, text: str, counts: Counter) -> Counter:
-        if not self.block_mode:
-            return count_lines(split_lines(text), self.pre, counts)
+        if not self.block_mode:  # custom patterns: line by line, counting lines for messages
+            first = self.lines_done + 1
+            self.lines_done += text.count("\n")
+            return count_lines(split_lines(text), self.pre, counts, first)
         lower = self._lowercase  # str.lower's only context rule (final sigma) stops at "\n"
         if self._special_split is None:
             counts.update(self._words(text.lower() if lower else text))
@@ -335,8 +343,12 @@ def count_files(
     else:
         done = 0
         for path in sources:
-            for text in iter_text_blocks(path, errors, progress, done, total):
-                counter.add(text, counts)
+            counter.lines_done = 0
+            try:
+                for text in iter_text_blocks(path, errors, progress, done, total):
+                    counter.add(text, counts)
+            except RegexTimeout as exc:
+                raise RegexTimeout(f"{'stdin' if path == '-' else path}: {exc}") from None
             done += sizes.get(path, 0)
     if not counts:
         raise BPEError(f"{corpus_name(sources)}: the corpus is empty (no words found)")

@@ -219,6 +219,49 @@ def valid_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+#: Seconds a custom pre-tokenizer regex may spend on one piece of text before it is given up
+#: (a pattern with catastrophic backtracking, such as ``(a|aa)+$``, would otherwise spin for
+#: ever). The named patterns are linear and run without a limit.
+REGEX_TIMEOUT = 5.0
+
+
+class RegexTimeout(BPEError):
+    """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
+
+
+def compile_pattern(name: str, pattern_text: str):
+    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours."""
+    compiled = regex.compile(pattern_text)
+    return compiled if name in NAMED_PATTERNS else GuardedPattern(compiled)
+
+
+class GuardedPattern:
+    """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
+    with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.pattern = compiled.pattern
+
+    def _timed_out(self) -> RegexTimeout:
+        shown = self.pattern if len(self.pattern) <= 60 else self.pattern[:55] + "..."
+        return RegexTimeout(
+            f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
+        )
+
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list:
+        try:
+            return self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+        except TimeoutError:
+            raise self._timed_out() from None
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None):
+        try:
+            return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
+        except TimeoutError:
+            raise self._timed_out() from None
+
+
 #: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
 #: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
 #: *segment*, the text between two special tokens:
@@ -242,7 +285,7 @@ class PreTokenizer:
 
     def __init__(self, pretokenizer: str = "gpt2", special_tokens=(), lowercase: bool = False, prefix_space: str | None = None):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
-        self.pattern = regex.compile(self.pattern_text)
+        self.pattern = compile_pattern(self.name, self.pattern_text)
         self.lowercase = lowercase
         if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")

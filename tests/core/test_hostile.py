@@ -92,7 +92,8 @@ CLI_CASES = [
     ("encode-argv-not-utf8", "crash", ["encode", "-t", "{dir}/t.json", "@ARGV_BAD"], b"", "error", "not valid UTF-8"),
     ("compare-stdin-not-utf8", "crash", ["compare", "{dir}/t.json", "{dir}/t.json"], b"\xff", "error", "not valid UTF-8"),
     ("encode-to-dev-full", "crash", ["encode", "-t", "{dir}/t.json", "--ids", "hello", "@STDOUT_DEV_FULL"], b"", "error", "cannot write"),
-    ("catastrophic-regex-quoted", "hang", ["train", "{dir}/corpus.txt", "-o", "{dir}/r.json", "--force", "-q", "--pretokenizer", "gpt3"], b"", "error", "unknown pre-tokenizer"),
+    ("catastrophic-regex", "hang", ["train", "{dir}/cat.txt", "-o", "{dir}/cat.json", "--force", "-q", "--pretokenizer", "regex:(a|aa)+$|\\w+"], b"", "error", "line 2"),
+    ("unknown-pretokenizer-gpt3", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/r.json", "--force", "-q", "--pretokenizer", "gpt3"], b"", "error", "unknown pre-tokenizer"),
     ("long-piece-encodes", "hang", ["encode", "-t", "{dir}/t.json", "--ids", "@LONG_A"], b"", "ok", "97"),
     ("trace-long-piece", "hang", ["trace", "-t", "{dir}/t.json", "@LONG_A"], b"", "ok", "merges"),
     # types inside table files
@@ -135,6 +136,7 @@ def _bad_files(d: pathlib.Path) -> None:
     """Table files with well-formed JSON and wrong shapes (made once per directory)."""
     if (d / "bad-merges.json").exists():
         return
+    (d / "cat.txt").write_text("hello\n" + "a" * 40 + "b\n")
     good = json.loads((d / "t.json").read_text())
     for name, key, value in [
         ("bad-merges", "merges", [1, 2, 3]),
