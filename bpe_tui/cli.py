@@ -288,9 +288,18 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 line = []
         out.write(("" if first else " ") + " ".join(line) + "\n")
         return 0
+    unk = table.unk_id
+    if not args.json and not args.dropout and not args.ids:
+        read = [0]  # characters of input seen, for the summary
+
+        def counted(chunks):
+            for chunk in chunks:
+                read[0] += len(chunk)
+                yield chunk
+
+        return write_pieces(table, table.pieces_iterable(counted(chunks)), out, read)
     text = "".join(chunks)
     pieces = table.pieces(text, dropout=args.dropout, seed=args.seed)
-    unk = table.unk_id
     ids = [unk if i == UNK_ID else i for i, _ in pieces]
     if args.ids:
         print(" ".join(map(str, ids)))
@@ -302,21 +311,35 @@ def cmd_encode(args: argparse.Namespace) -> int:
             record["bytes"] = [t["bytes"] for t in tokens]
         print(json.dumps(record, ensure_ascii=False))
         return 0
-    readable = [visible(s, table.end_of_word) for _, s in pieces]
+    return write_pieces(table, iter(pieces), out, [len(text)])
+
+
+def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
+    """Write tokens as they come: piped, one ``id<TAB>token`` per line; on a terminal, coloured
+    tokens in batches, then a summary. Memory stays flat on any input size."""
+    from .core.table import UNK_ID
+
+    unk = table.unk_id
+    eow = table.end_of_word
     if not out.isatty():
-        # Piped: one token per line, "id<TAB>token" (the token with whitespace made visible).
-        for token_id, shown in zip(ids, readable):
-            out.write(f"{token_id}\t{shown}\n")
+        for token_id, surface in pieces:
+            out.write(f"{unk if token_id == UNK_ID else token_id}\t{visible(surface, eow)}\n")
         return 0
     from rich.console import Console
     from rich.text import Text
 
+    console = Console()
+    ids: list[int] = []
     line = Text()
-    for n, ((i, _), shown) in enumerate(zip(pieces, readable)):
-        style = "bold white on red" if i == UNK_ID else ("black on #8fbcbb" if n % 2 == 0 else "black on #ebcb8b")
-        line.append(shown, style=style)
-    Console().print(line)
-    chars = len(text)
+    for n, (token_id, surface) in enumerate(pieces):
+        style = "bold white on red" if token_id == UNK_ID else ("black on #8fbcbb" if n % 2 == 0 else "black on #ebcb8b")
+        line.append(visible(surface, eow), style=style)
+        ids.append(unk if token_id == UNK_ID else token_id)
+        if len(line) > 4096:
+            console.print(line, end="")
+            line = Text()
+    console.print(line)
+    chars = chars_read[0]
     print(f"{len(ids)} tokens, {chars} characters, {chars / max(1, len(ids)):.2f} characters per token")
     print(" ".join(map(str, ids)))
     return 0
