@@ -26,6 +26,18 @@ def short(value, limit: int = SHOWN) -> str:
     return text if len(text) <= limit else text[: limit - 5] + "...(" + f"{len(text):,} chars)"
 
 
+def check_new_id(path: str, where: str, token_id, taken) -> int:
+    """A vocabulary id read from a file: a whole number, not negative (-1 is the unknown
+    token), not already given to another token in ``taken``."""
+    if not isinstance(token_id, int) or isinstance(token_id, bool):
+        raise fail(path, where, f"id {short(token_id)} is not an integer")
+    if token_id < 0:
+        raise fail(path, where, f"id {token_id} is negative")
+    if token_id in taken:
+        raise fail(path, where, f"id {token_id} is also the id of another token")
+    return token_id
+
+
 def fail(path: str, where: str | None, message: str) -> BPEError:
     """A one-line BPEError: ``path: where: message``."""
     text = f"{path}: {where}: {message}" if where else f"{path}: {message}"

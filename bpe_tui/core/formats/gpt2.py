@@ -17,7 +17,7 @@ from ..atomic import atomic_write_dir
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import build_table, read_json_object, short
+from ._shared import build_table, check_new_id, read_json_object, short
 
 NAME = "gpt2"
 
@@ -50,12 +50,7 @@ def read(path: str) -> MergeTable:
     raw_vocab = read_json_object(vocab_path, "a GPT-2 vocab.json mapping token -> id", data=vocab_bytes)
     vocab: dict[int, bytes] = {}
     for token, i in raw_vocab.items():
-        if not isinstance(i, int) or isinstance(i, bool):
-            raise BPEError(f"{vocab_path}: [{token!r}]: id {short(i)} is not an integer")
-        if i < 0:
-            raise BPEError(f"{vocab_path}: [{token!r}]: id {i} is negative")
-        if i in vocab:
-            raise BPEError(f"{vocab_path}: [{token!r}]: id {i} is also the id of another token")
+        check_new_id(vocab_path, f"[{short(token)}]", i, vocab)
         try:
             vocab[i] = gpt2_str_to_bytes(token)
         except KeyError:

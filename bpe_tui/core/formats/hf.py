@@ -51,7 +51,7 @@ from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
-from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object, short
+from ._shared import build_table, check_new_id, fail, pattern_name, pattern_text, read_head, read_json_object, short
 
 NAME = "hf"
 
@@ -159,12 +159,7 @@ def read(path: str) -> MergeTable:
     vocab: dict = {}
     for raw, i in vocab_json.items():
         where = f"model.vocab[{short(raw)}]"
-        if not isinstance(i, int) or isinstance(i, bool):
-            raise fail(path, where, f"id {short(i)} is not an integer")
-        if i < 0:
-            raise fail(path, where, f"id {i} is negative")
-        if i in vocab:
-            raise fail(path, where, f"id {i} is used twice")
+        check_new_id(path, where, i, vocab)
         surface = token(raw, where)
         vocab[i] = surface if surface is not None else raw.encode("utf-8")
 

@@ -26,7 +26,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import build_table, read_json_object, short
+from ._shared import build_table, check_new_id, read_json_object, short
 
 NAME = "native"
 MAGIC = "bpe-tui merge table"
@@ -104,12 +104,7 @@ def read(path: str) -> MergeTable:
         raise BPEError(f"{path}: key 'vocab' must map token -> id")
     vocab = {}
     for token, i in vocab_json.items():
-        if not isinstance(i, int) or isinstance(i, bool):
-            raise BPEError(f"{path}: vocab[{short(token)}]: id {short(i)} is not an integer")
-        if i < 0:
-            raise BPEError(f"{path}: vocab[{short(token)}]: id {i} is negative")
-        if i in vocab:
-            raise BPEError(f"{path}: vocab[{token!r}]: id {i} is used twice")
+        check_new_id(path, f"vocab[{short(token)}]", i, vocab)
         vocab[i] = dec(token, f"vocab[{token!r}]")
     specials = data.get("special_tokens") or {}
     if not isinstance(specials, dict):
