@@ -26,7 +26,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .core.config import PRESETS, TIE_BREAKS, TrainerConfig
+from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TIE_BREAKS, TrainerConfig
 from .core.errors import BPEError
 from .core.units import visible
 
@@ -61,10 +61,6 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
     g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs of 8 MB or more, else 1)")
-
-
-#: The explorer's default --max-token-length: a corpus of one long run must not grow huge tokens.
-EXPLORER_MAX_TOKEN_LENGTH = 32
 
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:

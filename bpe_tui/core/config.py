@@ -29,6 +29,10 @@ PRESETS: dict[str, dict] = {
     "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
 }
 
+#: The explorer's default max_token_length (the presets have none): a corpus that is one long
+#: run of a character must not grow tokens as long as the run while you watch.
+EXPLORER_MAX_TOKEN_LENGTH = 32
+
 UNITS = ("chars", "bytes")
 TIE_BREAKS = ("first-seen", "lexical-min", "lexical-max", "hf")
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .errors import BPEError
 from .merging import HEAP_FROM, MergeLog, merge, merge_heap
-from .pretokenize import PreTokenizer, ascii_findall, valid_text
+from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
 
 #: The id given to a character a chars-mode table has never seen.
@@ -252,7 +252,7 @@ class MergeTable:
             text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
             specials[text] = token_id
         next_id = max(id_to_surface) + 1
-        for special in special_tokens or ():
+        for special in special_token_list(special_tokens):  # a str is one token; none empty
             key = special.encode("utf-8") if units == "bytes" else special
             if special not in specials:
                 if key in surface_to_id and surface_to_id[key] not in outputs:

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
-from ..core.config import TrainerConfig
+from ..core.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.errors import BPEError
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
@@ -673,8 +673,9 @@ class ExplorerApp(App):
 
 
 def default_config(config: TrainerConfig | None) -> TrainerConfig:
-    """The config to train with: gpt2 preset by default; vocab_size 1000 if there is no target."""
-    config = config or TrainerConfig(preset="gpt2")
+    """The config to train with: gpt2 preset by default (with the explorer's max_token_length);
+    vocab_size 1000 if there is no target."""
+    config = config or TrainerConfig(preset="gpt2", max_token_length=EXPLORER_MAX_TOKEN_LENGTH)
     if config.vocab_size is None and config.merges is None:
         config = dataclasses.replace(config, vocab_size=DEFAULT_VOCAB)
     return config

@@ -232,6 +232,7 @@ LIB_CASES = [
     ("from-files-path", "crash", lambda d: Trainer.from_files(d / "corpus.txt").word_count > 3, "ok", ""),
     ("long-special-token", "hang", lambda d: Trainer.from_text("x" * 100_000 + " hi " * 1000, TrainerConfig(special_tokens=["y" * 100_000])).word_count == 3, "ok", ""),
     ("special-tokens-as-str", "silent", lambda d: TrainerConfig(special_tokens="<eos>").special_tokens == ["<eos>"], "ok", ""),
+    ("str-special-from-vocab-merges", "silent", lambda d: list(MergeTable.from_vocab_merges({0: "a"}, [], special_tokens="<eos>").special_tokens) == ["<eos>"], "ok", ""),
     ("empty-special-from-vocab-merges", "silent", lambda d: MergeTable.from_vocab_merges({0: "a"}, [], special_tokens=[""]), "error", "empty"),
     ("zero-width-regex", "silent", lambda d: TrainerConfig(pretokenizer="regex:(?=a)"), "error", "empty string"),
     ("segmentation-negative", "silent", lambda d: Trainer.from_text("ab ab", TrainerConfig()).segmentation(-1), "error", "word"),
