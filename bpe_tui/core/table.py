@@ -22,7 +22,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .errors import BPEError
-from .pretokenize import PreTokenizer, ascii_findall
+from .merging import HEAP_FROM, MergeLog, merge, merge_heap
+from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
 
 #: The id given to a character a chars-mode table has never seen.
@@ -34,13 +35,35 @@ CACHE_LIMIT = 200_000
 
 @dataclass(frozen=True)
 class TraceStep:
-    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`)."""
+    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`).
 
-    rank: int  # 0-based position in the merge list
+    ``symbols`` (the segmentation right after this merge) is worked out when asked, from a
+    log shared by the steps of one trace, so a trace of a long piece stays linear in memory.
+    """
+
+    rank: int  # 0-based position in the merge list (the merge a person reads as rank + 1)
     pair: tuple  # (left, right) surfaces
     new_token: bytes | str
     position: int  # symbol index where the merge happened
-    symbols: tuple  # the segmentation right after this merge
+    _log: object = field(default=None, repr=False, compare=False)
+    _step: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def symbols(self) -> tuple:
+        """The segmentation right after this merge (surfaces)."""
+        return self._log.symbols_after(self._step)
+
+
+class _SurfaceLog:
+    """A MergeLog whose segmentations are read as surfaces."""
+
+    def __init__(self, log: MergeLog, vocab: Mapping):
+        self.log = log
+        self.vocab = vocab
+
+    def symbols_after(self, step: int) -> tuple:
+        vocab = self.vocab
+        return tuple(vocab.get(t, "?") for t in self.log.symbols_after(step))
 
 
 @dataclass
@@ -55,10 +78,30 @@ class MergeNode:
     children: list = field(default_factory=list, repr=False)
 
     def leaves(self) -> list:
-        """The base symbols under this node, left to right."""
-        if self.left is None:
-            return [self.surface]
-        return self.left.leaves() + self.right.leaves()
+        """The base symbols under this node, left to right (no recursion: trees run deep)."""
+        out = []
+        todo = [self]
+        while todo:
+            node = todo.pop()
+            if node.left is None:
+                out.append(node.surface)
+            else:
+                todo += [node.right, node.left]
+        return out
+
+
+def check_dropout(p) -> float:
+    """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise BPEError(f"dropout must be a probability between 0 and 1, not {p!r}")
+    return float(p)
+
+
+class _Ranks(dict):
+    """(left_id, right_id) -> (rank, new_id), asked also as ``get_pair(left, right)``."""
+
+    def get_pair(self, left, right):
+        return self.get((left, right))
 
 
 class MergeTable:
@@ -92,9 +135,17 @@ class MergeTable:
         self.source_format = source_format
         self.source = source
 
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self._ranks: _Ranks = _Ranks()
         self._creator: dict[int, int] = {}
+        vocab = self._vocab
         for rank, (a, b, new) in enumerate(self._merges):
+            for part in (a, b, new):
+                if part not in vocab or isinstance(part, bool):
+                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
+            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
+                raise BPEError(
+                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
+                )
             self._ranks.setdefault((a, b), (rank, new))
             self._creator.setdefault(new, rank)
         special_ids = set(self.special_tokens.values())
@@ -124,6 +175,9 @@ class MergeTable:
         if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
             self._byte_ids = bytes(self._base[b] for b in range(256))
         self._ascii_findall = ascii_findall(self._pre.name)
+        # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
+        unk = self.config.get("unk_id")
+        self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
 
     # ------------------------------------------------------------------ building
 
@@ -198,7 +252,7 @@ class MergeTable:
             text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
             specials[text] = token_id
         next_id = max(id_to_surface) + 1
-        for special in special_tokens or ():
+        for special in special_token_list(special_tokens):  # a str is one token; none empty
             key = special.encode("utf-8") if units == "bytes" else special
             if special not in specials:
                 if key in surface_to_id and surface_to_id[key] not in outputs:
@@ -281,6 +335,11 @@ class MergeTable:
         """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
         return self._creator.get(token_id)
 
+    def pair_rank(self, left_id: int, right_id: int) -> int | None:
+        """The 0-based rank of the merge of these two tokens, or None if there is none."""
+        hit = self._ranks.get((left_id, right_id))
+        return hit[0] if hit is not None else None
+
     def merge_at(self, rank: int) -> tuple[int, int, int]:
         """``(left_id, right_id, new_id)`` of the merge with this rank."""
         return self._merges[rank]
@@ -295,16 +354,35 @@ class MergeTable:
         return visible(self._vocab[token_id], self.end_of_word)
 
     def merge_tree(self, token_id: int) -> MergeNode:
-        """How a token was built, down to base symbols (a tree of merges)."""
-        if token_id not in self._vocab:
-            raise BPEError(f"token id {token_id} is not in the vocabulary")
-        rank = self._creator.get(token_id)
-        if rank is None:
-            return MergeNode(token_id, self._vocab[token_id])
-        a, b, _ = self._merges[rank]
-        node = MergeNode(token_id, self._vocab[token_id], rank, self.merge_tree(a), self.merge_tree(b))
-        node.children = [node.left, node.right]
-        return node
+        """How a token was built, down to base symbols (a tree of merges).
+
+        Built without recursion: a token trained on a long word can sit thousands of merges
+        deep (each merge adding one symbol), deeper than Python's recursion limit.
+        """
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id not in self._vocab:
+            raise BPEError(f"token id {token_id!r} is not in the vocabulary")
+        built: dict[int, MergeNode] = {}
+        todo = [token_id]
+        while todo:
+            current = todo[-1]
+            if current in built:
+                todo.pop()
+                continue
+            rank = self._creator.get(current)
+            if rank is None:
+                built[current] = MergeNode(current, self._vocab[current])
+                todo.pop()
+                continue
+            a, b, _ = self._merges[rank]
+            missing = [t for t in (a, b) if t not in built]
+            if missing:
+                todo.extend(missing)
+                continue
+            node = MergeNode(current, self._vocab[current], rank, built[a], built[b])
+            node.children = [node.left, node.right]
+            built[current] = node
+            todo.pop()
+        return built[token_id]
 
     def search(self, query: str, limit: int = 200) -> list[int]:
         """Token ids whose readable text contains ``query`` (or whose id is ``query``).
@@ -363,7 +441,13 @@ class MergeTable:
         return ids
 
     def _bpe(self, ids: list[int]) -> list[int]:
-        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties."""
+        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties.
+
+        Short pieces use this plain loop (fastest there); long ones the O(n log n) heap of
+        :mod:`~bpe_tui.core.merging`, with the same result.
+        """
+        if len(ids) >= HEAP_FROM:
+            return merge_heap(ids, self._ranks.get_pair)
         ranks = self._ranks
         while len(ids) > 1:
             best_rank = None
@@ -393,30 +477,21 @@ class MergeTable:
         return self._merge_step_by_step(self._base_ids(word), p, rng)
 
     def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
-        """The rank-order merge loop, spelled out: optional dropout, optional trace.
+        """The rank-order merge loop with optional dropout and an optional trace.
 
-        With ``p`` > 0 each candidate pair is skipped with that probability on every round
-        (so a word may end up less merged); with ``steps`` a list, one TraceStep is appended
-        per merge applied.
+        With ``p`` > 0 each candidate merge is skipped with that probability (see
+        :mod:`~bpe_tui.core.merging` for the exact rule); with ``steps`` a list, one TraceStep
+        is appended per merge applied.
         """
-        ranks = self._ranks
-        vocab = self._vocab
-        while len(ids) > 1:
-            best = None
-            for i in range(len(ids) - 1):
-                hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is None or (p > 0 and rng.random() < p):
-                    continue
-                if best is None or hit[0] < best[0]:
-                    best = (hit[0], hit[1], i)
-            if best is None:
-                break
-            rank, new, i = best
-            pair = (ids[i], ids[i + 1])
-            ids[i : i + 2] = [new]
-            if steps is not None:
-                steps.append(TraceStep(rank, (vocab[pair[0]], vocab[pair[1]]), vocab[new], i, tuple(vocab.get(t, "?") for t in ids)))
-        return ids
+        log: list | None = [] if steps is not None else None
+        out = merge(ids, self._ranks.get_pair, 1, p, rng, log)
+        if steps is not None:
+            vocab = self._vocab
+            shared = _SurfaceLog(MergeLog(ids, log), vocab)
+            for k, (_, rank, new, position) in enumerate(log):
+                a, b, _ = self._merges[rank]
+                steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+        return out
 
     def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
         """Token ids of ``text``. Special tokens in the text encode to their own ids.
@@ -424,8 +499,14 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
-        if dropout > 0:
-            return self._encode_dropout(text, dropout, seed)
+        if self.unk_id != UNK_ID:
+            return [self.unk_id if i == UNK_ID else i for i in self._encode(text, dropout, seed)]
+        return self._encode(text, dropout, seed)
+
+    def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
+        text = valid_text(text)
+        if dropout:
+            return self._encode_dropout(text, check_dropout(dropout), seed)
         # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
@@ -468,7 +549,8 @@ class MergeTable:
         out = []
         specials = self.special_tokens
         rng = random.Random(seed)
-        for is_special, piece in self._pre.split(text):
+        dropout = check_dropout(dropout)
+        for is_special, piece in self._pre.split(valid_text(text)):
             if is_special:
                 out.append((specials[piece], self._vocab[specials[piece]]))
             else:
@@ -494,6 +576,8 @@ class MergeTable:
         vocab = self._vocab
         parts = []
         for i in ids:
+            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
+                raise BPEError(f"token id {i!r} is not an integer")
             if i == UNK_ID:
                 parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
                 continue
@@ -523,28 +607,45 @@ class MergeTable:
             else:
                 yield from encode_word(piece)
 
+    def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
+        the same pieces as :meth:`pieces` of the whole text."""
+        specials = self.special_tokens
+        vocab = self._vocab
+        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+            if is_special:
+                yield specials[piece], vocab[specials[piece]]
+            else:
+                yield from self._pieces_of_ids(piece, list(self._encode_word(piece)))
+
     def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
         """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
         raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
         pending = ""
+        original = ""  # pending before lowercasing: special tokens are found there
         for chunk in chunks:
             if not chunk:
                 continue
-            pending += chunk.lower() if self.lowercase else chunk
-            spans = list(raw.spans(pending))
+            chunk = valid_text(chunk)
+            lowered = chunk.lower() if self.lowercase else chunk
+            pending += lowered
+            original += chunk if len(lowered) == len(chunk) else lowered
+            spans = list(raw.spans(pending, original))
             # Pieces before the last one are final: the regex decided each of them by looking
             # at characters that are already here. The last piece, and any tail that could be
             # the start of a special token, wait for more text.
             cut = spans[-1][1] if spans else len(pending)
-            cut = min(cut, len(pending) - raw.special_prefix_len(pending))
+            cut = min(cut, len(pending) - raw.special_prefix_len(original))
             ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
             if not ready:
                 continue
             keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-            pending = pending[keep:]
+            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
+            pending, original = pending[keep:], original[keep:]
             yield from ready
         if pending:
-            yield from raw.split(pending)
+            for sp, s, e in raw.spans(pending, original):
+                yield sp, (original if sp else pending)[s:e]
 
     def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
         """The pieces of a whole text with the prefix space added where the table's scheme
@@ -575,6 +676,7 @@ class MergeTable:
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
         steps: list[TraceStep] = []
+        word = valid_text(word)
         self._merge_step_by_step(self._base_ids(word.lower() if self.lowercase else word), steps=steps)
         return steps
 
@@ -586,6 +688,8 @@ class MergeTable:
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
         unknown = iter(u for u in units if u not in self._base)
         for i in ids:
+            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
+                raise BPEError(f"token id {i!r} is not an integer")
             if i == UNK_ID:
                 u = next(unknown)
                 yield i, bytes([u]) if isinstance(u, int) else u
@@ -598,9 +702,10 @@ class MergeTable:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, path: str, format: str = "native", **options) -> None:
-        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.WRITERS``."""
+    def save(self, path, format: str = "native", overwrite: bool = True, **options) -> None:
+        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.writers()``.
+        ``overwrite=False`` refuses a target that exists at the moment of writing."""
         from .formats import save
 
-        save(self, path, format, **options)
+        save(self, path, format, overwrite=overwrite, **options)
 

@@ -40,6 +40,7 @@ Tie-break rules (which pair wins when counts are equal):
 from __future__ import annotations
 
 import heapq
+import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -204,6 +205,27 @@ def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int
     return words, counts
 
 
+def _check_text(words: list[str], config, name: str) -> None:
+    """Refuse what would train a table that cannot be written or read back: text with lone
+    surrogates (not Unicode), and an end-of-word marker that is a base symbol or occurs in
+    the corpus (it would decode as a space, or collide with a byte)."""
+    joined = "\n".join(words)
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BPEError(
+            f"{name}: the text holds a lone surrogate (U+{ord(joined[exc.start]):04X}), which is not valid "
+            "Unicode; decode input with errors='replace'"
+        ) from None
+    eow = config.end_of_word
+    if eow is None:
+        return
+    if config.units == "bytes" and len(eow.encode("utf-8")) == 1:
+        raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
+    if eow in joined:
+        raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
+
+
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
@@ -222,6 +244,7 @@ class Trainer:
         bytes_mode = cfg.units == "bytes"
 
         self._word_text, self._counts = _checked_counts(word_counts)
+        _check_text(self._word_text, cfg, name)
 
         # Base alphabet: 256 bytes, or the corpus's characters sorted by code point.
         eow = cfg.end_of_word
@@ -355,7 +378,8 @@ class Trainer:
         from .corpus import corpus_name, count_files, read_count_files
 
         config = config or TrainerConfig()
-        paths = list(paths)
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
+        paths = [os.fspath(p) for p in paths]
         if counts:
             word_counts = read_count_files(paths, progress=progress)
         else:
@@ -432,6 +456,8 @@ class Trainer:
         # Only first-seen keys move while a pair's count stays put (see _first_seen_key); under
         # the other rules an entry whose count is current is exactly the entry we would build.
         fixed_keys = self.config.tie_break != "first-seen"
+        limit = self.config.max_token_length
+        surfaces = self._surfaces
         while True:
             if front:
                 if heap and heap[0] < front[0]:
@@ -444,10 +470,12 @@ class Trainer:
                 return None
             pair = entry[-1]
             count = pc.get(pair, 0)
-            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
-                return entry
             if count == 0:
                 continue
+            if limit is not None and len(surfaces[ord(pair[0])]) + len(surfaces[ord(pair[1])]) > limit:
+                continue  # would make a token longer than max_token_length: never merged
+            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
+                return entry
             fresh = make(pair, count)
             if fresh == entry:
                 return entry
@@ -509,11 +537,11 @@ class Trainer:
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
-        return self._word_text[index]
+        return self._word_text[self._word_number(index)]
 
     def word_frequency(self, index: int) -> int:
         """How often word ``index`` occurs in the corpus."""
-        return self._counts[index]
+        return self._counts[self._word_number(index)]
 
     def words_by_frequency(self, limit: int | None = None) -> list[int]:
         """Word indices, most frequent first (ties: first appearance first)."""
@@ -530,11 +558,17 @@ class Trainer:
             if word not in self._word_index:
                 raise KeyError(f"{word!r} is not a word of this corpus")
             word = self._word_index[word]
-        return [self._surfaces[ord(ch)] for ch in self._words[word]]
+        return [self._surfaces[ord(ch)] for ch in self._words[self._word_number(word)]]
+
+    def _word_number(self, index) -> int:
+        """``index`` checked as a word number: no negative numbers counting from the end."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._words):
+            raise BPEError(f"word {index!r} does not exist: words are numbered 0 to {len(self._words) - 1}")
+        return index
 
     def segmentation_ids(self, index: int) -> tuple[int, ...]:
         """The current symbol ids of word ``index``."""
-        return tuple(map(ord, self._words[index]))
+        return tuple(map(ord, self._words[self._word_number(index)]))
 
     def pair_count(self, pair: tuple) -> int:
         """The current count of a pair given as surfaces."""
@@ -888,6 +922,8 @@ class Trainer:
         best pair below min_frequency): then it returns the step where it stopped, less than
         ``k``, and :attr:`stop_reason` says why.
         """
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise BPEError(f"cannot go to step {k!r}: a step is a whole number")
         if k < 0:
             raise BPEError(f"cannot go to step {k}: steps start at 0")
         while self.steps_done > k:

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
-from ..core.config import TrainerConfig
+from ..core.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.errors import BPEError
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
@@ -553,19 +553,14 @@ class ExplorerApp(App):
         self.push_screen(PathScreen("Open a corpus or a merge table", "", hint=hint), chosen)
 
     def open_path(self, path: str) -> None:
-        from ..core.formats import detect
-
+        """Open a table or a corpus; which one it is is found out in the Loader's worker."""
         path = os.path.expanduser(path)
         if not os.path.exists(path):
             self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
             return
-        try:
-            detect(path)
-        except BPEError:
-            config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
-            self.load_corpus([path], default_config(config))
-            return
-        self.load_table(path)
+        config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
+        self._show_progress(f"opening {path}…", None)
+        self.loader.path(path, default_config(config), workers=self.count_workers)
 
     # -- compare
 
@@ -694,8 +689,9 @@ class ExplorerApp(App):
 
 
 def default_config(config: TrainerConfig | None) -> TrainerConfig:
-    """The config to train with: gpt2 preset by default; vocab_size 1000 if there is no target."""
-    config = config or TrainerConfig(preset="gpt2")
+    """The config to train with: gpt2 preset by default (with the explorer's max_token_length);
+    vocab_size 1000 if there is no target."""
+    config = config or TrainerConfig(preset="gpt2", max_token_length=EXPLORER_MAX_TOKEN_LENGTH)
     if config.vocab_size is None and config.merges is None:
         config = dataclasses.replace(config, vocab_size=DEFAULT_VOCAB)
     return config

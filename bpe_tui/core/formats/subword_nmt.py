@@ -37,7 +37,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from . import _eow
-from ._shared import build_table, fail, read_head
+from ._shared import build_table, fail, read_head, short
 
 NAME = "subword-nmt"
 EOW = "</w>"
@@ -98,9 +98,9 @@ def read(path: str) -> MergeTable:
         elif len(parts) == 2:
             count = None
         else:
-            raise fail(path, where, f"expected 'left right' (or 'left right count'), found {len(parts)} fields in {line!r}")
+            raise fail(path, where, f"expected 'left right' (or 'left right count'), found {len(parts)} fields in {short(line)}")
         if not parts[0] or not parts[1]:
-            raise fail(path, where, f"empty token in {line!r}")
+            raise fail(path, where, f"empty token in {short(line)}")
         if has_counts is None:
             has_counts = count is not None
         elif has_counts != (count is not None):
@@ -163,7 +163,7 @@ def losses(table: MergeTable) -> list[str]:
     return out
 
 
-def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.2") -> None:
+def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.2", overwrite: bool = True) -> None:
     """Write codes: version 0.2 (default) or 0.1; ``counts=True`` adds fastBPE's count column."""
     if table.units != "chars":
         raise BPEError(f"{path}: subword-nmt codes hold chars-mode tables only; this table is bytes")
@@ -185,4 +185,4 @@ def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.
         lines += [f"{a} {b} {c if c is not None else 0}" for a, b, c in merges]
     else:
         lines += [f"{a} {b}" for a, b, _ in merges]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    atomic_write_text(path, "\n".join(lines) + "\n", overwrite)
