@@ -225,7 +225,7 @@ def iter_text_blocks(
     if errors not in ("strict", "replace"):
         raise BPEError(f"unknown --errors value {errors!r}; choose strict or replace")
     try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        stream = open_binary(path)
     except OSError as exc:
         raise BPEError(f"{path}: cannot open: {exc.strerror}") from None
     name = "stdin" if path == "-" else path
@@ -278,6 +278,18 @@ def iter_text_blocks(
             stream.close()
 
 
+def open_binary(path: str):
+    """The bytes of ``path``: stdin for ``-``, an fsspec URL (``s3://...``, ``file://...``)
+    through fsspec (a dependency of dask; only URLs need it), else the local file."""
+    if path == "-":
+        return sys.stdin.buffer
+    if "://" in path:
+        import fsspec
+
+        return fsspec.open(path, "rb").open()
+    return open(path, "rb")
+
+
 def _utf8_safe_cut(data: bytes) -> int:
     """A cut point that does not split a UTF-8 sequence (for very long lines)."""
     cut = len(data)
@@ -306,7 +318,7 @@ def count_files(
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
     counts: Counter = Counter()
-    jobs = _plan_jobs(sources, sizes, max(MIN_RANGE, -(-total // (n * RANGES_PER_WORKER)))) if n > 1 else []
+    jobs = _plan_jobs(sources, sizes, range_size(total, n)) if n > 1 else []
     if sum(1 for _, span in jobs if span is not None) > 1:
         _count_parallel(jobs, total, config, errors, progress, n, counter, counts)
     else:
@@ -334,11 +346,17 @@ def resolve_workers(workers: int | None, total_bytes: int) -> int:
 # ---------------------------------------------------------------------- parallel counting
 
 
+def range_size(total_bytes: int, workers: int) -> int:
+    """Bytes per range when ``workers`` count ``total_bytes``: RANGES_PER_WORKER ranges each,
+    none smaller than MIN_RANGE."""
+    return max(MIN_RANGE, -(-total_bytes // (workers * RANGES_PER_WORKER)))
+
+
 def plan_ranges(path: str, size: int, target: int) -> list[tuple[int, int]]:
     """Cut a file into byte ranges of about ``target`` bytes, each starting at a line start."""
     cuts = [0]
     if size > target:
-        with open(path, "rb") as f:
+        with open_binary(path) as f:
             for guess in range(target, size, target):
                 if guess <= cuts[-1]:
                     continue
@@ -379,8 +397,16 @@ _WORKER_COUNTERS: dict = {}
 
 
 def _count_range(task: tuple) -> tuple[list[str], list[int]]:
-    """In a worker: the word counts of one byte range, as (words, counts) in first-seen order."""
-    path, start, end, config, errors = task
+    """In a pool worker: :func:`count_range` of one ``(path, start, end, config, errors)``."""
+    return count_range(*task)
+
+
+def count_range(path: str, start: int, end: int, config: TrainerConfig, errors: str = "strict") -> tuple[list[str], list[int]]:
+    """The word counts of one byte range of a file, as (words, counts) in first-seen order.
+
+    Runs in a worker (a pool process here, a Dask worker in :mod:`.distributed`), which keeps
+    one WordCounter per config.
+    """
     key = repr(config)
     counter = _WORKER_COUNTERS.get(key)
     if counter is None:
@@ -413,17 +439,21 @@ def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -
                 for text in iter_text_blocks(path, errors, progress, done, total):
                     counter.add(text, counts)
                 continue
-            words, numbers = next(results)
-            # In range order, so a word's first appearance decides its position, as in one pass.
-            if counts:
-                get = counts.get
-                for w, c in zip(words, numbers):
-                    counts[w] = get(w, 0) + c
-            else:
-                counts.update(dict(zip(words, numbers)))
+            add_range_counts(counts, *next(results))
             done += span[1] - span[0]
             if progress is not None:
                 progress(done, total)
+
+
+def add_range_counts(counts: Counter, words: list[str], numbers: list[int]) -> None:
+    """Add one range's (words, counts) to ``counts``. Called in range order, so a word's
+    first appearance decides its position, as in one pass."""
+    if counts:
+        get = counts.get
+        for w, c in zip(words, numbers):
+            counts[w] = get(w, 0) + c
+    else:
+        counts.update(dict(zip(words, numbers)))
 
 
 # ---------------------------------------------------------------------- count files

@@ -109,8 +109,11 @@ class ExplorerApp(App):
         table: MergeTable | None = None,
         preview: str | None = None,
         compare_path: str | None = None,
+        dask: str | None = None,
     ) -> None:
         super().__init__()
+        #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
+        self.dask = dask
         self.session: Session | None = None
         self._initial = (paths, config, errors, counts, table_path, trainer, table, preview)
         #: ``bpe-tui open A --compare B``: compare with B once the first table is open.
@@ -266,7 +269,7 @@ class ExplorerApp(App):
 
     def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         self._show_progress(f"reading {', '.join(paths)}…", None)
-        self.loader.corpus(list(paths), config, errors, counts)
+        self.loader.corpus(list(paths), config, errors, counts, self.dask)
 
     def load_table(self, path: str) -> None:
         self._show_progress(f"opening {path}…", None)
@@ -286,6 +289,9 @@ class ExplorerApp(App):
         self._hide_progress()
 
     def on_load_progress(self, message: LoadProgress) -> None:
+        if message.dask:
+            self._show_progress(f"counting on dask {message.dask}: {message.done} of {message.total} blocks", message.total, message.done)
+            return
         self._show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)
 
     def on_session_ready(self, message: SessionReady) -> None:
@@ -685,14 +691,15 @@ def default_config(config: TrainerConfig | None) -> TrainerConfig:
     return config
 
 
-def run_explorer(paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False) -> int:
-    """Open the explorer on ``paths`` (None or empty: the built-in demo corpus)."""
+def run_explorer(paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False, dask: str | None = None) -> int:
+    """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); with ``dask``
+    (a scheduler address or "local"), corpora are counted on that Dask cluster."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts)
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, dask=dask)
     app.run()
     return app.return_code or 0
 

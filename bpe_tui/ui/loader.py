@@ -39,8 +39,9 @@ class Loader(Widget):
     DEFAULT_CSS = "Loader { display: none; }"
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
-        """Count the corpus and build a trainer; progress by bytes read."""
+    def corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False, dask: str | None = None) -> None:
+        """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
+        progress by bytes read, or by blocks counted on Dask."""
         worker = get_current_worker()
         last = [0.0]
 
@@ -50,10 +51,10 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(LoadProgress(done, total))
+                self.post_message(LoadProgress(done, total, dask))
 
         try:
-            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts)
+            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts, client=dask)
             session = Session(trainer=trainer, preview=read_preview(paths, counts))
             session.word_order()
         except _Cancelled:
