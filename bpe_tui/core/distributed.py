@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import glob
 import os
-import time
+import queue
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -88,7 +88,7 @@ def dask_client(address, workers: int | None = None) -> Iterator:
             workers = corpus.DEFAULT_WORKERS or os.cpu_count() or 1
         if workers < 1:
             raise BPEError(f"--workers must be 1 or more, not {workers}")
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
         client = distributed.Client(cluster)
     else:
         if workers is not None:
@@ -215,25 +215,29 @@ def _merge_in_order(futures: list, counts: Counter, progress: Progress | None) -
     pass meets first. Each fetched result is released at once, freeing the worker's memory.
     """
     total = len(futures)
-    finished = 0
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # indices of futures as they finish
+    for i, future in enumerate(futures):
+        future.add_done_callback(lambda _, i=i: finished.put(i))
+    done = 0
     merged = 0  # ranges 0 .. merged-1 are in counts
-    waiting: dict[int, object] = {}  # finished futures whose turn has not come yet
-    pending = dict(enumerate(futures))
+    ready: set[int] = set()  # finished ranges whose turn has not come yet
     if progress is not None:
         progress(0, total)
     while merged < total:
-        for i in [i for i, f in pending.items() if f.done()]:
-            waiting[i] = pending.pop(i)
-            finished += 1
-        while merged in waiting:
-            future = waiting.pop(merged)
-            add_range_counts(counts, *future.result())  # raises the range's error, if any
-            future.release()
+        try:
+            ready.add(finished.get(timeout=POLL))
+            while not finished.empty():
+                ready.add(finished.get())
+        except queue.Empty:
+            pass
+        done = len(ready) + merged
+        while merged in ready:
+            ready.remove(merged)
+            add_range_counts(counts, *futures[merged].result())  # raises the range's error, if any
+            futures[merged].release()
             merged += 1
         if progress is not None:
-            progress(finished, total)
-        if merged < total:
-            time.sleep(POLL)
+            progress(done, total)
 
 
 __all__ = ["INSTALL_HINT", "LOCAL", "count_words", "dask_client", "expand_inputs", "require_distributed"]
