@@ -391,6 +391,10 @@ def cmd_explore(argv: Sequence[str]) -> int:
 
         corpus.resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
         corpus.DEFAULT_WORKERS = args.workers  # the explorer's loads count with this many (--dask local: workers)
+    if dask == "local":
+        from .core.distributed import start_resource_tracker
+
+        start_resource_tracker()  # the LocalCluster starts inside the explorer, which replaces sys.stderr
     from .ui.app import run_explorer
 
     return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, dask=dask)

@@ -32,6 +32,7 @@ so ``import bpe_tui`` and the rest of the core never need it.
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import queue
 from collections import Counter
@@ -88,7 +89,14 @@ def dask_client(address, workers: int | None = None) -> Iterator:
             workers = corpus.DEFAULT_WORKERS or os.cpu_count() or 1
         if workers < 1:
             raise BPEError(f"--workers must be 1 or more, not {workers}")
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+        # Workers write their logs to this terminal (and over the explorer's screen): keep them
+        # quiet. A failed range still reaches the caller, as the exception it raised.
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+            )
+        except Exception as exc:  # e.g. "Nanny failed to start": say it in one line
+            raise BPEError(f"--dask local: the cluster did not start ({_one_line(exc)})") from None
         client = distributed.Client(cluster)
     else:
         if workers is not None:
@@ -97,13 +105,31 @@ def dask_client(address, workers: int | None = None) -> Iterator:
         try:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
         except (OSError, ValueError, TypeError) as exc:
-            raise BPEError(f"--dask {address}: cannot reach the scheduler ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+            raise BPEError(f"--dask {address}: cannot reach the scheduler ({_one_line(exc)})") from None
     try:
         yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, while ``sys.stderr`` is the real one.
+
+    A LocalCluster's worker processes need it, and multiprocessing starts it on first use,
+    handing it ``sys.stderr.fileno()``: inside the explorer, Textual's stderr answers -1 and
+    the start fails ("bad value(s) in fds_to_keep"). Call this before an app takes over stderr.
+    """
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
 
 
 # ---------------------------------------------------------------------- inputs
@@ -197,7 +223,7 @@ def _count_on_dask(client, sources: list[str], config: TrainerConfig, errors: st
     futures = [client.submit(count_range, path, start, end, config, errors, pure=False) for path, start, end in tasks]
     counts: Counter = Counter()
     try:
-        _merge_in_order(futures, counts, progress)
+        _merge_in_order(futures, tasks, counts, progress)
     finally:
         unfinished = [f for f in futures if not f.done()]
         if unfinished:  # cancelled, or a range failed: stop the rest on the cluster
@@ -207,12 +233,13 @@ def _count_on_dask(client, sources: list[str], config: TrainerConfig, errors: st
     return dict(counts)
 
 
-def _merge_in_order(futures: list, counts: Counter, progress: Progress | None) -> None:
+def _merge_in_order(futures: list, tasks: list, counts: Counter, progress: Progress | None) -> None:
     """Wait for the range futures; add each result to ``counts`` as soon as every range before
     it is added, so results are merged in range order while later ranges are still counted.
 
     A range that failed raises its error when its turn comes, so the error is the one a single
-    pass meets first. Each fetched result is released at once, freeing the worker's memory.
+    pass meets first; an error that is not a BPEError (a worker that died, say) becomes one
+    naming the range. Each fetched result is released at once, freeing the worker's memory.
     """
     total = len(futures)
     finished: queue.SimpleQueue = queue.SimpleQueue()  # indices of futures as they finish
@@ -233,7 +260,14 @@ def _merge_in_order(futures: list, counts: Counter, progress: Progress | None) -
         done = len(ready) + merged
         while merged in ready:
             ready.remove(merged)
-            add_range_counts(counts, *futures[merged].result())  # raises the range's error, if any
+            try:
+                words, numbers = futures[merged].result()  # raises the range's error, if any
+            except (BPEError, KeyboardInterrupt):
+                raise
+            except Exception as exc:
+                path, start, end = tasks[merged]
+                raise BPEError(f"{path}: counting bytes {start}-{end} on dask failed ({_one_line(exc)})") from None
+            add_range_counts(counts, words, numbers)
             futures[merged].release()
             merged += 1
         if progress is not None:
