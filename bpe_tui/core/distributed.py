@@ -74,10 +74,13 @@ def require_distributed():
 
 @contextmanager
 def dask_client(address, workers: int | None = None) -> Iterator:
-    """A dask Client for ``address``: ``"local"`` starts a LocalCluster here (``workers``
-    processes of one thread each; by default ``--workers``, else one per CPU) and closes it
-    afterwards; any other string is a scheduler address as dask.distributed takes it (``tcp://host:8786``); a Client
-    is used as it is and left open."""
+    """A dask Client for ``address``.
+
+    ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each; by
+    default ``--workers``, else one per CPU) and closes it afterwards. Any other string is a
+    scheduler address as dask.distributed takes it (``tcp://host:8786``). A Client is used as
+    it is and left open.
+    """
     if address != LOCAL and workers is not None:
         raise BPEError("--workers applies to --dask local only; a running cluster has its own workers")
     if not isinstance(address, str):
@@ -99,8 +102,6 @@ def dask_client(address, workers: int | None = None) -> Iterator:
             raise BPEError(f"--dask local: the cluster did not start ({_one_line(exc)})") from None
         client = distributed.Client(cluster)
     else:
-        if workers is not None:
-            raise BPEError("--workers applies to --dask local only; a running cluster has its own workers")
         cluster = None
         try:
             client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
@@ -156,7 +157,9 @@ def expand_inputs(paths: Iterable[str]) -> list[str]:
 
 def _expand_url(url: str) -> list[str]:
     """The files an fsspec URL names (a file, a glob, or a directory, walked in sorted order),
-    as URLs with the same protocol."""
+    as URLs with the same protocol. Unlike a local directory's files, they are not sniffed for
+    binary content here (that would read every file from this machine): a binary file is met
+    by the worker that reads it, as a one-line error."""
     import fsspec
 
     fs, _, found = fsspec.core.get_fs_token_paths(url)

@@ -24,17 +24,7 @@ from bpe_tui.core.corpus import count_files, plan_ranges, write_count_file
 from bpe_tui.core.distributed import count_words
 from bpe_tui.core.errors import BPEError
 from tests.conftest import TINYSHAKESPEARE, need
-
-LINES = [
-    "First Citizen: we are accounted poor citizens, the patricians good.",
-    "",
-    "   indented   line with trailing spaces   ",
-    "\tΣΟΦΙΑ σοφία — naïve café 中文 text",
-    "CRLF line\r",
-    "<|endoftext|>a special token<|endoftext|>",
-    "x" * 300,
-    "numbers 12345 67 8 and 'quotes' don't won't",
-]
+from tests.core.test_scale import LINES  # the lines local counting's tests cut into ranges
 
 
 @pytest.fixture(scope="module")
