@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .core import PRESETS, UNK_ID, BPEError, MergeEvent, MergeNode, MergeTable, TraceStep, Trainer, TrainerConfig
+from .core.distributed import count_words
 from .core.formats import load
 
 __version__ = "0.1.0"
@@ -28,6 +29,7 @@ __all__ = [
     "Trainer",
     "TrainerConfig",
     "UNK_ID",
+    "count_words",
     "demo_corpus_path",
     "load",
     "train",

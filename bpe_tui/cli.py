@@ -61,6 +61,23 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
     g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs of 8 MB or more, else 1)")
+    g.add_argument(
+        "--dask", metavar="ADDRESS",
+        help="count words on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
+        "LocalCluster with one worker per CPU (--workers N sets how many); needs bpe-tui[dask]",
+    )
+
+
+def dask_from_args(args: argparse.Namespace) -> str | None:
+    """``--dask``'s address, once dask is known to be installed (else a one-line error)."""
+    if args.dask is None:
+        return None
+    if args.counts:
+        raise BPEError("--dask counts text on a cluster and --counts reads count files here: give one of them")
+    from .core.distributed import require_distributed
+
+    require_distributed()
+    return args.dask
 
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
@@ -164,6 +181,19 @@ def build_explorer_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------- commands
 
 
+def stderr_progress():
+    """A rich progress bar on stderr that disappears when done (use it as a context manager)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+
+
+def counting_label(dask: str | None) -> str:
+    """What the counting progress counts: bytes read here, or blocks counted on Dask."""
+    return f"counting on dask {dask} (blocks)" if dask else "counting words (bytes)"
+
+
 def refuse_overwrite(path: str, force: bool) -> None:
     """Fail early on an output path that would be refused anyway (the write checks again)."""
     from .core.atomic import resolve_target
@@ -179,15 +209,13 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
+    dask = dask_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     if show:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("counting words (bytes)", total=None)
+        with stderr_progress() as bar:
+            task = bar.add_task(counting_label(dask), total=None)
             trainer = Trainer.from_files(
-                args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers,
+                args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
                 progress=lambda done, total: bar.update(task, completed=done, total=total or None),
             )
             target = trainer.target_steps
@@ -196,7 +224,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                 if event.step % 50 == 0:
                     bar.update(task, completed=event.step)
     else:
-        trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers)
+        trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
         for _ in trainer.run():
             pass
     table = trainer.table
@@ -502,11 +530,21 @@ def conversion_losses(table, fmt: str) -> list[str]:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from .core.corpus import count_files, read_count_files, write_count_file
+    from .core.corpus import read_count_files, write_count_file
+    from .core.distributed import count_words
 
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
-    counts = read_count_files(args.corpus) if args.counts else count_files(args.corpus, cfg, errors=args.errors, workers=args.workers)
+    dask = dask_from_args(args)
+    if args.counts:
+        counts = read_count_files(args.corpus)
+    elif sys.stderr.isatty():
+        with stderr_progress() as bar:
+            task = bar.add_task(counting_label(dask), total=None)
+            progress = lambda done, total: bar.update(task, completed=done, total=total or None)  # noqa: E731
+            counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
+    else:
+        counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers)
     write_count_file(counts, args.output, overwrite=args.force)
     print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
     return 0
@@ -526,6 +564,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
     args = build_explorer_parser().parse_args(argv)
     check_workers(args)
     cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
+    dask = dask_from_args(args)
     from .core.corpus import expand_sources
 
     if args.corpus:
@@ -536,7 +575,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     from .ui.app import run_explorer
 
-    return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers)
+    return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
 
 
 COMMANDS = {

@@ -237,7 +237,7 @@ def iter_text_blocks(
     if errors not in ("strict", "replace"):
         raise BPEError(f"unknown --errors value {errors!r}; choose strict or replace")
     try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        stream = open_binary(path)
     except OSError as exc:
         raise BPEError(f"{path}: cannot open: {exc.strerror}") from None
     name = "stdin" if path == "-" else path
@@ -312,6 +312,18 @@ def _word_safe_cut(data: bytes) -> int:
             return pos
 
 
+def open_binary(path: str):
+    """The bytes of ``path``: stdin for ``-``, an fsspec URL (``s3://...``, ``file://...``)
+    through fsspec (a dependency of dask; only URLs need it), else the local file."""
+    if path == "-":
+        return sys.stdin.buffer
+    if "://" in path:
+        import fsspec
+
+        return fsspec.open(path, "rb").open()
+    return open(path, "rb")
+
+
 def _utf8_safe_cut(data: bytes) -> int:
     """A cut point that does not split a UTF-8 sequence (for very long lines)."""
     cut = len(data)
@@ -344,7 +356,7 @@ def count_files(
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
     counts: Counter = Counter()
-    jobs = _plan_jobs(sources, sizes, max(MIN_RANGE, -(-total // (n * RANGES_PER_WORKER)))) if n > 1 else []
+    jobs = _plan_jobs(sources, sizes, range_size(total, n)) if n > 1 else []
     if sum(1 for _, span in jobs if span is not None) > 1:
         _count_parallel(jobs, total, config, errors, progress, n, counter, counts)
     else:
@@ -374,11 +386,17 @@ def resolve_workers(workers: int | None, total_bytes: int) -> int:
 # ---------------------------------------------------------------------- parallel counting
 
 
+def range_size(total_bytes: int, workers: int) -> int:
+    """Bytes per range when ``workers`` count ``total_bytes``: RANGES_PER_WORKER ranges each,
+    none smaller than MIN_RANGE."""
+    return max(MIN_RANGE, -(-total_bytes // (workers * RANGES_PER_WORKER)))
+
+
 def plan_ranges(path: str, size: int, target: int) -> list[tuple[int, int]]:
     """Cut a file into byte ranges of about ``target`` bytes, each starting at a line start."""
     cuts = [0]
     if size > target:
-        with open(path, "rb") as f:
+        with open_binary(path) as f:
             for guess in range(target, size, target):
                 if guess <= cuts[-1]:
                     continue
@@ -431,7 +449,7 @@ class _StderrWithoutFileno:
 _STDERR_LOCK = threading.Lock()
 
 
-def _start_resource_tracker() -> None:
+def start_resource_tracker() -> None:
     """Make sure multiprocessing's resource tracker runs, whatever ``sys.stderr`` is now.
 
     forkserver and spawn pools need the tracker, which multiprocessing starts on first use,
@@ -471,7 +489,7 @@ def _worker_pool(size: int):
     """
     ctx = _pool_context()
     if ctx.get_start_method() != "fork":
-        _start_resource_tracker()
+        start_resource_tracker()
     bytes_read = ctx.Value("q", 0)
     # A forked worker inherits the parent's handlers until its initializer runs, so Ctrl+C is
     # held back (blocked, not ignored: the parent still gets it) while the pool starts. Only
@@ -507,29 +525,42 @@ def _init_worker(bytes_read) -> None:
 
 
 def _count_range(task: tuple):
-    """In a worker: ``(index, words, counts)`` of one byte range (words in first-seen order),
-    or ``(index, error)``: errors travel back as values, so the parent raises the first one in
-    file order, as one pass would, whichever range failed first in time."""
+    """In a pool worker: ``(index, words, counts)`` of one byte range (see
+    :func:`count_range`), or ``(index, error)``: errors travel back as values, so the parent
+    raises the first one in file order, as one pass would, whichever range failed first in
+    time. Bytes read are added to the pool's shared count as they are read."""
     index, path, start, end, config, errors = task
-    key = repr(config)
+    reported = [0]
+
+    def progress(done: int, _total: int) -> None:
+        if _BYTES_READ is not None:
+            with _BYTES_READ.get_lock():
+                _BYTES_READ.value += done - reported[0]
+            reported[0] = done
+
     try:
-        counter = _WORKER_COUNTERS.get(key)
-        if counter is None:
-            counter = _WORKER_COUNTERS[key] = WordCounter(config)
-        counts: Counter = Counter()
-        reported = [0]
-
-        def progress(done: int, _total: int) -> None:
-            if _BYTES_READ is not None:
-                with _BYTES_READ.get_lock():
-                    _BYTES_READ.value += done - reported[0]
-                reported[0] = done
-
-        for text in iter_text_blocks(path, errors, progress, start=start, end=end):
-            counter.add(text, counts)
+        words, numbers = count_range(path, start, end, config, errors, progress)
     except Exception as exc:
         return index, exc
-    return index, list(counts), list(counts.values())
+    return index, words, numbers
+
+
+def count_range(
+    path: str, start: int, end: int, config: TrainerConfig, errors: str = "strict", progress: Progress | None = None
+) -> tuple[list[str], list[int]]:
+    """The word counts of one byte range of a file, as (words, counts) in first-seen order.
+
+    Runs in a worker (a pool process here, a Dask worker in :mod:`.distributed`), which keeps
+    one WordCounter per config.
+    """
+    key = repr(config)
+    counter = _WORKER_COUNTERS.get(key)
+    if counter is None:
+        counter = _WORKER_COUNTERS[key] = WordCounter(config)
+    counts: Counter = Counter()
+    for text in iter_text_blocks(path, errors, progress, start=start, end=end):
+        counter.add(text, counts)
+    return list(counts), list(counts.values())
 
 
 def _plan_jobs(sources, sizes, target: int) -> list:
@@ -575,14 +606,19 @@ def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -
             result = finished.pop(i)
             if len(result) == 1:
                 raise result[0]
-            words, numbers = result
-            if counts:
-                get = counts.get
-                for w, c in zip(words, numbers):
-                    counts[w] = get(w, 0) + c
-            else:
-                counts.update(dict(zip(words, numbers)))
+            add_range_counts(counts, *result)
             report()
+
+
+def add_range_counts(counts: Counter, words: list[str], numbers: list[int]) -> None:
+    """Add one range's (words, counts) to ``counts``. Called in range order, so a word's
+    first appearance decides its position, as in one pass."""
+    if counts:
+        get = counts.get
+        for w, c in zip(words, numbers):
+            counts[w] = get(w, 0) + c
+    else:
+        counts.update(dict(zip(words, numbers)))
 
 
 # ---------------------------------------------------------------------- count files

@@ -367,6 +367,7 @@ class Trainer:
         progress: Callable[[int, int], None] | None = None,
         counts: bool = False,
         workers: int | None = None,
+        client=None,
     ) -> "Trainer":
         """Train on files, directories (every text file below) or ``-`` (stdin).
 
@@ -374,8 +375,11 @@ class Trainer:
         ``progress(bytes_read, total_bytes)`` follows the reading. ``workers``: processes
         counting words in parallel (None: the CPU count for big inputs, see
         :func:`~bpe_tui.core.corpus.count_files`); the merges do not depend on it.
+        ``client``: count on Dask instead (a Client, a scheduler address or ``"local"``; see
+        :func:`~bpe_tui.core.distributed.count_words`; progress then counts ranges).
         """
-        from .corpus import corpus_name, count_files, read_count_files
+        from .corpus import corpus_name, read_count_files
+        from .distributed import count_words
 
         config = config or TrainerConfig()
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
@@ -383,7 +387,7 @@ class Trainer:
         if counts:
             word_counts = read_count_files(paths, progress=progress)
         else:
-            word_counts = count_files(paths, config, errors=errors, progress=progress, workers=workers)
+            word_counts = count_words(paths, config, client=client, errors=errors, progress=progress, workers=workers)
         return cls.from_counts(word_counts, config, name=corpus_name(paths))
 
     # ------------------------------------------------------------------ tie-break keys

@@ -110,8 +110,11 @@ class ExplorerApp(App):
         preview: str | None = None,
         compare_path: str | None = None,
         workers: int | None = None,
+        dask: str | None = None,
     ) -> None:
         super().__init__()
+        #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
+        self.dask = dask
         self.session: Session | None = None
         self._initial = (paths, config, errors, counts, table_path, trainer, table, preview)
         #: ``bpe-tui open A --compare B``: compare with B once the first table is open.
@@ -271,7 +274,7 @@ class ExplorerApp(App):
 
     def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         self._show_progress(f"reading {', '.join(paths)}…", None)
-        self.loader.corpus(list(paths), config, errors, counts, workers=self.count_workers)
+        self.loader.corpus(list(paths), config, errors, counts, workers=self.count_workers, dask=self.dask)
 
     def load_table(self, path: str) -> None:
         self._show_progress(f"opening {path}…", None)
@@ -293,6 +296,9 @@ class ExplorerApp(App):
             self.status.show(None, None, note="loading cancelled — press o to open a corpus or a table")
 
     def on_load_progress(self, message: LoadProgress) -> None:
+        if message.dask:
+            self._show_progress(f"counting on dask {message.dask}: {message.done} of {message.total} blocks", message.total, message.done)
+            return
         self._show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)
 
     def on_session_ready(self, message: SessionReady) -> None:
@@ -560,7 +566,7 @@ class ExplorerApp(App):
             return
         config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
         self._show_progress(f"opening {path}…", None)
-        self.loader.path(path, default_config(config), workers=self.count_workers)
+        self.loader.path(path, default_config(config), workers=self.count_workers, dask=self.dask)
 
     # -- compare
 
@@ -698,16 +704,22 @@ def default_config(config: TrainerConfig | None) -> TrainerConfig:
 
 
 def run_explorer(
-    paths: list[str] | None, config: TrainerConfig, errors: str = "strict", counts: bool = False, workers: int | None = None
+    paths: list[str] | None,
+    config: TrainerConfig,
+    errors: str = "strict",
+    counts: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
-    processes count the words of every corpus it opens (None: by size, see count_files)."""
+    processes count the words of every corpus it opens (None: by size, see count_files), or,
+    with ``dask`` (a scheduler address or "local"), the Dask cluster does."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers)
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask)
     app.run()
     return app.return_code or 0
 

@@ -39,7 +39,7 @@ class Loader(Widget):
     DEFAULT_CSS = "Loader { display: none; }"
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def path(self, path: str, config: TrainerConfig, workers: int | None = None) -> None:
+    def path(self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None) -> None:
         """Open whatever ``path`` holds: a merge table if its format is recognised, else a corpus.
 
         Telling the two apart reads the file, which can be slow (a big file, a network mount)
@@ -56,24 +56,37 @@ class Loader(Widget):
         try:
             detect(path)
         except BPEError:
-            self._corpus([path], config, workers=workers)
+            self._corpus([path], config, workers=workers, dask=dask)
             return
         self._table(path)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def corpus(
-        self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False, workers: int | None = None
+        self,
+        paths: list[str],
+        config: TrainerConfig,
+        errors: str = "strict",
+        counts: bool = False,
+        workers: int | None = None,
+        dask: str | None = None,
     ) -> None:
-        """Count the corpus and build a trainer; progress by bytes read.
+        """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
+        progress by bytes read, or by blocks counted on Dask.
 
         ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
         Escape cancels: the next progress report raises, which also stops the worker
         processes of a parallel count (they report several times a second while they read).
         """
-        self._corpus(paths, config, errors, counts, workers)
+        self._corpus(paths, config, errors, counts, workers, dask)
 
     def _corpus(
-        self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False, workers: int | None = None
+        self,
+        paths: list[str],
+        config: TrainerConfig,
+        errors: str = "strict",
+        counts: bool = False,
+        workers: int | None = None,
+        dask: str | None = None,
     ) -> None:
         worker = get_current_worker()
         last = [0.0]
@@ -84,10 +97,12 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(LoadProgress(done, total))
+                self.post_message(LoadProgress(done, total, dask))
 
         try:
-            trainer = Trainer.from_files(paths, config, errors=errors, progress=progress, counts=counts, workers=workers)
+            trainer = Trainer.from_files(
+                paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
+            )
             session = Session(trainer=trainer, preview=read_preview(paths, counts))
             session.word_order()
         except _Cancelled:

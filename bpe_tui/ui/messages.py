@@ -69,12 +69,14 @@ class Played(Message):
 
 
 class LoadProgress(Message):
-    """Bytes of the corpus read so far (posted at most every ~80 ms)."""
+    """Bytes of the corpus read so far, or with ``dask`` blocks counted on that cluster
+    (posted at most every ~80 ms)."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, dask: str | None = None) -> None:
         super().__init__()
         self.done = done
         self.total = total
+        self.dask = dask
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LoadProgress)
