@@ -276,17 +276,39 @@ def scripts_of(text: str) -> list[str]:
 def characters_of(piece: bytes, pieces: Mapping[bytes, list[str]]) -> str:
     """Which characters a partial UTF-8 byte token is a piece of, as a short note.
 
-    A piece inside one character lists the characters whose UTF-8 contains it; a piece that
-    spans the end of one character and the start of the next says so.
+    The bytes are read as: the end of a character (continuation bytes at the start), whole
+    characters, and the start of a character (a lead byte whose sequence is cut off). Each
+    cut-off part names the characters (from ``pieces``) whose UTF-8 holds it:
+    ``b" \xe2\x80"`` is ``· + start of – — …``.
     """
-    chars = pieces.get(piece)
-    if chars:
-        more = f" (+{len(chars) - CHARACTERS_SHOWN} more)" if len(chars) > CHARACTERS_SHOWN else ""
-        return "piece of " + " ".join(chars[:CHARACTERS_SHOWN]) + more
-    head = next((k for k in range(1, len(piece)) if piece[k] & 0xC0 != 0x80), None)
-    if head is not None:
-        return "end of one character + start of the next"
-    return "piece of a character not seen in the vocabulary"
+    i = 0
+    while i < len(piece) and piece[i] & 0xC0 == 0x80:
+        i += 1
+    j = len(piece)
+    for k in range(len(piece) - 1, i - 1, -1):
+        if piece[k] & 0xC0 != 0x80:  # the last lead (or ASCII) byte
+            need = 2 if piece[k] < 0xE0 else 3 if piece[k] < 0xF0 else 4
+            if piece[k] >= 0xC0 and len(piece) - k < need:
+                j = k
+            break
+    if i == len(piece):
+        return "inside " + _names(piece, pieces)
+    parts = []
+    if i:
+        parts.append("end of " + _names(piece[:i], pieces))
+    if piece[i:j]:
+        parts.append(visible(piece[i:j]))
+    if j < len(piece):
+        parts.append("start of " + _names(piece[j:], pieces))
+    return " + ".join(parts)
+
+
+def _names(part: bytes, pieces: Mapping[bytes, list[str]]) -> str:
+    chars = pieces.get(part)
+    if not chars:
+        return "a character not seen in the vocabulary"
+    more = f" (+{len(chars) - CHARACTERS_SHOWN} more)" if len(chars) > CHARACTERS_SHOWN else ""
+    return " ".join(chars[:CHARACTERS_SHOWN]) + more
 
 
 def _character_pieces(charset: set[str]) -> dict[bytes, list[str]]:

@@ -404,6 +404,10 @@ def _first_safe(chunk: bytes, start: int) -> int | None:
 
 # ---------------------------------------------------------------------- running it
 
+#: The parallel text set shipped in the repository (corpora/parallel), English first.
+PARALLEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "corpora", "parallel")
+PARALLEL_LANGUAGES = ["en", "de", "fr", "es", "tr", "ru", "el", "ar", "hi", "zh", "ja", "ko"]
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -424,6 +428,18 @@ def parse_corpus(spec: str) -> Corpus:
     if "-" in sources:
         raise BPEError("eval reads files, not stdin: give --corpus FILE")
     return Corpus(label or corpus_name(sources), tuple(sources))
+
+
+def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:
+    """The shipped parallel text set as labelled corpora, English (the premium's reference) first."""
+    corpora = [
+        Corpus(lang, (os.path.join(directory, f"{lang}.txt"),))
+        for lang in PARALLEL_LANGUAGES
+        if os.path.isfile(os.path.join(directory, f"{lang}.txt"))
+    ]
+    if not corpora:
+        raise BPEError(f"{directory}: the parallel text set is not there (it ships in the repository's corpora/parallel)")
+    return corpora
 
 
 _WORKER_TABLES: list = []
