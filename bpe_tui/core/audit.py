@@ -291,8 +291,9 @@ def characters_of(piece: bytes, pieces: Mapping[bytes, list[str]]) -> str:
             if piece[k] >= 0xC0 and len(piece) - k < need:
                 j = k
             break
-    if i == len(piece):
-        return "inside " + _names(piece, pieces)
+    if i == len(piece):  # continuation bytes only: the end or the middle of characters
+        ends = all(c.encode("utf-8").endswith(piece) for c in pieces.get(piece, ["?"]))
+        return ("end of " if ends else "inside ") + _names(piece, pieces)
     parts = []
     if i:
         parts.append("end of " + _names(piece[:i], pieces))
