@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 
 import pytest
 
@@ -109,10 +110,11 @@ def test_bad_corpus_specs(tmp_path):
 
 
 def blank_line_table() -> MergeTable:
-    """Bytes, GPT-2's regex, one merge \\n + \\n: a cut inside a run of blank lines shows."""
+    """Bytes, GPT-2's regex, merges \\n + \\n and space + \\n: cuts at the wrong line end show."""
     vocab = {b: bytes([b]) for b in range(256)}
     vocab[256] = b"\n\n"
-    return MergeTable("bytes", vocab, [(10, 10, 256)], pretokenizer="gpt2")
+    vocab[257] = b" \n"
+    return MergeTable("bytes", vocab, [(10, 10, 256), (32, 10, 257)], pretokenizer="gpt2")
 
 
 def test_line_cuts_can_change_gpt2_pieces_and_safe_cuts_do_not():
@@ -136,13 +138,21 @@ def test_ranges_sum_to_the_whole_file(tmp_path):
     path = tmp_path / "big.txt"
     path.write_text(line * 40_000, encoding="utf-8")  # ~1.1 MB: several ranges
     size = path.stat().st_size
-    whole = len(table.encode(path.read_text(encoding="utf-8")))
+    whole_ids = table.encode(path.read_text(encoding="utf-8"))
+    whole = len(whole_ids)
     raw = plan_ranges(str(path), size, 100_000)
     safe = ev.safe_ranges(str(path), raw)
     assert len(raw) > 5 and len(safe) > 5 and safe[0][0] == 0 and safe[-1][1] == size
     tallier = ev.Tallier(table)
     assert sum(ev.tally_range(tallier, str(path), a, b).tokens for a, b in safe) == whole
-    assert sum(ev.tally_range(tallier, str(path), a, b, whole=True).tokens for a, b in raw) != whole
+    def counts(spans, whole):
+        total = ev.Tally()
+        for a, b in spans:
+            total.add(ev.tally_range(tallier, str(path), a, b, whole=whole))
+        return total.counts
+
+    assert counts(safe, False) == Counter(whole_ids)
+    assert counts(raw, True) != Counter(whole_ids)  # plain line-aligned ranges split differently
     corpus = [ev.parse_corpus(str(path))]
     one = ev.evaluate([table], corpus, workers=1).get(0, 0)
     two = ev.evaluate([table], corpus, workers=2).get(0, 0)
