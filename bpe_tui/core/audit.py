@@ -53,7 +53,7 @@ text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import regex
@@ -66,6 +66,8 @@ LONG_TOKEN_CHARS = 16
 #: A part of later merges is intermediate when it stands alone in fewer than this share of
 #: its occurrences in the corpus's encoding (Picky BPE removes tokens above IoS 0.9).
 SCAFFOLD_SHARE = 0.1
+#: Tokens checked between two progress reports.
+PROGRESS_EVERY = 2000
 #: Characters a partial-UTF-8 note names at most.
 CHARACTERS_SHOWN = 6
 
@@ -97,6 +99,11 @@ CATEGORIES: list[tuple[str, str, str]] = [
 ]
 #: Categories that need a corpus.
 CORPUS_CATEGORIES = ("intermediate", "unused")
+
+
+class Cancelled(Exception):
+    """Raised by :func:`audit` and :func:`bpe_tui.core.evaluate.evaluate` when their
+    ``should_stop`` says so; nothing is returned."""
 
 
 @dataclass(frozen=True)
@@ -151,12 +158,17 @@ def audit(
     long_chars: int = LONG_TOKEN_CHARS,
     scaffold_share: float = SCAFFOLD_SHARE,
     corpus_chars: str = "",
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Audit:
     """Sort ``table``'s tokens into the categories of the module docstring.
 
     ``emitted`` maps token id -> how often encoding the corpus emitted it (the ``counts`` of
     :func:`bpe_tui.core.evaluate.evaluate`); without it the corpus categories are empty and
     marked not computed. ``corpus_chars`` adds characters partial-UTF-8 notes may name.
+    The slow part is encoding every token's text: ``progress(done, total)`` reports it every
+    :data:`PROGRESS_EVERY` tokens, and ``should_stop()`` is asked as often (true: raise
+    :class:`Cancelled`).
     """
     vocab = table.vocab
     special = {i for i in vocab if table.is_special(i)}
@@ -167,7 +179,17 @@ def audit(
     notes: dict[str, dict[int, str]] = {key: {} for key, _, _ in CATEGORIES}
     found["unbuildable"] = list(unbuildable)
     skip = special | set(unbuildable)
-    found["unreachable"] = [i for i in sorted(vocab) if i not in skip and not table.encodes_to_itself(i)]
+    ordered = sorted(vocab)
+    for n, i in enumerate(ordered):
+        if n % PROGRESS_EVERY == 0:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if progress is not None:
+                progress(n, len(ordered))
+        if i not in skip and not table.encodes_to_itself(i):
+            found["unreachable"].append(i)
+    if progress is not None:
+        progress(len(ordered), len(ordered))
 
     if table.units == "bytes":
         base = table.base_ids()
@@ -348,6 +370,7 @@ def _text(table: MergeTable, surface) -> str | None:
 
 __all__ = [
     "Audit",
+    "Cancelled",
     "Category",
     "CATEGORIES",
     "audit",

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from .audit import inside_counts
+from .audit import Cancelled, inside_counts
 from .corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
@@ -86,10 +86,6 @@ WORD = regex.compile(r"[^ \t\n\r\x0b\x0c]+")
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 
 Progress = Callable[[int, int], None]
-
-
-class Cancelled(Exception):
-    """Raised by :func:`evaluate` when ``should_stop`` says so; nothing is returned."""
 
 
 # ---------------------------------------------------------------------- the numbers
