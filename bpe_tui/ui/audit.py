@@ -39,14 +39,19 @@ class CategoryList(VirtualList):
 
     def render_row(self, index: int) -> Text:
         c = self.report.categories[index]
+        width = max(8, min(31, (self.size.width or 40) - 9))
         text = Text(no_wrap=True, end="")
-        text.append(f"{c.title:<31}", "bold" if c.ids else "dim")
+        title = c.title if len(c.title) <= width else c.title[: width - 1] + "…"
+        text.append(f"{title:<{width}}", "bold" if c.ids else "dim")
         text.append(f"{len(c):>8,}" if c.computed else "       –", "bold #ffd75f" if c.ids else "dim")
         return text
 
     def show(self, report: Audit) -> None:
         self.report = report
         self.set_count(len(report.categories))
+
+    def on_resize(self, event) -> None:
+        self.invalidate()  # titles are cut to the width
 
 
 class TokenList(VirtualList):
