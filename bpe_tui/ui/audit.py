@@ -21,13 +21,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from ..core.audit import Audit, Cancelled, audit, tree_text
 from ..core.errors import BPEError
 from ..core.table import MergeTable
 from .detail import TokenDetail
 from .vlist import VirtualList
+from .workbar import WorkBar, cancel_or_close
 
 
 class CategoryList(VirtualList):
@@ -80,7 +81,7 @@ class TokenList(VirtualList):
 class AuditScreen(Screen):
     """Audit one table; with a ``trainer`` (explore mode), on the corpus it trains on."""
 
-    CSS_PATH = "audit.tcss"
+    CSS_PATH = ["audit.tcss", "workbar.tcss"]
     BINDINGS = [
         Binding("escape", "close", "Back / cancel"),
         Binding("ctrl+o", "corpus", "Audit on a corpus"),
@@ -103,9 +104,7 @@ class AuditScreen(Screen):
                 yield Static("", id="audit-meaning", markup=False)
                 yield TokenList(id="audit-tokens")
                 yield TokenDetail(id="audit-detail")
-        with Horizontal(id="audit-progress-row"):
-            yield Static("", id="audit-progress-label", markup=False)
-            yield ProgressBar(id="audit-progress", show_eta=False)
+        yield WorkBar(id="audit-work")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -164,12 +163,10 @@ class AuditScreen(Screen):
         self.app.call_from_thread(self._done, report)
 
     def _progress(self, label: str, total: float | None, done: float = 0) -> None:
-        self.query_one("#audit-progress-row").display = True
-        self.query_one("#audit-progress-label", Static).update(label)
-        self.query_one("#audit-progress", ProgressBar).update(total=total, progress=done)
+        self.query_one(WorkBar).show(label, total, done)
 
     def _hide_progress(self) -> None:
-        self.query_one("#audit-progress-row").display = False
+        self.query_one(WorkBar).hide()
 
     def _cancelled(self) -> None:
         self._hide_progress()
@@ -234,12 +231,7 @@ class AuditScreen(Screen):
         self.app.push_screen(PathScreen("Audit on a corpus (a text file or directory)", self.corpus_path or ""), chosen)
 
     def action_close(self) -> None:
-        running = [w for w in self.app.workers if w.group == "audit" and w.is_running]
-        if running:
-            for w in running:
-                w.cancel()
-            return
-        self.dismiss(None)
+        cancel_or_close(self, "audit")
 
     @property
     def category_lines(self) -> list[str]:

@@ -20,14 +20,15 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
 from ..core.table import MergeTable
+from .workbar import WorkBar, cancel_or_close
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
 METRICS = [
@@ -85,7 +86,7 @@ def _fmt(attr: str, value: float | None) -> str:
 class EvalScreen(Screen):
     """Measure ``table`` on corpora (the shipped parallel set unless given)."""
 
-    CSS_PATH = "evaluate.tcss"
+    CSS_PATH = ["evaluate.tcss", "workbar.tcss"]
     BINDINGS = [
         Binding("escape", "close", "Back / cancel"),
         Binding("left", "metric(-1)", "Metric ←"),
@@ -114,9 +115,7 @@ class EvalScreen(Screen):
             yield Static("", id="eval-bars", markup=False)
             yield Static("", id="eval-curves", markup=False)
             yield Static("", id="eval-helped", markup=False)
-        with Horizontal(id="eval-progress-row"):
-            yield Static("", id="eval-progress-label", markup=False)
-            yield ProgressBar(id="eval-progress", show_eta=False)
+        yield WorkBar(id="eval-work")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -176,12 +175,10 @@ class EvalScreen(Screen):
         post(self._done, result, steps, curves, helped)
 
     def _progress(self, label: str, total: float | None, done: float = 0) -> None:
-        self.query_one("#eval-progress-row").display = True
-        self.query_one("#eval-progress-label", Static).update(label)
-        self.query_one("#eval-progress", ProgressBar).update(total=total, progress=done)
+        self.query_one(WorkBar).show(label, total, done)
 
     def _hide_progress(self) -> None:
-        self.query_one("#eval-progress-row").display = False
+        self.query_one(WorkBar).hide()
 
     def _cancelled(self) -> None:
         self._hide_progress()
@@ -271,9 +268,4 @@ class EvalScreen(Screen):
         self.app.push_screen(PathScreen("Evaluate on a corpus ([LABEL=]file or directory)", ""), chosen)
 
     def action_close(self) -> None:
-        running = [w for w in self.app.workers if w.group == "evaluate" and w.is_running]
-        if running:
-            for w in running:
-                w.cancel()
-            return
-        self.dismiss(None)
+        cancel_or_close(self, "evaluate")

@@ -71,7 +71,7 @@ async def test_audit_cancel_keeps_the_view(monkeypatch):
         await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, AuditScreen) and app.screen.report is None
-        assert not app.screen.query_one("#audit-progress-row").display
+        assert not app.screen.query_one("#audit-work").display
         await pilot.press("escape")  # nothing runs now: back to the explorer
         await pilot.pause()
         assert not isinstance(app.screen, AuditScreen)
