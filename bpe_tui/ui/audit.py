@@ -20,7 +20,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..core.audit import Audit, Cancelled, audit, tree_text
@@ -28,7 +27,7 @@ from ..core.errors import BPEError
 from ..core.table import MergeTable
 from .detail import TokenDetail
 from .vlist import VirtualList
-from .workbar import WorkBar, cancel_or_close
+from .workbar import WorkBar, WorkScreen
 
 
 class CategoryList(VirtualList):
@@ -78,9 +77,11 @@ class TokenList(VirtualList):
         self.set_count(len(ids), cursor=0)
 
 
-class AuditScreen(Screen):
+class AuditScreen(WorkScreen):
     """Audit one table; with a ``trainer`` (explore mode), on the corpus it trains on."""
 
+    WORK_GROUP = "audit"
+    WORK_NAME = "audit"
     CSS_PATH = ["audit.tcss", "workbar.tcss"]
     BINDINGS = [
         Binding("escape", "close", "Back / cancel"),
@@ -126,7 +127,7 @@ class AuditScreen(Screen):
     # ------------------------------------------------------------------ the worker
 
     def run_audit(self) -> None:
-        self._progress("auditing the vocabulary…", None)
+        self.show_work("auditing the vocabulary…", None)
         self._audit_worker()
 
     @work(thread=True, exclusive=True, group="audit")
@@ -138,47 +139,36 @@ class AuditScreen(Screen):
         try:
             counts = None
             if self.trainer is not None:
-                self.app.call_from_thread(self._progress, f"segmenting {self.corpus_name}…", None)
+                self.app.call_from_thread(self.show_work, f"segmenting {self.corpus_name}…", None)
                 counts = words_counts(self.trainer)
             if self.corpus_path is not None:
                 from ..core.evaluate import evaluate, parse_corpus
 
-                self.app.call_from_thread(self._progress, f"encoding {self.corpus_name}…", None)
+                self.app.call_from_thread(self.show_work, f"encoding {self.corpus_name}…", None)
                 corpus = parse_corpus(self.corpus_path)
                 result = evaluate(
                     [self.table], [corpus], [self.table_name], workers=1, should_stop=stop,
-                    progress=lambda done, total: self.app.call_from_thread(self._progress, f"encoding {self.corpus_name}…", total, done),
+                    progress=lambda done, total: self.app.call_from_thread(self.show_work, f"encoding {self.corpus_name}…", total, done),
                 )
                 counts = Counter(result.get(0, 0).counts)
             report = audit(
                 self.table, counts, should_stop=stop,
-                progress=lambda done, total: self.app.call_from_thread(self._progress, "checking every token encodes to itself…", total, done),
+                progress=lambda done, total: self.app.call_from_thread(self.show_work, "checking every token encodes to itself…", total, done),
             )
         except Cancelled:
-            self.app.call_from_thread(self._cancelled)
+            self.app.call_from_thread(self.work_cancelled)
             return
         except (BPEError, OSError) as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
         self.app.call_from_thread(self._done, report)
 
-    def _progress(self, label: str, total: float | None, done: float = 0) -> None:
-        self.query_one(WorkBar).show(label, total, done)
-
-    def _hide_progress(self) -> None:
-        self.query_one(WorkBar).hide()
-
-    def _cancelled(self) -> None:
-        self._hide_progress()
-        self.notify("audit cancelled", title="audit")
-
     def _failed(self, message: str) -> None:
-        self._hide_progress()
         self.corpus_path = None
-        self.notify(message, title="audit failed", severity="error", timeout=10)
+        self.work_failed(message)
 
     def _done(self, report: Audit) -> None:
-        self._hide_progress()
+        self.hide_work()
         self.report = report
         self._title()
         categories = self.query_one(CategoryList)
@@ -229,9 +219,6 @@ class AuditScreen(Screen):
             self.run_audit()
 
         self.app.push_screen(PathScreen("Audit on a corpus (a text file or directory)", self.corpus_path or ""), chosen)
-
-    def action_close(self) -> None:
-        cancel_or_close(self, "audit")
 
     @property
     def category_lines(self) -> list[str]:

@@ -21,14 +21,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
 from ..core.table import MergeTable
-from .workbar import WorkBar, cancel_or_close
+from .workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
 METRICS = [
@@ -83,9 +82,11 @@ def _fmt(attr: str, value: float | None) -> str:
     return f"{value:.3f}"
 
 
-class EvalScreen(Screen):
+class EvalScreen(WorkScreen):
     """Measure ``table`` on corpora (the shipped parallel set unless given)."""
 
+    WORK_GROUP = "evaluate"
+    WORK_NAME = "evaluation"
     CSS_PATH = ["evaluate.tcss", "workbar.tcss"]
     BINDINGS = [
         Binding("escape", "close", "Back / cancel"),
@@ -143,7 +144,7 @@ class EvalScreen(Screen):
     # ------------------------------------------------------------------ the worker
 
     def run_evaluation(self) -> None:
-        self._progress("encoding…", None)
+        self.show_work("encoding…", None)
         self._worker(list(self.corpora))
 
     @work(thread=True, exclusive=True, group="evaluate")
@@ -156,40 +157,26 @@ class EvalScreen(Screen):
         try:
             result = evaluate(
                 [self.table], corpora, [self.table_name], workers=1, should_stop=stop,
-                progress=lambda done, total: post(self._progress, "encoding the corpora…", total, done),
+                progress=lambda done, total: post(self.show_work, "encoding the corpora…", total, done),
             )
             helped = [savings(self.table, result.get(0, c).counts)[:TOP_MERGES] for c in range(len(corpora))]
             n = self.table.num_merges
             steps = sorted({round(k * n / (CURVE_POINTS - 1)) for k in range(CURVE_POINTS)})
             curves = []
             for k, step in enumerate(steps):
-                post(self._progress, f"curves: the table cut after {step:,} merges…", len(steps), k)
+                post(self.show_work, f"curves: the table cut after {step:,} merges…", len(steps), k)
                 cut = self.table if step == n else self.table.truncated(step)
                 curves.append(evaluate([cut], corpora, [f"{step}"], workers=1, should_stop=stop))
         except Cancelled:
-            post(self._cancelled)
+            post(self.work_cancelled)
             return
         except (BPEError, OSError) as exc:
-            post(self._failed, str(exc))
+            post(self.work_failed, str(exc))
             return
         post(self._done, result, steps, curves, helped)
 
-    def _progress(self, label: str, total: float | None, done: float = 0) -> None:
-        self.query_one(WorkBar).show(label, total, done)
-
-    def _hide_progress(self) -> None:
-        self.query_one(WorkBar).hide()
-
-    def _cancelled(self) -> None:
-        self._hide_progress()
-        self.notify("evaluation cancelled", title="evaluate")
-
-    def _failed(self, message: str) -> None:
-        self._hide_progress()
-        self.notify(message, title="evaluate failed", severity="error", timeout=10)
-
     def _done(self, result: Evaluation, steps: list[int], curves: list[Evaluation], helped) -> None:
-        self._hide_progress()
+        self.hide_work()
         self.result, self.steps, self.curves, self.helped = result, steps, curves, helped
         self._title()
         self.render_metric()
@@ -266,6 +253,3 @@ class EvalScreen(Screen):
             self.run_evaluation()
 
         self.app.push_screen(PathScreen("Evaluate on a corpus ([LABEL=]file or directory)", ""), chosen)
-
-    def action_close(self) -> None:
-        cancel_or_close(self, "evaluate")
