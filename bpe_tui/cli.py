@@ -20,6 +20,7 @@ input and this module prints it. Subcommands only call the core, never the other
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -382,21 +383,28 @@ def cmd_explore(argv: Sequence[str]) -> int:
     return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts)
 
 
+@contextlib.contextmanager
+def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
+    """A ``progress(done, total)`` callback drawing a bar on stderr (None when stderr is not
+    a terminal, or with --quiet); ctrl+c stops the work (exit 130, see :func:`main`)."""
+    if not sys.stderr.isatty() or quiet:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    with Progress(TextColumn("{task.description}"), BarColumn(), amount, TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
 def run_evaluation(tables, names, corpora, args):
-    """Encode the corpora with the tables, with a progress bar on a terminal (ctrl+c stops)."""
+    """Encode the corpora with the tables, with a progress bar on a terminal."""
     from .core.evaluate import evaluate
 
-    if not (sys.stderr.isatty() and not args.quiet):
-        return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers)
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(f"encoding ({len(tables)} table{'s' if len(tables) > 1 else ''})", total=None)
-        return evaluate(
-            tables, corpora, names, errors=args.errors, workers=args.workers,
-            progress=lambda done, total: bar.update(task, completed=done, total=total or None),
-        )
+    with progress_bar(f"encoding ({len(tables)} table{'s' if len(tables) > 1 else ''})", args.quiet) as progress:
+        return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
 
 
 def table_label(path: str) -> str:
@@ -439,7 +447,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         merged = Corpus("+".join(c.label for c in corpora), tuple(p for c in corpora for p in c.paths))
         result = run_evaluation([table], [table_label(args.table)], [merged], args)
         emitted = result.get(0, 0).counts
-    report = audit(table, emitted, long_chars=args.long or LONG_TOKEN_CHARS)
+    with progress_bar("checking every token encodes to itself", args.quiet, unit="tokens") as progress:
+        report = audit(table, emitted, long_chars=args.long or LONG_TOKEN_CHARS, progress=progress)
     if args.json:
         out: dict = {"table": args.table, "summary": report.summary()}
         listed: set[int] = set()
