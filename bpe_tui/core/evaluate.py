@@ -84,6 +84,7 @@ CUT_SAFE_PRETOKENIZERS = {"gpt2", "gpt4", "o200k", "whitespace"}
 #: What separates whitespace words (ASCII whitespace, so bytes and characters agree).
 WORD = regex.compile(r"[^ \t\n\r\x0b\x0c]+")
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+_SPACE_CHARS = frozenset(" \t\n\r\x0b\x0c\u2581")
 
 Progress = Callable[[int, int], None]
 
@@ -279,9 +280,20 @@ class Tallier:
                 lengths[i] = sum(1 for b in body if b not in _ASCII_SPACE)
             else:
                 body = surface.replace(eow, "") if eow else surface
-                lengths[i] = sum(1 for c in body if c not in " \t\n\r\x0b\x0c\u2581")
-        lengths[UNK_ID] = 1  # the last slot: an unknown character
+                lengths[i] = sum(1 for c in body if c not in _SPACE_CHARS)
+        lengths[UNK_ID] = 1  # the last slot: an unknown character (see _lengths_of)
         self.lengths = lengths
+        #: Characters a chars-mode table knows; the others encode as UNK_ID, in text order.
+        self.known = {s for s in vocab.values() if isinstance(s, str) and len(s) == 1}
+
+    def _lengths_of(self, ids: list[int], text: str):
+        """Each token's non-whitespace length; an unknown character counts as what it is
+        (a line break the table has no symbol for is whitespace, a letter is not)."""
+        lengths = self.lengths
+        if self.bytes_mode or UNK_ID not in ids:
+            return map(lengths.__getitem__, ids)
+        unknown = (c for c in text if c not in self.known)
+        return (lengths[i] if i != UNK_ID else int(next(unknown, "x") not in _SPACE_CHARS) for i in ids)
 
     def add(self, text: str, tally: Tally) -> None:
         ids = self.table.encode(text)
@@ -293,7 +305,7 @@ class Tallier:
         words = WORD.findall(text)
         if not words:
             return
-        ends = list(accumulate(map(self.lengths.__getitem__, ids)))  # non-whitespace so far
+        ends = list(accumulate(self._lengths_of(ids, text)))  # non-whitespace so far
         total = ends[-1] if ends else 0
         if self.bytes_mode and not text.isascii():
             sizes = [len(w.encode("utf-8")) for w in words]

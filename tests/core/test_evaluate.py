@@ -207,3 +207,11 @@ def test_parallel_set_is_parallel():
     lines = {c.label: open(c.paths[0], encoding="utf-8").read().splitlines() for c in corpora}
     assert {len(v) for v in lines.values()} == {30}
     assert all(line.strip() for v in lines.values() for line in v)
+
+
+def test_unknown_characters_count_as_what_they_are():
+    """A chars table without a line-break symbol: the unknown \\n is whitespace, the unknown c a letter."""
+    table = MergeTable("chars", {0: "a", 1: "b", 2: "aa", 3: " "}, [(0, 0, 2)], pretokenizer="gpt2")
+    m = ev.evaluate_text(table, "aa\nb c")
+    assert table.encode("aa\nb c") == [2, -1, 1, 3, -1]
+    assert m.aligned and m.words == 3 and m.continued == 0 and m.tokens == 5
