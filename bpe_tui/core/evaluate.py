@@ -46,9 +46,10 @@ character on both sides (``a\\n|b``); at other line ends it can fail: ``\\s+(?!\
 ``"x\\n\\n\\ny"`` into ``\\n\\n`` + ``\\n`` when whole, but ``\\n`` + ``\\n\\n`` when cut after the
 first line, and ``" \\n"`` before a letter is one piece at the end of a range but two inside a
 text. So every cut (between ranges, and between the blocks a range is read in) is moved
-forward to such a safe line end (:func:`safe_cut`). Tables where no cut is safe -- a custom
-regex, a special token holding a line break, a prefix space put in front of each text -- are
-encoded one whole file at a time.
+forward to such a safe line end (:func:`safe_ranges`, :func:`safe_pieces`); a file without
+one (CRLF line ends: ``\r`` is whitespace) is encoded whole. Tables where no cut is safe
+(:func:`safe_cut` is False: a custom regex, a special token holding a line break, a prefix
+space put in front of each text) are encoded one whole file at a time.
 """
 
 from __future__ import annotations
