@@ -130,3 +130,15 @@ def test_evaluate_snapshot(snap_compare, size):
         await _open(pilot, "v")
 
     assert snap_compare(demo_app(), terminal_size=size, run_before=run_before)
+
+
+async def test_palette_offers_audit_and_evaluate():
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        titles = {c.title: c for c in app.get_system_commands(app.screen)}
+        audit_cmd = next(c for t, c in titles.items() if t.startswith("Audit the table"))
+        assert any(t.startswith("Evaluate the table") for t in titles)
+        audit_cmd.callback()
+        await settle(app, pilot)
+        assert isinstance(app.screen, AuditScreen) and app.screen.report is not None
