@@ -139,6 +139,6 @@ async def test_palette_offers_audit_and_evaluate():
         titles = {c.title: c for c in app.get_system_commands(app.screen)}
         audit_cmd = next(c for t, c in titles.items() if t.startswith("Audit the table"))
         assert any(t.startswith("Evaluate the table") for t in titles)
-        audit_cmd.callback()
+        await audit_cmd.callback()  # run_action, as the palette calls it
         await settle(app, pilot)
         assert isinstance(app.screen, AuditScreen) and app.screen.report is not None
