@@ -12,6 +12,8 @@
     bpe-tui convert IN OUT --to FORMAT       convert a table between formats
     bpe-tui count CORPUS... -o counts.tsv    write word counts that `train --counts` reads
     bpe-tui compare TABLE_A TABLE_B [TEXT]   how two tables split the same text, and where they differ
+    bpe-tui audit TABLE [--corpus FILE...]   tokens a table never or hardly uses: unreachable, partial UTF-8, ...
+    bpe-tui eval TABLE... --corpus [L=]FILE  bytes/token, fertility, Rényi efficiency, premium per table x corpus
 
 Every error is one line on stderr and exit status 2; the core raises ``BPEError`` for bad
 input and this module prints it. Subcommands only call the core, never the other way round.
@@ -20,6 +22,7 @@ input and this module prints it. Subcommands only call the core, never the other
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -30,7 +33,7 @@ from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TIE_BREAKS, Trainer
 from .core.errors import BPEError
 from .core.units import visible
 
-SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare")
+SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval")
 
 
 # ---------------------------------------------------------------------- options
@@ -163,7 +166,30 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("-o", "--output", required=True)
     n.add_argument("--force", action="store_true")
     add_training_options(n)
+
+    a = sub.add_parser("audit", help="list a table's unreachable, partial, scaffold, unused ... tokens")
+    a.add_argument("table")
+    a.add_argument("--corpus", nargs="+", default=[], metavar="FILE", help="encode these files to find intermediate and unused tokens")
+    a.add_argument("--json", action="store_true", help="print the categories as JSON (lists of ids) with a summary")
+    a.add_argument("--limit", type=int, default=10, metavar="N", help="tokens shown per category (default 10; 0 = all)")
+    a.add_argument("--long", type=int, default=None, metavar="N", help="tokens of N characters or more are 'very long' (default 16)")
+    add_eval_options(a)
+
+    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium")
+    v.add_argument("tables", nargs="+", metavar="TABLE")
+    v.add_argument("--corpus", nargs="+", required=True, metavar="[LABEL=]FILE", help="corpora; on parallel text the first is the premium's reference")
+    out = v.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object per table x corpus, in a list")
+    out.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    add_eval_options(v)
     return p
+
+
+def add_eval_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by audit and eval (which encode corpora)."""
+    p.add_argument("--workers", type=int, metavar="N", help="processes encoding (default: CPU count for 8 MB or more of work, else 1)")
+    p.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def build_explorer_parser() -> argparse.ArgumentParser:
@@ -578,6 +604,106 @@ def cmd_explore(argv: Sequence[str]) -> int:
     return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
 
 
+@contextlib.contextmanager
+def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
+    """A ``progress(done, total)`` callback drawing a bar on stderr (None when stderr is not
+    a terminal, or with --quiet); ctrl+c stops the work (exit 130, see :func:`main`)."""
+    if not sys.stderr.isatty() or quiet:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    with Progress(TextColumn("{task.description}"), BarColumn(), amount, TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
+def run_evaluation(tables, names, corpora, args):
+    """Encode the corpora with the tables, with a progress bar on a terminal."""
+    from .core.evaluate import evaluate
+
+    with progress_bar(f"encoding ({len(tables)} table{'s' if len(tables) > 1 else ''})", args.quiet) as progress:
+        return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
+
+
+def table_label(path: str) -> str:
+    """A short name for a table path: its file or directory name."""
+    return os.path.basename(os.path.normpath(path))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .core.evaluate import format_markdown, format_table, parse_corpus
+    from .core.formats import load
+
+    corpora = [parse_corpus(spec) for spec in args.corpus]
+    tables = [load(path) for path in args.tables]
+    result = run_evaluation(tables, [table_label(p) for p in args.tables], corpora, args)
+    if args.json:
+        print(json.dumps(result.rows(), ensure_ascii=False, indent=1))
+    elif args.markdown:
+        print(format_markdown(result))
+    else:
+        print(format_table(result))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .core.audit import LONG_TOKEN_CHARS, audit, tree_text
+    from .core.evaluate import parse_corpus
+    from .core.formats import load
+
+    if args.limit < 0:
+        raise BPEError(f"--limit must be 0 or more, not {args.limit}")
+    if args.long is not None and args.long < 1:
+        raise BPEError(f"--long must be 1 or more, not {args.long}")
+    table = load(args.table)
+    emitted = None
+    if args.corpus:
+        corpora = [parse_corpus(spec) for spec in args.corpus]
+        from .core.evaluate import Corpus
+
+        # All files together are one corpus for the audit.
+        merged = Corpus("+".join(c.label for c in corpora), tuple(p for c in corpora for p in c.paths))
+        result = run_evaluation([table], [table_label(args.table)], [merged], args)
+        emitted = result.get(0, 0).counts
+    with progress_bar("checking every token encodes to itself", args.quiet, unit="tokens") as progress:
+        report = audit(table, emitted, long_chars=args.long or LONG_TOKEN_CHARS, progress=progress)
+    if args.json:
+        out: dict = {"table": args.table, "summary": report.summary()}
+        listed: set[int] = set()
+        for c in report.categories:
+            out[c.key] = list(c.ids) if c.computed else None
+            if c.key != "unused":
+                listed.update(c.ids)
+        out["notes"] = {c.key: {str(i): n for i, n in c.notes.items()} for c in report.categories if c.notes}
+        out["tokens"] = {str(i): {"text": table.display(i), "tree": tree_text(table, i)} for i in sorted(listed)}
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    d = table.describe()
+    print(f"{args.table}: {d['format']} table, {d['units']}, vocabulary {len(table):,}, {table.num_merges:,} merges")
+    if report.corpus_tokens is not None:
+        print(f"corpus {', '.join(args.corpus)}: {report.corpus_tokens:,} tokens, {report.used:,} distinct ids used ({report.utilization:.1%} of the vocabulary)")
+    width = max(len(c.title) for c in report.categories)
+    print()
+    for c in report.categories:
+        count = f"{len(c):>8,}" if c.computed else "       –"
+        print(f"  {c.title:<{width}}  {count}  {c.meaning if c.computed else 'needs --corpus'}")
+    limit = args.limit or None
+    for c in report.categories:
+        if not c.computed or not c.ids:
+            continue
+        print(f"\n{c.title} ({len(c):,}): {c.meaning}")
+        shown = c.ids[:limit] if limit else c.ids
+        for i in shown:
+            note = c.notes.get(i, "")
+            print(f"  {i:>7}  {table.display(i):<18}  {tree_text(table, i):<28}  {note}".rstrip())
+        if len(shown) < len(c.ids):
+            print(f"  … {len(c.ids) - len(shown):,} more (--limit 0 shows all, --json lists every id)")
+    return 0
+
+
 COMMANDS = {
     "train": cmd_train,
     "encode": cmd_encode,
@@ -588,6 +714,8 @@ COMMANDS = {
     "convert": cmd_convert,
     "count": cmd_count,
     "compare": cmd_compare,
+    "audit": cmd_audit,
+    "eval": cmd_eval,
 }
 
 

@@ -169,6 +169,7 @@ class MergeTable:
         prefix = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
         self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix)
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
         # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
         # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
         self._byte_ids: bytes | None = None
@@ -346,6 +347,58 @@ class MergeTable:
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_surfaces
+
+    def base_ids(self) -> set[int]:
+        """The ids of the base symbols (single bytes or characters, and the end-of-word
+        marker) that encoding starts from."""
+        return set(self._base.values())
+
+    def unbuildable_ids(self) -> list[int]:
+        """Tokens no merge makes that are neither base symbols nor special tokens.
+
+        BPE can never produce them by merging; only a whole-piece lookup can emit them (as
+        tiktoken does when a pre-token is itself a rank, and as Llama 3's table relies on),
+        or nothing at all. The tiktoken reader keeps such ranks for decoding.
+        """
+        base = self.base_ids()
+        return sorted(
+            i for i in self._vocab if i not in self._creator and i not in self._special_surfaces and i not in base
+        )
+
+    def encodes_to_itself(self, token_id: int) -> bool:
+        """Whether encoding the token's own text gives back exactly this one token.
+
+        The text must stay one pre-token (the pre-tokenizer, without the prefix space a
+        sentencepiece-style table adds, must not cut it and no special token may be inside
+        it), and merging its base symbols by rank must end in this token. A token that ends
+        with the end-of-word marker is taken as a whole word; one without it as the inside
+        of a word. A byte token that is not valid UTF-8 alone has no text: only its merges
+        are checked. Special tokens and base symbols encode to themselves.
+        """
+        if token_id in self._special_surfaces or token_id in self.base_ids():
+            return True
+        surface = self._vocab[token_id]
+        eow = self.end_of_word
+        bytes_mode = self.units == "bytes"
+        marker = (eow.encode("utf-8") if bytes_mode else eow) if eow else None
+        whole_word = marker is not None and surface.endswith(marker)
+        body = surface[: len(surface) - len(marker)] if whole_word else surface
+        try:
+            text = body.decode("utf-8") if bytes_mode else body
+        except UnicodeDecodeError:
+            text = None  # a piece of a character: no text to pre-tokenize
+        if text is not None:
+            if self.lowercase and text != text.lower():
+                return False
+            if self._raw_pre is None:
+                self._raw_pre = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
+            if list(self._raw_pre.split(text)) != [(False, text)]:
+                return False
+        base = self._base
+        ids = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
+        if whole_word:
+            ids.append(self._eow_id)
+        return self._merge_step_by_step(ids) == [token_id]
 
     def display(self, token_id: int) -> str:
         """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""

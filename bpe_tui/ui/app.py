@@ -89,6 +89,8 @@ class ExplorerApp(App):
         Binding("s", "save", "Save"),
         Binding("o", "open", "Open"),
         Binding("c", "compare", "Compare"),
+        Binding("a", "audit", "Audit", show=False),
+        Binding("v", "evaluate", "Evaluate", show=False),
         Binding("slash", "find", "Find"),
         Binding("e", "focus_encode", "Encode", show=False),
         Binding("p", "play", "Play"),
@@ -373,7 +375,7 @@ class ExplorerApp(App):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode", "compare"):
+        if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode", "compare", "audit", "evaluate"):
             if len(self.screen_stack) > 1:
                 return False
         if action in TRAIN_ACTIONS:
@@ -615,6 +617,25 @@ class ExplorerApp(App):
         if a is None:
             return
         self.push_screen(CompareScreen(a, b, self.encode.text))
+
+    # -- audit and evaluate (their own screens, bpe_tui.ui.audit and bpe_tui.ui.evaluate)
+
+    def action_audit(self) -> None:
+        if self._can_act():
+            from .audit import AuditScreen
+
+            self.stop_play()
+            side = self.current_side()
+            trainer = self.session.trainer if self.session.mode == "explore" else None
+            self.push_screen(AuditScreen(side.table, f"{side.name} ({side.origin})", trainer=trainer))
+
+    def action_evaluate(self) -> None:
+        if self._can_act():
+            from .evaluate import EvalScreen
+
+            self.stop_play()
+            side = self.current_side()
+            self.push_screen(EvalScreen(side.table, side.name, origin=side.origin))
 
     # -- find, help
 

@@ -19,6 +19,8 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
     ("o", "open a corpus or a merge table", "open"),
     ("c", "compare the current table with another table on the same text", "compare"),
+    ("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
+    ("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
     ("/", "find a token by text or id", "find"),
     ("e", "type in the encode box (escape leaves it)", "focus_encode"),
     ("p", "auto-play on / off", "play"),
@@ -43,5 +45,7 @@ PANES = [
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
     ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
+    ("audit (a)", "categories of odd tokens with counts; the tokens, notes and merge trees of each"),
+    ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merge steps"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]

@@ -1,0 +1,106 @@
+"""``bpe-tui audit`` and ``bpe-tui eval``: the aligned table, --json, --markdown, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import bpe_tui
+from bpe_tui.cli import main
+from tests.conftest import CORPORA, GPT2_DIR, TINYSHAKESPEARE, need
+
+PARALLEL = CORPORA / "parallel"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(capsys, *argv) -> str:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and not out, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bpe-tui: error: ") and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def small_table(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("audit") / "demo-300.json"
+    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(path))
+    return str(path)
+
+
+def test_eval_aligned_table(capsys, small_table):
+    code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0].split() == ["table", "corpus", "tokens", "bytes/tok", "chars/tok", "fertility", "cont.", "whole", "used", "util.", "rényi", "premium"]
+    assert set(lines[1]) <= {"-", " "} and len(lines) == 4
+    assert lines[2].split()[:2] == ["demo-300.json", "en"] and lines[2].split()[-1] == "1.000"
+    # right-aligned numbers: every row ends at the same column
+    assert len({len(line) for line in lines[:4]}) == 1
+    table = bpe_tui.load(small_table)
+    en = (PARALLEL / "en.txt").read_text(encoding="utf-8")
+    assert lines[2].split()[2] == f"{len(table.encode(en)):,}"
+
+
+def test_eval_json_and_markdown(capsys, small_table):
+    code, out, _ = run(capsys, "eval", small_table, small_table, "--corpus", PARALLEL / "en.txt", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 2 and rows[0]["corpus"] == "en" and "premium" not in rows[0]
+    table = bpe_tui.load(small_table)
+    en = (PARALLEL / "en.txt").read_text(encoding="utf-8")
+    assert rows[0]["tokens"] == len(table.encode(en)) and rows[0]["words"] == len(en.split())
+    assert rows[0]["bytes_per_token"] == round(len(en.encode()) / rows[0]["tokens"], 6)
+    code, out, _ = run(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", PARALLEL / "ja.txt", "--markdown")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0].startswith("| table | corpus | tokens") and lines[1].startswith("|:---|:---|---:")
+    assert len(lines) == 4 and lines[3].startswith("| demo-300.json | ja |")
+
+
+def test_audit_text_and_json(capsys, small_table):
+    code, out, _ = run(capsys, "audit", small_table, "--corpus", PARALLEL / "en.txt", "--limit", "3")
+    assert code == 0
+    assert "unreachable" in out and "unused on the corpus" in out and "distinct ids used" in out
+    code, out, _ = run(capsys, "audit", small_table, "--corpus", PARALLEL / "en.txt", "--json")
+    data = json.loads(out)
+    for key in ("unreachable", "partial_utf8", "intermediate", "unused", "summary"):
+        assert key in data
+    table = bpe_tui.load(small_table)
+    en = (PARALLEL / "en.txt").read_text(encoding="utf-8")
+    used = set(table.encode(en))
+    assert set(data["unused"]) == set(table.vocab) - used - {i for i in table.vocab if table.is_special(i)}
+    assert data["summary"]["used"] == len(used) and data["summary"]["vocab_size"] == len(table)
+    for i in data["intermediate"]:
+        assert str(i) in data["tokens"] and data["tokens"][str(i)]["tree"].startswith("[")
+    code, out, _ = run(capsys, "audit", small_table, "--json")
+    data = json.loads(out)
+    assert data["unused"] is None and data["summary"]["unused"] is None
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys, small_table, tmp_path):
+    assert "no such file" in one_line_error(capsys, "eval", small_table, "--corpus", tmp_path / "missing.txt")
+    assert "no such file" in one_line_error(capsys, "eval", tmp_path / "nope.json", "--corpus", PARALLEL / "en.txt")
+    assert "give a file" in one_line_error(capsys, "eval", small_table, "--corpus", "en=")
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"ab\0cd")
+    assert "binary" in one_line_error(capsys, "eval", small_table, "--corpus", binary)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\n\xff\xfe\n")
+    assert "not valid UTF-8 at byte 5" in one_line_error(capsys, "audit", small_table, "--corpus", bad)
+    assert "--limit" in one_line_error(capsys, "audit", small_table, "--limit", "-1")
+    assert "--workers" in one_line_error(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", "--workers", "0")
+    with pytest.raises(SystemExit) as exc:  # argparse: --corpus is required
+        main(["eval", small_table])
+    assert exc.value.code == 2
+
+
+def test_eval_gpt2_on_tinyshakespeare_matches_tiktoken_numbers(capsys):
+    need(GPT2_DIR / "vocab.json")
+    code, out, _ = run(capsys, "eval", GPT2_DIR, "--corpus", need(TINYSHAKESPEARE), "--json")
+    row = json.loads(out)[0]
+    assert code == 0 and (row["tokens"], round(row["bytes_per_token"], 4), row["used"]) == (338_025, 3.2997, 11_706)

@@ -1,0 +1,144 @@
+"""The Audit and Evaluate views: Pilot tests (numbers agree with the core, cancel, bad input)
+and SVG snapshots at 80x24 and 120x40."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bpe_tui.core import evaluate as ev
+from bpe_tui.core.audit import Cancelled, audit
+from bpe_tui.ui import audit as audit_ui
+from bpe_tui.ui.audit import AuditScreen, words_counts
+from bpe_tui.ui.evaluate import METRICS, EvalScreen
+
+from .conftest import demo_app, settle
+
+
+async def _open(pilot, key: str) -> None:
+    app = pilot.app
+    await settle(app, pilot)
+    await pilot.press("N")  # ten merges
+    await settle(app, pilot)
+    await pilot.press(key)
+    await settle(app, pilot)
+
+
+async def test_audit_view_agrees_with_the_core():
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open(pilot, "a")
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        table = app.session.table()
+        expected = audit(table, words_counts(app.session.trainer))
+        assert screen.report.summary() == expected.summary()
+        lines = screen.category_lines
+        assert len(lines) == len(expected.categories)
+        unused = next(line for line in lines if line.startswith("unused on the corpus"))
+        assert unused.split()[-1] == f"{len(expected['unused']):,}"
+        # the whitespace category: its tokens listed, the first one's merge tree shown
+        index = [c.key for c in expected.categories].index("whitespace_only")
+        await pilot.press(*["down"] * index)
+        await pilot.pause()
+        ids = expected["whitespace_only"].ids
+        assert ids and len(screen.token_lines) == len(ids)
+        assert screen.token_lines[0].split()[0] == str(ids[0])
+        assert screen.query_one("#audit-detail").token_id == ids[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, AuditScreen)
+
+
+async def test_audit_cancel_keeps_the_view(monkeypatch):
+    """escape while the audit runs cancels the worker; the view stays, with nothing half-done."""
+    started = threading.Event()
+
+    def slow_audit(table, emitted=None, should_stop=None, progress=None, **kw):
+        started.set()
+        while not should_stop():
+            threading.Event().wait(0.01)
+        raise Cancelled()
+
+    monkeypatch.setattr(audit_ui, "audit", slow_audit)
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a")
+        while not started.is_set():
+            await pilot.pause()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, AuditScreen) and app.screen.report is None
+        assert not app.screen.query_one("#audit-work").display
+        await pilot.press("escape")  # nothing runs now: back to the explorer
+        await pilot.pause()
+        assert not isinstance(app.screen, AuditScreen)
+
+
+async def test_evaluate_view_agrees_with_the_core():
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open(pilot, "v")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        corpora = ev.parallel_set()
+        expected = ev.evaluate([app.session.table()], corpora, workers=1)
+        labels = [line.split()[0] for line in screen.bar_lines]
+        assert labels == [c.label for c in corpora] and labels[0] == "en"
+        for line, c in zip(screen.bar_lines, range(len(corpora))):
+            assert line.split()[-1] == f"{expected.get(0, c).bytes_per_token:.3f}"
+        # one curve per language, over the table cut at several steps (0 .. 10 merges)
+        assert screen.steps[0] == 0 and screen.steps[-1] == 10
+        assert len(screen.curve_lines) == 1 + len(corpora)
+        assert screen.curve_lines[1].split()[-1] == f"{expected.get(0, 0).bytes_per_token:.3f}"
+        premium = [k for k, m in enumerate(METRICS) if m[0] == "premium"][0]
+        await pilot.press(*["right"] * premium)
+        await pilot.pause()
+        assert screen.bar_lines[0].split()[-1] == "1.000"
+        assert screen.bar_lines[1].split()[-1] == f"{expected.premium(0, 1):.3f}"
+
+
+async def test_evaluate_bad_corpus_is_a_notification(tmp_path):
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open(pilot, "v")
+        screen = app.screen
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("Input").value = str(tmp_path / "missing.txt")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is screen and len(screen.bar_lines) == 12
+        assert any("no such file" in str(n.message) for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_audit_snapshot(snap_compare, size):
+    async def run_before(pilot):
+        await _open(pilot, "a")
+        await pilot.press("down", "down", "down", "down", "down", "down", "down")  # whitespace only
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_evaluate_snapshot(snap_compare, size):
+    async def run_before(pilot):
+        await _open(pilot, "v")
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=run_before)
+
+
+async def test_palette_offers_audit_and_evaluate():
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        titles = {c.title: c for c in app.get_system_commands(app.screen)}
+        audit_cmd = next(c for t, c in titles.items() if t.startswith("Audit the table"))
+        assert any(t.startswith("Evaluate the table") for t in titles)
+        await audit_cmd.callback()  # run_action, as the palette calls it
+        await settle(app, pilot)
+        assert isinstance(app.screen, AuditScreen) and app.screen.report is not None
