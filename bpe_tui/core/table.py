@@ -118,6 +118,9 @@ class MergeTable:
         prefix = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
         self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix)
         self._cache: dict[str, tuple[int, ...]] = {}
+        #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
+        #: Hugging Face's ``ignore_merges``): the table's ``config["ignore_merges"]``.
+        self.ignore_merges = bool(self.config.get("ignore_merges"))
         # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
         # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
         self._byte_ids: bytes | None = None
@@ -224,6 +227,14 @@ class MergeTable:
         k = max(0, min(k, len(self._merges)))
         keep = self._merges[:k]
         dropped = {m[2] for m in self._merges[k:]} - {m[2] for m in keep}
+        # A merge may use a part made by a later merge (rank files: see tiktoken_bpe); once
+        # that part is cut, so is the merge, and so on down the chain.
+        while True:
+            orphans = [m for m in keep if m[0] in dropped or m[1] in dropped]
+            if not orphans:
+                break
+            keep = [m for m in keep if m not in orphans]
+            dropped |= {m[2] for m in orphans} - {m[2] for m in keep}
         vocab = {i: s for i, s in self._vocab.items() if i not in dropped}
         return MergeTable(
             self.units,
@@ -379,17 +390,30 @@ class MergeTable:
             ids[best_i : best_i + 2] = [best_new]
         return ids
 
+    def whole_token(self, word: str) -> int | None:
+        """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
+        pre-token that is itself a (non-special) token; else None."""
+        if not self.ignore_merges or self._eow_id is not None:
+            return None
+        return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
+
     def _encode_word(self, word: str) -> tuple[int, ...]:
         cached = self._cache.get(word)
         if cached is None:
-            cached = tuple(self._bpe(self._base_ids(word)))
+            whole = self.whole_token(word) if self.ignore_merges else None
+            cached = (whole,) if whole is not None else tuple(self._bpe(self._base_ids(word)))
             if len(self._cache) >= CACHE_LIMIT:
                 self._cache.clear()
             self._cache[word] = cached
         return cached
 
     def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
-        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p."""
+        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
+
+        A pre-token emitted whole (see :meth:`whole_token`) stays whole, as in Hugging Face."""
+        whole = self.whole_token(word)
+        if whole is not None:
+            return [whole]
         return self._merge_step_by_step(self._base_ids(word), p, rng)
 
     def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:

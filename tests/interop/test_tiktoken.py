@@ -107,7 +107,9 @@ def test_unreachable_token_is_kept_and_noted(tmp_path):
         lines.append(f"{base64.b64encode(tok).decode()} {rank}")
     table = bpe_tui.load(write(tmp_path / "u.tiktoken", "\n".join(lines) + "\n"))
     assert table.num_merges == 2 and table.vocab[258] == b"xabcdy"
-    assert any("unreachable" in n for n in table.config["notes"])
+    assert any("only a whole pre-token emits them" in n for n in table.config["notes"])
+    assert table.encode("xabcdy") == [258]  # tiktoken's whole-pre-token lookup
+    assert table.encode("xabcdyz") == [ord("x"), 256, 257, ord("y"), ord("z")]
 
 
 def test_replay_uses_only_lower_ranks():

@@ -1,0 +1,129 @@
+"""The rank files people use, from ../shared/tables, opened with no hints: the same ids as
+tiktoken with the regex and special tokens their publishers ship (OpenAI's from tiktoken's own
+registry, Meta's Llama 3 and OpenAI Whisper's as their code defines them)."""
+
+from __future__ import annotations
+
+import pytest
+import tiktoken
+import tiktoken_ext.openai_public as openai_public
+from tiktoken.load import load_tiktoken_bpe
+
+import bpe_tui
+from tests.conftest import SHARED, need
+from tests.parity_texts import texts
+
+TABLES = SHARED / "tables"
+
+#: Meta's pre-tokenizer for Llama 3 (llama3/tokenizer.py), typed here independently.
+LLAMA3_PAT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def _openai(constructor, path, monkeypatch):
+    """tiktoken's own registry entry, with its download pointed at the file in ../shared."""
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda _url, expected_hash=None: load_tiktoken_bpe(str(path), expected_hash))
+    return tiktoken.Encoding(**constructor())
+
+
+def _llama3(path, _monkeypatch):
+    named = [
+        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>", "<|start_header_id|>", "<|end_header_id|>",
+        "<|eom_id|>", "<|eot_id|>", "<|python_tag|>",
+    ]
+    names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(1, 256 - len(named) + 1)]
+    ranks = load_tiktoken_bpe(str(path))
+    return tiktoken.Encoding("llama3", pat_str=LLAMA3_PAT, mergeable_ranks=ranks,
+                             special_tokens={s: len(ranks) + i for i, s in enumerate(names)})
+
+
+def _whisper(path, _monkeypatch):
+    # whisper/tokenizer.py: ranks read with a plain b64decode (the last line is the empty
+    # token), GPT-2's regex, then its special tokens after the ranks.
+    ranks = {}
+    for line in path.read_bytes().splitlines():
+        if line:
+            token, rank = line.split()
+            import base64
+
+            ranks[base64.b64decode(token)] = int(rank)
+    languages = ("en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg "
+                 "lt la mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af "
+                 "oc ka be tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su").split()
+    specials = ["<|endoftext|>", "<|startoftranscript|>", *[f"<|{c}|>" for c in languages], "<|translate|>",
+                "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+                *[f"<|{i * 0.02:.2f}|>" for i in range(1501)]]
+    pat = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+    return tiktoken.Encoding("whisper", pat_str=pat, mergeable_ranks=ranks,
+                             special_tokens={s: len(ranks) + i for i, s in enumerate(specials)})
+
+
+CASES = {
+    "cl100k": ("cl100k/cl100k_base.tiktoken", lambda p, m: _openai(openai_public.cl100k_base, p, m)),
+    "o200k": ("o200k/o200k_base.tiktoken", lambda p, m: _openai(openai_public.o200k_base, p, m)),
+    "llama3": ("llama3/tokenizer.model", _llama3),
+    "whisper": ("whisper-multilingual/multilingual.tiktoken", _whisper),
+}
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    """Each table loaded once for the module (o200k takes seconds)."""
+    cache: dict = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = bpe_tui.load(str(need(TABLES / CASES[name][0])))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_same_ids_as_tiktoken(name, loaded, monkeypatch):
+    path = need(TABLES / CASES[name][0])
+    enc = CASES[name][1](path, monkeypatch)
+    table = loaded(name)
+    assert table.special_tokens == enc._special_tokens
+    sample = texts(sorted(enc.special_tokens_set)[:4])
+    assert len(sample) > 300
+    mismatches = [t for t in sample if table.encode(t) != enc.encode(t, allowed_special="all")]
+    assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
+    for t in sample[:60]:
+        assert table.decode(table.encode(t)) == enc.decode(enc.encode(t, allowed_special="all"))
+
+
+def test_notes_say_what_was_recognised(loaded):
+    notes = " ".join(loaded("llama3").config["notes"])
+    assert "sha256" in notes and "Llama 3" in notes and "256 special tokens" in notes
+    assert "emitted whole" in notes
+    # Llama 3's ids 128000+ are its special tokens, not unknown extras
+    assert loaded("llama3").token_id("<|eot_id|>") == 128009
+    whisper = " ".join(loaded("whisper").config["notes"])
+    assert "empty token (rank 50256)" in whisper
+
+
+def test_unknown_file_says_what_it_assumed(tmp_path):
+    import base64
+
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)] + ["IGE= 256"]
+    path = tmp_path / "mine.tiktoken"
+    path.write_text("\n".join(lines) + "\n")
+    table = bpe_tui.load(str(path))
+    assert table.pretokenizer == "gpt2" and not table.special_tokens
+    assert any("not a rank file bpe-tui knows" in n and "GPT-2's regex" in n for n in table.config["notes"])
+
+
+def test_llama3_merges_through_higher_ranked_parts(loaded):
+    """Llama 3 holds tokens whose parts rank above them: their merges are found, and those
+    merges sit at the token's own rank."""
+    table = loaded("llama3")
+    late = [(a, b, new) for a, b, new in table.merge_ids if max(a, b) > new]
+    assert len(late) >= 80
+    a, b, new = late[0]
+    assert table.vocab[a] + table.vocab[b] == table.vocab[new]
+    cut = table.truncated(table.rank_of(new) + 1)  # cutting there drops the merge: its parts come later
+    assert new not in cut.vocab
+    assert len(cut.merges) == cut.num_merges  # every kept merge still names tokens that exist
