@@ -145,15 +145,20 @@ def build_explorer_parser() -> argparse.ArgumentParser:
 
 
 def refuse_overwrite(path: str, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise BPEError(f"{path}: already exists (use --force to overwrite)")
+    """Fail early on an output path that would be refused anyway (the write checks again)."""
+    from .core.atomic import resolve_target
+
+    resolve_target(path, overwrite=force)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     from .core.trainer import Trainer
 
-    refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args)
+    from .core.formats import check_save
+
+    # Everything that would stop the save is checked now, not after a long run.
+    check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
     show = sys.stderr.isatty() and not args.quiet
     if show:
         from rich.console import Console
@@ -175,7 +180,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         for _ in trainer.run():
             pass
     table = trainer.table
-    table.save(args.output, format=args.format, **save_options(args, args.format))
+    table.save(args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
         ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
         print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")
@@ -264,14 +269,13 @@ def print_token_tree(table, token: str) -> int:
         text.append(f"  (id {node.id}, {where})", style="dim")
         return text
 
-    def grow(tree: Tree, node) -> None:
-        for child in (node.left, node.right):
-            if child is not None:
-                grow(tree.add(label(child)), child)
-
     root = table.merge_tree(token_id)
     tree = Tree(label(root))
-    grow(tree, root)
+    todo = [(tree, root)]  # a loop, not recursion: a tree can be thousands of merges deep
+    while todo:
+        branch, node = todo.pop()
+        children = [(branch.add(label(child)), child) for child in (node.left, node.right) if child is not None]
+        todo.extend(reversed(children))
     Console().print(tree)
     return 0
 
@@ -279,11 +283,14 @@ def print_token_tree(table, token: str) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from .core.formats import load, save
 
-    refuse_overwrite(args.output, args.force)
+    from .core.formats import check_save
+
+    check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
+    check_save(args.output, args.to, table.units, overwrite=args.force, **save_options(args, args.to))
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
-    save(table, args.output, args.to, **save_options(args, args.to))
+    save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     print(f"{args.input} ({table.source_format}) -> {args.output} ({args.to}): {len(table):,} tokens, {table.num_merges:,} merges")
     return 0
 
@@ -325,7 +332,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
     counts = read_count_files(args.corpus) if args.counts else count_files(args.corpus, cfg, errors=args.errors, workers=args.workers)
-    write_count_file(counts, args.output)
+    write_count_file(counts, args.output, overwrite=args.force)
     print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
     return 0
 

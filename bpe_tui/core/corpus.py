@@ -488,12 +488,13 @@ def read_count_files(paths: Iterable[str], progress: Progress | None = None) -> 
     return counts
 
 
-def write_count_file(counts: dict[str, int], path: str) -> None:
-    """Write ``word<TAB>count`` lines atomically, in first-appearance order.
+def write_count_file(counts: dict[str, int], path: str, overwrite: bool = True) -> None:
+    """Write ``word<TAB>count`` lines atomically, in first-appearance order (``overwrite=False``:
+    only if ``path`` does not exist when the file is written).
 
     The order is kept because the first-seen tie-break depends on it.
     """
     from .atomic import atomic_write_text
 
     lines = [f"{escape_word(w)}\t{c}\n" for w, c in counts.items()]
-    atomic_write_text(path, "".join(lines))
+    atomic_write_text(path, "".join(lines), overwrite)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .errors import BPEError
+from .merging import HEAP_FROM, MergeLog, merge, merge_heap
 from .pretokenize import PreTokenizer, ascii_findall
 from .units import visible
 
@@ -34,13 +35,35 @@ CACHE_LIMIT = 200_000
 
 @dataclass(frozen=True)
 class TraceStep:
-    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`)."""
+    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`).
 
-    rank: int  # 0-based position in the merge list
+    ``symbols`` (the segmentation right after this merge) is worked out when asked, from a
+    log shared by the steps of one trace, so a trace of a long piece stays linear in memory.
+    """
+
+    rank: int  # 0-based position in the merge list (the merge a person reads as rank + 1)
     pair: tuple  # (left, right) surfaces
     new_token: bytes | str
     position: int  # symbol index where the merge happened
-    symbols: tuple  # the segmentation right after this merge
+    _log: object = field(default=None, repr=False, compare=False)
+    _step: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def symbols(self) -> tuple:
+        """The segmentation right after this merge (surfaces)."""
+        return self._log.symbols_after(self._step)
+
+
+class _SurfaceLog:
+    """A MergeLog whose segmentations are read as surfaces."""
+
+    def __init__(self, log: MergeLog, vocab: Mapping):
+        self.log = log
+        self.vocab = vocab
+
+    def symbols_after(self, step: int) -> tuple:
+        vocab = self.vocab
+        return tuple(vocab.get(t, "?") for t in self.log.symbols_after(step))
 
 
 @dataclass
@@ -55,10 +78,23 @@ class MergeNode:
     children: list = field(default_factory=list, repr=False)
 
     def leaves(self) -> list:
-        """The base symbols under this node, left to right."""
-        if self.left is None:
-            return [self.surface]
-        return self.left.leaves() + self.right.leaves()
+        """The base symbols under this node, left to right (no recursion: trees run deep)."""
+        out = []
+        todo = [self]
+        while todo:
+            node = todo.pop()
+            if node.left is None:
+                out.append(node.surface)
+            else:
+                todo += [node.right, node.left]
+        return out
+
+
+class _Ranks(dict):
+    """(left_id, right_id) -> (rank, new_id), asked also as ``get_pair(left, right)``."""
+
+    def get_pair(self, left, right):
+        return self.get((left, right))
 
 
 class MergeTable:
@@ -92,9 +128,17 @@ class MergeTable:
         self.source_format = source_format
         self.source = source
 
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self._ranks: _Ranks = _Ranks()
         self._creator: dict[int, int] = {}
+        vocab = self._vocab
         for rank, (a, b, new) in enumerate(self._merges):
+            for part in (a, b, new):
+                if part not in vocab or isinstance(part, bool):
+                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
+            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
+                raise BPEError(
+                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
+                )
             self._ranks.setdefault((a, b), (rank, new))
             self._creator.setdefault(new, rank)
         special_ids = set(self.special_tokens.values())
@@ -292,6 +336,11 @@ class MergeTable:
         """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
         return self._creator.get(token_id)
 
+    def pair_rank(self, left_id: int, right_id: int) -> int | None:
+        """The 0-based rank of the merge of these two tokens, or None if there is none."""
+        hit = self._ranks.get((left_id, right_id))
+        return hit[0] if hit is not None else None
+
     def merge_at(self, rank: int) -> tuple[int, int, int]:
         """``(left_id, right_id, new_id)`` of the merge with this rank."""
         return self._merges[rank]
@@ -306,16 +355,35 @@ class MergeTable:
         return visible(self._vocab[token_id], self.end_of_word)
 
     def merge_tree(self, token_id: int) -> MergeNode:
-        """How a token was built, down to base symbols (a tree of merges)."""
-        if token_id not in self._vocab:
-            raise BPEError(f"token id {token_id} is not in the vocabulary")
-        rank = self._creator.get(token_id)
-        if rank is None:
-            return MergeNode(token_id, self._vocab[token_id])
-        a, b, _ = self._merges[rank]
-        node = MergeNode(token_id, self._vocab[token_id], rank, self.merge_tree(a), self.merge_tree(b))
-        node.children = [node.left, node.right]
-        return node
+        """How a token was built, down to base symbols (a tree of merges).
+
+        Built without recursion: a token trained on a long word can sit thousands of merges
+        deep (each merge adding one symbol), deeper than Python's recursion limit.
+        """
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id not in self._vocab:
+            raise BPEError(f"token id {token_id!r} is not in the vocabulary")
+        built: dict[int, MergeNode] = {}
+        todo = [token_id]
+        while todo:
+            current = todo[-1]
+            if current in built:
+                todo.pop()
+                continue
+            rank = self._creator.get(current)
+            if rank is None:
+                built[current] = MergeNode(current, self._vocab[current])
+                todo.pop()
+                continue
+            a, b, _ = self._merges[rank]
+            missing = [t for t in (a, b) if t not in built]
+            if missing:
+                todo.extend(missing)
+                continue
+            node = MergeNode(current, self._vocab[current], rank, built[a], built[b])
+            node.children = [node.left, node.right]
+            built[current] = node
+            todo.pop()
+        return built[token_id]
 
     def search(self, query: str, limit: int = 200) -> list[int]:
         """Token ids whose readable text contains ``query`` (or whose id is ``query``).
@@ -374,7 +442,13 @@ class MergeTable:
         return ids
 
     def _bpe(self, ids: list[int]) -> list[int]:
-        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties."""
+        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties.
+
+        Short pieces use this plain loop (fastest there); long ones the O(n log n) heap of
+        :mod:`~bpe_tui.core.merging`, with the same result.
+        """
+        if len(ids) >= HEAP_FROM:
+            return merge_heap(ids, self._ranks.get_pair)
         ranks = self._ranks
         while len(ids) > 1:
             best_rank = None
@@ -417,30 +491,21 @@ class MergeTable:
         return self._merge_step_by_step(self._base_ids(word), p, rng)
 
     def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
-        """The rank-order merge loop, spelled out: optional dropout, optional trace.
+        """The rank-order merge loop with optional dropout and an optional trace.
 
-        With ``p`` > 0 each candidate pair is skipped with that probability on every round
-        (so a word may end up less merged); with ``steps`` a list, one TraceStep is appended
-        per merge applied.
+        With ``p`` > 0 each candidate merge is skipped with that probability (see
+        :mod:`~bpe_tui.core.merging` for the exact rule); with ``steps`` a list, one TraceStep
+        is appended per merge applied.
         """
-        ranks = self._ranks
-        vocab = self._vocab
-        while len(ids) > 1:
-            best = None
-            for i in range(len(ids) - 1):
-                hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is None or (p > 0 and rng.random() < p):
-                    continue
-                if best is None or hit[0] < best[0]:
-                    best = (hit[0], hit[1], i)
-            if best is None:
-                break
-            rank, new, i = best
-            pair = (ids[i], ids[i + 1])
-            ids[i : i + 2] = [new]
-            if steps is not None:
-                steps.append(TraceStep(rank, (vocab[pair[0]], vocab[pair[1]]), vocab[new], i, tuple(vocab.get(t, "?") for t in ids)))
-        return ids
+        log: list | None = [] if steps is not None else None
+        out = merge(ids, self._ranks.get_pair, 1, p, rng, log)
+        if steps is not None:
+            vocab = self._vocab
+            shared = _SurfaceLog(MergeLog(ids, log), vocab)
+            for k, (_, rank, new, position) in enumerate(log):
+                a, b, _ = self._merges[rank]
+                steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+        return out
 
     def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
         """Token ids of ``text``. Special tokens in the text encode to their own ids.
@@ -622,9 +687,10 @@ class MergeTable:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, path: str, format: str = "native", **options) -> None:
-        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.WRITERS``."""
+    def save(self, path, format: str = "native", overwrite: bool = True, **options) -> None:
+        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.writers()``.
+        ``overwrite=False`` refuses a target that exists at the moment of writing."""
         from .formats import save
 
-        save(self, path, format, **options)
+        save(self, path, format, overwrite=overwrite, **options)
 

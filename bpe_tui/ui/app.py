@@ -537,19 +537,14 @@ class ExplorerApp(App):
         self.push_screen(PathScreen("Open a corpus or a merge table", "", hint=hint), chosen)
 
     def open_path(self, path: str) -> None:
-        from ..core.formats import detect
-
+        """Open a table or a corpus; which one it is is found out in the Loader's worker."""
         path = os.path.expanduser(path)
         if not os.path.exists(path):
             self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
             return
-        try:
-            detect(path)
-        except BPEError:
-            config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
-            self.load_corpus([path], default_config(config))
-            return
-        self.load_table(path)
+        config = self.session.trainer.config if self.session is not None and self.session.trainer is not None else None
+        self._show_progress(f"opening {path}…", None)
+        self.loader.path(path, default_config(config))
 
     # -- compare
 

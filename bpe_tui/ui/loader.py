@@ -39,8 +39,33 @@ class Loader(Widget):
     DEFAULT_CSS = "Loader { display: none; }"
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def path(self, path: str, config: TrainerConfig) -> None:
+        """Open whatever ``path`` holds: a merge table if its format is recognised, else a corpus.
+
+        Telling the two apart reads the file, which can be slow (a big file, a network mount)
+        and is refused for what is not a regular file (a FIFO would block): so it happens
+        here, in the worker, never on the UI thread.
+        """
+        from ..core.formats import check_readable, detect
+
+        try:
+            check_readable(path)
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        try:
+            detect(path)
+        except BPEError:
+            self._corpus([path], config)
+            return
+        self._table(path)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         """Count the corpus and build a trainer; progress by bytes read."""
+        self._corpus(paths, config, errors, counts)
+
+    def _corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         worker = get_current_worker()
         last = [0.0]
 
@@ -70,6 +95,9 @@ class Loader(Widget):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def table(self, path: str) -> None:
         """Open a merge table in any readable format, to inspect it."""
+        self._table(path)
+
+    def _table(self, path: str) -> None:
         table = self._read_table(path)
         if table is not None:
             session = Session(table=table, source=path)

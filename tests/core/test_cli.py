@@ -65,7 +65,7 @@ def test_train_classic_gpt2_format_refused_but_native_works(capsys, tmp_path):
 def test_train_gpt2_format_writes_a_directory(capsys, tmp_path):
     code, _, _ = run(capsys, "train", str(CORPORA / "demo.txt"), "-o", str(tmp_path / "g"), "--format", "gpt2", "--merges", "50")
     assert code == 0
-    assert (tmp_path / "g" / "vocab.json").exists() and (tmp_path / "g" / "merges.txt").read_text().startswith("#version: 0.2\n")
+    assert (tmp_path / "g" / "vocab.json").exists() and (tmp_path / "g" / "merges.txt").read_text().startswith("#version: 0.2 ")
     assert bpe_tui.load(str(tmp_path / "g")).num_merges == 50
 
 

@@ -16,22 +16,42 @@ from ..errors import BPEError
 from ..table import MergeTable
 
 
+#: Longest excerpt of an offending value or line quoted in a message.
+SHOWN = 60
+
+
+def short(value, limit: int = SHOWN) -> str:
+    """``repr(value)`` cut to about ``limit`` characters (an offending line may be megabytes)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "...(" + f"{len(text):,} chars)"
+
+
 def fail(path: str, where: str | None, message: str) -> BPEError:
     """A one-line BPEError: ``path: where: message``."""
     text = f"{path}: {where}: {message}" if where else f"{path}: {message}"
     return BPEError(" ".join(text.split("\n")))
 
 
-def read_json_object(path: str, what: str = "a JSON object"):
-    """Parse a JSON file that must hold an object; one-line errors name the line and column."""
+def read_json_object(path: str, what: str = "a JSON object", data: bytes | None = None):
+    """Parse a JSON file that must hold an object; one-line errors name the line and column.
+
+    ``data`` is the file's bytes if the caller has read them already.
+    """
     import json
 
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(path, None, f"not valid UTF-8 at byte {exc.start}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise fail(path, None, f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise fail(path, None, "bad JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise fail(path, None, f"not {what} (expected a JSON object)")
     return data

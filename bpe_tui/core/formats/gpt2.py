@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import os
 
-from ..atomic import atomic_write_text
+from ..atomic import atomic_write_dir
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import build_table, read_json_object
+from ._shared import build_table, read_json_object, short
 
 NAME = "gpt2"
 
@@ -45,11 +45,17 @@ def read(path: str) -> MergeTable:
     for p in (vocab_path, merges_path):
         if not os.path.isfile(p):
             raise BPEError(f"{p}: missing (a GPT-2 table needs vocab.json and merges.txt side by side)")
-    raw_vocab = read_json_object(vocab_path, "a GPT-2 vocab.json mapping token -> id")
+    with open(vocab_path, "rb") as f:
+        vocab_bytes = f.read()
+    raw_vocab = read_json_object(vocab_path, "a GPT-2 vocab.json mapping token -> id", data=vocab_bytes)
     vocab: dict[int, bytes] = {}
     for token, i in raw_vocab.items():
-        if not isinstance(i, int):
-            raise BPEError(f"{vocab_path}: key {token!r}: id {i!r} is not an integer")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise BPEError(f"{vocab_path}: [{token!r}]: id {short(i)} is not an integer")
+        if i < 0:
+            raise BPEError(f"{vocab_path}: [{token!r}]: id {i} is negative")
+        if i in vocab:
+            raise BPEError(f"{vocab_path}: [{token!r}]: id {i} is also the id of another token")
         try:
             vocab[i] = gpt2_str_to_bytes(token)
         except KeyError:
@@ -59,34 +65,84 @@ def read(path: str) -> MergeTable:
         for lineno, line in enumerate(f, start=1):
             line = line.rstrip("\r\n")
             if lineno == 1 and line.startswith("#version"):
+                check_fingerprint(line, vocab_bytes, vocab_path, merges_path)
                 continue
             if not line.strip():
                 continue
             parts = line.split(" ")
             if len(parts) != 2:
-                raise BPEError(f"{merges_path}:{lineno}: expected 2 tokens separated by one space, found {len(parts)}")
+                raise BPEError(f"{merges_path}:{lineno}: expected 2 tokens separated by one space, found {len(parts)} in {short(line)}")
             try:
                 merges.append((gpt2_str_to_bytes(parts[0]), gpt2_str_to_bytes(parts[1]), f"line {lineno}"))
             except KeyError:
-                raise BPEError(f"{merges_path}:{lineno}: token outside GPT-2's byte alphabet in {line!r}") from None
+                raise BPEError(f"{merges_path}:{lineno}: token outside GPT-2's byte alphabet in {short(line)}") from None
     # Entries that are neither single bytes nor merge results (<|endoftext|>) are special tokens.
     results = {left + right for left, right, _ in merges}
     specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
-    return build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer="gpt2")
+    table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer="gpt2")
+    check_pair(table, vocab_path, merges_path)
+    return table
 
 
-def write(table: MergeTable, path: str) -> None:
-    """Write ``path/vocab.json`` and ``path/merges.txt`` (path is a directory, made if needed)."""
+def check_fingerprint(version_line: str, vocab_bytes: bytes, vocab_path: str, merges_path: str) -> None:
+    """A merges.txt we wrote names the vocab.json it was written with: refuse another one."""
+    _, key, value = version_line.partition(FINGERPRINT_KEY)
+    if key and value.split()[0:1] != [fingerprint(vocab_bytes)]:
+        raise BPEError(
+            f"{merges_path}: was written with a different vocab.json than {vocab_path} "
+            "(the two files do not belong together; write the table again)"
+        )
+
+
+def check_pair(table: MergeTable, vocab_path: str, merges_path: str) -> None:
+    """Refuse a vocab.json and merges.txt that do not belong together (cheap checks).
+
+    In every GPT-2-style pair we know, a token made by a merge gets its id in merge order
+    (GPT-2's own: 256 + rank). Ids that go backwards mean the merges came from another
+    table than the vocabulary.
+    """
+    last = -1
+    seen = set()
+    for rank, (_, _, new) in enumerate(table.merge_ids):
+        if new in seen:
+            continue
+        seen.add(new)
+        if new < last:
+            raise BPEError(
+                f"{merges_path}: merge {rank + 1} makes token id {new}, "
+                f"but an earlier merge made id {last}: {vocab_path} and {merges_path} do not belong together"
+            )
+        last = new
+
+
+def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
+    """Write ``path/vocab.json`` and ``path/merges.txt`` (path is a directory, made if needed).
+
+    The two files are replaced together (see :func:`~bpe_tui.core.atomic.atomic_write_dir`),
+    and the version line of merges.txt carries a fingerprint of vocab.json, so that a pair
+    mixed up later (one file copied over from another table) is refused on load.
+    """
     if table.units != "bytes":
         raise BPEError(f"{path}: the gpt2 format holds byte-level tables only; this table is chars (use native)")
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise BPEError(f"{path}: the gpt2 format writes a directory (vocab.json + merges.txt), and this is a file")
-    os.makedirs(path, exist_ok=True)
     vocab = {}
     for i, surface in sorted(table.vocab.items()):
         key = surface.decode("utf-8") if table.is_special(i) else bytes_to_gpt2_str(surface)
         vocab[key] = i
-    lines = ["#version: 0.2"]
+    vocab_bytes = (json.dumps(vocab, ensure_ascii=False) + "\n").encode("utf-8")
+    lines = [f"{VERSION_LINE} {FINGERPRINT_KEY}{fingerprint(vocab_bytes)}"]
     lines += [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in table.merges]
-    atomic_write_text(os.path.join(path, "vocab.json"), json.dumps(vocab, ensure_ascii=False) + "\n")
-    atomic_write_text(os.path.join(path, "merges.txt"), "\n".join(lines) + "\n")
+    merges_bytes = ("\n".join(lines) + "\n").encode("utf-8")
+    atomic_write_dir(path, {"vocab.json": vocab_bytes, "merges.txt": merges_bytes}, overwrite)
+
+
+#: The first line of merges.txt (readers such as Hugging Face's skip a line starting so).
+VERSION_LINE = "#version: 0.2"
+#: What follows it in files we write: a fingerprint of the vocab.json written with it.
+FINGERPRINT_KEY = "bpe-tui-vocab-sha256="
+
+
+def fingerprint(vocab_bytes: bytes) -> str:
+    """A short hash of vocab.json's bytes (16 hex digits of its SHA-256)."""
+    import hashlib
+
+    return hashlib.sha256(vocab_bytes).hexdigest()[:16]

@@ -324,9 +324,9 @@ def _sentencepiece_style(table: MergeTable) -> str | None:
     return None
 
 
-def write(table: MergeTable, path: str, legacy_merges: bool = False) -> None:
+def write(table: MergeTable, path: str, legacy_merges: bool = False, overwrite: bool = True) -> None:
     """Write ``table`` as a tokenizer.json; ``legacy_merges`` writes ``"a b"`` strings."""
-    atomic_write_text(path, dumps(table, legacy_merges=legacy_merges) + "\n")
+    atomic_write_text(path, dumps(table, legacy_merges=legacy_merges) + "\n", overwrite)
 
 
 def dumps(table: MergeTable, legacy_merges: bool = False) -> str:

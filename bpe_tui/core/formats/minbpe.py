@@ -125,7 +125,7 @@ def losses(table: MergeTable) -> list[str]:
     return out
 
 
-def write(table: MergeTable, path: str) -> None:
+def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     merges, specials, _ = _renumber(table)
     pattern = "" if table.pretokenizer == "regex:" + WHOLE_TEXT else pattern_text(table.pretokenizer)
     if "\n" in pattern:
@@ -133,4 +133,4 @@ def write(table: MergeTable, path: str) -> None:
     lines = [MAGIC, pattern, str(len(specials))]
     lines += [f"{s} {i}" for s, i in specials.items()]
     lines += [f"{a} {b}" for a, b in merges]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    atomic_write_text(path, "\n".join(lines) + "\n", overwrite)

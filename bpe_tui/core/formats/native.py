@@ -49,7 +49,7 @@ def _starts_with_brace(path: str) -> bool:
         return False
 
 
-def write(table: MergeTable, path: str) -> None:
+def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     bytes_mode = table.units == "bytes"
     specials = set(table.special_tokens.values())
 
@@ -71,7 +71,7 @@ def write(table: MergeTable, path: str) -> None:
         "merges": [[enc(vocab[a]), enc(vocab[b]), c] for (a, b, _), c in zip(table.merge_ids, counts)],
     }
     text = json.dumps(data, ensure_ascii=False, indent=1)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, text + "\n", overwrite)
 
 
 def read(path: str) -> MergeTable:

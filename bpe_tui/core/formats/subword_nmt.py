@@ -163,7 +163,7 @@ def losses(table: MergeTable) -> list[str]:
     return out
 
 
-def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.2") -> None:
+def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.2", overwrite: bool = True) -> None:
     """Write codes: version 0.2 (default) or 0.1; ``counts=True`` adds fastBPE's count column."""
     if table.units != "chars":
         raise BPEError(f"{path}: subword-nmt codes hold chars-mode tables only; this table is bytes")
@@ -185,4 +185,4 @@ def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.
         lines += [f"{a} {b} {c if c is not None else 0}" for a, b, c in merges]
     else:
         lines += [f"{a} {b}" for a, b, _ in merges]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    atomic_write_text(path, "\n".join(lines) + "\n", overwrite)

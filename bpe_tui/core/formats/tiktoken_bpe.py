@@ -35,6 +35,7 @@ import binascii
 import hashlib
 
 from ..atomic import atomic_write_text
+from ..merging import HEAP_FROM, merge_heap
 from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import fail, read_head
@@ -169,7 +170,18 @@ def rebuild_merges(by_rank: dict[int, bytes]) -> tuple[list[tuple[int, int, int]
 
 
 def _bpe(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
+    """tiktoken's merge loop over the ranks so far, stopping at two parts (O(n log n) for long
+    tokens: see :mod:`~bpe_tui.core.merging`)."""
+
     parts = [token[i : i + 1] for i in range(len(token))]
+    if len(parts) >= HEAP_FROM:
+
+        def pair_rank(left: bytes, right: bytes):
+            joined = left + right
+            rank = ranks.get(joined)
+            return None if rank is None else (rank, joined)
+
+        return merge_heap(parts, pair_rank, stop_at=2)
     while len(parts) > 2:
         best = None
         best_i = -1
@@ -199,7 +211,7 @@ def losses(table: MergeTable) -> list[str]:
     return out
 
 
-def write(table: MergeTable, path: str) -> None:
+def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     """Write ``base64 rank`` lines, ranks = our ids (checked to be a valid rank order)."""
     if table.units != "bytes":
         raise BPEError(f"{path}: a tiktoken file holds byte-level tables only; this table is chars")
@@ -224,4 +236,4 @@ def write(table: MergeTable, path: str) -> None:
         lines.append(f"{base64.b64encode(surface).decode('ascii')} {i}")
     if len([s for s in seen if len(s) == 1]) != 256:
         raise BPEError(f"{path}: a tiktoken file needs all 256 single bytes; this table has {len([s for s in seen if len(s) == 1])}")
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    atomic_write_text(path, "\n".join(lines) + "\n", overwrite)
