@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from .errors import BPEError
-from .pretokenize import resolve_pattern
+from .pretokenize import resolve_pattern, special_token_list
 
 PRESETS: dict[str, dict] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
@@ -50,6 +50,9 @@ class TrainerConfig:
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
     min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
+    max_token_length: never make a token longer than this many units (bytes or characters;
+                    None = no limit): a corpus of one long run of a character would otherwise
+                    grow tokens as long as the run (the explorer sets 32 by default)
     """
 
     preset: str = "gpt2"
@@ -62,6 +65,7 @@ class TrainerConfig:
     vocab_size: int | None = None
     merges: int | None = None
     min_frequency: int = 1
+    max_token_length: int | None = None
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -78,17 +82,15 @@ class TrainerConfig:
         self.pretokenizer = resolve_pattern(self.pretokenizer)[0] if not _is_named(self.pretokenizer) else self.pretokenizer
         if self.end_of_word == "":
             self.end_of_word = None
-        self.special_tokens = list(dict.fromkeys(self.special_tokens or []))
-        if any(not s for s in self.special_tokens):
-            raise BPEError("a special token cannot be empty")
+        self.special_tokens = special_token_list(self.special_tokens)
+        if self.end_of_word is not None and not isinstance(self.end_of_word, str):
+            raise BPEError(f"end_of_word must be text, not {self.end_of_word!r}")
         if self.vocab_size is not None and self.merges is not None:
             raise BPEError("give either vocab_size or merges, not both")
-        if self.vocab_size is not None and self.vocab_size < 1:
-            raise BPEError(f"vocab_size must be positive, not {self.vocab_size}")
-        if self.merges is not None and self.merges < 0:
-            raise BPEError(f"merges must be zero or more, not {self.merges}")
-        if self.min_frequency < 1:
-            self.min_frequency = 1
+        _whole_number("vocab_size", self.vocab_size, 1)
+        _whole_number("merges", self.merges, 0)
+        _whole_number("min_frequency", self.min_frequency, 1)
+        _whole_number("max_token_length", self.max_token_length, 1)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -107,6 +109,16 @@ class TrainerConfig:
         if self.lowercase:
             parts.append("lowercase")
         return " · ".join(parts)
+
+
+def _whole_number(name: str, value, least: int) -> None:
+    """``value`` must be None or a whole number >= ``least`` (not a bool, float, nan or inf)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BPEError(f"{name} must be a whole number, not {value!r}")
+    if value < least:
+        raise BPEError(f"{name} must be {least} or more, not {value}")
 
 
 def _is_named(pretokenizer: str) -> bool:

@@ -110,14 +110,13 @@ class WordCounter:
     def add(self, text: str, counts: Counter) -> Counter:
         if not self.block_mode:
             return count_lines(split_lines(text), self.pre, counts)
-        if self._lowercase:
-            text = text.lower()  # str.lower's only context rule (final sigma) stops at "\n"
+        lower = self._lowercase  # str.lower's only context rule (final sigma) stops at "\n"
         if self._special_split is None:
-            counts.update(self._words(text))
+            counts.update(self._words(text.lower() if lower else text))
         else:
-            for segment in self._special_split(text):
+            for segment in self._special_split(text):  # specials are cut before lowercasing
                 if segment:
-                    counts.update(self._words(segment))
+                    counts.update(self._words(segment.lower() if lower else segment))
         return counts
 
     def _words(self, text: str) -> list[str]:

@@ -89,6 +89,9 @@ def train_naive(word_counts: Mapping[str, int], config: TrainerConfig, num_merge
     merges = []
     for _ in range(num_merges):
         counts = count_pairs(words)
+        limit = getattr(config, "max_token_length", None)
+        if limit is not None:  # pairs that would make a token longer than the limit never merge
+            counts = {p: c for p, c in counts.items() if len(p[0]) + len(p[1]) <= limit}
         if not counts or max(counts.values()) < config.min_frequency:
             break
         pair = best_pair(counts, config.tie_break, hf_ids)

@@ -122,6 +122,92 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     return "regex:" + pattern, pattern
 
 
+def special_token_list(special_tokens) -> list[str]:
+    """Special tokens as a list of distinct non-empty strings (a lone str is one token)."""
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, str):
+        special_tokens = [special_tokens]  # not one special token per character
+    out = list(dict.fromkeys(special_tokens))
+    for token in out:
+        if not isinstance(token, str):
+            raise BPEError(f"special token {token!r} is not a string")
+        if not token:
+            raise BPEError("a special token cannot be empty")
+    return out
+
+
+class _Match:
+    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special."""
+
+    __slots__ = ("_start", "_text")
+
+    def __init__(self, start: int, text: str):
+        self._start = start
+        self._text = text
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._start + len(self._text)
+
+    def group(self) -> str:
+        return self._text
+
+
+class SpecialMatcher:
+    """Finds special tokens in text: leftmost first, the longest where several start there.
+
+    Each token is looked for with ``str.find`` (linear in the text however long the token:
+    CPython uses the two-way algorithm for long needles), and its next occurrence is
+    remembered until the scan passes it. A regex alternation of escaped literals gives the
+    same matches but crawls on a long token (100 KB of literal tried at every position).
+    """
+
+    def __init__(self, tokens: list[str]):
+        self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+        end = len(text) if endpos is None else endpos
+        tokens = self.tokens
+        nxt = [text.find(t, pos, end) for t in tokens]
+        while True:
+            best = -1
+            best_k = -1
+            for k, at in enumerate(nxt):
+                if at >= 0 and (best < 0 or at < best):  # strict: the longer token keeps a tie
+                    best, best_k = at, k
+            if best < 0:
+                return
+            token = tokens[best_k]
+            yield _Match(best, token)
+            pos = best + len(token)
+            for k, at in enumerate(nxt):
+                if 0 <= at < pos:
+                    nxt[k] = text.find(tokens[k], pos, end)
+
+    def split(self, text: str) -> list[str]:
+        """The text between special tokens (like ``re.split`` without groups)."""
+        out = []
+        pos = 0
+        for m in self.finditer(text):
+            out.append(text[pos : m.start()])
+            pos = m.end()
+        out.append(text[pos:])
+        return out
+
+
+def valid_text(text: str) -> str:
+    """``text`` with lone surrogates (which no UTF-8 can hold) replaced by U+FFFD, as tiktoken
+    does; text that came from bytes with ``surrogateescape`` holds them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 #: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
 #: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
 #: *segment*, the text between two special tokens:
@@ -150,13 +236,8 @@ class PreTokenizer:
         if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
-        self.special_tokens = list(dict.fromkeys(special_tokens or ()))
-        if self.special_tokens:
-            # Longest first, so that when one special is a prefix of another the longer wins.
-            ordered = sorted(self.special_tokens, key=len, reverse=True)
-            self._special_re = regex.compile("|".join(regex.escape(s) for s in ordered))
-        else:
-            self._special_re = None
+        self.special_tokens = special_token_list(special_tokens)
+        self._special_re = SpecialMatcher(self.special_tokens) if self.special_tokens else None
 
     def prefixed(self, segment: str, at_text_start: bool) -> str:
         """``segment`` (text between special tokens) with the prefix space, if the scheme
@@ -170,14 +251,12 @@ class PreTokenizer:
 
     def words(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
-        if self.lowercase:
-            text = text.lower()
         if self._special_re is None:
-            return self.pattern.findall(self.prefixed(text, True))
+            return self.pattern.findall(self.prefixed(text.lower() if self.lowercase else text, True))
         out: list[str] = []
-        for n, segment in enumerate(self._special_re.split(text)):
+        for n, segment in enumerate(self._special_re.split(text)):  # specials first, then lowercase
             if segment:
-                out.extend(self.pattern.findall(self.prefixed(segment, n == 0)))
+                out.extend(self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, n == 0)))
         return out
 
     def split(self, text: str) -> Iterator[tuple[bool, str]]:
@@ -205,15 +284,17 @@ class PreTokenizer:
         configured, with the prefix space if the scheme puts one there."""
         return self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, at_text_start))
 
-    def spans(self, text: str) -> Iterator[tuple[bool, int, int]]:
+    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
 
         The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
-        space are not applied, so the offsets refer to the text as given).
+        space are not applied, so the offsets refer to the text as given). ``special_text``,
+        of the same length, is where special tokens are looked for instead (the text before
+        lowercasing).
         """
         pos = 0
         if self._special_re is not None:
-            for m in self._special_re.finditer(text):
+            for m in self._special_re.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
                     yield False, w.start(), w.end()
                 yield True, m.start(), m.end()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .errors import BPEError
 from .merging import HEAP_FROM, MergeLog, merge, merge_heap
-from .pretokenize import PreTokenizer, ascii_findall
+from .pretokenize import PreTokenizer, ascii_findall, valid_text
 from .units import visible
 
 #: The id given to a character a chars-mode table has never seen.
@@ -88,6 +88,13 @@ class MergeNode:
             else:
                 todo += [node.right, node.left]
         return out
+
+
+def check_dropout(p) -> float:
+    """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise BPEError(f"dropout must be a probability between 0 and 1, not {p!r}")
+    return float(p)
 
 
 class _Ranks(dict):
@@ -171,6 +178,9 @@ class MergeTable:
         if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
             self._byte_ids = bytes(self._base[b] for b in range(256))
         self._ascii_findall = ascii_findall(self._pre.name)
+        # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
+        unk = self.config.get("unk_id")
+        self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
 
     # ------------------------------------------------------------------ building
 
@@ -513,8 +523,14 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
-        if dropout > 0:
-            return self._encode_dropout(text, dropout, seed)
+        if self.unk_id != UNK_ID:
+            return [self.unk_id if i == UNK_ID else i for i in self._encode(text, dropout, seed)]
+        return self._encode(text, dropout, seed)
+
+    def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
+        text = valid_text(text)
+        if dropout:
+            return self._encode_dropout(text, check_dropout(dropout), seed)
         # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
@@ -557,7 +573,8 @@ class MergeTable:
         out = []
         specials = self.special_tokens
         rng = random.Random(seed)
-        for is_special, piece in self._pre.split(text):
+        dropout = check_dropout(dropout)
+        for is_special, piece in self._pre.split(valid_text(text)):
             if is_special:
                 out.append((specials[piece], self._vocab[specials[piece]]))
             else:
@@ -583,6 +600,8 @@ class MergeTable:
         vocab = self._vocab
         parts = []
         for i in ids:
+            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
+                raise BPEError(f"token id {i!r} is not an integer")
             if i == UNK_ID:
                 parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
                 continue
@@ -616,24 +635,30 @@ class MergeTable:
         """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
         raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
         pending = ""
+        original = ""  # pending before lowercasing: special tokens are found there
         for chunk in chunks:
             if not chunk:
                 continue
-            pending += chunk.lower() if self.lowercase else chunk
-            spans = list(raw.spans(pending))
+            chunk = valid_text(chunk)
+            lowered = chunk.lower() if self.lowercase else chunk
+            pending += lowered
+            original += chunk if len(lowered) == len(chunk) else lowered
+            spans = list(raw.spans(pending, original))
             # Pieces before the last one are final: the regex decided each of them by looking
             # at characters that are already here. The last piece, and any tail that could be
             # the start of a special token, wait for more text.
             cut = spans[-1][1] if spans else len(pending)
-            cut = min(cut, len(pending) - raw.special_prefix_len(pending))
+            cut = min(cut, len(pending) - raw.special_prefix_len(original))
             ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
             if not ready:
                 continue
             keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-            pending = pending[keep:]
+            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
+            pending, original = pending[keep:], original[keep:]
             yield from ready
         if pending:
-            yield from raw.split(pending)
+            for sp, s, e in raw.spans(pending, original):
+                yield sp, (original if sp else pending)[s:e]
 
     def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
         """The pieces of a whole text with the prefix space added where the table's scheme
@@ -664,6 +689,7 @@ class MergeTable:
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
         steps: list[TraceStep] = []
+        word = valid_text(word)
         self._merge_step_by_step(self._base_ids(word.lower() if self.lowercase else word), steps=steps)
         return steps
 
@@ -675,6 +701,8 @@ class MergeTable:
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
         unknown = iter(u for u in units if u not in self._base)
         for i in ids:
+            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
+                raise BPEError(f"token id {i!r} is not an integer")
             if i == UNK_ID:
                 u = next(unknown)
                 yield i, bytes([u]) if isinstance(u, int) else u

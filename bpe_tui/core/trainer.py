@@ -191,6 +191,27 @@ def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int
     return words, counts
 
 
+def _check_text(words: list[str], config, name: str) -> None:
+    """Refuse what would train a table that cannot be written or read back: text with lone
+    surrogates (not Unicode), and an end-of-word marker that is a base symbol or occurs in
+    the corpus (it would decode as a space, or collide with a byte)."""
+    joined = "\n".join(words)
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BPEError(
+            f"{name}: the text holds a lone surrogate (U+{ord(joined[exc.start]):04X}), which is not valid "
+            "Unicode; decode input with errors='replace'"
+        ) from None
+    eow = config.end_of_word
+    if eow is None:
+        return
+    if config.units == "bytes" and len(eow.encode("utf-8")) == 1:
+        raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
+    if eow in joined:
+        raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
+
+
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
@@ -209,6 +230,7 @@ class Trainer:
         bytes_mode = cfg.units == "bytes"
 
         self._word_text, self._counts = _checked_counts(word_counts)
+        _check_text(self._word_text, cfg, name)
 
         # Base alphabet: 256 bytes, or the corpus's characters sorted by code point.
         eow = cfg.end_of_word
@@ -409,6 +431,8 @@ class Trainer:
         # Only first-seen keys move while a pair's count stays put (see _first_seen_key); under
         # the other rules an entry whose count is current is exactly the entry we would build.
         fixed_keys = self.config.tie_break != "first-seen"
+        limit = self.config.max_token_length
+        surfaces = self._surfaces
         while True:
             if front:
                 if heap and heap[0] < front[0]:
@@ -421,10 +445,12 @@ class Trainer:
                 return None
             pair = entry[-1]
             count = pc.get(pair, 0)
-            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
-                return entry
             if count == 0:
                 continue
+            if limit is not None and len(surfaces[ord(pair[0])]) + len(surfaces[ord(pair[1])]) > limit:
+                continue  # would make a token longer than max_token_length: never merged
+            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
+                return entry
             fresh = make(pair, count)
             if fresh == entry:
                 return entry

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core.corpus import count_text
+from bpe_tui.core.errors import BPEError
 from bpe_tui.core.educational import merge_word, train_naive
 
 RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
@@ -23,6 +24,8 @@ configs = st.sampled_from(
         dict(preset="gpt2", pretokenizer="whitespace"),
         dict(preset="classic", units="bytes"),
         dict(preset="gpt2", units="chars"),
+        dict(preset="classic", max_token_length=3),
+        dict(preset="gpt2", max_token_length=2),
     ]
 )
 settings.register_profile("bpe", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -175,18 +178,19 @@ def test_merge_event_carries_what_a_ui_needs():
     assert e.vocab_size == t.vocab_size
 
 
-def test_duplicate_surface_reuses_the_token_id():
-    # Merging the literal characters of "</w>" spells the end-of-word marker's surface:
-    # like Hugging Face and subword-nmt, the vocabulary keeps one entry per surface.
-    t = Trainer.from_counts({"</w>": 5}, TrainerConfig(preset="classic"))
+def test_end_of_word_marker_in_the_corpus_is_refused():
+    # A corpus that spells the marker would train a table that decodes it as a space.
+    with pytest.raises(BPEError, match="end-of-word marker"):
+        Trainer.from_counts({"</w>": 5}, TrainerConfig(preset="classic"))
+    with pytest.raises(BPEError, match="end-of-word marker"):
+        Trainer.from_counts({"ab": 5}, TrainerConfig(preset="gpt2", end_of_word="a"))
+
+
+def test_max_token_length_bounds_every_token():
+    t = Trainer.from_counts({"a" * 500: 3, "ab" * 40: 2}, TrainerConfig(preset="gpt2", max_token_length=4))
     events = list(t.run())
-    assert [e.new_token for e in events] == ["</", "</w", "</w>", "</w></w>"]
-    marker_id = t.base_surfaces().index("</w>")
-    assert events[2].new_id == marker_id
-    assert t.vocab_size == t.base_size + 3
-    assert t.pair_counts() == t.recount_pairs()
-    t.goto(0)
-    assert t.vocab_size == t.base_size and t.segmentation(0) == ["<", "/", "w", ">", "</w>"]
+    assert events and max(len(e.new_token) for e in events) == 4
+    assert "nothing left to merge" in t.stop_reason
 
 
 # Text made of "<", "/", "w", ">" can spell the end-of-word marker "</w>", so merges reuse an
@@ -197,7 +201,11 @@ marker_texts = st.lists(st.text(alphabet="</w>a ", min_size=1, max_size=10), min
 @pytest.mark.parametrize("rule", RULES)
 @given(text=marker_texts)
 def test_reused_token_ids_keep_merges_equal_to_naive(rule, text):
-    t = make(text, dict(preset="classic"), rule)
+    try:
+        t = make(text, dict(preset="classic"), rule)
+    except BPEError:
+        assert "</w>" in text  # the marker spelled in the corpus is refused
+        return
     if t is None:
         return
     expected = train_naive(count_text(text, t.config), t.config, 40)

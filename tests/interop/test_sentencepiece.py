@@ -89,3 +89,14 @@ def test_wire_reader():
     data = bytes([0x08, 0x96, 0x01, 0x12, 0x02]) + b"hi" + bytes([0x1D, 0, 0, 0x80, 0x3F])
     fields = [(f, w, v) for f, w, v, _ in parse_message(data)]
     assert fields == [(1, 0, 150), (2, 2, b"hi"), (3, 5, b"\x00\x00\x80\x3f")]
+
+
+def test_unknown_characters_encode_as_the_models_unk_id(sp_model):
+    path, sp, _ = sp_model
+    table = bpe_tui.load(path)
+    unk = sp.unk_id()
+    assert table.unk_id == unk
+    for text in ("the \u2603 cat", "a\u2603b", "\u2603"):
+        ids = table.encode(sp_normalize(text))
+        assert -1 not in ids and unk in ids
+        assert ids == sp.encode(text), text

@@ -215,6 +215,9 @@ def _read(path: str, data: bytes) -> MergeTable:
         notes.append("sentencepiece squeezes and strips whitespace (remove_extra_whitespaces); bpe-tui does not")
     if name not in ("identity", ""):
         notes.append(f"sentencepiece normalizes the text ({name}); bpe-tui does not")
+    unk = next((i for i, piece in enumerate(pieces) if piece[3] == UNKNOWN), None)
+    if unk is not None:
+        config["unk_id"] = unk  # unknown characters encode as this id, as sentencepiece does
     if trainer.get(35, 0):
         notes.append("byte_fallback: sentencepiece spells unknown characters as <0xNN> pieces; bpe-tui shows them as unknown")
     if unreachable:
