@@ -33,7 +33,7 @@ import base64
 import binascii
 import struct
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import regex
 
@@ -355,38 +355,99 @@ class SentencePieceNormalizer(Normalizer):
                 pos += 1
 
     def __call__(self, text: str, dummy_prefix: bool = True, escape: bool = False) -> str:
-        steps = [piece for piece, _ in self._steps(text.encode("utf-8"))]
-        squeeze = self.remove_extra_whitespaces
-        start = 0
-        if squeeze:  # pieces that are one space, at the start, are dropped
-            while start < len(steps) and steps[start] == " ":
-                start += 1
-        if start == len(steps):
-            return ""
-        # The dummy space goes in for any text left at this point, even one whose pieces all
-        # normalize to nothing ("\x7f"); the squeezing at the end may take it off again.
-        prefix = " " if self.add_dummy_prefix and not self.treat_whitespace_as_suffix else ""
-        out = [prefix]
-        is_prev_space = squeeze
-        for piece in steps[start:]:
-            if is_prev_space:
-                piece = piece.lstrip(" ")
-            if piece:
-                out.append(piece)
-                is_prev_space = piece.endswith(" ")
-            if not squeeze:
-                is_prev_space = False
-        normalized = "".join(out)
-        if squeeze:
-            normalized = normalized.rstrip(" ")
-        if self.add_dummy_prefix and self.treat_whitespace_as_suffix:
-            normalized += " "
+        normalized = "".join(self.stream([text]))
         if not dummy_prefix and self.add_dummy_prefix and normalized:
             normalized = normalized[:-1] if self.treat_whitespace_as_suffix else normalized[1:]
         return normalized.replace(" ", SPACE_MARK) if escape else normalized
 
+    def stream(self, chunks: Iterable[str]) -> Iterator[str]:
+        """Normalize a text given in chunks (say, a file's lines) as if it were one string.
+
+        Spaces that may turn out to be trailing are held back until more text shows they are
+        not; the dummy prefix goes in once, before the first text. (A charsmap rule is looked
+        for within a chunk: rules span a few characters, chunks are lines.)
+        """
+        squeeze = self.remove_extra_whitespaces
+        suffix = self.treat_whitespace_as_suffix
+        started = False
+        held = ""  # spaces not yet known to be followed by text (squeezing only)
+        is_prev_space = squeeze
+        for chunk in chunks:
+            for piece, _ in self._steps(chunk.encode("utf-8")):
+                if not started:
+                    if squeeze and piece == " ":
+                        continue  # leading spaces go
+                    started = True
+                    # The dummy space goes in for any text left here, even text whose pieces
+                    # all normalize to nothing ("\x7f"); squeezing may take it off again.
+                    if self.add_dummy_prefix and not suffix:
+                        if squeeze:
+                            held = " "
+                        else:
+                            yield " "
+                if is_prev_space:
+                    piece = piece.lstrip(" ")
+                if piece:
+                    is_prev_space = piece.endswith(" ")
+                    if squeeze:
+                        body = piece.rstrip(" ")
+                        if body:
+                            yield held + body
+                            held = ""
+                        held += piece[len(body) :]
+                    else:
+                        yield piece
+                if not squeeze:
+                    is_prev_space = False
+        if started and self.add_dummy_prefix and suffix:
+            yield " "
+
 
 # ---------------------------------------------------------------------- from tokenizer.json
+
+
+def from_spec(spec, where: str = "normalizer") -> Normalizer:
+    """The normalizer a table's ``config["normalizer"]`` describes: a tokenizer.json
+    normalizer object (see :func:`from_hf`), or bpe-tui's own ``{"type": "SentencePiece",
+    ...}`` for sentencepiece models (see :func:`sentencepiece_spec`)."""
+    if isinstance(spec, dict) and spec.get("type") == "SentencePiece":
+        raw = spec.get("precompiled_charsmap")
+        try:
+            charsmap = Charsmap(base64.b64decode(raw, validate=True)) if raw else None
+        except (binascii.Error, ValueError, TypeError):
+            raise BPEError(f"{where}.precompiled_charsmap: not valid base64") from None
+        user_defined = spec.get("user_defined") or []
+        if not isinstance(user_defined, list) or not all(isinstance(u, str) for u in user_defined):
+            raise BPEError(f"{where}.user_defined: expected a list of strings")
+        return SentencePieceNormalizer(
+            charsmap,
+            add_dummy_prefix=bool(spec.get("add_dummy_prefix", True)),
+            remove_extra_whitespaces=bool(spec.get("remove_extra_whitespaces", True)),
+            treat_whitespace_as_suffix=bool(spec.get("treat_whitespace_as_suffix", False)),
+            user_defined=user_defined,
+            name=str(spec.get("name") or "sentencepiece"),
+        )
+    return from_hf(spec, where)
+
+
+def sentencepiece_spec(
+    charsmap: bytes | None,
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    treat_whitespace_as_suffix: bool,
+    user_defined: Iterable[str],
+    name: str,
+) -> dict:
+    """The JSON-ready spec of a :class:`SentencePieceNormalizer` (kept in a table's config)."""
+    return {
+        "type": "SentencePiece",
+        "name": name,
+        "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii") if charsmap else None,
+        "add_dummy_prefix": add_dummy_prefix,
+        "remove_extra_whitespaces": remove_extra_whitespaces,
+        "treat_whitespace_as_suffix": treat_whitespace_as_suffix,
+        "user_defined": list(user_defined),
+    }
 
 
 def from_hf(spec, where: str = "normalizer") -> Normalizer:

@@ -12,7 +12,7 @@ Patterns use the ``regex`` package, which understands Unicode classes such as ``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import regex
 
@@ -227,17 +227,40 @@ class PreTokenizer:
 
     ``prefix_space`` (one of :data:`PREFIX_SCHEMES`) adds a space in front of segments, as
     sentencepiece-style tokenizers do; tables read from those formats set it.
+
+    Text can be normalized first (see :mod:`~bpe_tui.core.normalize`), at one of two moments,
+    as the libraries do: ``normalizer`` rewrites each segment between special tokens (Hugging
+    Face: added tokens are matched in the raw text), ``text_normalizer`` the whole text before
+    special tokens are looked for (sentencepiece: its normalizer keeps user-defined pieces
+    whole). ``lowercase`` lowercases segments, before ``normalizer``.
     """
 
-    def __init__(self, pretokenizer: str = "gpt2", special_tokens=(), lowercase: bool = False, prefix_space: str | None = None):
+    def __init__(
+        self,
+        pretokenizer: str = "gpt2",
+        special_tokens=(),
+        lowercase: bool = False,
+        prefix_space: str | None = None,
+        normalizer: Callable[[str], str] | None = None,
+        text_normalizer: Callable[[str], str] | None = None,
+    ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = regex.compile(self.pattern_text)
         self.lowercase = lowercase
+        self.normalizer = normalizer
+        self.text_normalizer = text_normalizer
         if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
         self._special_re = SpecialMatcher(self.special_tokens) if self.special_tokens else None
+
+    def normalize(self, segment: str) -> str:
+        """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
+        and normalized as configured."""
+        if self.lowercase:
+            segment = segment.lower()
+        return self.normalizer(segment) if self.normalizer is not None else segment
 
     def prefixed(self, segment: str, at_text_start: bool) -> str:
         """``segment`` (text between special tokens) with the prefix space, if the scheme
@@ -251,19 +274,24 @@ class PreTokenizer:
 
     def words(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
+        if self.text_normalizer is not None:
+            text = self.text_normalizer(text)
         if self._special_re is None:
-            return self.pattern.findall(self.prefixed(text.lower() if self.lowercase else text, True))
+            return self.pattern.findall(self.prefixed(self.normalize(text), True))
         out: list[str] = []
         for n, segment in enumerate(self._special_re.split(text)):  # specials first, then lowercase
             if segment:
-                out.extend(self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, n == 0)))
+                out.extend(self.pattern.findall(self.prefixed(self.normalize(segment), n == 0)))
         return out
 
-    def split(self, text: str) -> Iterator[tuple[bool, str]]:
+    def split(self, text: str, text_normalized: bool = False) -> Iterator[tuple[bool, str]]:
         """Yield ``(is_special, piece)`` in order: special tokens whole, other text as pre-tokens.
 
         Lowercasing (if configured) applies to ordinary text, never to special tokens.
+        ``text_normalized``: the whole-text normalizer has already run over ``text``.
         """
+        if self.text_normalizer is not None and not text_normalized:
+            text = self.text_normalizer(text)
         if self._special_re is None:
             for word in self._segment_words(text, True):
                 yield False, word
@@ -280,9 +308,9 @@ class PreTokenizer:
                 yield False, word
 
     def _segment_words(self, segment: str, at_text_start: bool) -> list[str]:
-        """The pre-tokens of one segment (text between special tokens): lowercased if
+        """The pre-tokens of one segment (text between special tokens): normalized as
         configured, with the prefix space if the scheme puts one there."""
-        return self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, at_text_start))
+        return self.pattern.findall(self.prefixed(self.normalize(segment), at_text_start))
 
     def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.

@@ -175,3 +175,12 @@ def test_truncated_charsmap_is_refused(trained):
     blob = trained[True].blob
     with pytest.raises(BPEError, match="trie size"):
         Charsmap(blob[:100])
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(ALPHABET, max_size=40))
+def test_streamed_by_lines_equals_whole(trained, text):
+    """Normalizing a text line by line (as encode_iterable reads files) gives the same text."""
+    for ours, _, _ in trained.values():
+        lines = text.splitlines(keepends=True)
+        assert "".join(ours.stream(lines)) == ours(text)

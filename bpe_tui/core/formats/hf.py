@@ -49,6 +49,7 @@ import re
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
+from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
 from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object
@@ -106,21 +107,28 @@ def read(path: str) -> MergeTable:
     replaces_space = any(
         p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " " for p in norm_parts
     )
-    lowercase = any(p.get("type") == "Lowercase" for p in norm_parts)
-    for p in norm_parts:
-        if p.get("type") not in ("Lowercase", "Replace", "Prepend", "Sequence"):
-            notes.append(f"normalizer {p.get('type')} is not applied by bpe-tui")
-    if model.get("ignore_merges"):
-        notes.append("ignore_merges is set: HF keeps words found whole in the vocabulary; bpe-tui always applies merges")
-    if model.get("byte_fallback"):
-        notes.append("byte_fallback: HF spells unknown characters as <0xNN> tokens; bpe-tui shows them as unknown")
+    lowercase = False  # HF's Lowercase is kept in the normalizer (it differs from str.lower on Σ)
+    for flag in ("dropout",):
+        if model.get(flag):
+            notes.append(f"model.{flag} = {model[flag]!r}: HF samples segmentations by default; bpe-tui encodes without dropout unless asked")
+    truncation = data.get("truncation")
+    if isinstance(truncation, dict) and truncation.get("max_length"):
+        notes.append(f"truncation max_length {truncation['max_length']}: HF cuts encodings there when truncation is on; bpe-tui does not")
+    post = data.get("post_processor")
+    if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
+        notes.append(f"post_processor {post.get('type')}: HF adds tokens such as <s> around the text when asked to add special tokens; bpe-tui's encode gives the text's own tokens")
 
     eow = model.get("end_of_word_suffix") or None
     config: dict = {"notes": notes}
+    if model.get("ignore_merges"):
+        config["ignore_merges"] = True  # a pre-token that is a token is emitted whole
     space_char = None
     if byte_level:
         units = "bytes"
         pretokenizer = _byte_level_pretokenizer(path, pre, parts, notes)
+        level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
+        if level is not None and level.get("add_prefix_space"):
+            config["prepend_scheme"] = "always"  # a space before each segment not starting with one
     elif metaspace is not None or replaces_space:
         units = "chars"
         space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or SPACE_MARK
@@ -141,6 +149,22 @@ def read(path: str) -> MergeTable:
         units = "chars"
         pretokenizer = _chars_pretokenizer(path, pre, parts, notes)
 
+    # The normalizer, less what the pre-tokenizer settings above already do (a Replace of
+    # spaces with the space mark, a Prepend of it): applied as HF applies it.
+    rest = [
+        p for p in norm_parts
+        if not (space_char and p.get("type") == "Prepend")
+        and not (space_char and p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " ")
+    ]
+    if rest:
+        spec = rest[0] if len(rest) == 1 else {"type": "Sequence", "normalizers": rest}
+        try:
+            from_hf(spec)
+        except BPEError as exc:
+            raise fail(path, None, str(exc)) from None
+        config["normalizer"] = spec
+        notes.append("normalizer applied: " + from_hf(spec).name)
+
     def token(raw, where):
         if not isinstance(raw, str):
             raise fail(path, where, f"token {raw!r} is not a string")
@@ -160,6 +184,9 @@ def read(path: str) -> MergeTable:
             raise fail(path, where, f"id {i} is used twice")
         surface = token(raw, where)
         vocab[i] = surface if surface is not None else raw.encode("utf-8")
+
+    if units == "chars":
+        _unknown_handling(path, model, vocab_json, space_char, config, notes)
 
     specials: dict[str, int] = {}
     added = data.get("added_tokens") or []
@@ -200,6 +227,23 @@ def read(path: str) -> MergeTable:
         path, units, vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer,
         lowercase=lowercase, config=config,
     )
+
+
+def _unknown_handling(path: str, model: dict, vocab_json: dict, space_char, config: dict, notes: list[str]) -> None:
+    """What a chars-mode model does with a character it does not know: byte_fallback spells
+    it as ``<0xNN>`` tokens, else ``unk_token`` stands for it (runs fused with ``fuse_unk``)."""
+    if model.get("byte_fallback"):
+        config["byte_fallback"] = True
+    unk = model.get("unk_token")
+    if unk is not None:
+        if not isinstance(unk, str):
+            raise fail(path, "model.unk_token", f"expected a string, not {unk!r}")
+        if unk in vocab_json:
+            config["unk_id"] = vocab_json[unk]
+        else:
+            notes.append(f"model.unk_token {unk!r} is not in the vocabulary: unknown characters stay unknown")
+    if model.get("fuse_unk"):
+        config["fuse_unk"] = True
 
 
 def _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config) -> MergeTable:
@@ -263,8 +307,6 @@ def _byte_level_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]
         raise fail(path, "pre_tokenizer", f"{', '.join(others)} with ByteLevel is not supported")
     if len(splits) > 1:
         raise fail(path, "pre_tokenizer", "more than one Split is not supported")
-    if level is not None and level.get("add_prefix_space"):
-        notes.append("ByteLevel add_prefix_space: HF adds a space before the text; bpe-tui's encoder does not")
     if splits:
         if level is not None and level.get("use_regex", True):
             notes.append("ByteLevel use_regex after a Split: read as the Split's regex alone")

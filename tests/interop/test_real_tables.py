@@ -1,11 +1,19 @@
-"""The rank files people use, from ../shared/tables, opened with no hints: the same ids as
-tiktoken with the regex and special tokens their publishers ship (OpenAI's from tiktoken's own
-registry, Meta's Llama 3 and OpenAI Whisper's as their code defines them)."""
+"""The merge tables people use, from ../shared/tables, opened with no hints: the same ids as
+their own library on a varied text set (tests/parity_texts.py: prose in 20 scripts, code,
+whitespace runs, numbers, emoji, special tokens, tinyshakespeare lines).
+
+* rank files: tiktoken with the regex and special tokens their publishers ship (OpenAI's from
+  tiktoken's own registry, Meta's Llama 3 and OpenAI Whisper's as their code defines them);
+* tokenizer.json files: tokenizers, loading the same file (no truncation, no added <s>);
+* sentencepiece models: sentencepiece, loading the same file.
+"""
 
 from __future__ import annotations
 
 import pytest
+import sentencepiece as spm
 import tiktoken
+import tokenizers
 import tiktoken_ext.openai_public as openai_public
 from tiktoken.load import load_tiktoken_bpe
 
@@ -127,3 +135,43 @@ def test_llama3_merges_through_higher_ranked_parts(loaded):
     cut = table.truncated(table.rank_of(new) + 1)  # cutting there drops the merge: its parts come later
     assert new not in cut.vocab
     assert len(cut.merges) == cut.num_merges  # every kept merge still names tokens that exist
+
+
+HF_FILES = ["mistral-hf-v3/tokenizer.json", "roberta-bne/tokenizer.json", "gpt-neox20b/20B_tokenizer.json"]
+
+
+@pytest.mark.parametrize("name", HF_FILES)
+def test_same_ids_as_tokenizers(name):
+    path = need(TABLES / name)
+    tok = tokenizers.Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+    table = bpe_tui.load(str(path))
+    added = [t.content for t in tok.get_added_tokens_decoder().values()]
+    sample = texts(added[:4])
+    mismatches = [t for t in sample if table.encode(t) != tok.encode(t, add_special_tokens=False).ids]
+    assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
+    for t in sample:
+        ids = table.encode(t)
+        assert table.decode(ids) == tok.decode(ids, skip_special_tokens=False), t
+
+
+def test_hf_notes_name_what_is_applied():
+    neox = bpe_tui.load(str(need(TABLES / "gpt-neox20b/20B_tokenizer.json")))
+    assert "normalizer applied: NFC" in neox.config["notes"]
+    mistral = bpe_tui.load(str(need(TABLES / "mistral-hf-v3/tokenizer.json")))
+    assert mistral.config["byte_fallback"] and mistral.config["fuse_unk"]
+    assert any("post_processor" in n for n in mistral.config["notes"])
+    roberta = bpe_tui.load(str(need(TABLES / "roberta-bne/tokenizer.json")))
+    assert roberta.prefix_space == "always"
+
+
+def test_same_ids_as_sentencepiece_llama2():
+    path = need(TABLES / "llama2-sp/tokenizer.model")
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    table = bpe_tui.load(str(path))
+    sample = texts() + ["  leading spaces", "\ttab", "\n\nnewlines", " <s> </s> literal control text"]
+    mismatches = [t for t in sample if table.encode(t) != sp.encode(t)]
+    assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
+    for t in sample:
+        assert table.decode(sp.encode(t)) == sp.decode(sp.encode(t)), t
