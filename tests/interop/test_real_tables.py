@@ -175,3 +175,60 @@ def test_same_ids_as_sentencepiece_llama2():
     assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
     for t in sample:
         assert table.decode(sp.encode(t)) == sp.decode(sp.encode(t)), t
+
+
+QWEN2_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+
+def _qwen2_reference(directory):
+    """Qwen2's fast tokenizer as transformers builds it from these files (Qwen2Converter):
+    NFC, its regex split, byte-level BPE, the added tokens."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    tok = Tokenizer(models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt")))
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(QWEN2_REGEX), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    import json
+
+    added = json.loads((directory / "added_tokens.json").read_text())
+    tok.add_special_tokens([AddedToken(t, normalized=False, special=True) for t, _ in sorted(added.items(), key=lambda kv: kv[1])])
+    assert all(tok.token_to_id(t) == i for t, i in added.items())
+    return tok
+
+
+def test_qwen2_folder_same_ids_as_its_fast_tokenizer():
+    directory = need(TABLES / "qwen2")
+    tok = _qwen2_reference(directory)
+    table = bpe_tui.load(str(directory))
+    assert table.special_tokens == {"<|endoftext|>": 151643, "<|im_start|>": 151644, "<|im_end|>": 151645}
+    sample = texts(list(table.special_tokens)) + ["1234567 digits one by one", "e\u0301 combining (NFC)"]
+    mismatches = [t for t in sample if table.encode(t) != tok.encode(t, add_special_tokens=False).ids]
+    assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
+    assert any("Qwen2Tokenizer" in n for n in table.config["notes"])
+
+
+def test_openai_gpt2_files_same_ids_as_tiktoken(monkeypatch):
+    """OpenAI's own encoder.json + vocab.bpe: the folder, or either file, is GPT-2 (not
+    subword-nmt codes), with tiktoken's gpt2 encoding's ids."""
+    directory = need(TABLES / "gpt2-openai")
+    monkeypatch.setattr(
+        openai_public, "data_gym_to_mergeable_bpe_ranks",
+        lambda vocab_bpe_file, encoder_json_file, vocab_bpe_hash=None, encoder_json_hash=None: __import__(
+            "tiktoken.load", fromlist=["x"]).data_gym_to_mergeable_bpe_ranks(str(directory / "vocab.bpe"), str(directory / "encoder.json")),
+    )
+    enc = tiktoken.Encoding(**openai_public.gpt2())
+    for path in (directory, directory / "vocab.bpe", directory / "encoder.json"):
+        table = bpe_tui.load(str(path))
+        assert table.source_format == "gpt2" and table.num_merges == 50000
+    sample = texts(["<|endoftext|>"])
+    mismatches = [t for t in sample if table.encode(t) != enc.encode(t, allowed_special="all")]
+    assert not mismatches, f"{len(mismatches)} of {len(sample)} differ, first: {mismatches[0]!r}"
+
+
+def test_folder_with_tokenizer_json_reads_it():
+    table = bpe_tui.load(str(need(TABLES / "roberta-bne")))
+    assert table.source_format == "hf" and table.prefix_space == "always"

@@ -44,6 +44,7 @@ way they came in: a Metaspace pre-tokenizer and decoder with their ``prepend_sch
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from ..atomic import atomic_write_text
@@ -66,8 +67,16 @@ METASPACE_PATTERN = r" ?[^ ]+| "
 WHOLE_TEXT = r"(?s).+"
 
 
+def locate(path: str) -> str:
+    """The tokenizer.json of a path: the file itself, or the one in a directory (a folder
+    that transformers saved with a fast tokenizer holds one; it says more than the rest)."""
+    if os.path.isdir(path) and os.path.isfile(os.path.join(path, "tokenizer.json")):
+        return os.path.join(path, "tokenizer.json")
+    return path
+
+
 def sniff(path: str) -> bool:
-    head = read_head(path, 1 << 16)
+    head = read_head(locate(path), 1 << 16)
     if not head.lstrip().startswith(b"{"):
         return False
     # (GPT-2's vocab.json holds a token "model" too, with a number after it, not an object)
@@ -78,6 +87,7 @@ def sniff(path: str) -> bool:
 
 
 def read(path: str) -> MergeTable:
+    path = locate(path)
     data = read_json_object(path, "a tokenizer.json")
     model = data.get("model")
     if not isinstance(model, dict):
