@@ -109,7 +109,11 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     """Return ``(name, pattern)`` for a named pre-tokenizer or a custom regex.
 
     A custom regex may be given bare or as ``regex:PATTERN``; its name is ``regex:PATTERN``.
+    A pipeline of split steps (see :class:`SplitPipeline`) is ``pipeline:JSON``.
     """
+    if name_or_regex.startswith(PIPELINE):
+        SplitPipeline.from_json(name_or_regex[len(PIPELINE) :])  # checks it
+        return name_or_regex, name_or_regex[len(PIPELINE) :]
     if name_or_regex in NAMED_PATTERNS:
         return name_or_regex, NAMED_PATTERNS[name_or_regex]
     pattern = name_or_regex[6:] if name_or_regex.startswith("regex:") else name_or_regex
@@ -120,6 +124,140 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     if compiled.fullmatch(""):
         raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string")
     return "regex:" + pattern, pattern
+
+
+#: The name prefix of a pipeline pre-tokenizer: ``pipeline:`` + a JSON list of steps.
+PIPELINE = "pipeline:"
+
+#: How a split step treats the pieces its pattern matches (Hugging Face's
+#: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
+#:
+#: * ``Removed``             matches are dropped
+#: * ``Isolated``            each match is a piece of its own
+#: * ``MergedWithPrevious``  a match joins the piece before it
+#: * ``MergedWithNext``      a match joins the piece after it
+#: * ``Contiguous``          adjacent matches become one piece
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+class _Span:
+    """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
+
+    __slots__ = ("_text", "_start", "_end")
+
+    def __init__(self, text: str, start: int, end: int):
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text[self._start : self._end]
+
+
+class SplitPipeline:
+    """Pre-tokenization as a sequence of split steps, as Hugging Face composes its
+    pre-tokenizers (``Sequence`` of ``Split``, ``Digits``, ``Metaspace``, ...).
+
+    Each step is ``{"pattern": REGEX, "behavior": one of BEHAVIORS, "invert": bool}`` and cuts
+    every piece the previous steps made: the pattern's matches and the gaps between them
+    become parts (``invert`` swaps which is which), the behavior decides what happens to the
+    matches, and empty parts are dropped. It answers ``findall`` and ``finditer`` like a
+    compiled regex, so the rest of the code cannot tell the two apart.
+    """
+
+    def __init__(self, steps: list[dict]):
+        self.steps = []
+        for n, step in enumerate(steps):
+            where = f"pre-tokenizer step {n + 1}"
+            if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
+                raise BPEError(f"{where}: expected an object with a 'pattern' string")
+            behavior = step.get("behavior", "Isolated")
+            if behavior not in BEHAVIORS:
+                raise BPEError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
+            try:
+                compiled = regex.compile(step["pattern"])
+            except regex.error as exc:
+                raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
+            self.steps.append((compiled, behavior, bool(step.get("invert"))))
+
+    @classmethod
+    def from_json(cls, text: str) -> "SplitPipeline":
+        import json
+
+        try:
+            steps = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BPEError(f"pipeline pre-tokenizer: bad JSON ({exc.msg})") from None
+        if not isinstance(steps, list):
+            raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
+        return cls(steps)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+        spans = [(pos, len(text) if endpos is None else endpos)]
+        for compiled, behavior, invert in self.steps:
+            spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
+        return (_Span(text, start, end) for start, end in spans)
+
+    def findall(self, text: str) -> list[str]:
+        return [text[m.start() : m.end()] for m in self.finditer(text)]
+
+
+def _split(text: str, start: int, end: int, compiled, behavior: str, invert: bool) -> list[tuple[int, int]]:
+    """One split step over ``text[start:end]``: the parts, as Hugging Face's
+    ``NormalizedString::split`` makes them."""
+    parts: list[list] = []  # [start, end, is_match]
+    prev = start
+    for m in compiled.finditer(text, start, end):
+        if m.start() > prev:
+            parts.append([prev, m.start(), invert])
+        parts.append([m.start(), m.end(), not invert])
+        prev = m.end()
+    if prev < end:
+        parts.append([prev, end, invert])
+    if behavior == "Removed":
+        out = [p for p in parts if not p[2]]
+    elif behavior == "Isolated":
+        out = parts
+    elif behavior == "Contiguous":
+        out = []
+        last = None
+        for p in parts:
+            if out and p[2] == last:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            last = p[2]
+    elif behavior == "MergedWithPrevious":
+        out = []
+        previous_match = False
+        for p in parts:
+            if p[2] and not previous_match and out:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+    else:  # MergedWithNext
+        out = []
+        previous_match = False
+        for p in reversed(parts):
+            if p[2] and not previous_match and out:
+                out[-1][0] = p[0]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+        out.reverse()
+    return [(a, b) for a, b, _ in out if b > a]
+
+
+def compile_pretokenizer(name: str, pattern_text: str):
+    """What splits text for a pre-tokenizer: a compiled regex, or a :class:`SplitPipeline`."""
+    if name.startswith(PIPELINE):
+        return SplitPipeline.from_json(pattern_text)
+    return regex.compile(pattern_text)
 
 
 def special_token_list(special_tokens) -> list[str]:
@@ -245,7 +383,7 @@ class PreTokenizer:
         text_normalizer: Callable[[str], str] | None = None,
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
-        self.pattern = regex.compile(self.pattern_text)
+        self.pattern = compile_pretokenizer(self.name, self.pattern_text)
         self.lowercase = lowercase
         self.normalizer = normalizer
         self.text_normalizer = text_normalizer

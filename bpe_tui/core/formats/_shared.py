@@ -160,7 +160,10 @@ EQUIVALENT_PATTERNS = {
 
 
 def pattern_text(pretokenizer: str) -> str:
-    """The regex behind one of our pre-tokenizer names."""
-    from ..pretokenize import resolve_pattern
+    """The regex behind one of our pre-tokenizer names (a pipeline has none: BPEError)."""
+    from ..pretokenize import PIPELINE, resolve_pattern
+
+    if pretokenizer.startswith(PIPELINE):
+        raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
 
     return resolve_pattern(pretokenizer)[1]

@@ -53,6 +53,7 @@ from ..table import MergeTable
 from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
+from ..pretokenize import PIPELINE
 from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object
 
 NAME = "hf"
@@ -135,15 +136,14 @@ def read(path: str) -> MergeTable:
     space_char = None
     if byte_level:
         units = "bytes"
-        pretokenizer = _byte_level_pretokenizer(path, pre, parts, notes)
+        pretokenizer = _pretokenizer(path, parts)
         level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
         if level is not None and level.get("add_prefix_space"):
             config["prepend_scheme"] = "always"  # a space before each segment not starting with one
     elif metaspace is not None or replaces_space:
         units = "chars"
         space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or SPACE_MARK
-        split = metaspace.get("split", True) if metaspace is not None else False
-        pretokenizer = "regex:" + (METASPACE_PATTERN if split else WHOLE_TEXT)
+        pretokenizer = _pretokenizer(path, parts)
         if metaspace is not None:
             scheme = metaspace.get("prepend_scheme")
             if scheme is None:  # tokenizers before 0.14
@@ -157,7 +157,7 @@ def read(path: str) -> MergeTable:
             config["prepend_scheme"] = scheme
     else:
         units = "chars"
-        pretokenizer = _chars_pretokenizer(path, pre, parts, notes)
+        pretokenizer = _pretokenizer(path, parts)
 
     # The normalizer, less what the pre-tokenizer settings above already do (a Replace of
     # spaces with the space mark, a Prepend of it): applied as HF applies it.
@@ -292,53 +292,87 @@ def _flatten(node) -> list[dict]:
     return [node]
 
 
-def _split_pattern(path: str, step: dict, notes: list[str]) -> str:
-    pattern = step.get("pattern") or {}
-    if "Regex" in pattern:
-        regex_text = pattern["Regex"]
-    elif "String" in pattern:
-        import regex
-
-        regex_text = regex.escape(pattern["String"])
-    else:
-        raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
-    behavior = step.get("behavior", "Isolated")
-    invert = bool(step.get("invert"))
-    if not ((behavior == "Isolated" and not invert) or (behavior == "Removed" and invert)):
-        notes.append(f"Split behavior {behavior} (invert={invert}) is read as 'keep the matches'")
-    return pattern_name(regex_text)
+#: Hugging Face's Punctuation: Unicode punctuation, and every ASCII punctuation character
+#: (Rust's ``is_ascii_punctuation`` also counts symbols such as ``$ + < = > ^ ` | ~``).
+HF_PUNCTUATION = r"[\p{P}!-/:-@\[-`{-~]"
 
 
-def _byte_level_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
-    splits = [p for p in parts if p.get("type") == "Split"]
-    level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
-    others = [p.get("type") for p in parts if p.get("type") not in ("Split", "ByteLevel")]
-    if others:
-        raise fail(path, "pre_tokenizer", f"{', '.join(others)} with ByteLevel is not supported")
-    if len(splits) > 1:
-        raise fail(path, "pre_tokenizer", "more than one Split is not supported")
-    if splits:
-        if level is not None and level.get("use_regex", True):
-            notes.append("ByteLevel use_regex after a Split: read as the Split's regex alone")
-        return _split_pattern(path, splits[0], notes)
-    if level is not None and level.get("use_regex", True):
-        return "gpt2"
-    return "regex:" + WHOLE_TEXT
+def _steps(path: str, parts: list[dict]) -> list[dict]:
+    """The split steps (see pretokenize.SplitPipeline) of a tokenizer.json pre-tokenizer.
+
+    ``ByteLevel`` contributes GPT-2's regex when ``use_regex`` is on, ``Metaspace`` a split
+    before each space (spaces are spaces here, not ``▁``); their prefix spaces are the
+    table's prefix scheme. A type with no exact equivalent is refused by name.
+    """
+    import regex
+
+    steps: list[dict] = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "Split":
+            pattern = p.get("pattern") or {}
+            if isinstance(pattern.get("Regex"), str):
+                text = pattern["Regex"]
+            elif isinstance(pattern.get("String"), str):
+                text = regex.escape(pattern["String"])
+            else:
+                raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
+            steps.append({"pattern": text, "behavior": p.get("behavior", "Isolated"), "invert": bool(p.get("invert"))})
+        elif kind == "ByteLevel":
+            if p.get("use_regex", True):
+                steps.append({"pattern": pattern_text("gpt2"), "behavior": "Removed", "invert": True})
+        elif kind == "Digits":
+            steps.append({"pattern": r"\p{N}" if p.get("individual_digits") else r"\p{N}+", "behavior": "Isolated"})
+        elif kind == "Whitespace":
+            steps.append({"pattern": HF_WHITESPACE, "behavior": "Removed", "invert": True})
+        elif kind == "WhitespaceSplit":
+            steps.append({"pattern": r"\S+", "behavior": "Removed", "invert": True})
+        elif kind == "Punctuation":
+            steps.append({"pattern": HF_PUNCTUATION, "behavior": p.get("behavior", "Isolated")})
+        elif kind == "BertPreTokenizer":
+            steps += [{"pattern": r"\s+", "behavior": "Removed"}, {"pattern": HF_PUNCTUATION, "behavior": "Isolated"}]
+        elif kind == "CharDelimiterSplit" and isinstance(p.get("delimiter"), str):
+            steps.append({"pattern": regex.escape(p["delimiter"]), "behavior": "Removed"})
+        elif kind == "Metaspace":
+            if p.get("split", True):
+                steps.append({"pattern": " ", "behavior": "MergedWithNext"})
+        else:
+            raise fail(path, "pre_tokenizer", f"pre-tokenizer {kind!r} is not supported by bpe-tui")
+    return steps
 
 
-def _chars_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
-    if not parts:
+def _splits_json(pretokenizer: str) -> dict:
+    """Our pre-tokenizer as tokenizer.json's: one Split keeping the regex's matches, or a
+    Sequence of the pipeline's Split steps."""
+    if not pretokenizer.startswith(PIPELINE):
+        return {"type": "Split", "pattern": {"Regex": pattern_text(pretokenizer)}, "behavior": "Removed", "invert": True}
+    steps = [
+        {"type": "Split", "pattern": {"Regex": st["pattern"]}, "behavior": st.get("behavior", "Isolated"), "invert": bool(st.get("invert"))}
+        for st in json.loads(pretokenizer[len(PIPELINE) :])
+    ]
+    return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
+
+
+def _pretokenizer(path: str, parts: list[dict]) -> str:
+    """Our pre-tokenizer for tokenizer.json's: a named one or a regex where one step says
+    it all (keep the regex's matches), else a pipeline of steps."""
+    steps = _steps(path, parts)
+    if not steps:
         return "regex:" + WHOLE_TEXT
-    if len(parts) > 1:
-        raise fail(path, "pre_tokenizer", f"the sequence {[p.get('type') for p in parts]} is not supported")
-    kind = parts[0].get("type")
-    if kind == "Split":
-        return _split_pattern(path, parts[0], notes)
-    if kind == "WhitespaceSplit":
-        return "whitespace"
-    if kind in ("Whitespace", "BertPreTokenizer"):
-        return "regex:" + HF_WHITESPACE
-    raise fail(path, "pre_tokenizer.type", f"{kind!r} is not supported")
+    if len(steps) == 1:
+        step = steps[0]
+        name = pattern_name(step["pattern"])
+        keeps_matches = step["behavior"] == "Removed" and step.get("invert", False)
+        # Isolated keeps the gaps too: the same when the regex leaves none (named ones do).
+        isolates_named = step["behavior"] == "Isolated" and not step.get("invert", False) and not name.startswith("regex:")
+        if keeps_matches or isolates_named:
+            return name
+        if step["pattern"] == " " and step["behavior"] == "MergedWithNext":
+            return "regex:" + METASPACE_PATTERN
+    try:
+        return PIPELINE + json.dumps(steps, ensure_ascii=False)
+    except ValueError as exc:  # pragma: no cover - steps are plain JSON
+        raise fail(path, "pre_tokenizer", str(exc)) from None
 
 
 # ---------------------------------------------------------------------- writing
@@ -366,7 +400,7 @@ def _sentencepiece_style(table: MergeTable) -> str | None:
     """How to write a sentencepiece-style chars table, as HF spells it: ``metaspace`` (a
     Metaspace pre-tokenizer with the table's prepend_scheme, or "never"), ``prepend`` (Llama 2:
     Prepend("▁") and Replace(" ", "▁") normalizers, no pre-tokenizer), or None (not one)."""
-    if table.units != "chars" or table.end_of_word:
+    if table.units != "chars" or table.end_of_word or table.pretokenizer.startswith(PIPELINE):
         return None
     pattern = pattern_text(table.pretokenizer)
     if table.prefix_space in (None, "always", "first") and pattern in (METASPACE_PATTERN, WHOLE_TEXT):
@@ -416,8 +450,8 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     else:
         merges_json = [[a, b] for a, b in merges]
 
-    pattern = pattern_text(table.pretokenizer)
-    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": True}
+    pattern = None if table.pretokenizer.startswith(PIPELINE) else pattern_text(table.pretokenizer)
+    split = _splits_json(table.pretokenizer)
     if bytes_mode:
         level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
         if table.pretokenizer == "gpt2":
