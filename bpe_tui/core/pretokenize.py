@@ -276,22 +276,32 @@ def special_token_list(special_tokens) -> list[str]:
 
 
 class _Match:
-    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special."""
+    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special
+    (the span may take in whitespace around the token: see ``lstrip``/``rstrip``)."""
 
-    __slots__ = ("_start", "_text")
+    __slots__ = ("_start", "_end", "_text")
 
-    def __init__(self, start: int, text: str):
+    def __init__(self, start: int, text: str, end: int | None = None):
         self._start = start
         self._text = text
+        self._end = start + len(text) if end is None else end
 
     def start(self) -> int:
         return self._start
 
     def end(self) -> int:
-        return self._start + len(self._text)
+        return self._end
 
     def group(self) -> str:
         return self._text
+
+
+#: Hugging Face's added-token flags that change where a token matches.
+TOKEN_FLAGS = ("lstrip", "rstrip", "single_word")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 class SpecialMatcher:
@@ -301,15 +311,22 @@ class SpecialMatcher:
     CPython uses the two-way algorithm for long needles), and its next occurrence is
     remembered until the scan passes it. A regex alternation of escaped literals gives the
     same matches but crawls on a long token (100 KB of literal tried at every position).
+
+    ``flags`` gives some tokens Hugging Face's added-token flags: ``single_word`` matches only
+    where no word character touches the token, ``lstrip``/``rstrip`` take the whitespace on
+    that side into the match (so no pre-token keeps it).
     """
 
-    def __init__(self, tokens: list[str]):
+    def __init__(self, tokens: list[str], flags: dict[str, dict] | None = None):
         self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
+        self.flags = {t: f for t, f in (flags or {}).items() if t in tokens and any(f.get(k) for k in TOKEN_FLAGS)}
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
         end = len(text) if endpos is None else endpos
         tokens = self.tokens
+        flags = self.flags
         nxt = [text.find(t, pos, end) for t in tokens]
+        floor = pos  # lstrip never reaches back past the previous match
         while True:
             best = -1
             best_k = -1
@@ -319,8 +336,22 @@ class SpecialMatcher:
             if best < 0:
                 return
             token = tokens[best_k]
-            yield _Match(best, token)
-            pos = best + len(token)
+            stop = best + len(token)
+            flag = flags.get(token)
+            if flag and flag.get("single_word") and (
+                (best > 0 and _is_word_char(text[best - 1])) or (stop < len(text) and _is_word_char(text[stop]))
+            ):
+                nxt[best_k] = text.find(token, best + 1, end)  # inside a word: not this one
+                continue
+            start = best
+            if flag and flag.get("lstrip"):
+                while start > floor and text[start - 1].isspace():
+                    start -= 1
+            if flag and flag.get("rstrip"):
+                while stop < end and text[stop].isspace():
+                    stop += 1
+            yield _Match(start, token, stop)
+            pos = floor = stop
             for k, at in enumerate(nxt):
                 if 0 <= at < pos:
                     nxt[k] = text.find(tokens[k], pos, end)
@@ -381,6 +412,7 @@ class PreTokenizer:
         prefix_space: str | None = None,
         normalizer: Callable[[str], str] | None = None,
         text_normalizer: Callable[[str], str] | None = None,
+        special_flags: dict[str, dict] | None = None,
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pretokenizer(self.name, self.pattern_text)
@@ -391,7 +423,7 @@ class PreTokenizer:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
-        self._special_re = SpecialMatcher(self.special_tokens) if self.special_tokens else None
+        self._special_re = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
 
     def normalize(self, segment: str) -> str:
         """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased

@@ -176,6 +176,7 @@ class MergeTable:
         self._pre = PreTokenizer(
             pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
             normalizer=None if whole else normalizer, text_normalizer=normalizer if whole else None,
+            special_flags=self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None,
         )
         #: Decoding takes off the space encoding put in front of the text.
         self._strips_prefix = (prefix is not None and units == "chars") or (whole and normalizer.add_dummy_prefix and not normalizer.treat_whitespace_as_suffix)

@@ -68,3 +68,28 @@ def test_simple_cases_keep_their_names():
 def test_unknown_pre_tokenizer_is_refused_by_name():
     with pytest.raises(BPEError, match="'UnicodeScripts' is not supported"):
         _pretokenizer("t.json", [{"type": "UnicodeScripts"}])
+
+
+def test_added_token_flags_match_tokenizers(tmp_path):
+    """lstrip, rstrip and single_word decide where an added token matches, as in tokenizers;
+    written back, tokenizers reads the same flags."""
+    import bpe_tui
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator(["the cat sat on the mat with a hat"] * 20, trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True), AddedToken("<end>", rstrip=True),
+                            AddedToken("cat", single_word=True, special=True)])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    table = bpe_tui.load(str(path))
+    samples = ["the <mask> sat", "the   <mask>", "<mask>  <mask>", "a <end>   b", "cat", "a cat b", "concatenate", "cats",
+               "_cat", "the cat's hat", "<mask><end>cat"]
+    for text in samples:
+        assert table.encode(text) == tok.encode(text).ids, text
+    table.save(str(tmp_path / "back.json"), format="hf")
+    again = Tokenizer.from_file(str(tmp_path / "back.json"))
+    for text in samples:
+        assert again.encode(text).ids == tok.encode(text).ids, text

@@ -84,6 +84,11 @@ def build_table(
         if token_id in special_ids:
             continue
         surface_to_id.setdefault(surface, token_id)
+    # An added token may spell a token merges also make (Hugging Face keeps one id for both):
+    # merges may then make it too.
+    for token_id in special_ids:
+        if token_id in vocab:
+            surface_to_id.setdefault(vocab[token_id], token_id)
     next_id = max(vocab, default=-1) + 1
     merge_ids = []
     seen = set()

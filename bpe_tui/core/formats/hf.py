@@ -53,7 +53,7 @@ from ..table import MergeTable
 from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
-from ..pretokenize import PIPELINE
+from ..pretokenize import PIPELINE, TOKEN_FLAGS
 from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object
 
 NAME = "hf"
@@ -208,6 +208,9 @@ def read(path: str) -> MergeTable:
             raise fail(path, where, "expected an object with 'id' and 'content'")
         content, i = entry["content"], entry["id"]
         specials[content] = i
+        flags = {k: True for k in TOKEN_FLAGS if entry.get(k)}
+        if flags:
+            config.setdefault("special_flags", {})[content] = flags
         key = content.encode("utf-8") if units == "bytes" else content
         if i not in vocab:
             vocab[i] = key
@@ -479,8 +482,10 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
             {"type": "Prepend", "prepend": SPACE_MARK},
             {"type": "Replace", "pattern": {"String": " "}, "content": SPACE_MARK},
         ]
+    flags = table.config.get("special_flags") or {}
     added = [
-        {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
+         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": False, "special": True}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
     ]
     data = {
