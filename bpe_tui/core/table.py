@@ -454,8 +454,16 @@ class MergeTable:
             "merges": len(self._merges),
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
+            "notes": self.notes,
             "tie_break": self.config.get("tie_break"),
         }
+
+    @property
+    def notes(self) -> list[str]:
+        """What the reader of this table's file recognised, inferred or could not apply, in
+        plain sentences (``config["notes"]``); shown by ``bpe-tui inspect`` and the explorer."""
+        notes = self.config.get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
 
     @property
     def prefix_space(self) -> str | None:
