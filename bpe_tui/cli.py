@@ -6,6 +6,8 @@
     bpe-tui open TABLE [--compare TABLE_B]   inspect a saved merge table in the explorer
     bpe-tui train CORPUS... -o OUT           train and save a merge table
     bpe-tui encode -t TABLE [TEXT]           encode TEXT (or stdin) with a table
+    bpe-tui decode -t TABLE [IDS...]         token ids (or stdin) back to text
+    bpe-tui trace -t TABLE WORD              the merges applied to WORD, and what each beat
     bpe-tui inspect TABLE [--token T]        summarise a table, or show how a token was built
     bpe-tui convert IN OUT --to FORMAT       convert a table between formats
     bpe-tui count CORPUS... -o counts.tsv    write word counts that `train --counts` reads
@@ -28,7 +30,7 @@ from .core.config import PRESETS, TIE_BREAKS, TrainerConfig
 from .core.errors import BPEError
 from .core.units import visible
 
-SUBCOMMANDS = ("train", "encode", "inspect", "open", "convert", "count", "compare")
+SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare")
 
 
 # ---------------------------------------------------------------------- options
@@ -52,14 +54,24 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     size.add_argument("--vocab-size", type=int, metavar="N", help="stop at this vocabulary size (default 1000)")
     size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
     g.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when the best pair occurs fewer than N times")
+    g.add_argument(
+        "--max-token-length", type=int, metavar="N",
+        help=f"never make a token longer than N bytes/characters (0 = no limit; default: none for train, {EXPLORER_MAX_TOKEN_LENGTH} in the explorer)",
+    )
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
     g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs of 8 MB or more, else 1)")
 
 
-def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000) -> TrainerConfig:
+#: The explorer's default --max-token-length: a corpus of one long run must not grow huge tokens.
+EXPLORER_MAX_TOKEN_LENGTH = 32
+
+
+def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
     kw: dict = {"preset": args.preset, "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
+    limit = args.max_token_length if args.max_token_length is not None else default_max_length
+    kw["max_token_length"] = limit or None  # 0: no limit
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -80,7 +92,7 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000)
 def build_parser() -> argparse.ArgumentParser:
     from .core.formats import writers
 
-    p = argparse.ArgumentParser(prog="bpe-tui", description="Watch Byte Pair Encoding learn; inspect merge tables.")
+    p = OneLineParser(prog="bpe-tui", description="Watch Byte Pair Encoding learn; inspect merge tables.")
     p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -98,11 +110,23 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("text", nargs="?", help="text to encode (default: stdin)")
     out = e.add_mutually_exclusive_group()
     out.add_argument("--ids", action="store_true", help="print token ids only")
-    out.add_argument("--json", action="store_true", help='print {"ids": [...], "tokens": [...]}')
+    out.add_argument("--json", action="store_true", help='print {"ids": [...], "tokens": [...], "bytes": [...]} (tokens as text, bytes as \\xNN escapes)')
+    e.add_argument("--dropout", type=float, default=0.0, metavar="P", help="BPE-dropout: skip each merge with probability P")
+    e.add_argument("--seed", type=int, metavar="S", help="random seed for --dropout")
+
+    d = sub.add_parser("decode", help="turn token ids back into text")
+    d.add_argument("-t", "--table", required=True, help="a merge table (any readable format)")
+    d.add_argument("ids", nargs="*", help="token ids (default: read from stdin, separated by spaces, commas or lines)")
+
+    r = sub.add_parser("trace", help="show the merges applied to a word, in order, and what each beat")
+    r.add_argument("-t", "--table", required=True, help="a merge table (any readable format)")
+    r.add_argument("word", help="one pre-token (quote it to keep a leading space)")
 
     i = sub.add_parser("inspect", help="summarise a merge table, or show how a token was built")
     i.add_argument("table")
-    i.add_argument("--token", help="a token (its text, or its id) whose merge tree to show")
+    tok = i.add_mutually_exclusive_group()
+    tok.add_argument("--token", help="a token (its text, or its id) whose merge tree to show")
+    tok.add_argument("--id", type=int, metavar="N", help="a token id whose merge tree to show")
 
     o = sub.add_parser("open", help="open a merge table in the explorer")
     o.add_argument("table")
@@ -130,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_explorer_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="bpe-tui",
         description="Open the explorer on a corpus (the built-in demo corpus if none is given). "
         f"Subcommands: {', '.join(SUBCOMMANDS)} (bpe-tui COMMAND --help).",
@@ -192,39 +216,194 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_stdin_text() -> str:
+    """All of stdin as UTF-8 text (one-line error naming the byte where it is not)."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BPEError(f"stdin: not valid UTF-8 at byte {exc.start}") from None
+
+
+def iter_stdin_text(block: int = 1 << 16):
+    """stdin as UTF-8 text in pieces, decoded incrementally (memory stays flat)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    while True:
+        data = sys.stdin.buffer.read(block)
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise BPEError(f"stdin: not valid UTF-8 at byte {done + exc.start}") from None
+        done += len(data)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def argv_text(text: str, what: str) -> str:
+    """A command-line argument as text: bytes that are not UTF-8 are a one-line error."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(text)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BPEError(f"{what}: not valid UTF-8 at byte {exc.start}") from None
+    return text
+
+
+def token_fields(table, token_id: int, surface) -> dict:
+    """What --json says about a token: its text, and for bytes tables its exact bytes."""
+    if isinstance(surface, bytes):
+        text = surface.decode("utf-8", "replace")
+        return {"text": text, "bytes": "".join(f"\\x{b:02x}" for b in surface)}
+    return {"text": surface}
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     from .core.formats import load
-    from .core.table import UNK_ID
+    from .core.table import UNK_ID, check_dropout
 
     table = load(args.table)
-    text = args.text if args.text is not None else sys.stdin.read()
-    pieces = table.pieces(text)
-    ids = [i for i, _ in pieces]
+    check_dropout(args.dropout)
+    out = sys.stdout
+    if args.text is not None:
+        chunks = iter([argv_text(args.text, "TEXT")])
+    else:
+        chunks = iter_stdin_text()
+    if args.ids and not args.dropout:
+        # Streamed: ids are written as they are made, memory stays flat on any input size.
+        first = True
+        line: list[str] = []
+        for token_id in table.encode_iterable(chunks):
+            line.append(str(token_id))
+            if len(line) >= 4096:
+                out.write(("" if first else " ") + " ".join(line))
+                first = False
+                line = []
+        out.write(("" if first else " ") + " ".join(line) + "\n")
+        return 0
+    unk = table.unk_id
+    if not args.json and not args.dropout and not args.ids:
+        read = [0]  # characters of input seen, for the summary
+
+        def counted(chunks):
+            for chunk in chunks:
+                read[0] += len(chunk)
+                yield chunk
+
+        return write_pieces(table, table.pieces_iterable(counted(chunks)), out, read)
+    text = "".join(chunks)
+    pieces = table.pieces(text, dropout=args.dropout, seed=args.seed)
+    ids = [unk if i == UNK_ID else i for i, _ in pieces]
     if args.ids:
         print(" ".join(map(str, ids)))
         return 0
-    readable = [visible(s, table.end_of_word) for _, s in pieces]
     if args.json:
-        print(json.dumps({"ids": ids, "tokens": readable}, ensure_ascii=False))
+        tokens = [token_fields(table, i, s) for i, s in pieces]
+        record = {"ids": ids, "tokens": [t["text"] for t in tokens]}
+        if table.units == "bytes":
+            record["bytes"] = [t["bytes"] for t in tokens]
+        print(json.dumps(record, ensure_ascii=False))
+        return 0
+    return write_pieces(table, iter(pieces), out, [len(text)])
+
+
+def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
+    """Write tokens as they come: piped, one ``id<TAB>token`` per line; on a terminal, coloured
+    tokens in batches, then a summary. Memory stays flat on any input size."""
+    from .core.table import UNK_ID
+
+    unk = table.unk_id
+    eow = table.end_of_word
+    if not out.isatty():
+        for token_id, surface in pieces:
+            out.write(f"{unk if token_id == UNK_ID else token_id}\t{visible(surface, eow)}\n")
         return 0
     from rich.console import Console
     from rich.text import Text
 
+    console = Console()
+    ids: list[int] = []
     line = Text()
-    for n, ((i, _), shown) in enumerate(zip(pieces, readable)):
-        style = "bold white on red" if i == UNK_ID else ("black on #8fbcbb" if n % 2 == 0 else "black on #ebcb8b")
-        line.append(shown, style=style)
-    Console().print(line)
-    chars = len(text)
+    for n, (token_id, surface) in enumerate(pieces):
+        style = "bold white on red" if token_id == UNK_ID else ("black on #8fbcbb" if n % 2 == 0 else "black on #ebcb8b")
+        line.append(visible(surface, eow), style=style)
+        ids.append(unk if token_id == UNK_ID else token_id)
+        if len(line) > 4096:
+            console.print(line, end="")
+            line = Text()
+    console.print(line)
+    chars = chars_read[0]
     print(f"{len(ids)} tokens, {chars} characters, {chars / max(1, len(ids)):.2f} characters per token")
     print(" ".join(map(str, ids)))
     return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    import re
+
+    from .core.formats import load
+
+    table = load(args.table)
+    words = args.ids if args.ids else re.split(r"[\s,\[\]]+", read_stdin_text())
+    ids = []
+    for n, word in enumerate(w for w in words if w):
+        try:
+            ids.append(int(word))
+        except ValueError:
+            raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number") from None
+    sys.stdout.write(table.decode(ids))
+    if sys.stdout.isatty():
+        sys.stdout.write("\n")
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from .core.formats import load
+
+    table = load(args.table)
+    word = argv_text(args.word, "WORD")
+    steps = table.trace(word)
+    show = lambda s: visible(s, table.end_of_word)  # noqa: E731
+    start = table.initial_symbols(word.lower() if table.lowercase else word)
+    print(f"{show(word if table.units == 'chars' else word)!s}: {len(start)} symbols -> {len(start) - len(steps)} tokens in {len(steps)} merges")
+    print("  start  " + " ".join(show(s) for s in start))
+    before = list(start)
+    for step in steps:
+        rivals = rival_merges(table, before, step.rank)
+        beat = f"  beat {', '.join(rivals[:3])}" + (f" (+{len(rivals) - 3} more)" if len(rivals) > 3 else "") if rivals else ""
+        a, b = step.pair
+        print(f"  merge {step.rank + 1:>6}: {show(a)} + {show(b)} -> {show(step.new_token)}{beat}")
+        before = list(step.symbols)
+    print("  end    " + " ".join(show(s) for s in before))
+    return 0
+
+
+def rival_merges(table, symbols: list, chosen_rank: int) -> list[str]:
+    """The other merges possible in ``symbols`` that the chosen (lower-ranked) one beat, as 'merge N a+b'."""
+    found = set()
+    for left, right in zip(symbols, symbols[1:]):
+        a, b = table.token_id(left), table.token_id(right)
+        rank = table.pair_rank(a, b) if a is not None and b is not None else None
+        if rank is not None and rank != chosen_rank:
+            found.add((rank, left, right))
+    return [f"merge {r + 1} {visible(x, table.end_of_word)}+{visible(y, table.end_of_word)}" for r, x, y in sorted(found)]
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .core.formats import load
 
     table = load(args.table)
+    if args.id is not None:
+        if args.id not in table.vocab:
+            raise BPEError(f"token id {args.id} is not in the vocabulary (ids 0..{max(table.vocab)})")
+        return print_token_tree(table, str(args.id), by_id=True)
     if args.token is not None:
         return print_token_tree(table, args.token)
     d = table.describe()
@@ -250,12 +429,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_token_tree(table, token: str) -> int:
+def print_token_tree(table, token: str, by_id: bool = False) -> int:
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
 
-    token_id = table.token_id(token.encode("utf-8") if table.units == "bytes" else token)
+    token_id = int(token) if by_id else table.token_id(token.encode("utf-8") if table.units == "bytes" else token)
     if token_id is None and token.strip().isdigit() and int(token) in table.vocab:
         token_id = int(token)
     if token_id is None:
@@ -309,7 +488,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .core.formats import load
 
     table_a, table_b = load(args.table_a), load(args.table_b)
-    text = args.text if args.text is not None else sys.stdin.read()
+    text = argv_text(args.text, "TEXT") if args.text is not None else read_stdin_text()
     result = compare(table_a, table_b, text)
     name_a = f"A {args.table_a} ({table_a.source_format})"
     name_b = f"B {args.table_b} ({table_b.source_format})"
@@ -349,7 +528,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def cmd_explore(argv: Sequence[str]) -> int:
     args = build_explorer_parser().parse_args(argv)
-    cfg = config_from_args(args)
+    check_workers(args)
+    cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     from .core.corpus import expand_sources
 
     if args.corpus:
@@ -367,6 +547,8 @@ def cmd_explore(argv: Sequence[str]) -> int:
 COMMANDS = {
     "train": cmd_train,
     "encode": cmd_encode,
+    "decode": cmd_decode,
+    "trace": cmd_trace,
     "inspect": cmd_inspect,
     "open": cmd_open,
     "convert": cmd_convert,
@@ -375,17 +557,43 @@ COMMANDS = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and a hint, not a screen of usage."""
+
+    def error(self, message: str):
+        hint = f"{self.prog} --help"
+        raise BPEError(f"{message} (see {hint})")
+
+
+def check_workers(args: argparse.Namespace) -> None:
+    """--workers beyond the machine's CPUs is clamped, and the user told so."""
+    workers = getattr(args, "workers", None)
+    if workers is None:
+        return
+    if workers < 1:
+        raise BPEError(f"--workers must be 1 or more, not {workers}")
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        print(f"bpe-tui: note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}", file=sys.stderr)
+        args.workers = cpus
+
+
+def misspelt_command(word: str) -> str | None:
+    """The subcommand ``word`` is probably a typo of (a corpus path that exists is not one)."""
+    import difflib
+
+    if os.path.exists(word) or word.startswith("-") or os.sep in word or "." in word:
+        return None
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            args = build_parser().parse_args(argv)
-            return COMMANDS[args.command](args)
-        if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
-            build_parser().print_help()
-            print("\nWith no COMMAND, bpe-tui opens the explorer: bpe-tui [CORPUS...] [training options]")
-            return 0
-        return cmd_explore(argv)
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
     except BPEError as exc:
         print(f"bpe-tui: error: {exc}", file=sys.stderr)
         return 2
@@ -393,7 +601,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bpe-tui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as exc:  # writing the output failed (a full disk, /dev/full)
+        _silence_stdout()
+        print(f"bpe-tui: error: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: list[str]) -> int:
+    """Dispatch: a subcommand, a misspelt one, top-level help, or the explorer."""
+    if argv and argv[0] in SUBCOMMANDS:
+        args = build_parser().parse_args(argv)
+        check_workers(args)
+        return COMMANDS[args.command](args)
+    if argv and not os.path.exists(argv[0]) and (guess := misspelt_command(argv[0])):
+        raise BPEError(f"unknown command {argv[0]!r}: did you mean {guess}? (see bpe-tui --help)")
+    if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        build_parser().print_help()
+        print("\nWith no COMMAND, bpe-tui opens the explorer: bpe-tui [CORPUS...] [training options]")
+        return 0
+    return cmd_explore(argv)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ import regex
 
 from .config import TrainerConfig
 from .errors import BPEError
-from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
 
 BLOCK = 1 << 20  # bytes read at a time
 SNIFF = 8192  # bytes looked at to tell text from binary
@@ -64,12 +64,17 @@ def pretokenizer_for(config: TrainerConfig) -> PreTokenizer:
     return PreTokenizer(config.pretokenizer, config.special_tokens, config.lowercase)
 
 
-def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter | None = None) -> Counter:
-    """Add the pre-tokens of each line to ``counts`` (a Counter keeps first-appearance order)."""
+def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter | None = None, first_line: int = 1) -> Counter:
+    """Add the pre-tokens of each line to ``counts`` (a Counter keeps first-appearance order).
+
+    A custom regex that gives up names the line (numbered from ``first_line``)."""
     counts = Counter() if counts is None else counts
     words = pre.words
-    for line in lines:
-        counts.update(words(line))
+    for number, line in enumerate(lines, start=first_line):
+        try:
+            counts.update(words(line))
+        except RegexTimeout as exc:
+            raise RegexTimeout(f"line {number}: {exc}") from None
     return counts
 
 
@@ -106,10 +111,13 @@ class WordCounter:
         self._ascii_findall = fast or self._findall
         self._special_split = pre._special_re.split if pre._special_re is not None else None
         self._lowercase = pre.lowercase
+        self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 
     def add(self, text: str, counts: Counter) -> Counter:
-        if not self.block_mode:
-            return count_lines(split_lines(text), self.pre, counts)
+        if not self.block_mode:  # custom patterns: line by line, counting lines for messages
+            first = self.lines_done + 1
+            self.lines_done += text.count("\n")
+            return count_lines(split_lines(text), self.pre, counts, first)
         lower = self._lowercase  # str.lower's only context rule (final sigma) stops at "\n"
         if self._special_split is None:
             counts.update(self._words(text.lower() if lower else text))
@@ -150,8 +158,10 @@ def expand_sources(paths: Iterable[str]) -> list[str]:
 
     Raises BPEError for a missing path or a directory without text files.
     """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]  # one path, not a list of one-character paths
     out: list[str] = []
-    for path in paths:
+    for path in map(os.fspath, paths):
         if path == "-":
             out.append(path)
             continue
@@ -218,7 +228,7 @@ def iter_text_blocks(
     ``start`` (the start of a line) and ``end`` (just after a line end, or the file size)
     select a byte range of a file. Reads stay aligned to multiples of BLOCK from the start of
     the file, so a range is cut into exactly the blocks a whole-file read would cut it into
-    (this only matters for lines longer than 64 blocks, which are cut where UTF-8 allows).
+    (this only matters for lines longer than LONG_LINE blocks, which are cut at a word boundary).
     Progress reports ``done`` + bytes read so far, of ``total``.
     """
     if errors not in ("strict", "replace"):
@@ -238,7 +248,10 @@ def iter_text_blocks(
             size = BLOCK - (offset + len(carry)) % BLOCK
             if end is not None:
                 size = min(size, end - offset - len(carry))
-            block = stream.read(size) if size > 0 else b""
+            try:
+                block = stream.read(size) if size > 0 else b""
+            except OSError as exc:  # EIO, /proc/self/mem: the open worked, the read did not
+                raise BPEError(f"{name}: cannot read at byte {offset + len(carry)}: {exc.strerror or exc}") from None
             if first:
                 first = False
                 nul = block.find(b"\0", 0, SNIFF)
@@ -249,11 +262,11 @@ def iter_text_blocks(
             else:
                 data = carry + block
                 cut = data.rfind(b"\n") + 1
-                if cut == 0 and len(data) < 64 * BLOCK:
+                if cut == 0 and len(data) < LONG_LINE * BLOCK:
                     carry = data
                     continue
                 if cut == 0:
-                    cut = _utf8_safe_cut(data)
+                    cut = _word_safe_cut(data)
                 data, carry = data[:cut], data[cut:]
             if not data:
                 break
@@ -275,6 +288,25 @@ def iter_text_blocks(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+#: A line longer than this many blocks is handed on in pieces (memory stays flat on a corpus
+#: that is one long line), each cut at a word boundary (see :func:`_word_safe_cut`).
+LONG_LINE = 4
+
+
+def _word_safe_cut(data: bytes) -> int:
+    """A cut point inside a very long line that does not cut a pre-token in two: just before
+    a single space that follows a non-space (GPT-2-style patterns start a word with its
+    space, whitespace splitting drops it), else where UTF-8 allows."""
+    pos = len(data)
+    floor = max(0, len(data) - 4 * BLOCK)
+    while True:
+        pos = data.rfind(b" ", floor, pos)
+        if pos <= 0:
+            return _utf8_safe_cut(data)
+        if data[pos - 1 : pos] not in (b" ", b"\t", b"\r", b"\x0b", b"\x0c") and data[pos + 1 : pos + 2] not in (b" ", b""):
+            return pos
 
 
 def _utf8_safe_cut(data: bytes) -> int:
@@ -311,8 +343,12 @@ def count_files(
     else:
         done = 0
         for path in sources:
-            for text in iter_text_blocks(path, errors, progress, done, total):
-                counter.add(text, counts)
+            counter.lines_done = 0
+            try:
+                for text in iter_text_blocks(path, errors, progress, done, total):
+                    counter.add(text, counts)
+            except RegexTimeout as exc:
+                raise RegexTimeout(f"{'stdin' if path == '-' else path}: {exc}") from None
             done += sizes.get(path, 0)
     if not counts:
         raise BPEError(f"{corpus_name(sources)}: the corpus is empty (no words found)")

@@ -105,24 +105,35 @@ def _ascii_classes_agree() -> bool:
 _ASCII_OK = _ascii_classes_agree()
 
 
+#: Short texts a custom pattern is tried on: a match of nothing in any of them is refused.
+_SAMPLES = ("a", "A1", " x", "a b", "a, b.\n", "\t1 2", "é ü")
+
+
 def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     """Return ``(name, pattern)`` for a named pre-tokenizer or a custom regex.
 
     A custom regex may be given bare or as ``regex:PATTERN``; its name is ``regex:PATTERN``.
     A pipeline of split steps (see :class:`SplitPipeline`) is ``pipeline:JSON``.
     """
+    if name_or_regex in NAMED_PATTERNS:
+        return name_or_regex, NAMED_PATTERNS[name_or_regex]
+    if not isinstance(name_or_regex, str):
+        raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
     if name_or_regex.startswith(PIPELINE):
         SplitPipeline.from_json(name_or_regex[len(PIPELINE) :])  # checks it
         return name_or_regex, name_or_regex[len(PIPELINE) :]
-    if name_or_regex in NAMED_PATTERNS:
-        return name_or_regex, NAMED_PATTERNS[name_or_regex]
+    if not name_or_regex.startswith("regex:") and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name_or_regex):
+        # Looks like a name, not a pattern: a typo (gpt3) must not train on a literal regex.
+        raise BPEError(
+            f"unknown pre-tokenizer {name_or_regex!r}; choose {', '.join(NAMED_PATTERNS)}, or regex:PATTERN for your own"
+        )
     pattern = name_or_regex[6:] if name_or_regex.startswith("regex:") else name_or_regex
     try:
         compiled = regex.compile(pattern)
     except regex.error as exc:
         raise BPEError(f"pre-tokenizer regex {pattern!r} does not compile: {exc}") from None
-    if compiled.fullmatch(""):
-        raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string")
+    if compiled.fullmatch("") or any(m.start() == m.end() for sample in _SAMPLES for m in compiled.finditer(sample)):
+        raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string (pre-tokens must not be empty)")
     return "regex:" + pattern, pattern
 
 
@@ -211,7 +222,12 @@ def _split(text: str, start: int, end: int, compiled, behavior: str, invert: boo
     ``NormalizedString::split`` makes them."""
     parts: list[list] = []  # [start, end, is_match]
     prev = start
-    for m in compiled.finditer(text, start, end):
+    try:
+        found = list(compiled.finditer(text, start, end, timeout=REGEX_TIMEOUT))
+    except TimeoutError:
+        shown = compiled.pattern if len(compiled.pattern) <= 60 else compiled.pattern[:55] + "..."
+        raise RegexTimeout(f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)") from None
+    for m in found:
         if m.start() > prev:
             parts.append([prev, m.start(), invert])
         parts.append([m.start(), m.end(), not invert])
@@ -251,13 +267,6 @@ def _split(text: str, start: int, end: int, compiled, behavior: str, invert: boo
             previous_match = p[2]
         out.reverse()
     return [(a, b) for a, b, _ in out if b > a]
-
-
-def compile_pretokenizer(name: str, pattern_text: str):
-    """What splits text for a pre-tokenizer: a compiled regex, or a :class:`SplitPipeline`."""
-    if name.startswith(PIPELINE):
-        return SplitPipeline.from_json(pattern_text)
-    return regex.compile(pattern_text)
 
 
 def special_token_list(special_tokens) -> list[str]:
@@ -377,6 +386,52 @@ def valid_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+#: Seconds a custom pre-tokenizer regex may spend on one piece of text before it is given up
+#: (a pattern with catastrophic backtracking, such as ``(a|aa)+$``, would otherwise spin for
+#: ever). The named patterns are linear and run without a limit.
+REGEX_TIMEOUT = 5.0
+
+
+class RegexTimeout(BPEError):
+    """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
+
+
+def compile_pattern(name: str, pattern_text: str):
+    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
+    a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
+    if name.startswith(PIPELINE):
+        return SplitPipeline.from_json(pattern_text)
+    compiled = regex.compile(pattern_text)
+    return compiled if name in NAMED_PATTERNS else GuardedPattern(compiled)
+
+
+class GuardedPattern:
+    """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
+    with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.pattern = compiled.pattern
+
+    def _timed_out(self) -> RegexTimeout:
+        shown = self.pattern if len(self.pattern) <= 60 else self.pattern[:55] + "..."
+        return RegexTimeout(
+            f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
+        )
+
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list:
+        try:
+            return self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+        except TimeoutError:
+            raise self._timed_out() from None
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None):
+        try:
+            return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
+        except TimeoutError:
+            raise self._timed_out() from None
+
+
 #: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
 #: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
 #: *segment*, the text between two special tokens:
@@ -415,7 +470,7 @@ class PreTokenizer:
         special_flags: dict[str, dict] | None = None,
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
-        self.pattern = compile_pretokenizer(self.name, self.pattern_text)
+        self.pattern = compile_pattern(self.name, self.pattern_text)
         self.lowercase = lowercase
         self.normalizer = normalizer
         self.text_normalizer = text_normalizer

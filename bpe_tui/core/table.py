@@ -689,6 +689,17 @@ class MergeTable:
             else:
                 yield from encode_word(piece)
 
+    def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
+        the same pieces as :meth:`pieces` of the whole text."""
+        specials = self.special_tokens
+        vocab = self._vocab
+        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+            if is_special:
+                yield specials[piece], vocab[specials[piece]]
+            else:
+                yield from self._pieces_of_ids(piece, list(self._encode_word(piece)))
+
     def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
         """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
         raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)

@@ -40,6 +40,7 @@ Tie-break rules (which pair wins when counts are equal):
 from __future__ import annotations
 
 import heapq
+import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -354,7 +355,8 @@ class Trainer:
         from .corpus import corpus_name, count_files, read_count_files
 
         config = config or TrainerConfig()
-        paths = list(paths)
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
+        paths = [os.fspath(p) for p in paths]
         if counts:
             word_counts = read_count_files(paths, progress=progress)
         else:
@@ -512,11 +514,11 @@ class Trainer:
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
-        return self._word_text[index]
+        return self._word_text[self._word_number(index)]
 
     def word_frequency(self, index: int) -> int:
         """How often word ``index`` occurs in the corpus."""
-        return self._counts[index]
+        return self._counts[self._word_number(index)]
 
     def words_by_frequency(self, limit: int | None = None) -> list[int]:
         """Word indices, most frequent first (ties: first appearance first)."""
@@ -533,11 +535,17 @@ class Trainer:
             if word not in self._word_index:
                 raise KeyError(f"{word!r} is not a word of this corpus")
             word = self._word_index[word]
-        return [self._surfaces[ord(ch)] for ch in self._words[word]]
+        return [self._surfaces[ord(ch)] for ch in self._words[self._word_number(word)]]
+
+    def _word_number(self, index) -> int:
+        """``index`` checked as a word number: no negative numbers counting from the end."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._words):
+            raise BPEError(f"word {index!r} does not exist: words are numbered 0 to {len(self._words) - 1}")
+        return index
 
     def segmentation_ids(self, index: int) -> tuple[int, ...]:
         """The current symbol ids of word ``index``."""
-        return tuple(map(ord, self._words[index]))
+        return tuple(map(ord, self._words[self._word_number(index)]))
 
     def pair_count(self, pair: tuple) -> int:
         """The current count of a pair given as surfaces."""
@@ -866,6 +874,8 @@ class Trainer:
         Going forward ignores the vocab_size / merges target (only "nothing left to merge"
         stops it early); the state equals training ``k`` merges from scratch.
         """
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise BPEError(f"cannot go to step {k!r}: a step is a whole number")
         if k < 0:
             raise BPEError(f"cannot go to step {k}: steps start at 0")
         while self.steps_done > k:

@@ -42,7 +42,7 @@ def test_train_encode_inspect(capsys, tmp_path):
     code, out, _ = run(capsys, "encode", "-t", str(out_path), "--json", "the lowest<|endoftext|>")
     data = json.loads(out)
     assert data["ids"] == table.encode("the lowest<|endoftext|>")
-    assert data["tokens"][-1] == "<|endoftext|>" and "".join(data["tokens"][:-1]) == "the·lowest"
+    assert data["tokens"][-1] == "<|endoftext|>" and "".join(data["tokens"][:-1]) == "the lowest"
 
     code, out, _ = run(capsys, "encode", "-t", str(out_path), "--ids", "the")
     assert out.split() == [str(i) for i in table.encode("the")]

@@ -54,7 +54,7 @@ from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
 from ..pretokenize import PIPELINE, TOKEN_FLAGS
-from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object
+from ._shared import build_table, fail, pattern_name, pattern_text, read_head, read_json_object, short
 
 NAME = "hf"
 
@@ -105,6 +105,11 @@ def read(path: str) -> MergeTable:
     if not isinstance(merges_json, list):
         raise fail(path, "model.merges", "missing or not a list")
 
+    for key in ("pre_tokenizer", "normalizer", "decoder"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise fail(path, key, f"expected an object or null, found {type(data[key]).__name__}")
+    if model.get("end_of_word_suffix") is not None and not isinstance(model["end_of_word_suffix"], str):
+        raise fail(path, "model.end_of_word_suffix", f"expected a string or null, found {short(model['end_of_word_suffix'])}")
     notes: list[str] = []
     pre = data.get("pre_tokenizer")
     normalizer = data.get("normalizer")
@@ -177,7 +182,7 @@ def read(path: str) -> MergeTable:
 
     def token(raw, where):
         if not isinstance(raw, str):
-            raise fail(path, where, f"token {raw!r} is not a string")
+            raise fail(path, where, f"token {short(raw)} is not a string")
         if units == "bytes":
             try:
                 return gpt2_str_to_bytes(raw)
@@ -187,9 +192,11 @@ def read(path: str) -> MergeTable:
 
     vocab: dict = {}
     for raw, i in vocab_json.items():
-        where = f"model.vocab[{raw!r}]"
+        where = f"model.vocab[{short(raw)}]"
         if not isinstance(i, int) or isinstance(i, bool):
-            raise fail(path, where, f"id {i!r} is not an integer")
+            raise fail(path, where, f"id {short(i)} is not an integer")
+        if i < 0:
+            raise fail(path, where, f"id {i} is negative")
         if i in vocab:
             raise fail(path, where, f"id {i} is used twice")
         surface = token(raw, where)
@@ -204,8 +211,10 @@ def read(path: str) -> MergeTable:
         raise fail(path, "added_tokens", "not a list")
     for n, entry in enumerate(added):
         where = f"added_tokens[{n}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
-            raise fail(path, where, "expected an object with 'id' and 'content'")
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int) or isinstance(entry.get("id"), bool):
+            raise fail(path, where, "expected an object with 'id' (a whole number) and 'content' (a string)")
+        if not entry["content"] or entry["id"] < 0:
+            raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
         flags = {k: True for k in TOKEN_FLAGS if entry.get(k)}
@@ -221,11 +230,11 @@ def read(path: str) -> MergeTable:
         if isinstance(entry, str):
             pieces = entry.split(" ")
             if len(pieces) != 2:
-                raise fail(path, where, f"legacy merge {entry!r} is not two tokens separated by one space")
+                raise fail(path, where, f"legacy merge {short(entry)} is not two tokens separated by one space")
         elif isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry):
             pieces = entry
         else:
-            raise fail(path, where, f"expected [left, right] or \"left right\", not {entry!r}")
+            raise fail(path, where, f"expected [left, right] or \"left right\", not {short(entry)}")
         left, right = token(pieces[0], where), token(pieces[1], where)
         if left is None or right is None:
             bad = pieces[0] if left is None else pieces[1]
@@ -289,7 +298,8 @@ def _flatten(node) -> list[dict]:
     if node.get("type") == "Sequence":
         out = []
         for key in ("pretokenizers", "normalizers", "decoders"):
-            for child in node.get(key) or []:
+            children = node.get(key) or []
+            for child in children if isinstance(children, list) else []:
                 out.extend(_flatten(child))
         return out
     return [node]

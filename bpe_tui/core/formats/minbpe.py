@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
-from ._shared import fail, pattern_name, pattern_text, read_head
+from ._shared import fail, pattern_name, pattern_text, read_head, short
 
 NAME = "minbpe"
 MAGIC = "minbpe v1"
@@ -51,7 +51,7 @@ def read(path: str) -> MergeTable:
         if n_special < 0:
             raise ValueError
     except ValueError:
-        raise fail(path, "line 3", f"expected the number of special tokens, found {lines[2]!r}") from None
+        raise fail(path, "line 3", f"expected the number of special tokens, found {short(lines[2])}") from None
     if len(lines) < 3 + n_special:
         raise fail(path, f"line {len(lines) + 1}", f"truncated: {n_special} special tokens announced, {len(lines) - 3} found")
     specials: dict[str, int] = {}
@@ -59,7 +59,7 @@ def read(path: str) -> MergeTable:
         lineno = 4 + k
         parts = lines[3 + k].rsplit(" ", 1)
         if len(parts) != 2 or not parts[0] or not parts[1].isdigit():
-            raise fail(path, f"line {lineno}", f"expected '<special> <id>', found {lines[3 + k]!r}")
+            raise fail(path, f"line {lineno}", f"expected '<special> <id>', found {short(lines[3 + k])}")
         specials[parts[0]] = int(parts[1])
     vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
     merges = []
@@ -67,7 +67,7 @@ def read(path: str) -> MergeTable:
         lineno = 4 + n_special + k
         parts = line.split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            raise fail(path, f"line {lineno}", f"expected two token ids, found {line!r}")
+            raise fail(path, f"line {lineno}", f"expected two token ids, found {short(line)}")
         a, b = int(parts[0]), int(parts[1])
         new = 256 + len(merges)
         for i in (a, b):

@@ -26,7 +26,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
-from ._shared import build_table, read_json_object
+from ._shared import build_table, read_json_object, short
 
 NAME = "native"
 MAGIC = "bpe-tui merge table"
@@ -104,16 +104,30 @@ def read(path: str) -> MergeTable:
         raise BPEError(f"{path}: key 'vocab' must map token -> id")
     vocab = {}
     for token, i in vocab_json.items():
-        if not isinstance(i, int):
-            raise BPEError(f"{path}: vocab[{token!r}]: id {i!r} is not an integer")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise BPEError(f"{path}: vocab[{short(token)}]: id {short(i)} is not an integer")
+        if i < 0:
+            raise BPEError(f"{path}: vocab[{short(token)}]: id {i} is negative")
         if i in vocab:
             raise BPEError(f"{path}: vocab[{token!r}]: id {i} is used twice")
         vocab[i] = dec(token, f"vocab[{token!r}]")
     specials = data.get("special_tokens") or {}
+    if not isinstance(specials, dict):
+        raise BPEError(f"{path}: special_tokens: expected an object mapping token -> id, found {type(specials).__name__}")
     for s, i in specials.items():
+        if not s or not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise BPEError(f"{path}: special_tokens[{short(s)}]: needs a non-empty token and an id of 0 or more, not {short(i)}")
         if i in vocab:
             raise BPEError(f"{path}: special_tokens[{s!r}]: id {i} is also a vocab id")
         vocab[i] = s.encode("utf-8") if bytes_mode else s
+    config = data.get("config") or {}
+    if not isinstance(config, dict):
+        raise BPEError(f"{path}: config: expected an object, found {type(config).__name__}")
+    for key, kind in (("pretokenizer", str), ("end_of_word", str), ("lowercase", bool)):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise BPEError(f"{path}: {key}: expected {kind.__name__}, found {short(data[key])}")
+    if not isinstance(data["merges"], list):
+        raise BPEError(f"{path}: merges: expected a list of [left, right, count], found {type(data['merges']).__name__}")
     merges = []
     counts = []
     for n, entry in enumerate(data["merges"]):
@@ -121,7 +135,10 @@ def read(path: str) -> MergeTable:
         if not isinstance(entry, list) or len(entry) not in (2, 3):
             raise BPEError(f"{path}: {where}: expected [left, right, count]")
         merges.append((dec(entry[0], where), dec(entry[1], where), where))
-        counts.append(entry[2] if len(entry) == 3 else None)
+        count = entry[2] if len(entry) == 3 else None
+        if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+            raise BPEError(f"{path}: {where}[2]: count {short(count)} is not a whole number")
+        counts.append(count)
     return build_table(
         path,
         units,
@@ -133,5 +150,5 @@ def read(path: str) -> MergeTable:
         end_of_word=data.get("end_of_word"),
         lowercase=bool(data.get("lowercase")),
         counts=counts if all(c is not None for c in counts) else None,
-        config=data.get("config") or {},
+        config=config,
     )

@@ -37,7 +37,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from . import _eow
-from ._shared import build_table, fail, read_head
+from ._shared import build_table, fail, read_head, short
 
 NAME = "subword-nmt"
 EOW = "</w>"
@@ -98,9 +98,9 @@ def read(path: str) -> MergeTable:
         elif len(parts) == 2:
             count = None
         else:
-            raise fail(path, where, f"expected 'left right' (or 'left right count'), found {len(parts)} fields in {line!r}")
+            raise fail(path, where, f"expected 'left right' (or 'left right count'), found {len(parts)} fields in {short(line)}")
         if not parts[0] or not parts[1]:
-            raise fail(path, where, f"empty token in {line!r}")
+            raise fail(path, where, f"empty token in {short(line)}")
         if has_counts is None:
             has_counts = count is not None
         elif has_counts != (count is not None):
