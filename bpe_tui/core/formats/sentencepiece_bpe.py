@@ -225,6 +225,13 @@ def _read(path: str, data: bytes) -> MergeTable:
         ),
         "fuse_unk": True,  # a run of unknown characters is one <unk>
     }
+    spec = config["normalizer"]
+    notes.append(
+        f"the model's normalizer applied: {name}"
+        + (" (precompiled charsmap)" if spec["precompiled_charsmap"] else "")
+        + (", whitespace squeezed" if spec["remove_extra_whitespaces"] else ", whitespace kept")
+        + (", dummy prefix space" if spec["add_dummy_prefix"] else "")
+    )
     if name not in ("identity", "") and not charsmap:
         notes.append(f"the normalization rule {name!r} has no precompiled charsmap in the model: its rules are not applied")
     unk = next((i for i, piece in enumerate(pieces) if piece[3] == UNKNOWN), None)
@@ -234,6 +241,7 @@ def _read(path: str, data: bytes) -> MergeTable:
     config["unk_surface"] = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else " \u2047 "
     if trainer.get(35, 0):
         config["byte_fallback"] = True  # unknown characters as their <0xNN> byte pieces
+        notes.append("byte_fallback: characters outside the vocabulary are spelled as <0xNN> byte pieces")
     if unreachable:
         notes.append(f"{len(unreachable)} pieces cannot be built from two other pieces (never produced): {unreachable[:5]}")
     table = build_table(
