@@ -233,3 +233,12 @@ def test_openai_gpt2_files_same_ids_as_tiktoken(monkeypatch):
 def test_folder_with_tokenizer_json_reads_it():
     table = bpe_tui.load(str(need(TABLES / "roberta-bne")))
     assert table.source_format == "hf" and table.prefix_space == "always"
+
+
+def test_inspect_lists_the_notes(capsys):
+    from bpe_tui.cli import main
+
+    assert main(["inspect", str(need(TABLES / "llama3/tokenizer.model"))]) == 0
+    out = capsys.readouterr().out
+    assert "notes (what the reader recognised" in out and "sha256 as Llama 3" in out
+    assert "special tokens (256):" in out and "more" in out  # a long list, cut in the middle
