@@ -457,7 +457,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.token is not None:
         return print_token_tree(table, args.token)
     d = table.describe()
-    print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {d['pretokenizer']}")
+    print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
@@ -465,7 +465,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         where = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}[d["prefix_space"]]
         print(f"prefix space: a space is put before {where} ({d['prefix_space']})")
     if d["special_tokens"]:
-        print("special tokens: " + ", ".join(f"{s} = {i}" for s, i in d["special_tokens"].items()))
+        print(describe_specials(d["special_tokens"]))
+    if d["notes"]:
+        print("notes (what the reader recognised, assumed or could not apply):")
+        for note in d["notes"]:
+            print(f"  - {note}")
     merges = table.merge_ids
     shown = list(range(min(10, len(merges))))
     tail = list(range(max(len(shown), len(merges) - 5), len(merges)))
@@ -477,6 +481,23 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                 count = f"  ({table.counts[r]:,})" if table.counts else ""
                 print(f"  {r + 1:>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
     return 0
+
+
+def describe_pretokenizer(name: str) -> str:
+    """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
+    from .core.pretokenize import PIPELINE
+
+    if name.startswith(PIPELINE):
+        return f"a pipeline of {name.count('pattern')} split steps"
+    return name if len(name) <= 60 else name[:57] + "..."
+
+
+def describe_specials(specials: dict[str, int], shown: int = 8) -> str:
+    """Special tokens on one line, readable (whitespace visible), long lists cut in the middle."""
+    items = [f"{visible(s)} = {i}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
+    if len(items) > shown + 2:
+        items = items[: shown - 2] + [f"… {len(items) - shown} more …"] + items[-2:]
+    return f"special tokens ({len(specials):,}): " + ", ".join(items)
 
 
 def print_token_tree(table, token: str, by_id: bool = False) -> int:

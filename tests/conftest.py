@@ -19,3 +19,17 @@ def need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent (../shared data is not part of a fresh clone)")
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _merges_cache_of_our_own(tmp_path_factory):
+    """The rank-file merges cache goes to a directory of the test run, not ~/.cache."""
+    import os
+
+    previous = os.environ.get("BPE_TUI_CACHE")
+    os.environ["BPE_TUI_CACHE"] = str(tmp_path_factory.mktemp("bpe-tui-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("BPE_TUI_CACHE", None)
+    else:
+        os.environ["BPE_TUI_CACHE"] = previous

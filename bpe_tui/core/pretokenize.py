@@ -12,7 +12,7 @@ Patterns use the ``regex`` package, which understands Unicode classes such as ``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import regex
 
@@ -113,11 +113,15 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     """Return ``(name, pattern)`` for a named pre-tokenizer or a custom regex.
 
     A custom regex may be given bare or as ``regex:PATTERN``; its name is ``regex:PATTERN``.
+    A pipeline of split steps (see :class:`SplitPipeline`) is ``pipeline:JSON``.
     """
     if name_or_regex in NAMED_PATTERNS:
         return name_or_regex, NAMED_PATTERNS[name_or_regex]
     if not isinstance(name_or_regex, str):
         raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
+    if name_or_regex.startswith(PIPELINE):
+        SplitPipeline.from_json(name_or_regex[len(PIPELINE) :])  # checks it
+        return name_or_regex, name_or_regex[len(PIPELINE) :]
     if not name_or_regex.startswith("regex:") and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name_or_regex):
         # Looks like a name, not a pattern: a typo (gpt3) must not train on a literal regex.
         raise BPEError(
@@ -131,6 +135,138 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     if compiled.fullmatch("") or any(m.start() == m.end() for sample in _SAMPLES for m in compiled.finditer(sample)):
         raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string (pre-tokens must not be empty)")
     return "regex:" + pattern, pattern
+
+
+#: The name prefix of a pipeline pre-tokenizer: ``pipeline:`` + a JSON list of steps.
+PIPELINE = "pipeline:"
+
+#: How a split step treats the pieces its pattern matches (Hugging Face's
+#: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
+#:
+#: * ``Removed``             matches are dropped
+#: * ``Isolated``            each match is a piece of its own
+#: * ``MergedWithPrevious``  a match joins the piece before it
+#: * ``MergedWithNext``      a match joins the piece after it
+#: * ``Contiguous``          adjacent matches become one piece
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+class _Span:
+    """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
+
+    __slots__ = ("_text", "_start", "_end")
+
+    def __init__(self, text: str, start: int, end: int):
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text[self._start : self._end]
+
+
+class SplitPipeline:
+    """Pre-tokenization as a sequence of split steps, as Hugging Face composes its
+    pre-tokenizers (``Sequence`` of ``Split``, ``Digits``, ``Metaspace``, ...).
+
+    Each step is ``{"pattern": REGEX, "behavior": one of BEHAVIORS, "invert": bool}`` and cuts
+    every piece the previous steps made: the pattern's matches and the gaps between them
+    become parts (``invert`` swaps which is which), the behavior decides what happens to the
+    matches, and empty parts are dropped. It answers ``findall`` and ``finditer`` like a
+    compiled regex, so the rest of the code cannot tell the two apart.
+    """
+
+    def __init__(self, steps: list[dict]):
+        self.steps = []
+        for n, step in enumerate(steps):
+            where = f"pre-tokenizer step {n + 1}"
+            if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
+                raise BPEError(f"{where}: expected an object with a 'pattern' string")
+            behavior = step.get("behavior", "Isolated")
+            if behavior not in BEHAVIORS:
+                raise BPEError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
+            try:
+                compiled = regex.compile(step["pattern"])
+            except regex.error as exc:
+                raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
+            self.steps.append((compiled, behavior, bool(step.get("invert"))))
+
+    @classmethod
+    def from_json(cls, text: str) -> "SplitPipeline":
+        import json
+
+        try:
+            steps = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BPEError(f"pipeline pre-tokenizer: bad JSON ({exc.msg})") from None
+        if not isinstance(steps, list):
+            raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
+        return cls(steps)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+        spans = [(pos, len(text) if endpos is None else endpos)]
+        for compiled, behavior, invert in self.steps:
+            spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
+        return (_Span(text, start, end) for start, end in spans)
+
+    def findall(self, text: str) -> list[str]:
+        return [text[m.start() : m.end()] for m in self.finditer(text)]
+
+
+def _split(text: str, start: int, end: int, compiled, behavior: str, invert: bool) -> list[tuple[int, int]]:
+    """One split step over ``text[start:end]``: the parts, as Hugging Face's
+    ``NormalizedString::split`` makes them."""
+    parts: list[list] = []  # [start, end, is_match]
+    prev = start
+    try:
+        found = list(compiled.finditer(text, start, end, timeout=REGEX_TIMEOUT))
+    except TimeoutError:
+        shown = compiled.pattern if len(compiled.pattern) <= 60 else compiled.pattern[:55] + "..."
+        raise RegexTimeout(f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)") from None
+    for m in found:
+        if m.start() > prev:
+            parts.append([prev, m.start(), invert])
+        parts.append([m.start(), m.end(), not invert])
+        prev = m.end()
+    if prev < end:
+        parts.append([prev, end, invert])
+    if behavior == "Removed":
+        out = [p for p in parts if not p[2]]
+    elif behavior == "Isolated":
+        out = parts
+    elif behavior == "Contiguous":
+        out = []
+        last = None
+        for p in parts:
+            if out and p[2] == last:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            last = p[2]
+    elif behavior == "MergedWithPrevious":
+        out = []
+        previous_match = False
+        for p in parts:
+            if p[2] and not previous_match and out:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+    else:  # MergedWithNext
+        out = []
+        previous_match = False
+        for p in reversed(parts):
+            if p[2] and not previous_match and out:
+                out[-1][0] = p[0]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+        out.reverse()
+    return [(a, b) for a, b, _ in out if b > a]
 
 
 def special_token_list(special_tokens) -> list[str]:
@@ -149,22 +285,32 @@ def special_token_list(special_tokens) -> list[str]:
 
 
 class _Match:
-    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special."""
+    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special
+    (the span may take in whitespace around the token: see ``lstrip``/``rstrip``)."""
 
-    __slots__ = ("_start", "_text")
+    __slots__ = ("_start", "_end", "_text")
 
-    def __init__(self, start: int, text: str):
+    def __init__(self, start: int, text: str, end: int | None = None):
         self._start = start
         self._text = text
+        self._end = start + len(text) if end is None else end
 
     def start(self) -> int:
         return self._start
 
     def end(self) -> int:
-        return self._start + len(self._text)
+        return self._end
 
     def group(self) -> str:
         return self._text
+
+
+#: Hugging Face's added-token flags that change where a token matches.
+TOKEN_FLAGS = ("lstrip", "rstrip", "single_word")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 class SpecialMatcher:
@@ -174,15 +320,22 @@ class SpecialMatcher:
     CPython uses the two-way algorithm for long needles), and its next occurrence is
     remembered until the scan passes it. A regex alternation of escaped literals gives the
     same matches but crawls on a long token (100 KB of literal tried at every position).
+
+    ``flags`` gives some tokens Hugging Face's added-token flags: ``single_word`` matches only
+    where no word character touches the token, ``lstrip``/``rstrip`` take the whitespace on
+    that side into the match (so no pre-token keeps it).
     """
 
-    def __init__(self, tokens: list[str]):
+    def __init__(self, tokens: list[str], flags: dict[str, dict] | None = None):
         self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
+        self.flags = {t: f for t, f in (flags or {}).items() if t in tokens and any(f.get(k) for k in TOKEN_FLAGS)}
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
         end = len(text) if endpos is None else endpos
         tokens = self.tokens
+        flags = self.flags
         nxt = [text.find(t, pos, end) for t in tokens]
+        floor = pos  # lstrip never reaches back past the previous match
         while True:
             best = -1
             best_k = -1
@@ -192,8 +345,22 @@ class SpecialMatcher:
             if best < 0:
                 return
             token = tokens[best_k]
-            yield _Match(best, token)
-            pos = best + len(token)
+            stop = best + len(token)
+            flag = flags.get(token)
+            if flag and flag.get("single_word") and (
+                (best > 0 and _is_word_char(text[best - 1])) or (stop < len(text) and _is_word_char(text[stop]))
+            ):
+                nxt[best_k] = text.find(token, best + 1, end)  # inside a word: not this one
+                continue
+            start = best
+            if flag and flag.get("lstrip"):
+                while start > floor and text[start - 1].isspace():
+                    start -= 1
+            if flag and flag.get("rstrip"):
+                while stop < end and text[stop].isspace():
+                    stop += 1
+            yield _Match(start, token, stop)
+            pos = floor = stop
             for k, at in enumerate(nxt):
                 if 0 <= at < pos:
                     nxt[k] = text.find(tokens[k], pos, end)
@@ -230,7 +397,10 @@ class RegexTimeout(BPEError):
 
 
 def compile_pattern(name: str, pattern_text: str):
-    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours."""
+    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
+    a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
+    if name.startswith(PIPELINE):
+        return SplitPipeline.from_json(pattern_text)
     compiled = regex.compile(pattern_text)
     return compiled if name in NAMED_PATTERNS else GuardedPattern(compiled)
 
@@ -281,17 +451,41 @@ class PreTokenizer:
 
     ``prefix_space`` (one of :data:`PREFIX_SCHEMES`) adds a space in front of segments, as
     sentencepiece-style tokenizers do; tables read from those formats set it.
+
+    Text can be normalized first (see :mod:`~bpe_tui.core.normalize`), at one of two moments,
+    as the libraries do: ``normalizer`` rewrites each segment between special tokens (Hugging
+    Face: added tokens are matched in the raw text), ``text_normalizer`` the whole text before
+    special tokens are looked for (sentencepiece: its normalizer keeps user-defined pieces
+    whole). ``lowercase`` lowercases segments, before ``normalizer``.
     """
 
-    def __init__(self, pretokenizer: str = "gpt2", special_tokens=(), lowercase: bool = False, prefix_space: str | None = None):
+    def __init__(
+        self,
+        pretokenizer: str = "gpt2",
+        special_tokens=(),
+        lowercase: bool = False,
+        prefix_space: str | None = None,
+        normalizer: Callable[[str], str] | None = None,
+        text_normalizer: Callable[[str], str] | None = None,
+        special_flags: dict[str, dict] | None = None,
+    ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)
         self.lowercase = lowercase
+        self.normalizer = normalizer
+        self.text_normalizer = text_normalizer
         if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
-        self._special_re = SpecialMatcher(self.special_tokens) if self.special_tokens else None
+        self._special_re = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
+
+    def normalize(self, segment: str) -> str:
+        """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
+        and normalized as configured."""
+        if self.lowercase:
+            segment = segment.lower()
+        return self.normalizer(segment) if self.normalizer is not None else segment
 
     def prefixed(self, segment: str, at_text_start: bool) -> str:
         """``segment`` (text between special tokens) with the prefix space, if the scheme
@@ -305,19 +499,24 @@ class PreTokenizer:
 
     def words(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
+        if self.text_normalizer is not None:
+            text = self.text_normalizer(text)
         if self._special_re is None:
-            return self.pattern.findall(self.prefixed(text.lower() if self.lowercase else text, True))
+            return self.pattern.findall(self.prefixed(self.normalize(text), True))
         out: list[str] = []
         for n, segment in enumerate(self._special_re.split(text)):  # specials first, then lowercase
             if segment:
-                out.extend(self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, n == 0)))
+                out.extend(self.pattern.findall(self.prefixed(self.normalize(segment), n == 0)))
         return out
 
-    def split(self, text: str) -> Iterator[tuple[bool, str]]:
+    def split(self, text: str, text_normalized: bool = False) -> Iterator[tuple[bool, str]]:
         """Yield ``(is_special, piece)`` in order: special tokens whole, other text as pre-tokens.
 
         Lowercasing (if configured) applies to ordinary text, never to special tokens.
+        ``text_normalized``: the whole-text normalizer has already run over ``text``.
         """
+        if self.text_normalizer is not None and not text_normalized:
+            text = self.text_normalizer(text)
         if self._special_re is None:
             for word in self._segment_words(text, True):
                 yield False, word
@@ -334,9 +533,9 @@ class PreTokenizer:
                 yield False, word
 
     def _segment_words(self, segment: str, at_text_start: bool) -> list[str]:
-        """The pre-tokens of one segment (text between special tokens): lowercased if
+        """The pre-tokens of one segment (text between special tokens): normalized as
         configured, with the prefix space if the scheme puts one there."""
-        return self.pattern.findall(self.prefixed(segment.lower() if self.lowercase else segment, at_text_start))
+        return self.pattern.findall(self.prefixed(self.normalize(segment), at_text_start))
 
     def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .errors import BPEError
 from .merging import HEAP_FROM, MergeLog, merge, merge_heap
+from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
 
@@ -167,9 +168,37 @@ class MergeTable:
         # The space sentencepiece-style tokenizers put in front of the text (see
         # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
         prefix = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
-        self._pre = PreTokenizer(pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix)
+        # What the table's library does to the text first (config["normalizer"], see
+        # normalize.py): sentencepiece's normalizer takes the whole text, others each segment.
+        spec = self.config.get("normalizer")
+        normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
+        whole = isinstance(normalizer, SentencePieceNormalizer)
+        self._pre = PreTokenizer(
+            pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
+            normalizer=None if whole else normalizer, text_normalizer=normalizer if whole else None,
+            special_flags=self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None,
+        )
+        #: Decoding takes off the space encoding put in front of the text.
+        self._strips_prefix = (prefix is not None and units == "chars") or (whole and normalizer.add_dummy_prefix and not normalizer.treat_whitespace_as_suffix)
+        # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
+        # (byte_fallback), else the unknown token, runs of them fused into one (fuse_unk).
+        self._byte_tokens: dict[int, int] = {}
+        if units == "chars" and self.config.get("byte_fallback"):
+            for token_id, surface in self._vocab.items():
+                if isinstance(surface, str) and len(surface) == 6 and surface.startswith("<0x") and surface.endswith(">"):
+                    try:
+                        self._byte_tokens[int(surface[3:5], 16)] = token_id
+                    except ValueError:
+                        pass
+        self._byte_token_values = {i: b for b, i in self._byte_tokens.items()}
+        self._fuse_unk = bool(self.config.get("fuse_unk"))
+        surface = self.config.get("unk_surface")
+        self._unk_surface = surface if isinstance(surface, str) else None
         self._cache: dict[str, tuple[int, ...]] = {}
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
+        #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
+        #: Hugging Face's ``ignore_merges``): the table's ``config["ignore_merges"]``.
+        self.ignore_merges = bool(self.config.get("ignore_merges"))
         # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
         # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
         self._byte_ids: bytes | None = None
@@ -279,6 +308,14 @@ class MergeTable:
         k = max(0, min(k, len(self._merges)))
         keep = self._merges[:k]
         dropped = {m[2] for m in self._merges[k:]} - {m[2] for m in keep}
+        # A merge may use a part made by a later merge (rank files: see tiktoken_bpe); once
+        # that part is cut, so is the merge, and so on down the chain.
+        while True:
+            orphans = [m for m in keep if m[0] in dropped or m[1] in dropped]
+            if not orphans:
+                break
+            keep = [m for m in keep if m not in orphans]
+            dropped |= {m[2] for m in orphans} - {m[2] for m in keep}
         vocab = {i: s for i, s in self._vocab.items() if i not in dropped}
         return MergeTable(
             self.units,
@@ -470,8 +507,16 @@ class MergeTable:
             "merges": len(self._merges),
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
+            "notes": self.notes,
             "tie_break": self.config.get("tie_break"),
         }
+
+    @property
+    def notes(self) -> list[str]:
+        """What the reader of this table's file recognised, inferred or could not apply, in
+        plain sentences (``config["notes"]``); shown by ``bpe-tui inspect`` and the explorer."""
+        notes = self.config.get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
 
     @property
     def prefix_space(self) -> str | None:
@@ -489,9 +534,27 @@ class MergeTable:
         else:
             base = self._base
             ids = [base.get(c, UNK_ID) for c in word]
+            if UNK_ID in ids and (self._byte_tokens or self._fuse_unk):
+                ids = self._unknown_chars(word, ids)
         if self._eow_id is not None:
             ids.append(self._eow_id)
         return ids
+
+    def _unknown_chars(self, word: str, ids: list[int]) -> list[int]:
+        """Base ids with unknown characters spelled as byte tokens (when every byte of the
+        character has one), else left unknown, a run of unknowns fused into one if asked."""
+        out: list[int] = []
+        byte_tokens = self._byte_tokens
+        for ch, i in zip(word, ids):
+            if i == UNK_ID:
+                spelled = [byte_tokens.get(b) for b in ch.encode("utf-8")] if byte_tokens else [None]
+                if None not in spelled:
+                    out += spelled
+                    continue
+                if self._fuse_unk and out and out[-1] == UNK_ID:
+                    continue
+            out.append(i)
+        return out
 
     def _bpe(self, ids: list[int]) -> list[int]:
         """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties.
@@ -516,17 +579,30 @@ class MergeTable:
             ids[best_i : best_i + 2] = [best_new]
         return ids
 
+    def whole_token(self, word: str) -> int | None:
+        """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
+        pre-token that is itself a (non-special) token; else None."""
+        if not self.ignore_merges or self._eow_id is not None:
+            return None
+        return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
+
     def _encode_word(self, word: str) -> tuple[int, ...]:
         cached = self._cache.get(word)
         if cached is None:
-            cached = tuple(self._bpe(self._base_ids(word)))
+            whole = self.whole_token(word) if self.ignore_merges else None
+            cached = (whole,) if whole is not None else tuple(self._bpe(self._base_ids(word)))
             if len(self._cache) >= CACHE_LIMIT:
                 self._cache.clear()
             self._cache[word] = cached
         return cached
 
     def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
-        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p."""
+        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
+
+        A pre-token emitted whole (see :meth:`whole_token`) stays whole, as in Hugging Face."""
+        whole = self.whole_token(word)
+        if whole is not None:
+            return [whole]
         return self._merge_step_by_step(self._base_ids(word), p, rng)
 
     def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
@@ -558,6 +634,8 @@ class MergeTable:
 
     def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
         text = valid_text(text)
+        if self._pre.text_normalizer is not None:
+            text = self._pre.text_normalizer(text)
         if dropout:
             return self._encode_dropout(text, check_dropout(dropout), seed)
         # The same pieces as self._pre.split(text), without a tuple per piece.
@@ -579,8 +657,7 @@ class MergeTable:
 
     def _encode_segment(self, segment: str, out: list[int]) -> None:
         """Append the ids of a text without special tokens (the hot path of :meth:`encode`)."""
-        if self._pre.lowercase:
-            segment = segment.lower()
+        segment = self._pre.normalize(segment)
         fast = self._ascii_findall
         words = fast(segment) if fast is not None and segment.isascii() else self._pre.pattern.findall(segment)
         get = self._cache.get
@@ -593,7 +670,7 @@ class MergeTable:
         out: list[int] = []
         specials = self.special_tokens
         rng = random.Random(seed)
-        for is_special, piece in self._pre.split(text):
+        for is_special, piece in self._pre.split(text, text_normalized=True):
             out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
         return out
 
@@ -621,7 +698,7 @@ class MergeTable:
         prefix space in front of the text takes it off again (as its own decoder does)."""
         ids = list(ids)
         text = self._decode(ids)
-        if self.prefix_space and ids and ids[0] not in self._special_surfaces and text.startswith(" "):
+        if self._strips_prefix and ids and ids[0] not in self._special_surfaces and text.startswith(" "):
             return text[1:]
         return text
 
@@ -634,12 +711,17 @@ class MergeTable:
             if i == UNK_ID:
                 parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
                 continue
+            if i == self.unk_id and self._unk_surface is not None:
+                parts.append(self._unk_surface)  # sentencepiece decodes <unk> as " ⁇ "
+                continue
             try:
                 parts.append(vocab[i])
             except KeyError:
                 raise BPEError(f"token id {i} is not in the vocabulary") from None
         if self.units == "bytes":
             return b"".join(parts).decode("utf-8", "replace")
+        if self._byte_token_values:
+            parts = _join_byte_tokens(ids, parts, self._byte_token_values)
         text = "".join(parts)
         if self.end_of_word:
             text = text.replace(self.end_of_word, " ")
@@ -674,13 +756,15 @@ class MergeTable:
     def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
         """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
         raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
+        if self._pre.text_normalizer is not None:  # sentencepiece's: it streams itself
+            chunks = self._pre.text_normalizer.stream(valid_text(c) for c in chunks)
         pending = ""
-        original = ""  # pending before lowercasing: special tokens are found there
+        original = ""  # pending before normalizing: special tokens are found there
         for chunk in chunks:
             if not chunk:
                 continue
             chunk = valid_text(chunk)
-            lowered = chunk.lower() if self.lowercase else chunk
+            lowered = self._pre.normalize(chunk)  # a chunk at a time: lines, for files
             pending += lowered
             original += chunk if len(lowered) == len(chunk) else lowered
             spans = list(raw.spans(pending, original))
@@ -730,7 +814,7 @@ class MergeTable:
         """
         steps: list[TraceStep] = []
         word = valid_text(word)
-        self._merge_step_by_step(self._base_ids(word.lower() if self.lowercase else word), steps=steps)
+        self._merge_step_by_step(self._base_ids(self._pre.normalize(word)), steps=steps)
         return steps
 
     def initial_symbols(self, word: str) -> list:
@@ -762,3 +846,21 @@ class MergeTable:
 
         save(self, path, format, overwrite=overwrite, **options)
 
+
+def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int]) -> list[str]:
+    """Runs of byte-fallback tokens (``<0xE6><0x97><0xA5>``) decoded back to text as UTF-8,
+    each invalid byte as U+FFFD (Hugging Face's ByteFallback decoder)."""
+    out: list[str] = []
+    run = bytearray()
+    for token_id, part in zip(ids, parts):
+        value = byte_values.get(token_id)
+        if value is not None:
+            run.append(value)
+            continue
+        if run:
+            out.append(run.decode("utf-8", "replace"))
+            run.clear()
+        out.append(part)
+    if run:
+        out.append(run.decode("utf-8", "replace"))
+    return out

@@ -162,6 +162,7 @@ class ExplorerApp(App):
             self.set_session(Session(trainer=trainer, preview=preview))
         elif table is not None:
             self.set_session(Session(table=table, source=table.source))
+            self.show_notes(self.session)
         elif table_path is not None:
             self.load_table(table_path)
         elif paths:
@@ -306,9 +307,17 @@ class ExplorerApp(App):
     def on_session_ready(self, message: SessionReady) -> None:
         self._hide_progress()
         self.set_session(message.session)
+        self.show_notes(message.session)
         if self._compare_path is not None:
             path, self._compare_path = self._compare_path, None
             self.compare_with(path)
+
+    def show_notes(self, session: Session) -> None:
+        """What the table's reader recognised or assumed, as a notification (never silent)."""
+        table = session.full_table
+        if table is not None and table.notes:
+            shown = table.notes[:4] + ([f"… {len(table.notes) - 4} more: bpe-tui inspect lists them all"] if len(table.notes) > 4 else [])
+            self.notify("\n".join("• " + n[:160] for n in shown), title=f"opened {session.name}: notes", timeout=12)
 
     # ------------------------------------------------------------------ progress row
 

@@ -138,9 +138,15 @@ def test_tokenizers_written_split_bytelevel(tmp_path):
     tok, path = _train_hf(tmp_path, pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
                           decoder=decoders.ByteLevel(), vocab_size=600, alphabet=pre_tokenizers.ByteLevel.alphabet())
     table = bpe_tui.load(path)
-    assert table.units == "bytes" and table.pretokenizer.startswith("regex:")
+    # an Isolated split keeps the gaps between matches too: a pipeline step, exactly
+    assert table.units == "bytes" and table.pretokenizer.startswith("pipeline:")
     for text in TEXTS[:8]:
         assert tok.encode(text).ids == table.encode(text), text
+    back = tmp_path / "back.json"
+    table.save(str(back), format="hf")
+    again = Tokenizer.from_file(str(back))
+    for text in TEXTS[:8]:
+        assert again.encode(text).ids == table.encode(text), text
 
 
 @pytest.mark.parametrize("kind", ["WordPiece", "Unigram", "WordLevel"])

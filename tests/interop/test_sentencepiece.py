@@ -1,17 +1,11 @@
 """sentencepiece BPE models, read with our own wire-format reader: same ids as sentencepiece.
 
-Normalisation differences, named rather than hidden: sentencepiece normalizes the text before
-BPE (nmt_nfkc: NFKC plus a few mappings), squeezes and strips whitespace
-(remove_extra_whitespaces) and adds a dummy prefix space (add_dummy_prefix). Our encoder does
-none of that, so the test applies them to the text it gives our table: NFKC, collapse runs of
-whitespace, strip, prepend one space. Characters outside the vocabulary differ too (one <unk>
-per run in sentencepiece, one unknown per character here), so the sample lines use characters
-the model knows.
+Raw text goes in on both sides: the table applies sentencepiece's normalizer itself (the
+model's precompiled charsmap, squeezed whitespace, the dummy prefix space), and spells
+characters outside the vocabulary as sentencepiece does (one <unk> per run, decoded " ⁇ ").
 """
 
 from __future__ import annotations
-
-import unicodedata
 
 import pytest
 import sentencepiece as spm
@@ -20,14 +14,9 @@ import bpe_tui
 from bpe_tui import BPEError
 from bpe_tui.core.formats.sentencepiece_bpe import parse_message
 from tests.conftest import CORPORA
+from tests.parity_texts import texts
 
 from .conftest import assert_load_fails, assert_one_line_error
-
-
-def sp_normalize(text: str) -> str:
-    """What sentencepiece does to the text and we do not: NFKC, whitespace squeezed and
-    stripped. (The dummy prefix space is the table's: config prepend_scheme "first".)"""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
 @pytest.fixture(scope="module")
@@ -43,21 +32,20 @@ def sp_model(tmp_path_factory):
 
 
 def test_same_ids_as_sentencepiece(sp_model):
+    """Raw text in, sentencepiece's ids out: its normalizer (nmt_nfkc's charsmap, squeezed
+    whitespace, dummy prefix) and its unknown handling are the table's."""
     path, sp, corpus = sp_model
     table = bpe_tui.load(path)
     assert table.source_format == "sentencepiece" and table.units == "chars"
-    assert table.prefix_space == "first" and table.config["normalizer"] == "nmt_nfkc"
+    assert table.config["normalizer"]["name"] == "nmt_nfkc" and table.config["normalizer"]["precompiled_charsmap"]
     lines = [line for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    checked = 0
-    for line in lines[:400]:
-        ids = table.encode(sp_normalize(line))
-        if -1 in ids:
-            continue  # a character outside the vocabulary (see the module docstring)
+    odd = ["  leading and trailing  ", "tabs\tand\u3000ideographic  spaces", "ﬁne ｆｕｌｌ ①", "x <sep> y", "<sep>x", " <sep> ",
+           "unknown \u2603\u2603 snowmen", "\u2603", ""]
+    for line in lines[:400] + odd + texts():
+        ids = table.encode(line)
         assert ids == sp.encode(line), line
         assert table.decode(ids) == sp.decode(ids), line
-        checked += 1
-    assert checked > 150
-    assert table.encode(sp_normalize("x <sep> y")) == sp.encode("x <sep> y")  # user-defined = special
+    assert list(table.encode_iterable(lines[:50])) == sp.encode("".join(lines[:50]))
 
 
 def test_pieces_scores_and_types_match(sp_model):
@@ -97,6 +85,6 @@ def test_unknown_characters_encode_as_the_models_unk_id(sp_model):
     unk = sp.unk_id()
     assert table.unk_id == unk
     for text in ("the \u2603 cat", "a\u2603b", "\u2603"):
-        ids = table.encode(sp_normalize(text))
+        ids = table.encode(text)
         assert -1 not in ids and unk in ids
         assert ids == sp.encode(text), text

@@ -107,7 +107,9 @@ def test_unreachable_token_is_kept_and_noted(tmp_path):
         lines.append(f"{base64.b64encode(tok).decode()} {rank}")
     table = bpe_tui.load(write(tmp_path / "u.tiktoken", "\n".join(lines) + "\n"))
     assert table.num_merges == 2 and table.vocab[258] == b"xabcdy"
-    assert any("unreachable" in n for n in table.config["notes"])
+    assert any("only a whole pre-token emits them" in n for n in table.config["notes"])
+    assert table.encode("xabcdy") == [258]  # tiktoken's whole-pre-token lookup
+    assert table.encode("xabcdyz") == [ord("x"), 256, 257, ord("y"), ord("z")]
 
 
 def test_replay_uses_only_lower_ranks():
@@ -140,3 +142,29 @@ def test_chars_table_cannot_be_written(tmp_path):
     table = bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=3)
     with pytest.raises(BPEError, match="byte-level"):
         table.save(str(tmp_path / "x.tiktoken"), format="tiktoken")
+
+
+def test_rebuilt_merges_are_cached_by_sha256(tmp_path, monkeypatch):
+    """The second open of a rank file reads its merges from the cache (the replay is not run
+    again); a damaged cache file is ignored and the merges are rebuilt."""
+    from bpe_tui.core.formats import merges_cache, tiktoken_bpe
+
+    monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    for rank, tok in enumerate([b"ab", b"cd", b"abcd", b"xabcdy"], start=256):
+        lines.append(f"{base64.b64encode(tok).decode()} {rank}")
+    path = write(tmp_path / "c.tiktoken", "\n".join(lines) + "\n")
+    first = bpe_tui.load(path)
+    files = list((tmp_path / "cache").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("tiktoken-")
+
+    def no_replay(_by_rank):
+        raise AssertionError("the merges should come from the cache")
+
+    monkeypatch.setattr(tiktoken_bpe, "rebuild_merges", no_replay)
+    second = bpe_tui.load(path)
+    assert second.merge_ids == first.merge_ids and second.notes == first.notes
+    files[0].write_bytes(merges_cache.MAGIC + b"\x05\x00")  # damaged: too short
+    monkeypatch.undo()
+    monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
+    assert bpe_tui.load(path).merge_ids == first.merge_ids

@@ -96,6 +96,11 @@ def build_table(
         if token_id in special_ids:
             continue
         surface_to_id.setdefault(surface, token_id)
+    # An added token may spell a token merges also make (Hugging Face keeps one id for both):
+    # merges may then make it too.
+    for token_id in special_ids:
+        if token_id in vocab:
+            surface_to_id.setdefault(vocab[token_id], token_id)
     next_id = max(vocab, default=-1) + 1
     merge_ids = []
     seen = set()
@@ -172,7 +177,10 @@ EQUIVALENT_PATTERNS = {
 
 
 def pattern_text(pretokenizer: str) -> str:
-    """The regex behind one of our pre-tokenizer names."""
-    from ..pretokenize import resolve_pattern
+    """The regex behind one of our pre-tokenizer names (a pipeline has none: BPEError)."""
+    from ..pretokenize import PIPELINE, resolve_pattern
+
+    if pretokenizer.startswith(PIPELINE):
+        raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
 
     return resolve_pattern(pretokenizer)[1]

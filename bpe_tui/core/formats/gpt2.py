@@ -1,11 +1,22 @@
-"""GPT-2's two files: ``vocab.json`` (token -> id) and ``merges.txt`` (one merge per line).
+"""GPT-2's two files: ``vocab.json`` (token -> id) and ``merges.txt`` (one merge per line),
+and the folders ``transformers`` saves around them.
 
 Both write tokens through GPT-2's byte -> printable-character map (``Ġ`` is a space, ``Ċ`` a
 newline). ``merges.txt`` may start with a ``#version: 0.2`` line. A merge's rank is its line
 order; in GPT-2's own files the merged token's id is 256 + its rank, and tokens left over in
-the vocabulary (``<|endoftext|>``) are special tokens.
+the vocabulary (``<|endoftext|>``) are special tokens. OpenAI's original release names the
+same two files ``encoder.json`` and ``vocab.bpe``.
 
-A path may name the directory holding both files, or either of the two files.
+A path may name the directory holding both files, or either of the two files. A folder saved
+by ``transformers`` adds, beside them:
+
+* ``added_tokens.json`` (token -> id) and ``tokenizer_config.json``'s
+  ``added_tokens_decoder``: tokens matched whole in the text, as special tokens here;
+* ``tokenizer_config.json``'s ``tokenizer_class``, which decides what the files do not say:
+  the pre-tokenizer regex and the normalizer (Qwen2's splits digits one by one and applies
+  NFC; GPT-2's, RoBERTa's and BART's use GPT-2's regex), and ``add_prefix_space``.
+
+What was found and assumed is listed in ``config["notes"]``.
 """
 
 from __future__ import annotations
@@ -18,15 +29,22 @@ from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ._shared import build_table, check_new_id, read_json_object, short
+from .tiktoken_known import QWEN_PATTERN
 
 NAME = "gpt2"
 
 
+#: The two files' names: transformers' and OpenAI's original release.
+FILE_NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))
+
+
 def locate(path: str) -> tuple[str, str]:
-    """(vocab.json, merges.txt) paths for a directory or either file."""
-    if os.path.isdir(path):
-        return os.path.join(path, "vocab.json"), os.path.join(path, "merges.txt")
-    directory = os.path.dirname(path)
+    """(vocab file, merges file) paths for a directory or either file."""
+    directory = path if os.path.isdir(path) else os.path.dirname(path)
+    for vocab_name, merges_name in FILE_NAMES:
+        vocab_path, merges_path = os.path.join(directory, vocab_name), os.path.join(directory, merges_name)
+        if os.path.isfile(vocab_path) and os.path.isfile(merges_path):
+            return vocab_path, merges_path
     return os.path.join(directory, "vocab.json"), os.path.join(directory, "merges.txt")
 
 
@@ -34,10 +52,22 @@ def sniff(path: str) -> bool:
     vocab_path, merges_path = locate(path)
     if not (os.path.isfile(vocab_path) and os.path.isfile(merges_path)):
         return False
-    if os.path.isfile(path) and os.path.basename(path) not in ("vocab.json", "merges.txt"):
+    if os.path.isfile(path) and os.path.basename(path) not in {name for pair in FILE_NAMES for name in pair}:
         return False
     with open(vocab_path, "rb") as f:
         return f.read(64).lstrip().startswith(b"{")
+
+
+#: What a transformers tokenizer class does that its files do not say: (pre-tokenizer, normalizer).
+TOKENIZER_CLASSES = {
+    "GPT2Tokenizer": ("gpt2", None),
+    "RobertaTokenizer": ("gpt2", None),
+    "BartTokenizer": ("gpt2", None),
+    "LongformerTokenizer": ("gpt2", None),
+    "CodeGenTokenizer": ("gpt2", None),
+    "GPTNeoXTokenizer": ("gpt2", {"type": "NFC"}),
+    "Qwen2Tokenizer": ("regex:" + QWEN_PATTERN, {"type": "NFC"}),
+}
 
 
 def read(path: str) -> MergeTable:
@@ -74,9 +104,54 @@ def read(path: str) -> MergeTable:
     # Entries that are neither single bytes nor merge results (<|endoftext|>) are special tokens.
     results = {left + right for left, right, _ in merges}
     specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
-    table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer="gpt2")
+    notes: list[str] = []
+    config: dict = {"notes": notes}
+    pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes)
+    table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer, config=config)
     check_pair(table, vocab_path, merges_path)
     return table
+
+
+def _folder(directory: str, vocab: dict, specials: dict, config: dict, notes: list[str]) -> str:
+    """Read what a transformers folder adds (see the module docstring); returns the
+    pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks) and ``config``."""
+    added_path = os.path.join(directory, "added_tokens.json")
+    if os.path.isfile(added_path):
+        for token, i in read_json_object(added_path, "an added_tokens.json mapping token -> id").items():
+            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+                raise BPEError(f"{added_path}: [{token!r}]: id {short(i)} is not a non-negative integer")
+            specials[token] = i
+            vocab.setdefault(i, token.encode("utf-8"))
+        notes.append(f"{len(specials)} added tokens from added_tokens.json, matched whole in the text")
+    config_path = os.path.join(directory, "tokenizer_config.json")
+    if not os.path.isfile(config_path):
+        return "gpt2"
+    settings = read_json_object(config_path, "a tokenizer_config.json")
+    decoder = settings.get("added_tokens_decoder") or {}
+    if not isinstance(decoder, dict):
+        raise BPEError(f"{config_path}: added_tokens_decoder: expected an object mapping id -> token")
+    for key, entry in decoder.items():
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if not isinstance(content, str) or not key.isdigit():
+            raise BPEError(f"{config_path}: added_tokens_decoder[{key!r}]: expected an id and an object with 'content'")
+        specials.setdefault(content, int(key))
+        vocab.setdefault(int(key), content.encode("utf-8"))
+    name = settings.get("tokenizer_class")
+    known = TOKENIZER_CLASSES.get(name.removesuffix("Fast")) if isinstance(name, str) else None
+    if known is None:
+        what = f"tokenizer_class {name!r} is not one bpe-tui knows" if name else "tokenizer_config.json names no tokenizer_class"
+        notes.append(f"{what}: using GPT-2's regex and no normalizer")
+        pretokenizer, normalizer = "gpt2", None
+    else:
+        pretokenizer, normalizer = known
+        notes.append(f"tokenizer_class {name}: its pre-tokenizer ({pretokenizer if len(pretokenizer) < 24 else 'its own regex'})"
+                     + (f" and normalizer ({normalizer['type']})" if normalizer else "") + " applied")
+    if normalizer is not None:
+        config["normalizer"] = normalizer
+    if settings.get("add_prefix_space"):
+        config["prepend_scheme"] = "always"
+        notes.append("add_prefix_space: a space goes before the text, as the tokenizer class does")
+    return pretokenizer
 
 
 def check_fingerprint(version_line: str, vocab_bytes: bytes, vocab_path: str, merges_path: str) -> None:

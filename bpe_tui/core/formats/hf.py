@@ -44,13 +44,16 @@ way they came in: a Metaspace pre-tokenizer and decoder with their ``prepend_sch
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
+from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
+from ..pretokenize import PIPELINE, TOKEN_FLAGS
 from ._shared import build_table, check_new_id, fail, pattern_name, pattern_text, read_head, read_json_object, short
 
 NAME = "hf"
@@ -65,8 +68,16 @@ METASPACE_PATTERN = r" ?[^ ]+| "
 WHOLE_TEXT = r"(?s).+"
 
 
+def locate(path: str) -> str:
+    """The tokenizer.json of a path: the file itself, or the one in a directory (a folder
+    that transformers saved with a fast tokenizer holds one; it says more than the rest)."""
+    if os.path.isdir(path) and os.path.isfile(os.path.join(path, "tokenizer.json")):
+        return os.path.join(path, "tokenizer.json")
+    return path
+
+
 def sniff(path: str) -> bool:
-    head = read_head(path, 1 << 16)
+    head = read_head(locate(path), 1 << 16)
     if not head.lstrip().startswith(b"{"):
         return False
     # (GPT-2's vocab.json holds a token "model" too, with a number after it, not an object)
@@ -77,6 +88,7 @@ def sniff(path: str) -> bool:
 
 
 def read(path: str) -> MergeTable:
+    path = locate(path)
     data = read_json_object(path, "a tokenizer.json")
     model = data.get("model")
     if not isinstance(model, dict):
@@ -111,26 +123,32 @@ def read(path: str) -> MergeTable:
     replaces_space = any(
         p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " " for p in norm_parts
     )
-    lowercase = any(p.get("type") == "Lowercase" for p in norm_parts)
-    for p in norm_parts:
-        if p.get("type") not in ("Lowercase", "Replace", "Prepend", "Sequence"):
-            notes.append(f"normalizer {p.get('type')} is not applied by bpe-tui")
-    if model.get("ignore_merges"):
-        notes.append("ignore_merges is set: HF keeps words found whole in the vocabulary; bpe-tui always applies merges")
-    if model.get("byte_fallback"):
-        notes.append("byte_fallback: HF spells unknown characters as <0xNN> tokens; bpe-tui shows them as unknown")
+    lowercase = False  # HF's Lowercase is kept in the normalizer (it differs from str.lower on Σ)
+    for flag in ("dropout",):
+        if model.get(flag):
+            notes.append(f"model.{flag} = {model[flag]!r}: HF samples segmentations by default; bpe-tui encodes without dropout unless asked")
+    truncation = data.get("truncation")
+    if isinstance(truncation, dict) and truncation.get("max_length"):
+        notes.append(f"truncation max_length {truncation['max_length']}: HF cuts encodings there when truncation is on; bpe-tui does not")
+    post = data.get("post_processor")
+    if isinstance(post, dict) and post.get("type") not in (None, "ByteLevel"):
+        notes.append(f"post_processor {post.get('type')}: HF adds tokens such as <s> around the text when asked to add special tokens; bpe-tui's encode gives the text's own tokens")
 
     eow = model.get("end_of_word_suffix") or None
     config: dict = {"notes": notes}
+    if model.get("ignore_merges"):
+        config["ignore_merges"] = True  # a pre-token that is a token is emitted whole
     space_char = None
     if byte_level:
         units = "bytes"
-        pretokenizer = _byte_level_pretokenizer(path, pre, parts, notes)
+        pretokenizer = _pretokenizer(path, parts)
+        level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
+        if level is not None and level.get("add_prefix_space"):
+            config["prepend_scheme"] = "always"  # a space before each segment not starting with one
     elif metaspace is not None or replaces_space:
         units = "chars"
         space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or SPACE_MARK
-        split = metaspace.get("split", True) if metaspace is not None else False
-        pretokenizer = "regex:" + (METASPACE_PATTERN if split else WHOLE_TEXT)
+        pretokenizer = _pretokenizer(path, parts)
         if metaspace is not None:
             scheme = metaspace.get("prepend_scheme")
             if scheme is None:  # tokenizers before 0.14
@@ -144,7 +162,23 @@ def read(path: str) -> MergeTable:
             config["prepend_scheme"] = scheme
     else:
         units = "chars"
-        pretokenizer = _chars_pretokenizer(path, pre, parts, notes)
+        pretokenizer = _pretokenizer(path, parts)
+
+    # The normalizer, less what the pre-tokenizer settings above already do (a Replace of
+    # spaces with the space mark, a Prepend of it): applied as HF applies it.
+    rest = [
+        p for p in norm_parts
+        if not (space_char and p.get("type") == "Prepend")
+        and not (space_char and p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " ")
+    ]
+    if rest:
+        spec = rest[0] if len(rest) == 1 else {"type": "Sequence", "normalizers": rest}
+        try:
+            from_hf(spec)
+        except BPEError as exc:
+            raise fail(path, None, str(exc)) from None
+        config["normalizer"] = spec
+        notes.append("normalizer applied: " + from_hf(spec).name)
 
     def token(raw, where):
         if not isinstance(raw, str):
@@ -163,6 +197,9 @@ def read(path: str) -> MergeTable:
         surface = token(raw, where)
         vocab[i] = surface if surface is not None else raw.encode("utf-8")
 
+    if units == "chars":
+        _unknown_handling(path, model, vocab_json, space_char, config, notes)
+
     specials: dict[str, int] = {}
     added = data.get("added_tokens") or []
     if not isinstance(added, list):
@@ -175,6 +212,9 @@ def read(path: str) -> MergeTable:
             raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
+        flags = {k: True for k in TOKEN_FLAGS if entry.get(k)}
+        if flags:
+            config.setdefault("special_flags", {})[content] = flags
         key = content.encode("utf-8") if units == "bytes" else content
         if i not in vocab:
             vocab[i] = key
@@ -204,6 +244,23 @@ def read(path: str) -> MergeTable:
         path, units, vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer,
         lowercase=lowercase, config=config,
     )
+
+
+def _unknown_handling(path: str, model: dict, vocab_json: dict, space_char, config: dict, notes: list[str]) -> None:
+    """What a chars-mode model does with a character it does not know: byte_fallback spells
+    it as ``<0xNN>`` tokens, else ``unk_token`` stands for it (runs fused with ``fuse_unk``)."""
+    if model.get("byte_fallback"):
+        config["byte_fallback"] = True
+    unk = model.get("unk_token")
+    if unk is not None:
+        if not isinstance(unk, str):
+            raise fail(path, "model.unk_token", f"expected a string, not {unk!r}")
+        if unk in vocab_json:
+            config["unk_id"] = vocab_json[unk]
+        else:
+            notes.append(f"model.unk_token {unk!r} is not in the vocabulary: unknown characters stay unknown")
+    if model.get("fuse_unk"):
+        config["fuse_unk"] = True
 
 
 def _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config) -> MergeTable:
@@ -243,55 +300,87 @@ def _flatten(node) -> list[dict]:
     return [node]
 
 
-def _split_pattern(path: str, step: dict, notes: list[str]) -> str:
-    pattern = step.get("pattern") or {}
-    if "Regex" in pattern:
-        regex_text = pattern["Regex"]
-    elif "String" in pattern:
-        import regex
-
-        regex_text = regex.escape(pattern["String"])
-    else:
-        raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
-    behavior = step.get("behavior", "Isolated")
-    invert = bool(step.get("invert"))
-    if not ((behavior == "Isolated" and not invert) or (behavior == "Removed" and invert)):
-        notes.append(f"Split behavior {behavior} (invert={invert}) is read as 'keep the matches'")
-    return pattern_name(regex_text)
+#: Hugging Face's Punctuation: Unicode punctuation, and every ASCII punctuation character
+#: (Rust's ``is_ascii_punctuation`` also counts symbols such as ``$ + < = > ^ ` | ~``).
+HF_PUNCTUATION = r"[\p{P}!-/:-@\[-`{-~]"
 
 
-def _byte_level_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
-    splits = [p for p in parts if p.get("type") == "Split"]
-    level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
-    others = [p.get("type") for p in parts if p.get("type") not in ("Split", "ByteLevel")]
-    if others:
-        raise fail(path, "pre_tokenizer", f"{', '.join(others)} with ByteLevel is not supported")
-    if len(splits) > 1:
-        raise fail(path, "pre_tokenizer", "more than one Split is not supported")
-    if level is not None and level.get("add_prefix_space"):
-        notes.append("ByteLevel add_prefix_space: HF adds a space before the text; bpe-tui's encoder does not")
-    if splits:
-        if level is not None and level.get("use_regex", True):
-            notes.append("ByteLevel use_regex after a Split: read as the Split's regex alone")
-        return _split_pattern(path, splits[0], notes)
-    if level is not None and level.get("use_regex", True):
-        return "gpt2"
-    return "regex:" + WHOLE_TEXT
+def _steps(path: str, parts: list[dict]) -> list[dict]:
+    """The split steps (see pretokenize.SplitPipeline) of a tokenizer.json pre-tokenizer.
+
+    ``ByteLevel`` contributes GPT-2's regex when ``use_regex`` is on, ``Metaspace`` a split
+    before each space (spaces are spaces here, not ``▁``); their prefix spaces are the
+    table's prefix scheme. A type with no exact equivalent is refused by name.
+    """
+    import regex
+
+    steps: list[dict] = []
+    for p in parts:
+        kind = p.get("type")
+        if kind == "Split":
+            pattern = p.get("pattern") or {}
+            if isinstance(pattern.get("Regex"), str):
+                text = pattern["Regex"]
+            elif isinstance(pattern.get("String"), str):
+                text = regex.escape(pattern["String"])
+            else:
+                raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
+            steps.append({"pattern": text, "behavior": p.get("behavior", "Isolated"), "invert": bool(p.get("invert"))})
+        elif kind == "ByteLevel":
+            if p.get("use_regex", True):
+                steps.append({"pattern": pattern_text("gpt2"), "behavior": "Removed", "invert": True})
+        elif kind == "Digits":
+            steps.append({"pattern": r"\p{N}" if p.get("individual_digits") else r"\p{N}+", "behavior": "Isolated"})
+        elif kind == "Whitespace":
+            steps.append({"pattern": HF_WHITESPACE, "behavior": "Removed", "invert": True})
+        elif kind == "WhitespaceSplit":
+            steps.append({"pattern": r"\S+", "behavior": "Removed", "invert": True})
+        elif kind == "Punctuation":
+            steps.append({"pattern": HF_PUNCTUATION, "behavior": p.get("behavior", "Isolated")})
+        elif kind == "BertPreTokenizer":
+            steps += [{"pattern": r"\s+", "behavior": "Removed"}, {"pattern": HF_PUNCTUATION, "behavior": "Isolated"}]
+        elif kind == "CharDelimiterSplit" and isinstance(p.get("delimiter"), str):
+            steps.append({"pattern": regex.escape(p["delimiter"]), "behavior": "Removed"})
+        elif kind == "Metaspace":
+            if p.get("split", True):
+                steps.append({"pattern": " ", "behavior": "MergedWithNext"})
+        else:
+            raise fail(path, "pre_tokenizer", f"pre-tokenizer {kind!r} is not supported by bpe-tui")
+    return steps
 
 
-def _chars_pretokenizer(path: str, pre, parts: list[dict], notes: list[str]) -> str:
-    if not parts:
+def _splits_json(pretokenizer: str) -> dict:
+    """Our pre-tokenizer as tokenizer.json's: one Split keeping the regex's matches, or a
+    Sequence of the pipeline's Split steps."""
+    if not pretokenizer.startswith(PIPELINE):
+        return {"type": "Split", "pattern": {"Regex": pattern_text(pretokenizer)}, "behavior": "Removed", "invert": True}
+    steps = [
+        {"type": "Split", "pattern": {"Regex": st["pattern"]}, "behavior": st.get("behavior", "Isolated"), "invert": bool(st.get("invert"))}
+        for st in json.loads(pretokenizer[len(PIPELINE) :])
+    ]
+    return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
+
+
+def _pretokenizer(path: str, parts: list[dict]) -> str:
+    """Our pre-tokenizer for tokenizer.json's: a named one or a regex where one step says
+    it all (keep the regex's matches), else a pipeline of steps."""
+    steps = _steps(path, parts)
+    if not steps:
         return "regex:" + WHOLE_TEXT
-    if len(parts) > 1:
-        raise fail(path, "pre_tokenizer", f"the sequence {[p.get('type') for p in parts]} is not supported")
-    kind = parts[0].get("type")
-    if kind == "Split":
-        return _split_pattern(path, parts[0], notes)
-    if kind == "WhitespaceSplit":
-        return "whitespace"
-    if kind in ("Whitespace", "BertPreTokenizer"):
-        return "regex:" + HF_WHITESPACE
-    raise fail(path, "pre_tokenizer.type", f"{kind!r} is not supported")
+    if len(steps) == 1:
+        step = steps[0]
+        name = pattern_name(step["pattern"])
+        keeps_matches = step["behavior"] == "Removed" and step.get("invert", False)
+        # Isolated keeps the gaps too: the same when the regex leaves none (named ones do).
+        isolates_named = step["behavior"] == "Isolated" and not step.get("invert", False) and not name.startswith("regex:")
+        if keeps_matches or isolates_named:
+            return name
+        if step["pattern"] == " " and step["behavior"] == "MergedWithNext":
+            return "regex:" + METASPACE_PATTERN
+    try:
+        return PIPELINE + json.dumps(steps, ensure_ascii=False)
+    except ValueError as exc:  # pragma: no cover - steps are plain JSON
+        raise fail(path, "pre_tokenizer", str(exc)) from None
 
 
 # ---------------------------------------------------------------------- writing
@@ -319,7 +408,7 @@ def _sentencepiece_style(table: MergeTable) -> str | None:
     """How to write a sentencepiece-style chars table, as HF spells it: ``metaspace`` (a
     Metaspace pre-tokenizer with the table's prepend_scheme, or "never"), ``prepend`` (Llama 2:
     Prepend("▁") and Replace(" ", "▁") normalizers, no pre-tokenizer), or None (not one)."""
-    if table.units != "chars" or table.end_of_word:
+    if table.units != "chars" or table.end_of_word or table.pretokenizer.startswith(PIPELINE):
         return None
     pattern = pattern_text(table.pretokenizer)
     if table.prefix_space in (None, "always", "first") and pattern in (METASPACE_PATTERN, WHOLE_TEXT):
@@ -369,8 +458,8 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     else:
         merges_json = [[a, b] for a, b in merges]
 
-    pattern = pattern_text(table.pretokenizer)
-    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": True}
+    pattern = None if table.pretokenizer.startswith(PIPELINE) else pattern_text(table.pretokenizer)
+    split = _splits_json(table.pretokenizer)
     if bytes_mode:
         level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
         if table.pretokenizer == "gpt2":
@@ -398,8 +487,10 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
             {"type": "Prepend", "prepend": SPACE_MARK},
             {"type": "Replace", "pattern": {"String": " "}, "content": SPACE_MARK},
         ]
+    flags = table.config.get("special_flags") or {}
     added = [
-        {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
+         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": False, "special": True}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
     ]
     data = {

@@ -8,8 +8,8 @@ parts we need, by field number::
                     CONTROL=3, USER_DEFINED=4, UNUSED=5, BYTE=6)
     TrainerSpec     3: model_type (UNIGRAM=1, BPE=2, WORD=3, CHAR=4)
                     22: split_by_whitespace (default true)   24: treat_whitespace_as_suffix
-                    35: byte_fallback
-    NormalizerSpec  1: name   3: add_dummy_prefix (default true)
+                    26: allow_whitespace_only_pieces   35: byte_fallback
+    NormalizerSpec  1: name   2: precompiled_charsmap   3: add_dummy_prefix (default true)
                     4: remove_extra_whitespaces (default true)
 
 The protobuf wire format is small: each field is a varint key ``(number << 3) | wire type``
@@ -25,14 +25,15 @@ their parts; sentencepiece prefers the leftmost, which differs only when two dif
 splits of the same piece overlap in one word (``ab a ba`` for ``aba``).
 
 Pieces are read in chars mode with ``▁`` (U+2581) as a space, so ``▁the`` is the token
-`` the``. The dummy prefix space (``add_dummy_prefix``) becomes ``config["prepend_scheme"] =
-"first"``, so our encoder puts one space in front of the text as sentencepiece does. What
-sentencepiece does before BPE and we do not (callers apply it to the text): the normalizer
-(``nmt_nfkc`` by default: NFKC plus a few mappings) and squeezing and stripping whitespace
-(``remove_extra_whitespaces``); ``config["notes"]`` says which apply. Characters outside the
-vocabulary: sentencepiece gives one ``<unk>`` per run of them (or bytes with byte_fallback),
-we give one unknown per character. CONTROL, UNKNOWN, UNUSED and BYTE pieces keep their ids
-(decoding works) but are never produced; USER_DEFINED pieces are special tokens.
+`` the``. What sentencepiece does to the text before BPE is kept as the table's normalizer
+(``config["normalizer"]``, see ``normalize.py``) and applied exactly: the model's precompiled
+charsmap (``nmt_nfkc`` by default: NFKC plus a few mappings), squeezing and stripping
+whitespace (``remove_extra_whitespaces``) and the dummy prefix space (``add_dummy_prefix``),
+with user-defined pieces left whole. Words are cut before each space (a run of spaces stays
+with the next word when ``allow_whitespace_only_pieces`` is on). Characters outside the
+vocabulary become their ``<0xNN>`` byte pieces with ``byte_fallback``, else ``<unk>``, one per
+run. CONTROL, UNKNOWN, UNUSED and BYTE pieces keep their ids (decoding works) but are never
+produced by merges; USER_DEFINED pieces are special tokens.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from __future__ import annotations
 import struct
 
 from ..table import MergeTable
+from ..normalize import sentencepiece_spec
 from ._shared import build_table, fail, read_head
 
 NAME = "sentencepiece"
@@ -196,30 +198,50 @@ def _read(path: str, data: bytes) -> MergeTable:
 
     split_ws = bool(trainer.get(22, 1))
     suffix = bool(trainer.get(24, 0))
+    whitespace_runs = bool(trainer.get(26, 0))  # allow_whitespace_only_pieces
     if not split_ws:
         pattern = r"(?s).+"
     elif suffix:
         pattern = r"[^ ]+ ?| "
+    elif whitespace_runs:
+        pattern = r"[^ ]+| +[^ ]*"  # a run of spaces stays with the word after it
     else:
         pattern = r" ?[^ ]+| "
     name = normalizer.get(1, b"nmt_nfkc")
     name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
+    charsmap = normalizer.get(2)
     notes = []
-    config: dict = {"notes": notes, "normalizer": name}
-    if normalizer.get(3, 1):
-        if suffix:
-            notes.append("sentencepiece adds a space after the text (add_dummy_prefix with whitespace as suffix); bpe-tui does not")
-        else:
-            config["prepend_scheme"] = "first"  # add_dummy_prefix: one space in front of the text
-    if normalizer.get(4, 1):
-        notes.append("sentencepiece squeezes and strips whitespace (remove_extra_whitespaces); bpe-tui does not")
-    if name not in ("identity", ""):
-        notes.append(f"sentencepiece normalizes the text ({name}); bpe-tui does not")
+    # sentencepiece's normalizer, applied as sentencepiece applies it (normalize.py): the
+    # charsmap's rules, squeezed whitespace, the dummy prefix space.
+    config: dict = {
+        "notes": notes,
+        "normalizer": sentencepiece_spec(
+            charsmap if isinstance(charsmap, bytes) and charsmap else None,
+            add_dummy_prefix=bool(normalizer.get(3, 1)),
+            remove_extra_whitespaces=bool(normalizer.get(4, 1)),
+            treat_whitespace_as_suffix=suffix,
+            user_defined=list(specials),
+            name=name,
+        ),
+        "fuse_unk": True,  # a run of unknown characters is one <unk>
+    }
+    spec = config["normalizer"]
+    notes.append(
+        f"the model's normalizer applied: {name}"
+        + (" (precompiled charsmap)" if spec["precompiled_charsmap"] else "")
+        + (", whitespace squeezed" if spec["remove_extra_whitespaces"] else ", whitespace kept")
+        + (", dummy prefix space" if spec["add_dummy_prefix"] else "")
+    )
+    if name not in ("identity", "") and not charsmap:
+        notes.append(f"the normalization rule {name!r} has no precompiled charsmap in the model: its rules are not applied")
     unk = next((i for i, piece in enumerate(pieces) if piece[3] == UNKNOWN), None)
     if unk is not None:
         config["unk_id"] = unk  # unknown characters encode as this id, as sentencepiece does
+    surface = trainer.get(44, " \u2047 ".encode("utf-8"))  # unk_surface: what <unk> decodes to
+    config["unk_surface"] = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else " \u2047 "
     if trainer.get(35, 0):
-        notes.append("byte_fallback: sentencepiece spells unknown characters as <0xNN> pieces; bpe-tui shows them as unknown")
+        config["byte_fallback"] = True  # unknown characters as their <0xNN> byte pieces
+        notes.append("byte_fallback: characters outside the vocabulary are spelled as <0xNN> byte pieces")
     if unreachable:
         notes.append(f"{len(unreachable)} pieces cannot be built from two other pieces (never produced): {unreachable[:5]}")
     table = build_table(

@@ -12,13 +12,16 @@ rank. The file lists no merges, so we rebuild them: for every token of two or mo
 rank order, run that same algorithm over the token's bytes using only the lower ranks; it stops
 at two parts ``(left, right)``, and that is the merge that makes the token. (Splitting a token
 naively, say at its longest known prefix, gives the wrong pair for thousands of GPT-2 tokens.)
-A token the replay cannot reach in two parts is one tiktoken itself never produces; it is kept
-in the vocabulary (for decoding) and listed in ``config["notes"]``.
+A token the replay cannot reach in two parts is replayed again with every other token (its
+parts may rank above it: see :func:`rebuild_merges`); what still cannot be reached is emitted
+only by the whole-pre-token lookup below, and listed in ``config["notes"]``.
 
-The file does not say which pre-tokenizer regex or special tokens go with it. We recognise
-OpenAI's three public files by size (50,256 ranks: GPT-2/r50k, 100,256: cl100k, 199,998:
-o200k) and add their regex and special tokens; any other file gets GPT-2's regex and no
-special tokens (``config["notes"]`` says so).
+The file does not say which pre-tokenizer regex or special tokens go with it, and encoding
+differs from merge-list BPE in one way: tiktoken emits a pre-token that is itself a token
+whole, merges or not. The reader recognises the published files (OpenAI's, Llama 3, Whisper,
+Qwen: see ``tiktoken_known.py``) and adds their regex and special tokens; any other file gets
+GPT-2's regex and no special tokens. ``config["ignore_merges"]`` turns on the whole-pre-token
+lookup, and ``config["notes"]`` says what was recognised and assumed.
 
 Writing needs a byte-level table whose ids are usable as ranks: every merged token's id above
 its parts' ids (true of every table bpe-tui trains). Special tokens are not stored (tiktoken
@@ -29,25 +32,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 
 from ..atomic import atomic_write_text
 from ..merging import HEAP_FROM, merge_heap
 from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import fail, read_head
+from . import merges_cache
+from .tiktoken_known import DEFAULT, identify
 
 NAME = "tiktoken"
-
-#: OpenAI's public rank files, recognised by their number of ranks.
-KNOWN = {
-    50256: ("gpt2", {"<|endoftext|>": 50256}),
-    100256: (
-        "gpt4",
-        {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
-    ),
-    199998: ("o200k", {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
-}
-
 
 def sniff(path: str) -> bool:
     head = read_head(path, 4096)
@@ -71,80 +66,133 @@ def sniff(path: str) -> bool:
 
 
 def read(path: str) -> MergeTable:
-    ranks: dict[bytes, int] = {}
-    by_rank: dict[int, bytes] = {}
     with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, start=1):
-            line = raw.strip()
-            if not line:
-                continue
-            parts = line.split()
-            where = f"line {lineno}"
-            if len(parts) != 2:
-                raise fail(path, where, f"expected 'base64 rank', found {len(parts)} fields")
-            try:
-                token = base64.b64decode(parts[0], validate=True)
-            except (binascii.Error, ValueError):
-                raise fail(path, where, f"bad base64 {parts[0].decode('latin-1')!r}") from None
-            if not parts[1].isdigit():
-                raise fail(path, where, f"rank {parts[1].decode('latin-1')!r} is not a non-negative integer")
-            rank = int(parts[1])
-            if not token:
-                raise fail(path, where, "empty token")
-            if token in ranks:
-                raise fail(path, where, f"token {token!r} is listed twice (ranks {ranks[token]} and {rank})")
-            if rank in by_rank:
-                raise fail(path, where, f"rank {rank} is used twice")
-            ranks[token] = rank
-            by_rank[rank] = token
-    if not ranks:
-        raise fail(path, None, "empty file: no ranks")
+        data = f.read()
+    by_rank, empty = _parse(path, data)
+    ranks = {token: rank for rank, token in by_rank.items()}
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise fail(path, None, f"the single byte {bytes([missing[0]])!r} has no rank ({len(missing)} of 256 bytes missing); a tiktoken file ranks every byte")
 
-    merges, unreachable = rebuild_merges(by_rank)
-    notes = []
+    sha = hashlib.sha256(data).hexdigest()
+    known, how = identify(sha, len(by_rank) + len(empty))
+    notes = [how + ": " + _what_was_added(known), *known.notes]
+    notes.append("a pre-token that is itself a token is emitted whole, as tiktoken does, even where no merge builds it")
+    cached = merges_cache.load(sha)
+    if cached is None:
+        merges, unreachable = rebuild_merges(by_rank)
+        merges_cache.store(sha, merges, unreachable)
+    else:
+        merges, unreachable = cached
     if unreachable:
         shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
-        notes.append(f"{len(unreachable)} tokens are unreachable by BPE (kept for decoding only): {shown}")
-    known = KNOWN.get(len(ranks))
-    if known is not None:
-        pretokenizer, specials = known
-        notes.append(f"recognised by size as OpenAI's {pretokenizer} ranks: its regex and special tokens were added")
-    else:
-        pretokenizer, specials = "gpt2", {}
-        notes.append("the file does not record a pre-tokenizer or special tokens: using GPT-2's regex, no specials")
+        notes.append(f"{len(unreachable)} tokens no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
+    if empty:
+        notes.append(f"the file ranks the empty token (rank {empty[0]}); it is kept for decoding and never produced")
     vocab: dict = dict(by_rank)
-    specials = {s: i for s, i in specials.items() if i not in vocab}
+    vocab.update({r: b"" for r in empty})
+    specials = {s: i for s, i in known.special_tokens.items() if i not in vocab}
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
     return MergeTable(
-        "bytes", vocab, merges, specials, pretokenizer=pretokenizer,
-        config={"notes": notes}, source_format=NAME, source=path,
+        "bytes", vocab, merges, specials, pretokenizer=known.pretokenizer,
+        config={"notes": notes, "ignore_merges": True, "encoding": known.name}, source_format=NAME, source=path,
     )
 
 
+def _what_was_added(known) -> str:
+    if known is DEFAULT:
+        return "using GPT-2's regex and no special tokens"
+    return f"its regex and {len(known.special_tokens):,} special tokens were added"
+
+
+def _parse(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:
+    """``rank -> token`` of every line, and the ranks of empty tokens (Whisper's ``=``).
+
+    A well-formed file is read in a few C-level passes, as fast as tiktoken reads it; on
+    anything unusual the careful line-by-line reader says what is wrong and where.
+    """
+    try:
+        pairs = [line.split() for line in data.splitlines() if line.strip()]
+        if pairs and all(len(p) == 2 and p[1].isdigit() and p[0].strip(b"=") for p in pairs):
+            tokens = [binascii.a2b_base64(p[0], strict_mode=True) for p in pairs]
+            ranks = [int(p[1]) for p in pairs]
+            by_rank = dict(zip(ranks, tokens))
+            if len(by_rank) == len(pairs) == len(set(tokens)):
+                return by_rank, []
+    except (binascii.Error, ValueError):
+        pass
+    return _parse_checked(path, data)
+
+
+def _parse_checked(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:
+    """:func:`_parse`, line by line, with a one-line error naming the first bad line."""
+    by_rank: dict[int, bytes] = {}
+    seen: dict[bytes, int] = {}
+    empty: list[int] = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        parts = line.split()
+        where = f"line {lineno}"
+        if len(parts) != 2:
+            raise fail(path, where, f"expected 'base64 rank', found {len(parts)} fields")
+        if not parts[1].isdigit():
+            raise fail(path, where, f"rank {parts[1][:20].decode('latin-1')!r} is not a non-negative integer")
+        rank = int(parts[1])
+        if rank in by_rank or rank in empty:
+            raise fail(path, where, f"rank {rank} is used twice")
+        if parts[0].strip(b"=") == b"":  # base64 of the empty token, as tiktoken reads it
+            empty.append(rank)
+            continue
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise fail(path, where, f"bad base64 {parts[0][:40].decode('latin-1')!r}") from None
+        if token in seen:
+            raise fail(path, where, f"token {token!r} is listed twice (ranks {seen[token]} and {rank})")
+        seen[token] = rank
+        by_rank[rank] = token
+    if not by_rank:
+        raise fail(path, None, "empty file: no ranks")
+    return by_rank, empty
+
+
 def rebuild_merges(by_rank: dict[int, bytes]) -> tuple[list[tuple[int, int, int]], list[int]]:
-    """``(left_id, right_id, new_id)`` merges in rank order, and the unreachable ranks.
+    """``(left_id, right_id, new_id)`` merges in rank order, and the ranks no merge makes.
 
     Each token of two or more bytes is encoded with the ranks below its own, exactly as
     tiktoken would (lowest-ranked concatenation first, leftmost on ties); the two parts it
-    ends with form its merge.
+    ends with form its merge. A few tables (Llama 3's) hold tokens this replay cannot reach
+    in two parts; tiktoken still makes such a token when its two parts meet inside a longer
+    pre-token, parts that may themselves rank *above* it. For those the replay runs again with
+    every other token, and the merge it ends with is ranked where the token is. What is left
+    is listed as unreachable: only the whole-pre-token lookup emits those.
     """
     ranks: dict[bytes, int] = {}
-    merges = []
-    unreachable = []
+    made: dict[int, tuple[int, int, int]] = {}
+    stuck = []
     for rank in sorted(by_rank):
         token = by_rank[rank]
         if len(token) > 1:
             parts = _bpe(token, ranks)
             if len(parts) == 2:
-                merges.append((ranks[parts[0]], ranks[parts[1]], rank))
+                made[rank] = (ranks[parts[0]], ranks[parts[1]], rank)
             else:
-                unreachable.append(rank)
+                stuck.append(rank)
         ranks[token] = rank
-    return merges, unreachable
+    unreachable = []
+    for rank in stuck:
+        token = by_rank[rank]
+        del ranks[token]  # every other token may take part, not this one
+        parts = _bpe(token, ranks)
+        ranks[token] = rank
+        if len(parts) == 2:
+            made[rank] = (ranks[parts[0]], ranks[parts[1]], rank)
+        else:
+            unreachable.append(rank)
+    return [made[r] for r in sorted(made)], unreachable
 
 
 def _bpe(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:

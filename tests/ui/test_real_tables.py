@@ -1,0 +1,31 @@
+"""Real merge tables in the explorer: what the reader assumed is shown when a table opens."""
+
+from __future__ import annotations
+
+from bpe_tui.ui.app import ExplorerApp
+from tests.conftest import SHARED, need
+
+
+async def test_opening_llama3_shows_what_was_recognised():
+    path = need(SHARED / "tables" / "llama3" / "tokenizer.model")
+    app = ExplorerApp(table_path=str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session is not None and app.session.full_table.num_merges > 100_000
+        notes = [n for n in app._notifications if "notes" in (n.title or "")]
+        assert notes and "sha256" in notes[0].message and "Llama 3" in notes[0].message
+
+
+async def test_a_table_without_notes_opens_quietly(tmp_path):
+    from bpe_tui import train
+    from tests.conftest import CORPORA
+
+    path = tmp_path / "t.json"
+    train(str(CORPORA / "court.txt"), preset="classic", merges=3).save(str(path))
+    app = ExplorerApp(table_path=str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session is not None
+        assert not [n for n in app._notifications if "notes" in (n.title or "")]
