@@ -425,6 +425,8 @@ class MergeTable:
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
         if text is not None:
+            if not whole_word and self.whole_token(text) == token_id:
+                return True  # emitted whole (ignore_merges: tiktoken's lookup)
             if self.lowercase and text != text.lower():
                 return False
             if self._raw_pre is None:
