@@ -53,9 +53,10 @@ def write_corpus(path: Path, megabytes: int) -> Path:
     return path
 
 
-def start_cli(*args: str) -> subprocess.Popen:
+def start_cli(*args: str, stdin=None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "bpe_tui", *args],
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -109,3 +110,18 @@ def test_ctrl_c_while_training_exits_130_with_one_line(tmp_path):
         (lambda: children_of(proc.pid) == [], "the end of the counting"),
     )
     assert not out.exists()
+
+
+def test_ctrl_c_while_encoding_stdin_exits_130_with_one_line(tmp_path):
+    import bpe_tui
+
+    table = tmp_path / "t.json"
+    bpe_tui.train(bpe_tui.demo_corpus_path(), preset="gpt2", merges=50).save(str(table))
+    proc = start_cli("encode", "-t", str(table), "--ids", stdin=subprocess.PIPE)
+    # A pipe holds 64 KB: once 4 MB have been written, the CLI is reading its input (it has
+    # loaded the table); the pipe stays open, so it waits for more when Ctrl+C comes.
+    block = "".join(f"{n} {line}\n" for n in range(100) for line in DEMO_LINES)
+    for _ in range(4_000_000 // len(block)):
+        proc.stdin.write(block)
+    proc.stdin.flush()
+    interrupt_when(proc)
