@@ -390,7 +390,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
         from .core import corpus
 
         corpus.resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
-        corpus.DEFAULT_WORKERS = args.workers  # the explorer's loads count with this many (--dask local: workers)
+        corpus.DEFAULT_WORKERS = args.workers  # the explorer's loads count with this many
     if dask == "local":
         from .core.distributed import start_resource_tracker
 

@@ -401,18 +401,20 @@ def _count_range(task: tuple) -> tuple[list[str], list[int]]:
     return count_range(*task)
 
 
-def count_range(path: str, start: int, end: int, config: TrainerConfig, errors: str = "strict") -> tuple[list[str], list[int]]:
+def count_range(
+    path: str, start: int, end: int, config: TrainerConfig, errors: str = "strict", progress: Progress | None = None
+) -> tuple[list[str], list[int]]:
     """The word counts of one byte range of a file, as (words, counts) in first-seen order.
 
     Runs in a worker (a pool process here, a Dask worker in :mod:`.distributed`), which keeps
-    one WordCounter per config.
+    one WordCounter per config. ``progress(bytes_read, 0)`` follows the reading of the range.
     """
     key = repr(config)
     counter = _WORKER_COUNTERS.get(key)
     if counter is None:
         counter = _WORKER_COUNTERS[key] = WordCounter(config)
     counts: Counter = Counter()
-    for text in iter_text_blocks(path, errors, start=start, end=end):
+    for text in iter_text_blocks(path, errors, progress, start=start, end=end):
         counter.add(text, counts)
     return list(counts), list(counts.values())
 

@@ -39,7 +39,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from . import corpus
 from .config import TrainerConfig
 from .corpus import (
     Progress,
@@ -76,8 +75,8 @@ def require_distributed():
 def dask_client(address, workers: int | None = None) -> Iterator:
     """A dask Client for ``address``.
 
-    ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each; by
-    default ``--workers``, else one per CPU) and closes it afterwards. Any other string is a
+    ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each, one per
+    CPU by default) and closes it afterwards. Any other string is a
     scheduler address as dask.distributed takes it (``tcp://host:8786``). A Client is used as
     it is and left open.
     """
@@ -89,7 +88,7 @@ def dask_client(address, workers: int | None = None) -> Iterator:
     distributed = require_distributed()
     if address == LOCAL:
         if workers is None:
-            workers = corpus.DEFAULT_WORKERS or os.cpu_count() or 1
+            workers = os.cpu_count() or 1
         if workers < 1:
             raise BPEError(f"--workers must be 1 or more, not {workers}")
         # Workers write their logs to this terminal (and over the explorer's screen): keep them

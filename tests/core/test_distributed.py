@@ -35,6 +35,24 @@ def client():
     yield client
     client.close()
     cluster.close()
+    stop_dask_helper_threads()
+
+
+def stop_dask_helper_threads() -> None:
+    """Once used, dask keeps two helper threads for the rest of the process. Local counting
+    forks its workers only from a process of one thread, and later tests rely on fork carrying
+    a monkeypatch into the workers: give the test process back its single thread (dask makes
+    the threads again if it is used later)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import distributed.utils
+    from distributed.client import Future
+
+    distributed.utils._offload_executor.shutdown(wait=True)
+    distributed.utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    if Future._cb_executor is not None:
+        Future._cb_executor.shutdown(wait=True)
+        Future._cb_executor = None
 
 
 @pytest.fixture
