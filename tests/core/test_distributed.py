@@ -157,6 +157,7 @@ def test_directories_globs_and_file_urls_read_the_same_files(client, corpus_dir)
         [f"file://{corpus_dir / 'a.txt'}", f"file://{corpus_dir / 'b_empty.txt'}", f"file://{corpus_dir / 'c.txt'}"],
     ):
         assert items(count_words(inputs, cfg, client=client, blocksize=64)) == local, inputs
+    assert items(count_words(corpus_dir, cfg, client=client, blocksize=64)) == local  # one Path alone
 
 
 def test_bad_inputs_are_one_line_errors(client, tmp_path):
@@ -295,7 +296,10 @@ def test_the_library_imports_without_dask():
 
 def test_count_words_without_a_client_is_local_counting(corpus_dir):
     cfg = TrainerConfig(preset="gpt2")
-    assert items(bpe_tui.count_words([str(corpus_dir)], cfg)) == items(count_files([str(corpus_dir)], cfg))
+    local = items(count_files([str(corpus_dir)], cfg))
+    assert items(bpe_tui.count_words([str(corpus_dir)], cfg)) == local
+    assert items(bpe_tui.count_words(corpus_dir, cfg)) == local  # one path, as a Path
+    assert items(bpe_tui.count_words(str(corpus_dir / "a.txt"), cfg)) == items(count_files([str(corpus_dir / "a.txt")], cfg))
 
 
 # ---------------------------------------------------------------------- the explorer
