@@ -30,7 +30,7 @@ from tests.core.test_scale import LINES  # the lines local counting's tests cut 
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes, for the whole module."""
-    cluster = dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     client = dask.distributed.Client(cluster)
     yield client
     client.close()
