@@ -551,7 +551,7 @@ def count_range(
     """The word counts of one byte range of a file, as (words, counts) in first-seen order.
 
     Runs in a worker (a pool process here, a Dask worker in :mod:`.distributed`), which keeps
-    one WordCounter per config.
+    one WordCounter per config. ``progress(bytes_read, 0)`` follows the reading of the range.
     """
     key = repr(config)
     counter = _WORKER_COUNTERS.get(key)

@@ -76,8 +76,8 @@ def require_distributed():
 def dask_client(address, workers: int | None = None) -> Iterator:
     """A dask Client for ``address``.
 
-    ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each; by
-    default ``--workers``, else one per CPU) and closes it afterwards. Any other string is a
+    ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each, one per
+    CPU by default) and closes it afterwards. Any other string is a
     scheduler address as dask.distributed takes it (``tcp://host:8786``). A Client is used as
     it is and left open.
     """
@@ -179,7 +179,7 @@ def _size(path: str) -> int:
 
 
 def count_words(
-    paths: Iterable[str],
+    paths: Iterable[str] | str | os.PathLike,
     config: TrainerConfig,
     client=None,
     errors: str = "strict",
@@ -189,6 +189,8 @@ def count_words(
 ) -> dict[str, int]:
     """Word counts of a corpus, ``{pre-token: count}`` in order of first appearance.
 
+    ``paths``: files, directories, globs, fsspec URLs (on Dask), or one of them alone.
+
     ``client=None`` counts here (:func:`~.corpus.count_files`, with ``workers`` processes).
     Otherwise the counting runs on Dask: ``client`` is a ``dask.distributed.Client``, a
     scheduler address, or ``"local"`` for a LocalCluster of ``workers`` processes (one per CPU
@@ -197,6 +199,9 @@ def count_words(
     ``progress(done, total)`` reports bytes read here, and ranges (blocks) counted on Dask.
     The result is the same either way, word order included.
     """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]  # one path, not its characters
+    paths = [os.fspath(p) for p in paths]
     if client is None:
         return count_files(paths, config, errors=errors, progress=progress, workers=workers)
     sources = expand_inputs(paths)  # a missing file fails before a cluster starts

@@ -30,11 +30,29 @@ from tests.core.test_scale import LINES  # the lines local counting's tests cut 
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes, for the whole module."""
-    cluster = dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     client = dask.distributed.Client(cluster)
     yield client
     client.close()
     cluster.close()
+    stop_dask_helper_threads()
+
+
+def stop_dask_helper_threads() -> None:
+    """Once used, dask keeps two helper threads for the rest of the process. Local counting
+    forks its workers only from a process of one thread, and later tests rely on fork carrying
+    a monkeypatch into the workers: give the test process back its single thread (dask makes
+    the threads again if it is used later)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import distributed.utils
+    from distributed.client import Future
+
+    distributed.utils._offload_executor.shutdown(wait=True)
+    distributed.utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    if Future._cb_executor is not None:
+        Future._cb_executor.shutdown(wait=True)
+        Future._cb_executor = None
 
 
 @pytest.fixture
@@ -139,6 +157,7 @@ def test_directories_globs_and_file_urls_read_the_same_files(client, corpus_dir)
         [f"file://{corpus_dir / 'a.txt'}", f"file://{corpus_dir / 'b_empty.txt'}", f"file://{corpus_dir / 'c.txt'}"],
     ):
         assert items(count_words(inputs, cfg, client=client, blocksize=64)) == local, inputs
+    assert items(count_words(corpus_dir, cfg, client=client, blocksize=64)) == local  # one Path alone
 
 
 def test_bad_inputs_are_one_line_errors(client, tmp_path):
@@ -277,7 +296,10 @@ def test_the_library_imports_without_dask():
 
 def test_count_words_without_a_client_is_local_counting(corpus_dir):
     cfg = TrainerConfig(preset="gpt2")
-    assert items(bpe_tui.count_words([str(corpus_dir)], cfg)) == items(count_files([str(corpus_dir)], cfg))
+    local = items(count_files([str(corpus_dir)], cfg))
+    assert items(bpe_tui.count_words([str(corpus_dir)], cfg)) == local
+    assert items(bpe_tui.count_words(corpus_dir, cfg)) == local  # one path, as a Path
+    assert items(bpe_tui.count_words(str(corpus_dir / "a.txt"), cfg)) == items(count_files([str(corpus_dir / "a.txt")], cfg))
 
 
 # ---------------------------------------------------------------------- the explorer
