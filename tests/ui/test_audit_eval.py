@@ -34,6 +34,7 @@ async def test_audit_view_agrees_with_the_core():
         table = app.session.table()
         expected = audit(table, words_counts(app.session.trainer))
         assert screen.report.summary() == expected.summary()
+        assert screen.report.corpus_tokens == app.session.trainer.total_tokens  # the trainer's own count
         lines = screen.category_lines
         assert len(lines) == len(expected.categories)
         unused = next(line for line in lines if line.startswith("unused on the corpus"))
