@@ -39,10 +39,10 @@ def scratch(tmp_path_factory) -> pathlib.Path:
     (d / "corpus.txt").write_text(CORPUS)
     t = Trainer.from_text(CORPUS, TrainerConfig(vocab_size=280, special_tokens=["<|endoftext|>"]))
     list(t.run())
-    t.table.save(d / "t.json")
+    t.table.save(str(d / "t.json"))
     c = Trainer.from_text(CORPUS, TrainerConfig(preset="classic", vocab_size=40))
     list(c.run())
-    c.table.save(d / "c.json")
+    c.table.save(str(d / "c.json"))
     os.mkfifo(d / "fifo")
     (d / "real.json").write_text("old")
     os.symlink(d / "real.json", d / "link.json")
@@ -148,12 +148,12 @@ def _bad_files(d: pathlib.Path) -> None:
     neg = dict(good)
     neg["vocab"] = {**good["vocab"], "Ġzz": -5}
     (d / "neg-id.json").write_text(json.dumps(neg))
-    table = load(d / "t.json")
-    table.save(d / "hf.json", format="hf")
+    table = load(str(d / "t.json"))
+    table.save(str(d / "hf.json"), format="hf")
     hf = json.loads((d / "hf.json").read_text())
     hf["model"]["merges"] = [1, 2]
     (d / "hf-bad.json").write_text(json.dumps(hf))
-    table.save(d / "g", format="gpt2")
+    table.save(str(d / "g"), format="gpt2")
     (d / "dup").mkdir()
     vocab = json.loads((d / "g" / "vocab.json").read_text())
     vocab["Ġextra"] = 0
@@ -163,7 +163,7 @@ def _bad_files(d: pathlib.Path) -> None:
     (d / "mixed").mkdir()
     other = Trainer.from_text("zebra zoo zone " * 30, TrainerConfig(vocab_size=270))
     list(other.run())
-    other.table.save(d / "other", format="gpt2")
+    other.table.save(str(d / "other"), format="gpt2")
     (d / "mixed" / "vocab.json").write_text((d / "g" / "vocab.json").read_text())
     (d / "mixed" / "merges.txt").write_text((d / "other" / "merges.txt").read_text())
     (d / "longline").mkdir()
@@ -175,7 +175,7 @@ def _bad_files(d: pathlib.Path) -> None:
 def test_cli(case, scratch):
     name, _kind, args, stdin, outcome, fragment = case
     _bad_files(scratch)
-    table = load(scratch / "t.json")
+    table = load(str(scratch / "t.json"))
     argv: list = []
     stdout_dev_full = False
     for arg in args:
@@ -199,11 +199,11 @@ def test_cli(case, scratch):
         proc = run_cli(argv, stdin)
     expect(proc, outcome, fragment)
     if name == "train-over-symlink-writes-through":
-        assert (scratch / "link.json").is_symlink() and load(scratch / "real.json").num_merges > 0
+        assert (scratch / "link.json").is_symlink() and load(str(scratch / "real.json")).num_merges > 0
     if name == "train-existing-without-force":
         assert (scratch / "file").read_text() == "x"
     if name == "lowercase-upper-special":
-        assert load(scratch / "l.json").encode("THE<EOS>")[-1] == load(scratch / "l.json").special_tokens["<EOS>"]
+        assert load(str(scratch / "l.json")).encode("THE<EOS>")[-1] == load(str(scratch / "l.json")).special_tokens["<EOS>"]
 
 
 # ---------------------------------------------------------------------- the library
