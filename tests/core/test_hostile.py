@@ -9,7 +9,7 @@ Outcome classes:
 Every CLI case runs in a subprocess with a generous time limit that only stops a hang (a hang
 fails the case; nothing here measures speed). ``{dir}`` in arguments is a scratch directory
 holding: ``t.json`` (a small bytes table), ``c.json`` (a chars table), ``corpus.txt``,
-``fifo`` (a FIFO), ``link.json`` (a symlink to ``real.json``) and ``file`` (a plain file).
+``fifo`` (a FIFO), ``null-device`` (a character device like /dev/null), ``link.json`` (a symlink to ``real.json``) and ``file`` (a plain file).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import json
 import math
 import os
 import pathlib
+import stat
 import subprocess
 import sys
 
@@ -44,6 +45,10 @@ def scratch(tmp_path_factory) -> pathlib.Path:
     list(c.run())
     c.table.save(str(d / "c.json"))
     os.mkfifo(d / "fifo")
+    try:
+        os.mknod(d / "null-device", 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
+    except PermissionError:
+        os.mkfifo(d / "null-device")  # not root: a FIFO is as non-regular
     (d / "real.json").write_text("old")
     os.symlink(d / "real.json", d / "link.json")
     (d / "file").write_text("x")
@@ -77,7 +82,8 @@ CLI_CASES = [
     # data loss
     ("train-over-symlink-writes-through", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/link.json", "--force", "-q"], b"", "ok", ""),
     ("train-to-fifo-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/fifo", "--force", "-q"], b"", "error", "not a regular file"),
-    ("train-to-dev-null-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "/dev/null", "--force", "-q"], b"", "error", "not a regular file"),
+    # (a device node of our own, never the real /dev/null: a tool that fails this case replaces it)
+    ("train-to-device-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/null-device", "--force", "-q"], b"", "error", "not a regular file"),
     ("train-to-directory-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}", "--force", "-q"], b"", "error", "a directory"),
     ("train-existing-without-force", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "-q"], b"", "error", "already exists"),
     ("gpt2-under-a-file", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "--format", "gpt2", "--force", "-q"], b"", "error", "not one"),
