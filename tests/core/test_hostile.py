@@ -9,7 +9,7 @@ Outcome classes:
 Every CLI case runs in a subprocess with a generous time limit that only stops a hang (a hang
 fails the case; nothing here measures speed). ``{dir}`` in arguments is a scratch directory
 holding: ``t.json`` (a small bytes table), ``c.json`` (a chars table), ``corpus.txt``,
-``fifo`` (a FIFO), ``link.json`` (a symlink to ``real.json``) and ``file`` (a plain file).
+``fifo`` (a FIFO), ``null-device`` (a character device like /dev/null), ``link.json`` (a symlink to ``real.json``) and ``file`` (a plain file).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import json
 import math
 import os
 import pathlib
+import stat
 import subprocess
 import sys
 
@@ -39,11 +40,15 @@ def scratch(tmp_path_factory) -> pathlib.Path:
     (d / "corpus.txt").write_text(CORPUS)
     t = Trainer.from_text(CORPUS, TrainerConfig(vocab_size=280, special_tokens=["<|endoftext|>"]))
     list(t.run())
-    t.table.save(d / "t.json")
+    t.table.save(str(d / "t.json"))
     c = Trainer.from_text(CORPUS, TrainerConfig(preset="classic", vocab_size=40))
     list(c.run())
-    c.table.save(d / "c.json")
+    c.table.save(str(d / "c.json"))
     os.mkfifo(d / "fifo")
+    try:
+        os.mknod(d / "null-device", 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
+    except PermissionError:
+        os.mkfifo(d / "null-device")  # not root: a FIFO is as non-regular
     (d / "real.json").write_text("old")
     os.symlink(d / "real.json", d / "link.json")
     (d / "file").write_text("x")
@@ -77,7 +82,8 @@ CLI_CASES = [
     # data loss
     ("train-over-symlink-writes-through", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/link.json", "--force", "-q"], b"", "ok", ""),
     ("train-to-fifo-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/fifo", "--force", "-q"], b"", "error", "not a regular file"),
-    ("train-to-dev-null-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "/dev/null", "--force", "-q"], b"", "error", "not a regular file"),
+    # (a device node of our own, never the real /dev/null: a tool that fails this case replaces it)
+    ("train-to-device-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/null-device", "--force", "-q"], b"", "error", "not a regular file"),
     ("train-to-directory-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}", "--force", "-q"], b"", "error", "a directory"),
     ("train-existing-without-force", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "-q"], b"", "error", "already exists"),
     ("gpt2-under-a-file", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "--format", "gpt2", "--force", "-q"], b"", "error", "not one"),
@@ -148,12 +154,12 @@ def _bad_files(d: pathlib.Path) -> None:
     neg = dict(good)
     neg["vocab"] = {**good["vocab"], "Ġzz": -5}
     (d / "neg-id.json").write_text(json.dumps(neg))
-    table = load(d / "t.json")
-    table.save(d / "hf.json", format="hf")
+    table = load(str(d / "t.json"))
+    table.save(str(d / "hf.json"), format="hf")
     hf = json.loads((d / "hf.json").read_text())
     hf["model"]["merges"] = [1, 2]
     (d / "hf-bad.json").write_text(json.dumps(hf))
-    table.save(d / "g", format="gpt2")
+    table.save(str(d / "g"), format="gpt2")
     (d / "dup").mkdir()
     vocab = json.loads((d / "g" / "vocab.json").read_text())
     vocab["Ġextra"] = 0
@@ -163,7 +169,7 @@ def _bad_files(d: pathlib.Path) -> None:
     (d / "mixed").mkdir()
     other = Trainer.from_text("zebra zoo zone " * 30, TrainerConfig(vocab_size=270))
     list(other.run())
-    other.table.save(d / "other", format="gpt2")
+    other.table.save(str(d / "other"), format="gpt2")
     (d / "mixed" / "vocab.json").write_text((d / "g" / "vocab.json").read_text())
     (d / "mixed" / "merges.txt").write_text((d / "other" / "merges.txt").read_text())
     (d / "longline").mkdir()
@@ -175,7 +181,7 @@ def _bad_files(d: pathlib.Path) -> None:
 def test_cli(case, scratch):
     name, _kind, args, stdin, outcome, fragment = case
     _bad_files(scratch)
-    table = load(scratch / "t.json")
+    table = load(str(scratch / "t.json"))
     argv: list = []
     stdout_dev_full = False
     for arg in args:
@@ -199,11 +205,11 @@ def test_cli(case, scratch):
         proc = run_cli(argv, stdin)
     expect(proc, outcome, fragment)
     if name == "train-over-symlink-writes-through":
-        assert (scratch / "link.json").is_symlink() and load(scratch / "real.json").num_merges > 0
+        assert (scratch / "link.json").is_symlink() and load(str(scratch / "real.json")).num_merges > 0
     if name == "train-existing-without-force":
         assert (scratch / "file").read_text() == "x"
     if name == "lowercase-upper-special":
-        assert load(scratch / "l.json").encode("THE<EOS>")[-1] == load(scratch / "l.json").special_tokens["<EOS>"]
+        assert load(str(scratch / "l.json")).encode("THE<EOS>")[-1] == load(str(scratch / "l.json")).special_tokens["<EOS>"]
 
 
 # ---------------------------------------------------------------------- the library
