@@ -303,6 +303,34 @@ class MergeTable:
             source=source,
         )
 
+    def with_rules(self, pretokenizer: str | None = None, special_tokens: Iterable[str] = ()) -> "MergeTable":
+        """The same merges and vocabulary with another pre-tokenizer, and/or more special
+        tokens (each with a fresh id after the vocabulary, unless it already is one).
+
+        For files that do not record these (a tiktoken rank file nobody recognises), or a
+        guess the user wants to correct; ``notes`` records what was set by hand.
+        """
+        specials = dict(self.special_tokens)
+        vocab = dict(self._vocab)
+        notes = list(self.notes)
+        added = [s for s in special_token_list(special_tokens) if s not in specials]
+        next_id = max(vocab, default=-1) + 1
+        for special in added:
+            specials[special] = next_id
+            vocab[next_id] = special.encode("utf-8") if self.units == "bytes" else special
+            next_id += 1
+        if added:
+            notes.append("special tokens added by hand: " + ", ".join(f"{s} = {specials[s]}" for s in added))
+        if pretokenizer is not None and pretokenizer != self.pretokenizer:
+            notes.append(f"pre-tokenizer set by hand to {pretokenizer} (the reader had {self.pretokenizer})")
+        else:
+            pretokenizer = self.pretokenizer
+        return MergeTable(
+            self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
+            lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
+            source_format=self.source_format, source=self.source,
+        )
+
     def truncated(self, k: int) -> "MergeTable":
         """The same table with only its first ``k`` merges (ids unchanged)."""
         k = max(0, min(k, len(self._merges)))
