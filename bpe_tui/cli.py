@@ -83,6 +83,23 @@ def dask_from_args(args: argparse.Namespace) -> str | None:
     return args.dask
 
 
+def add_table_rules(p: argparse.ArgumentParser) -> None:
+    """Options that correct what a table file does not record (a tiktoken file nobody knows)."""
+    g = p.add_argument_group("table rules (what the file does not record)")
+    g.add_argument("--pretokenizer", metavar="NAME", help="pre-tokenizer to encode with: whitespace, gpt2, gpt4, o200k, or regex:PATTERN")
+    g.add_argument("--special", action="append", default=[], metavar="TOKEN", help="add a special token (repeatable)")
+
+
+def load_table(args: argparse.Namespace, path: str):
+    """``load(path)``, with the --pretokenizer and --special the command line gave."""
+    from .core.formats import load
+
+    table = load(path)
+    if getattr(args, "pretokenizer", None) or getattr(args, "special", None):
+        table = table.with_rules(args.pretokenizer, args.special)
+    return table
+
+
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
     kw: dict = {"preset": args.preset, "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
@@ -129,24 +146,29 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true", help='print {"ids": [...], "tokens": [...], "bytes": [...]} (tokens as text, bytes as \\xNN escapes)')
     e.add_argument("--dropout", type=float, default=0.0, metavar="P", help="BPE-dropout: skip each merge with probability P")
     e.add_argument("--seed", type=int, metavar="S", help="random seed for --dropout")
+    add_table_rules(e)
 
     d = sub.add_parser("decode", help="turn token ids back into text")
     d.add_argument("-t", "--table", required=True, help="a merge table (any readable format)")
     d.add_argument("ids", nargs="*", help="token ids (default: read from stdin, separated by spaces, commas or lines)")
+    add_table_rules(d)
 
     r = sub.add_parser("trace", help="show the merges applied to a word, in order, and what each beat")
     r.add_argument("-t", "--table", required=True, help="a merge table (any readable format)")
     r.add_argument("word", help="one pre-token (quote it to keep a leading space)")
+    add_table_rules(r)
 
     i = sub.add_parser("inspect", help="summarise a merge table, or show how a token was built")
     i.add_argument("table")
     tok = i.add_mutually_exclusive_group()
     tok.add_argument("--token", help="a token (its text, or its id) whose merge tree to show")
     tok.add_argument("--id", type=int, metavar="N", help="a token id whose merge tree to show")
+    add_table_rules(i)
 
     o = sub.add_parser("open", help="open a merge table in the explorer")
     o.add_argument("table")
     o.add_argument("--compare", metavar="TABLE_B", help="open the comparison view of TABLE and TABLE_B on the same text")
+    add_table_rules(o)
 
     c = sub.add_parser("convert", help="convert a merge table to another format")
     c.add_argument("input")
@@ -316,10 +338,9 @@ def token_fields(table, token_id: int, surface) -> dict:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    from .core.formats import load
     from .core.table import UNK_ID, check_dropout
 
-    table = load(args.table)
+    table = load_table(args, args.table)
     check_dropout(args.dropout)
     out = sys.stdout
     if args.text is not None:
@@ -398,9 +419,7 @@ def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
 def cmd_decode(args: argparse.Namespace) -> int:
     import re
 
-    from .core.formats import load
-
-    table = load(args.table)
+    table = load_table(args, args.table)
     words = args.ids if args.ids else re.split(r"[\s,\[\]]+", read_stdin_text())
     ids = []
     for n, word in enumerate(w for w in words if w):
@@ -415,9 +434,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from .core.formats import load
-
-    table = load(args.table)
+    table = load_table(args, args.table)
     word = argv_text(args.word, "WORD")
     steps = table.trace(word)
     show = lambda s: visible(s, table.end_of_word)  # noqa: E731
@@ -447,9 +464,7 @@ def rival_merges(table, symbols: list, chosen_rank: int) -> list[str]:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from .core.formats import load
-
-    table = load(args.table)
+    table = load_table(args, args.table)
     if args.id is not None:
         if args.id not in table.vocab:
             raise BPEError(f"token id {args.id} is not in the vocabulary (ids 0..{max(table.vocab)})")
@@ -601,10 +616,10 @@ def cmd_open(args: argparse.Namespace) -> int:
     from .core.formats import load
     from .ui.app import run_inspect
 
-    load(args.table)  # fail fast, with a one-line message, before the screen opens
+    table = load_table(args, args.table)  # read here: errors are one line, before the screen opens
     if args.compare is not None:
         load(args.compare)
-    return run_inspect(args.table, compare_path=args.compare)
+    return run_inspect(args.table, compare_path=args.compare, table=table)
 
 
 def cmd_explore(argv: Sequence[str]) -> int:

@@ -17,6 +17,8 @@ unknown, never a crash).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -195,6 +197,7 @@ class MergeTable:
         surface = self.config.get("unk_surface")
         self._unk_surface = surface if isinstance(surface, str) else None
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._search: list | None = None  # see _search_index
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
         #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
         #: Hugging Face's ``ignore_merges``): the table's ``config["ignore_merges"]``.
@@ -301,6 +304,34 @@ class MergeTable:
             lowercase=lowercase,
             source_format=source_format,
             source=source,
+        )
+
+    def with_rules(self, pretokenizer: str | None = None, special_tokens: Iterable[str] = ()) -> "MergeTable":
+        """The same merges and vocabulary with another pre-tokenizer, and/or more special
+        tokens (each with a fresh id after the vocabulary, unless it already is one).
+
+        For files that do not record these (a tiktoken rank file nobody recognises), or a
+        guess the user wants to correct; ``notes`` records what was set by hand.
+        """
+        specials = dict(self.special_tokens)
+        vocab = dict(self._vocab)
+        notes = list(self.notes)
+        added = [s for s in special_token_list(special_tokens) if s not in specials]
+        next_id = max(vocab, default=-1) + 1
+        for special in added:
+            specials[special] = next_id
+            vocab[next_id] = special.encode("utf-8") if self.units == "bytes" else special
+            next_id += 1
+        if added:
+            notes.append("special tokens added by hand: " + ", ".join(f"{s} = {specials[s]}" for s in added))
+        if pretokenizer is not None and pretokenizer != self.pretokenizer:
+            notes.append(f"pre-tokenizer set by hand to {pretokenizer} (the reader had {self.pretokenizer})")
+        else:
+            pretokenizer = self.pretokenizer
+        return MergeTable(
+            self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
+            lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
+            source_format=self.source_format, source=self.source,
         )
 
     def truncated(self, k: int) -> "MergeTable":
@@ -476,25 +507,66 @@ class MergeTable:
             todo.pop()
         return built[token_id]
 
-    def search(self, query: str, limit: int = 200) -> list[int]:
+    def search(self, query: str, limit: int = 200, cancelled=None) -> list[int]:
         """Token ids whose readable text contains ``query`` (or whose id is ``query``).
 
-        Exact matches come first, then shorter tokens, then by id.
+        Exact matches come first, then shorter tokens, then by id. The tokens' texts are
+        worked out once per table, sorted by length (the first search of a 200,000-token table
+        takes a second or two; the next ones milliseconds), and a search walks them shortest
+        first, so it stops as soon as ``limit`` are found. ``cancelled()``, if given, is asked
+        now and then: a UI that starts a new search on each keystroke stops the old one that
+        way (and gets ``[]``).
         """
-        hits = []
+        hits: list[int] = []
         if query.strip().isdigit() and int(query) in self._vocab:
             hits.append(int(query))
+        for surface in (query, query.encode("utf-8")):
+            found = self.token_id(surface)
+            if found is not None and found not in hits:
+                hits.append(found)
         q = query.lower()
-        matches = []
-        for token_id, surface in self._vocab.items():
-            text = visible(surface, self.end_of_word)
-            raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
-            if q in text.lower() or (q and q in raw.lower()):
-                exact = text == query or raw == query
-                matches.append((not exact, len(text), token_id))
-        matches.sort()
-        hits.extend(t for _, _, t in matches if t not in hits)
-        return hits[:limit]
+        if not q:
+            return hits[:limit]
+        haystack, starts, ids = self._search_index()
+        if "\n" in q or "\x00" in q:  # the index has no line breaks inside a line: look token by token
+            vocab = self._vocab
+            matches = (k for k, t in enumerate(ids) if q in (vocab[t].decode("utf-8", "replace") if isinstance(vocab[t], bytes) else vocab[t]).lower())
+        else:
+            matches = self._index_matches(haystack, starts, q)
+        for n, k in enumerate(matches):
+            if n % 256 == 0 and cancelled is not None and cancelled():
+                return []
+            if ids[k] not in hits:
+                hits.append(ids[k])
+                if len(hits) >= limit:
+                    break
+        by_id = hits[:1] if query.strip().isdigit() and int(query) in self._vocab else []
+        exact = [t for t in hits if t not in by_id and self.display(t) == query]
+        return (by_id + exact + [t for t in hits if t not in by_id and t not in exact])[:limit]
+
+    @staticmethod
+    def _index_matches(haystack: str, starts: list[int], q: str):
+        """Line numbers of the index holding ``q``, in order, found by ``str.find`` in C."""
+        pos = haystack.find(q)
+        while pos >= 0:
+            k = bisect.bisect_right(starts, pos) - 1
+            yield k
+            pos = haystack.find(q, starts[k + 1]) if k + 1 < len(starts) else -1
+
+    def _search_index(self) -> tuple[str, list[int], list[int]]:
+        """One string with a line per token, shortest readable text first: the readable text
+        and the raw text, lowercased, joined by NUL; the lines' starts; their token ids."""
+        if self._search is None:
+            rows = []
+            for token_id, surface in self._vocab.items():
+                raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+                text = visible(surface, self.end_of_word)
+                rows.append((len(text), token_id, text.lower() + "\x00" + raw.lower().replace("\n", "\x00")))
+            rows.sort()
+            lines = [line for _, _, line in rows]
+            starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+            self._search = ("\n".join(lines), starts, [token_id for _, token_id, _ in rows])
+        return self._search
 
     def describe(self) -> dict:
         """A summary for ``inspect`` and status lines."""

@@ -163,6 +163,9 @@ class ExplorerApp(App):
         elif table is not None:
             self.set_session(Session(table=table, source=table.source))
             self.show_notes(self.session)
+            if self._compare_path is not None:
+                path, self._compare_path = self._compare_path, None
+                self.compare_with(path)
         elif table_path is not None:
             self.load_table(table_path)
         elif paths:
@@ -754,11 +757,12 @@ def run_explorer(
     return app.return_code or 0
 
 
-def run_inspect(table_path: str, compare_path: str | None = None) -> int:
-    """Open a saved merge table (any format the core reads) in inspect mode.
+def run_inspect(table_path: str, compare_path: str | None = None, table: MergeTable | None = None) -> int:
+    """Open a saved merge table (any format the core reads) in inspect mode; ``table``, if
+    given, is that file already read (the CLI reads it first, so errors come before the screen).
 
     With ``compare_path``, the comparison view opens on the two tables once both are loaded.
     """
-    app = ExplorerApp(table_path=table_path, compare_path=compare_path)
+    app = ExplorerApp(table_path=None if table is not None else table_path, table=table, compare_path=compare_path)
     app.run()
     return app.return_code or 0

@@ -242,3 +242,24 @@ def test_inspect_lists_the_notes(capsys):
     out = capsys.readouterr().out
     assert "notes (what the reader recognised" in out and "sha256 as Llama 3" in out
     assert "special tokens (256):" in out and "more" in out  # a long list, cut in the middle
+
+
+def test_rules_given_by_hand_override_and_are_noted(tmp_path, capsys):
+    """A rank file nobody recognises gets GPT-2's regex and no specials; --pretokenizer and
+    --special set them, and the notes say they were set by hand."""
+    import base64
+
+    from bpe_tui.cli import main
+
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)] + ["MTI= 256"]  # "12"
+    path = tmp_path / "mine.tiktoken"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["encode", "-t", str(path), "--ids", "x12<|end|>"]) == 0
+    assert capsys.readouterr().out.split() == ["120", "256", "60", "124", "101", "110", "100", "124", "62"]
+    assert main(["encode", "-t", str(path), "--ids", "--pretokenizer", "gpt4", "--special", "<|end|>", "x12<|end|>"]) == 0
+    assert capsys.readouterr().out.split() == ["120", "256", "257"]
+    table = bpe_tui.load(str(path)).with_rules("gpt4", ["<|end|>"])
+    assert table.special_tokens == {"<|end|>": 257} and table.pretokenizer == "gpt4"
+    assert any("set by hand to gpt4" in n for n in table.notes) and any("added by hand: <|end|> = 257" in n for n in table.notes)
+    assert main(["inspect", str(path), "--special", "<|end|>"]) == 0
+    assert "added by hand" in capsys.readouterr().out
