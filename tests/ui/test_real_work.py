@@ -14,6 +14,7 @@ import pytest
 
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core import corpus as core_corpus
+from bpe_tui.core import distributed as core_distributed
 from bpe_tui.ui.app import ExplorerApp, default_config
 from bpe_tui.ui.dialogs import GotoScreen
 from bpe_tui.ui.messages import LoadCancelled, LoadFailed, LoadProgress
@@ -248,7 +249,7 @@ async def test_workers_option_reaches_the_loader(tmp_path, monkeypatch):
         asked.append(workers)
         return real(paths, config, errors, progress, workers)
 
-    monkeypatch.setattr(core_corpus, "count_files", count_files)
+    monkeypatch.setattr(core_distributed, "count_files", count_files)  # where count_words finds it
     app = ExplorerApp(paths=[str(path)], config=default_config(None), workers=1)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
