@@ -53,11 +53,11 @@ def write_corpus(path: Path, megabytes: int) -> Path:
     return path
 
 
-def start_cli(*args: str, stdin=None) -> subprocess.Popen:
+def start_cli(*args: str, stdin=None, stdout=subprocess.PIPE) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "bpe_tui", *args],
         stdin=stdin,
-        stdout=subprocess.PIPE,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell job is
@@ -117,7 +117,9 @@ def test_ctrl_c_while_encoding_stdin_exits_130_with_one_line(tmp_path):
 
     table = tmp_path / "t.json"
     bpe_tui.train(bpe_tui.demo_corpus_path(), preset="gpt2", merges=50).save(str(table))
-    proc = start_cli("encode", "-t", str(table), "--ids", stdin=subprocess.PIPE)
+    # encode --ids streams its ids while it reads: nobody reads them here, so they go nowhere
+    # (a pipe would fill, the CLI would wait on it, and so would this test's writes)
+    proc = start_cli("encode", "-t", str(table), "--ids", stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     # A pipe holds 64 KB: once 4 MB have been written, the CLI is reading its input (it has
     # loaded the table); the pipe stays open, so it waits for more when Ctrl+C comes.
     block = "".join(f"{n} {line}\n" for n in range(100) for line in DEMO_LINES)
