@@ -229,12 +229,26 @@ def build_explorer_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------- commands
 
 
-def stderr_progress():
-    """A rich progress bar on stderr that disappears when done (use it as a context manager)."""
+def stderr_progress(unit: str = "items"):
+    """A rich progress bar on stderr that disappears when done (use it as a context manager);
+    amounts read as sizes for ``unit="bytes"``, as ``k/n`` otherwise."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    return Progress(TextColumn("{task.description}"), BarColumn(), amount, TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+
+
+@contextlib.contextmanager
+def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
+    """A ``progress(done, total)`` callback drawing a bar on stderr (None when stderr is not
+    a terminal, or with --quiet); ctrl+c stops the work (exit 130, see :func:`main`)."""
+    if not sys.stderr.isatty() or quiet:
+        yield None
+        return
+    with stderr_progress(unit) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
 
 
 def counting_label(dask: str | None) -> str:
@@ -600,13 +614,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     dask = dask_from_args(args)
     if args.counts:
         counts = read_count_files(args.corpus)
-    elif sys.stderr.isatty():
-        with stderr_progress() as bar:
-            task = bar.add_task(counting_label(dask), total=None)
-            progress = lambda done, total: bar.update(task, completed=done, total=total or None)  # noqa: E731
-            counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
     else:
-        counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers)
+        with progress_bar(counting_label(dask), quiet=False, unit="blocks" if dask else "bytes") as progress:
+            counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
     write_count_file(counts, args.output, overwrite=args.force)
     print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
     return 0
@@ -638,22 +648,6 @@ def cmd_explore(argv: Sequence[str]) -> int:
     from .ui.app import run_explorer
 
     return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
-
-
-@contextlib.contextmanager
-def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
-    """A ``progress(done, total)`` callback drawing a bar on stderr (None when stderr is not
-    a terminal, or with --quiet); ctrl+c stops the work (exit 130, see :func:`main`)."""
-    if not sys.stderr.isatty() or quiet:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
-    with Progress(TextColumn("{task.description}"), BarColumn(), amount, TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total or None)
 
 
 def run_evaluation(tables, names, corpora, args):

@@ -225,31 +225,6 @@ class Charsmap:
             cached = self._replacements[value] = self.pool[value : end if end >= 0 else len(self.pool)]
         return cached
 
-    def apply(self, text: str) -> str:
-        """The text with every rule applied, longest match first, left to right (no
-        whitespace handling: that is :class:`SentencePieceNormalizer`'s)."""
-        return "".join(piece for piece, _ in self.pieces(text.encode("utf-8")))
-
-    def pieces(self, data: bytes):
-        """``(normalized text, bytes consumed)`` per step over UTF-8 ``data``: a rule's
-        replacement, or one character copied (U+FFFD for a malformed byte)."""
-        pos = 0
-        n = len(data)
-        while pos < n:
-            hit = self.longest_match(data, pos)
-            if hit is not None:
-                length, replacement = hit
-                yield replacement.decode("utf-8", "replace"), length
-                pos += length
-                continue
-            width = _utf8_width(data, pos)
-            if width:
-                yield data[pos : pos + width].decode("utf-8"), width
-                pos += width
-            else:
-                yield "\ufffd", 1
-                pos += 1
-
 
 def _offset(unit: int) -> int:
     """A darts-clone unit's offset to its children (bit 9 scales it by 256)."""

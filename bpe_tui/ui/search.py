@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 from ..core.table import MergeTable
 from .messages import TokenSelected
@@ -61,20 +64,49 @@ class TokenSearch(Vertical):
         self._search()
 
     def _search(self) -> None:
-        results = self.results
-        results.table = self.table
+        """Search in a thread worker (a 200,000-token table's first search builds its index);
+        the next keystroke cancels a search still running."""
         query = self.query_one("#search-input", Input).value
         summary = self.query_one("#search-summary", Static)
         if self.table is None or not query:
-            results.ids = []
-            results.set_count(0)
+            self.workers.cancel_group(self, "search")
+            self._show(query, [])
             summary.update(Text("type to search the vocabulary by text or id", style="dim", end=""))
             return
-        results.ids = self.table.search(query, limit=LIMIT)
-        results.set_count(len(results.ids), cursor=0)
-        n = len(results.ids)
-        more = "+" if n >= LIMIT else ""
-        summary.update(Text(f"{fmt_int(n)}{more} tokens match — enter shows one", style="dim", end=""))
+        summary.update(Text("searching…", style="dim", end=""))
+        self._search_worker(self.table, query)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search_worker(self, table: MergeTable, query: str) -> None:
+        worker = get_current_worker()
+        ids = table.search(query, limit=LIMIT, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(self.Searched(table, query, ids))
+
+    class Searched(Message):
+        """A search finished: ``ids`` match ``query`` in ``table``."""
+
+        def __init__(self, table: MergeTable, query: str, ids: list[int]) -> None:
+            super().__init__()
+            self.table = table
+            self.query = query
+            self.ids = ids
+
+    def on_token_search_searched(self, message: "TokenSearch.Searched") -> None:
+        message.stop()
+        if message.table is self.table and message.query == self.query_one("#search-input", Input).value:
+            self._show(message.query, message.ids)
+
+    def _show(self, query: str, ids: list[int]) -> None:
+        results = self.results
+        results.table = self.table
+        results.ids = ids
+        results.set_count(len(ids), cursor=0)
+        if query:
+            more = "+" if len(ids) >= LIMIT else ""
+            self.query_one("#search-summary", Static).update(
+                Text(f"{fmt_int(len(ids))}{more} tokens match — enter shows one", style="dim", end="")
+            )
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -152,9 +152,11 @@ async def test_compare_path_opens_the_view_and_cli_passes_it(compare_tables, mon
         assert screen.diff_list.cursor == diff == 3
     # bpe-tui open A --compare B hands both to the explorer; a bad B fails before the screen opens
     calls = []
-    monkeypatch.setattr("bpe_tui.ui.app.run_inspect", lambda a, compare_path=None: calls.append((a, compare_path)) or 0)
+    monkeypatch.setattr(
+        "bpe_tui.ui.app.run_inspect", lambda a, compare_path=None, table=None: calls.append((a, compare_path, table.source)) or 0
+    )
     assert cli.main(["open", path_a, "--compare", path_b]) == 0
-    assert calls == [(path_a, path_b)]
+    assert calls == [(path_a, path_b, path_a)]  # table A is read once, by the CLI
     assert cli.main(["open", path_a, "--compare", path_a + ".missing"]) == 2
     assert len(calls) == 1
 
@@ -255,3 +257,11 @@ async def test_inspect_mode_names_every_format(fmt, saved_formats, tmp_path):
         await settle(app, pilot)
         assert app.encode.ids == table.encode(FORMAT_TEXT) and app.encode.ids
         assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
+
+
+async def test_table_read_by_the_cli_opens_with_its_comparison(compare_tables):
+    path_a, path_b = compare_tables
+    app = ExplorerApp(table=bpe_tui.load(path_a), compare_path=path_b)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, CompareScreen)
+        assert app.screen.side("B").title_text == "B multilingual-300.json  format native"

@@ -1,0 +1,34 @@
+"""End to end: a 200,000-token table in the installed ``bpe-tui`` in tmux. It opens, Find
+answers while typing (the search runs in a worker), and the encode box encodes."""
+
+from __future__ import annotations
+
+import time
+
+import bpe_tui
+from tests.conftest import SHARED, need
+
+from .test_tmux import Tmux, tmux, wait_exit  # noqa: F401  (tmux is a fixture)
+
+
+def test_o200k_opens_and_answers_find_and_encode(tmux: Tmux):
+    path = need(SHARED / "tables" / "o200k" / "o200k_base.tiktoken")
+    tmux.start("open", str(path))
+    tmux.wait_for("200,000 tokens", timeout=60)
+    tmux.keys("/")
+    time.sleep(0.3)
+    tmux.keys("ings", literal=True)
+    screen = tmux.wait_for("tokens match", timeout=30)
+    assert "ings" in screen
+    tmux.keys("Escape")
+    time.sleep(0.3)
+    tmux.keys("e")
+    time.sleep(0.3)
+    text = "Hello wörld 日本語 tokenizers"
+    tmux.keys(text, literal=True)
+    table = bpe_tui.load(str(path))
+    ids = table.encode(text)
+    screen = tmux.wait_for(f"{len(ids)} tokens · ", timeout=20)
+    assert " ".join(str(i) for i in ids[:2]) in screen.replace("  ", " ") or str(ids[0]) in screen
+    tmux.keys("C-q")
+    wait_exit(tmux)
