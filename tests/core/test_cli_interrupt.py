@@ -99,8 +99,25 @@ def test_ctrl_c_during_a_parallel_count_exits_130_with_one_line(tmp_path, comman
     assert children_of(proc.pid) == []
 
 
+def write_many_words(path: Path, megabytes: int) -> Path:
+    """Text of made-up words (seeded): so many distinct words that merging to a big
+    vocabulary goes on for a long while, whatever the machine's speed."""
+    import random
+
+    rng = random.Random(0)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    with open(path, "w", encoding="utf-8") as out:
+        written = 0
+        while written < megabytes * 1_000_000:
+            line = " ".join("".join(rng.choices(letters, k=rng.randint(3, 12))) for _ in range(12)) + "\n"
+            out.write(line)
+            written += len(line)
+    assert path.stat().st_size >= corpus.PARALLEL_MIN_BYTES
+    return path
+
+
 def test_ctrl_c_while_training_exits_130_with_one_line(tmp_path):
-    big = write_corpus(tmp_path / "big.txt", 12)
+    big = write_many_words(tmp_path / "big.txt", 9)
     out = tmp_path / "out.json"
     proc = start_cli("train", str(big), "-o", str(out), "--workers", "2", "--vocab-size", "100000")
     # the workers come and go: then the words are counted and the merging has begun
