@@ -218,6 +218,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .core.formats import load
+    from .ui.render import merge_number
 
     table = load(args.table)
     if args.token is not None:
@@ -241,7 +242,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             for r in ranks:
                 a, b, new = merges[r]
                 count = f"  ({table.counts[r]:,})" if table.counts else ""
-                print(f"  {r + 1:>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
+                print(f"  {merge_number(r):>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
     return 0
 
 
@@ -249,6 +250,8 @@ def print_token_tree(table, token: str) -> int:
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
+
+    from .ui.render import merge_number
 
     token_id = table.token_id(token.encode("utf-8") if table.units == "bytes" else token)
     if token_id is None and token.strip().isdigit() and int(token) in table.vocab:
@@ -259,7 +262,7 @@ def print_token_tree(table, token: str) -> int:
         raise BPEError(f"token {token!r} is not in the vocabulary{hint}")
 
     def label(node) -> Text:
-        where = f"rank {node.rank + 1}" if node.rank is not None else ("special" if table.is_special(node.id) else "base")
+        where = f"merge {merge_number(node.rank)}" if node.rank is not None else ("special" if table.is_special(node.id) else "base")
         text = Text(visible(node.surface, table.end_of_word), style="bold")
         text.append(f"  (id {node.id}, {where})", style="dim")
         return text

@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from ..core.table import MergeTable
 from .messages import TokenSelected
-from .render import CHIP_PAIR, chip, fmt_int
+from .render import CHIP_PAIR, chip, fmt_int, merge_number
 from .vlist import VirtualList
 
 LIMIT = 500
@@ -30,7 +30,7 @@ class SearchResults(VirtualList):
         end = text.cell_len
         rank = table.rank_of(token_id)
         if rank is not None:
-            text.append(f"  rank {rank:,}", "dim")
+            text.append(f"  merge {merge_number(rank):,}", "dim")
         elif table.is_special(token_id):
             text.append("  special", "dim")
         else:
