@@ -123,11 +123,15 @@ def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
 
 
 def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text]]:
-    """The trace of ``word`` as (label, body) lines: the base units, then one line per merge."""
+    """The trace of ``word`` as (label, body) lines: the base units, then one line per merge.
+
+    Segmentations are drawn as chips side by side in alternating colours (as in the corpus
+    pane), so a line stays short enough for a narrow pane.
+    """
     eow = table.end_of_word
     body = Text(f"“{label(word)}”  ", style="bold", end="")
     base = table.initial_symbols(word.lower() if table.lowercase else word)
-    body.append_text(chips(base, eow, sep=" ")[0])
+    body.append_text(chips(base, eow)[0])
     lines = [(Text("trace ", style="bold", end=""), body)]
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
@@ -136,7 +140,7 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text]]:
         body = Text(end="")
         body.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), "#ffd75f")
         body.append(" → ")
-        body.append_text(chips(step.symbols, eow, sep=" ")[0])
+        body.append_text(chips(step.symbols, eow)[0])
         lines.append((head, body))
     if not steps:
         lines.append((Text("  ", end=""), Text("(no merge applies)", style="dim", end="")))
@@ -165,6 +169,7 @@ class TraceView(VirtualList):
         super().__init__(show_cursor=False, **kwargs)
         self.lines: list[tuple[Text, Text]] = []
         self.rows: list[Text] = []
+        self.row_line: list[int] = []  # row -> the trace line it belongs to (0: the head)
         self._width = 0
 
     def render_row(self, index: int):
@@ -177,7 +182,8 @@ class TraceView(VirtualList):
     def _wrap(self) -> None:
         self._width = width = self.size.width or 40
         rows = []
-        for head, body in self.lines:
+        self.row_line = []
+        for n, (head, body) in enumerate(self.lines):
             indent = head.cell_len
             parts = body.wrap(self.app.console, max(8, width - indent - 1), no_wrap=False, overflow="fold")
             for i, part in enumerate(parts or [Text("")]):
@@ -185,6 +191,7 @@ class TraceView(VirtualList):
                 row.append_text(part)
                 row.end = ""
                 rows.append(row)
+                self.row_line.append(n)
         self.rows = rows
         self.set_count(len(rows))
 

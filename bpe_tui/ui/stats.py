@@ -29,6 +29,7 @@ class StatsPane(VerticalScroll):
         self.watch_lines: list[str] = []
         self.counts: list[int] = []
         self.totals: list[int] = []
+        self.lengths_text = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="counts-label", markup=False)
@@ -57,7 +58,9 @@ class StatsPane(VerticalScroll):
         lengths = self.query_one("#lengths", Static)
         lengths.display = not explore
         if not explore:
-            lengths.update(length_histogram(session.full_table))
+            histogram = length_histogram(session.full_table)
+            self.lengths_text = histogram.plain
+            lengths.update(histogram)
         totals = session.token_totals(step)
         self.totals = totals
         if len(totals) > 1:
