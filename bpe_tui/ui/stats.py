@@ -45,7 +45,7 @@ class StatsPane(VerticalScroll):
         self.counts = session.merge_counts()[:step] if session.mode == "explore" else session.merge_counts()
         counts = self.counts
         if counts:
-            head = f"merge counts (steps 1–{len(counts):,}): first {counts[0]:,}, last {counts[-1]:,}"
+            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}"
         else:
             head = "merge counts: no merges yet" if session.mode == "explore" else "merge counts: not stored in this table"
         self.query_one("#counts-label", Static).update(Text(head, end=""))
