@@ -78,7 +78,7 @@ class ExplorerApp(App):
     ]
     BINDINGS = [
         # Help first: the footer shows bindings in order and cuts what does not fit (80 columns)
-        Binding("question_mark", "help", "Help"),
+        Binding("question_mark,f1", "help", "Help"),  # f1: also from inside a text box
         Binding("space", "step", "Step"),
         Binding("n", "step", "Step", show=False),
         Binding("N", "step(10)", "+10", show=False),

@@ -122,28 +122,34 @@ def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
     return last
 
 
-def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text]]:
-    """The trace of ``word`` as (label, body) lines: the base units, then one line per merge.
+def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
+    """The trace of ``word``: the base units, then one line per merge applied.
 
-    Segmentations are drawn as chips side by side in alternating colours (as in the corpus
-    pane), so a line stays short enough for a narrow pane.
+    Each line is ``(label, body, compact body)``: the body shows the segmentation as chips
+    with a space between tokens; the compact body puts them side by side in alternating
+    colours (as the corpus pane does), for a pane too narrow for the spaced line.
     """
     eow = table.end_of_word
-    body = Text(f"“{label(word)}”  ", style="bold", end="")
+
+    def bodies(lead: Text, symbols) -> tuple[Text, Text]:
+        spaced, compact = lead.copy(), lead.copy()
+        spaced.append_text(chips(symbols, eow, sep=" ")[0])
+        compact.append_text(chips(symbols, eow)[0])
+        return spaced, compact
+
     base = table.initial_symbols(word.lower() if table.lowercase else word)
-    body.append_text(chips(base, eow)[0])
-    lines = [(Text("trace ", style="bold", end=""), body)]
+    lines = [(Text("trace ", style="bold", end=""), *bodies(Text(f"“{label(word)}”  ", style="bold", end=""), base))]
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
     for step in steps:
         head = Text(f"merge {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
-        body = Text(end="")
-        body.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), "#ffd75f")
-        body.append(" → ")
-        body.append_text(chips(step.symbols, eow)[0])
-        lines.append((head, body))
+        lead = Text(end="")
+        lead.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), "#ffd75f")
+        lead.append(" → ")
+        lines.append((head, *bodies(lead, step.symbols)))
     if not steps:
-        lines.append((Text("  ", end=""), Text("(no merge applies)", style="dim", end="")))
+        none = Text("(no merge applies)", style="dim", end="")
+        lines.append((Text("  ", end=""), none, none))
     return lines
 
 
@@ -163,11 +169,15 @@ class EncodeView(VirtualList):
 
 
 class TraceView(VirtualList):
-    """The trace, one merge per line; a line too long for the pane wraps under its body."""
+    """The trace, one merge per line; a line too long for the pane wraps under its body.
+
+    Merge lines are spaced ("·d is c on t ent") when every one fits the pane, else compact
+    ("·discontent" in alternating colours); a line still too long wraps.
+    """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(show_cursor=False, **kwargs)
-        self.lines: list[tuple[Text, Text]] = []
+        self.lines: list[tuple[Text, Text, Text]] = []
         self.rows: list[Text] = []
         self.row_line: list[int] = []  # row -> the trace line it belongs to (0: the head)
         self._width = 0
@@ -175,15 +185,17 @@ class TraceView(VirtualList):
     def render_row(self, index: int):
         return self.rows[index] if index < len(self.rows) else Text("")
 
-    def set_lines(self, lines: list[tuple[Text, Text]]) -> None:
+    def set_lines(self, lines: list[tuple[Text, Text, Text]]) -> None:
         self.lines = lines
         self._wrap()
 
     def _wrap(self) -> None:
         self._width = width = self.size.width or 40
+        spaced = all(head.cell_len + body.cell_len < width for head, body, _ in self.lines[1:])
         rows = []
         self.row_line = []
-        for n, (head, body) in enumerate(self.lines):
+        for n, (head, body, compact) in enumerate(self.lines):
+            body = body if spaced else compact
             indent = head.cell_len
             parts = body.wrap(self.app.console, max(8, width - indent - 1), no_wrap=False, overflow="fold")
             for i, part in enumerate(parts or [Text("")]):
@@ -295,7 +307,7 @@ class EncodePane(Vertical):
             return
         self.trace_word = word
         lines = trace_lines(table, word) if word is not None else []
-        self.trace_lines = [head.plain + body.plain for head, body in lines]
+        self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
         self.query_one(TraceView).set_lines(lines)
 
     # ------------------------------------------------------------------ events

@@ -118,16 +118,15 @@ class Runner(Widget):
         due = int((self.clock() - self._play_start) * self.rate) - self._played
         if due <= 0:
             return
-        # Catch up at most half a second's merges: after a stall (a slow trainer, a busy
-        # machine) play goes on at the rate from there instead of racing through the backlog.
-        burst = max(1, self.rate // 2)
-        want = min(due, burst)
+        # After a stall (a slow screen update, a busy machine) the backlog is made up over the
+        # next ticks, at most half a second's merges per tick, so the rate holds on average.
+        want = min(due, max(1, self.rate // 2))
         done = session.advance(want, deadline=time.monotonic() + BATCH_SECONDS)
         self._played += done
         stopped = None
         if done < want and session.trainer.finished:
             self.stop()
             stopped = session.trainer.stop_reason or "finished"
-        elif done < due:
+        elif done < want:  # the trainer itself is slower than the rate: go on from here
             self._play_start, self._played = self.clock(), 0
         self.post_message(Played(stopped))
