@@ -138,7 +138,7 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
         return spaced, compact
 
     base = table.initial_symbols(word.lower() if table.lowercase else word)
-    lines = [(Text("trace ", style="bold", end=""), *bodies(Text(f"“{label(word)}”  ", style="bold", end=""), base))]
+    lines = [(Text("trace of ", style="bold", end=""), *bodies(Text(f"“{label(word)}”  ", style="bold", end=""), base))]
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
     for step in steps:
