@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from . import __version__
 from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TIE_BREAKS, TrainerConfig
 from .core.errors import BPEError
+from .core.table import merge_number
 from .core.units import visible
 
 SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval")
@@ -460,7 +461,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         rivals = rival_merges(table, before, step.rank)
         beat = f"  beat {', '.join(rivals[:3])}" + (f" (+{len(rivals) - 3} more)" if len(rivals) > 3 else "") if rivals else ""
         a, b = step.pair
-        print(f"  merge {step.rank + 1:>6}: {show(a)} + {show(b)} -> {show(step.new_token)}{beat}")
+        print(f"  merge {merge_number(step.rank):>6}: {show(a)} + {show(b)} -> {show(step.new_token)}{beat}")
         before = list(step.symbols)
     print("  end    " + " ".join(show(s) for s in before))
     return 0
@@ -474,7 +475,7 @@ def rival_merges(table, symbols: list, chosen_rank: int) -> list[str]:
         rank = table.pair_rank(a, b) if a is not None and b is not None else None
         if rank is not None and rank != chosen_rank:
             found.add((rank, left, right))
-    return [f"merge {r + 1} {visible(x, table.end_of_word)}+{visible(y, table.end_of_word)}" for r, x, y in sorted(found)]
+    return [f"merge {merge_number(r)} {visible(x, table.end_of_word)}+{visible(y, table.end_of_word)}" for r, x, y in sorted(found)]
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -508,7 +509,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             for r in ranks:
                 a, b, new = merges[r]
                 count = f"  ({table.counts[r]:,})" if table.counts else ""
-                print(f"  {r + 1:>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
+                print(f"  {merge_number(r):>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
     return 0
 
 
@@ -543,7 +544,7 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
         raise BPEError(f"token {token!r} is not in the vocabulary{hint}")
 
     def label(node) -> Text:
-        where = f"rank {node.rank + 1}" if node.rank is not None else ("special" if table.is_special(node.id) else "base")
+        where = f"merge {merge_number(node.rank)}" if node.rank is not None else ("special" if table.is_special(node.id) else "base")
         text = Text(visible(node.surface, table.end_of_word), style="bold")
         text.append(f"  (id {node.id}, {where})", style="dim")
         return text

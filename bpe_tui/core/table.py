@@ -29,6 +29,15 @@ from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
 
+def merge_number(rank: int) -> int:
+    """The number a person reads for the merge at 0-based ``rank``: merges count from 1.
+
+    The library's ranks are indices (``TraceStep.rank``, ``MergeTable.rank_of``: the first
+    merge is rank 0); every label on screen and in the CLI says "merge N" with N from here.
+    """
+    return rank + 1
+
+
 #: The id given to a character a chars-mode table has never seen.
 UNK_ID = -1
 

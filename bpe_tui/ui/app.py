@@ -77,10 +77,12 @@ class ExplorerApp(App):
         "search.tcss",
     ]
     BINDINGS = [
+        # Help first: the footer shows bindings in order and cuts what does not fit (80 columns)
+        Binding("question_mark,f1", "help", "Help"),  # f1: also from inside a text box
         Binding("space", "step", "Step"),
         Binding("n", "step", "Step", show=False),
-        Binding("N", "step(10)", "+10"),
-        Binding("ctrl+n", "step(100)", "+100"),
+        Binding("N", "step(10)", "+10", show=False),
+        Binding("ctrl+n", "step(100)", "+100", show=False),
         Binding("r", "run", "Run"),
         Binding("b", "undo", "Undo"),
         Binding("backspace", "undo", "Undo", show=False),
@@ -96,7 +98,6 @@ class ExplorerApp(App):
         Binding("p", "play", "Play"),
         Binding("plus,equals_sign", "faster", "Faster", show=False),
         Binding("minus", "slower", "Slower", show=False),
-        Binding("question_mark", "help", "Help"),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
@@ -256,7 +257,7 @@ class ExplorerApp(App):
         with self.batch_update():
             self.status.show(session, snap, self.play_rate if self.playing else None, self.work_label)
             if snap.mode == "explore":
-                self.pairs.show(session, snap)
+                self.pairs.show(session, snap, idle)
                 self.corpus.show(session, snap)
             if snap.mode == "explore":
                 self.history.show(session, snap.timeline_len, snap.step, follow=follow)
@@ -264,9 +265,7 @@ class ExplorerApp(App):
                 self.history.show(session, snap.timeline_len, snap.step, follow=False)
             self.stats.show(session, snap.step)
             if idle:
-                self.encode.update_table(session)
-                if snap.mode == "inspect":
-                    self.pairs.show_text_pairs(session, self.encode.text)
+                self.encode.update_table(session)  # the inspect pair table follows its EncodeChanged
                 if self.detail.token_id is not None:
                     table = session.lookup_table()
                     if table is not None and self.detail.token_id in table.vocab:
@@ -557,8 +556,28 @@ class ExplorerApp(App):
         except OSError as exc:
             self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
             return False
+        if self.session.mode == "explore":
+            self.session.saved_step = self.session.step
         self.notify(f"saved {table.num_merges:,} merges to {path} ({fmt})", title="saved")
         return True
+
+    def confirm_discard(self, doing: str, then) -> None:
+        """Run ``then()`` now, or after a yes when it would throw away unsaved merges."""
+        lost = self.session.unsaved if self.session is not None else 0
+        if not lost:
+            then()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        question = f"{lost:,} merges of {self.session.name} are not saved (s saves them). {doing} anyway?"
+        self.push_screen(ConfirmScreen(question), answered)
+
+    async def action_quit(self) -> None:
+        """ctrl+q: quit, after asking when unsaved merges would be lost."""
+        self.confirm_discard("Quit", self.exit)
 
     def action_open(self) -> None:
         if self.session is not None and self.session.busy:
@@ -567,7 +586,7 @@ class ExplorerApp(App):
 
         def chosen(path: str | None) -> None:
             if path:
-                self.open_path(path)
+                self.confirm_discard(f"Open {path}", lambda: self.open_path(path))
 
         hint = "a corpus (text file or directory) or a merge table (native JSON, GPT-2 directory, …)"
         self.push_screen(PathScreen("Open a corpus or a merge table", "", hint=hint), chosen)
@@ -667,7 +686,9 @@ class ExplorerApp(App):
         self.push_screen(FindScreen(table), chosen)
 
     def action_focus_encode(self) -> None:
-        self.query_one("#encode-input", Input).focus()
+        box = self.query_one("#encode-input", Input)
+        box.focus()
+        box.cursor_position = len(box.value)  # type on at the end; never select it all
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen([(k, w) for k, w, _ in KEYS], PANES))
@@ -721,7 +742,7 @@ class ExplorerApp(App):
 
     def on_encode_changed(self, message: EncodeChanged) -> None:
         if self.session is not None and self.session.mode == "inspect":
-            self.pairs.show_text_pairs(self.session, message.text)
+            self.pairs.show_text_pairs(self.session, message.text, message.pairs)
 
 
 # ---------------------------------------------------------------------- entry points

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from ..core.compare import Comparison, Difference, TokenSpan, compare
-from ..core.table import UNK_ID, MergeTable
+from ..core.table import UNK_ID, MergeTable, merge_number
 from ..core.units import visible
 from .render import CHIP_PAIR, SPECIAL, UNKNOWN
 from .vlist import VirtualList
@@ -300,7 +300,7 @@ class CompareScreen(Screen):
         if token.special:
             return "special"
         rank = table.rank_of(token.id)
-        return "base" if rank is None else f"merge #{rank + 1:,}"
+        return "base" if rank is None else f"merge {merge_number(rank):,}"
 
     # ------------------------------------------------------------------ events
 

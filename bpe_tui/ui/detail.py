@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.widgets import Static, Tree
 
 from ..core.errors import BPEError
-from ..core.table import MergeNode, MergeTable
-from .render import CHIP_PAIR, NEXT, chip, fmt_int, label
+from ..core.table import MergeNode, MergeTable, merge_number
+from .render import CHIP_PAIR, NEXT, chip, label
 
 #: Nodes drawn before the tree is cut short (a deep GPT-2 token has a few dozen).
 MAX_NODES = 400
@@ -45,7 +45,7 @@ class TokenDetail(Vertical):
         head.append_text(chip(node.surface, eow, NEXT))
         head.append(f"  id {token_id:,}")
         if node.rank is not None:
-            head.append(f" · rank {node.rank:,} (merge {node.rank + 1:,})")
+            head.append(f" · merge {merge_number(node.rank):,}")
             counts = table.counts
             if counts is not None and node.rank < len(counts):
                 head.append(f" · count {counts[node.rank]:,}")
@@ -86,7 +86,7 @@ class TokenDetail(Vertical):
         if node.rank is None:
             text.append(f"  id {node.id}", "dim")
         else:
-            text.append(f"  id {node.id:,} · rank {fmt_int(node.rank)}", "dim")
+            text.append(f"  id {node.id:,} · merge {merge_number(node.rank):,}", "dim")
         return text
 
     def tree_labels(self) -> list[str]:

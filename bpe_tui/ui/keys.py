@@ -31,7 +31,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("ctrl+r", "encode box: resample BPE-dropout", None),
     ("tab / shift+tab", "move between panes and boxes", None),
     ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
-    ("?", "this help", "help"),
+    ("? / f1", "this help (f1 also inside a text box)", "help"),
     ("ctrl+p", "command palette", None),
     ("ctrl+q", "quit", None),
 ]

@@ -40,11 +40,16 @@ class StepChosen(Message):
 
 
 class EncodeChanged(Message):
-    """The encode box's text or its table changed (the inspect pair table follows it)."""
+    """The encode box's text or its table changed (the inspect pair table follows it).
 
-    def __init__(self, text: str) -> None:
+    ``pairs``: the text's adjacent token pairs (:func:`~bpe_tui.ui.pairs.text_pairs`), when
+    the encoding counted them already (inspect mode), so a long text is not encoded twice.
+    """
+
+    def __init__(self, text: str, pairs=None) -> None:
         super().__init__()
         self.text = text
+        self.pairs = pairs
 
 
 class Progressed(Message):

@@ -9,17 +9,53 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from ..core.table import UNK_ID
+from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
-from .render import NEXT, TOUCHED, chip, fmt_int, plain
+from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
 from .session import Session, Snapshot
 
-EXPLORE_COLUMNS = (("#", 3), ("left", 10), ("right", 10), ("count", 7), ("=", 1), ("Δ", 5))
-INSPECT_COLUMNS = (("#", 3), ("left", 10), ("right", 10), ("count", 6), ("rank", 8), ("", 1))
+#: (header, width in cells); a width of None shares what is left between the token columns.
+EXPLORE_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 7), ("=", 1), ("Δ", 5))
+INSPECT_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 6), ("merge", 7), ("", 1))
+#: Token columns are this wide at least and at most.
+TOKEN_WIDTH = (4, 16)
+
+
+def column_widths(columns, width: int) -> list[int]:
+    """Each column's width for a table ``width`` cells wide (one cell of gap after each)."""
+    fixed = sum(w + 1 for _, w in columns if w is not None)
+    shared = [c for c in columns if c[1] is None]
+    lo, hi = TOKEN_WIDTH
+    each = max(lo, min(hi, (width - fixed) // len(shared) - 1)) if width else 10
+    return [each if w is None else w for _, w in columns]
+
+
+def text_pairs(table: MergeTable, text: str) -> Counter:
+    """How often each adjacent ``(left_id, right_id)`` occurs inside the words of ``text``."""
+    counter: Counter = Counter()
+    for is_special, piece in table.pretokenize(text):
+        if is_special:
+            continue
+        ids = table.encode(piece)
+        for a, b in zip(ids, ids[1:]):
+            if a != UNK_ID and b != UNK_ID:
+                counter[(a, b)] += 1
+    return counter
+
+
+def delta_cell(now: int, before: int | None) -> Text:
+    """The change column: ▲/▼ by how much since ``before``, or "new" (None: was not listed)."""
+    if before is None:
+        return plain("new", "bold cyan")
+    d = now - before
+    if d == 0:
+        return plain("")
+    return plain(("▲" if d > 0 else "▼") + short_int(abs(d), 4), "green" if d > 0 else "red")
 
 
 class PairsPane(Vertical):
@@ -32,10 +68,16 @@ class PairsPane(Vertical):
         self.mode = ""
         self.pairs: list[tuple] = []  # row -> (left, right)
         self.rows: list[tuple[str, ...]] = []  # row -> plain cell texts (what tests read)
+        self.widths: list[int] = []  # column widths in cells
+        self._raw: list[tuple] = []  # rows as built, before fitting to the columns
         self._cells: list[tuple] = []
-        self._prev: dict = {}
         self._ids: list = []
         self.caption_text = ""
+        # Deltas compare the pairs on screen with the pairs of the state shown before the last
+        # move, whatever the move was (one step, undo, a jump of thousands in a worker).
+        self._session: Session | None = None
+        self._shown: tuple[int, dict] | None = None  # (step, pair -> count) last shown while idle
+        self._before: dict | None = None  # pair -> count of the state before that
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
@@ -46,20 +88,41 @@ class PairsPane(Vertical):
     def table(self) -> DataTable:
         return self.query_one("#pair-table", DataTable)
 
+    def _columns(self):
+        return EXPLORE_COLUMNS if self.mode == "explore" else INSPECT_COLUMNS
+
     def _set_mode(self, mode: str) -> None:
         if mode == self.mode:
             return
         self.mode = mode
-        table = self.table
-        table.clear(columns=True)
-        for label, width in EXPLORE_COLUMNS if mode == "explore" else INSPECT_COLUMNS:
-            table.add_column(label, width=width + 1, key=label or "blank")
-        self._cells = []
-        self._prev = {}
+        self.widths = []
+        self._layout()
         self.border_title = "Pairs — next merge first" if mode == "explore" else "Pairs in the encode text"
 
-    def _fill(self, cells: list[tuple]) -> None:
-        """Put rows in the table, touching only the cells that changed."""
+    def _layout(self) -> None:
+        """(Re)build the columns for the pane's width; refill the rows fitted to them."""
+        if not self.mode:
+            return
+        width = (self.size.width or self.app.size.width // 2) - 1  # one cell for the scrollbar
+        widths = column_widths(self._columns(), width)
+        if widths == self.widths:
+            return
+        self.widths = widths
+        table = self.table
+        table.clear(columns=True)
+        for (header, _), w in zip(self._columns(), widths):
+            table.add_column(header, width=w + 1, key=header or "blank")
+        self._cells = []
+        if self._raw:
+            self._fill(self._raw)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout()
+
+    def _fill(self, raw: list[tuple]) -> None:
+        """Put rows in the table (each cell cut to its column), touching only changed cells."""
+        self._raw = raw
+        cells = [tuple(fit(cell, w) for cell, w in zip(row, self.widths)) for row in raw]
         table = self.table
         with self.app.batch_update():
             if len(cells) != len(self._cells):
@@ -75,7 +138,7 @@ class PairsPane(Vertical):
                         if a != b:
                             table.update_cell_at((r, c), a)
         self._cells = cells
-        self.rows = [tuple(c.plain if isinstance(c, Text) else str(c) for c in row) for row in cells]
+        self.rows = [tuple(c.plain for c in row) for row in cells]
 
     def _caption(self, text: Text) -> None:
         self.caption_text = text.plain
@@ -83,36 +146,45 @@ class PairsPane(Vertical):
 
     # ------------------------------------------------------------------ explore
 
-    def show(self, session: Session, snap: Snapshot) -> None:
+    def _baseline(self, session: Session, snap: Snapshot, idle: bool) -> dict | None:
+        """The pair counts to compare with (None: nothing to compare with yet)."""
+        if session is not self._session:  # another corpus: its deltas start empty
+            self._session, self._shown, self._before = session, None, None
+        if not idle:  # a worker's batch: compare with the state before the run began
+            return self._shown[1] if self._shown is not None else None
+        if self._shown is not None and self._shown[0] != snap.step:
+            self._before = self._shown[1]
+        self._shown = (snap.step, dict(snap.top_pairs))
+        return self._before
+
+    def show(self, session: Session, snap: Snapshot, idle: bool = True) -> None:
+        """The top pairs of ``snap``; ``idle`` is False for a running worker's batches."""
         self._set_mode("explore")
         eow = session.end_of_word
         top = snap.top_pairs
         lead = top[0][1] if top else 0
-        changes = snap.last_event.pair_changes if snap.last_event is not None else {}
-        cells = []
+        before = self._baseline(session, snap, idle)
+        changes = snap.last_event.pair_changes if snap.last_event is not None and before is None else {}
+        rows = []
         for i, (pair, count) in enumerate(top):
-            if pair in self._prev:
-                d = count - self._prev[pair]
-                delta = plain(f"▲{d}" if d > 0 else f"▼{-d}" if d < 0 else "", "green" if d > 0 else "red")
-            elif self._prev or pair in changes:
-                delta = plain("new", "bold cyan")
+            if before is not None:
+                delta = delta_cell(count, before.get(pair))
             else:
-                delta = plain("")
+                delta = delta_cell(count, None) if pair in changes else plain("")
             tied = count == lead and snap.leader_ties > 0
             style = NEXT if i == 0 and not snap.finished else None
-            cells.append(
+            rows.append(
                 (
                     plain("▶1" if style else str(i + 1), "bold" if style else ""),
-                    chip(pair[0], eow, style) if style else plain(_label(pair[0], eow)),
-                    chip(pair[1], eow, style) if style else plain(_label(pair[1], eow)),
-                    plain(fmt_int(count), "bold" if style else ""),
+                    chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
+                    chip(pair[1], eow, style) if style else plain(label(pair[1], eow)),
+                    plain(short_int(count, 7), "bold" if style else ""),
                     plain("=" if tied else "", TOUCHED),
                     delta,
                 )
             )
-        self._prev = dict(top)
         self.pairs = [p for p, _ in top]
-        self._fill(cells)
+        self._fill(rows)
         caption = Text(end="")
         if snap.finished:
             caption.append("finished: " + (snap.stop_reason or "target reached"), "#ffd75f")
@@ -120,7 +192,7 @@ class PairsPane(Vertical):
                 caption.append("  (g goes past the target)", "dim")
         elif top:
             (left, right), count = top[0]
-            caption.append("next: ")
+            caption.append(f"next (merge {merge_number(snap.step):,}): ")
             caption.append_text(chip(left, eow, NEXT))
             caption.append(" + ")
             caption.append_text(chip(right, eow, NEXT))
@@ -136,20 +208,17 @@ class PairsPane(Vertical):
 
     # ------------------------------------------------------------------ inspect
 
-    def show_text_pairs(self, session: Session, text: str) -> None:
-        """Adjacent token pairs of ``text`` under the current (cut) table, with full-table ranks."""
+    def show_text_pairs(self, session: Session, text: str, counter: Counter | None = None) -> None:
+        """Adjacent token pairs of ``text`` under the current (cut) table, with full-table merge numbers.
+
+        ``counter``: the text's pairs when already counted (:func:`text_pairs`, in a worker).
+        """
         self._set_mode("inspect")
         table = session.table()
         full = session.full_table
         ranks = session.rank_index()
-        counter: Counter = Counter()
-        for is_special, piece in table.pretokenize(text):
-            if is_special:
-                continue
-            ids = table.encode(piece)
-            for a, b in zip(ids, ids[1:]):
-                if a != UNK_ID and b != UNK_ID:
-                    counter[(a, b)] += 1
+        if counter is None:
+            counter = text_pairs(table, text)
         rows = sorted(counter.items(), key=lambda kv: (ranks.get(kv[0], 1 << 40), -kv[1], kv[0]))[:50]
         eow = full.end_of_word
         cells = []
@@ -161,10 +230,10 @@ class PairsPane(Vertical):
             cells.append(
                 (
                     plain(str(i + 1)),
-                    chip(left, eow, style) if style else plain(_label(left, eow)),
-                    chip(right, eow, style) if style else plain(_label(right, eow)),
-                    plain(str(count)),
-                    plain(fmt_int(rank) if rank is not None else "—"),
+                    chip(left, eow, style) if style else plain(label(left, eow)),
+                    chip(right, eow, style) if style else plain(label(right, eow)),
+                    plain(short_int(count, 6)),
+                    plain(short_int(merge_number(rank), 7) if rank is not None else "—"),
                     plain(""),
                 )
             )
@@ -175,7 +244,7 @@ class PairsPane(Vertical):
         if not text:
             caption.append("type in the encode box to see its pairs")
         elif rows and ranks.get(rows[0][0]) is not None:
-            caption.append(f"next merge at rank {ranks[rows[0][0]]:,}: ")
+            caption.append(f"next (merge {merge_number(ranks[rows[0][0]]):,}): ")
             caption.append_text(chip(self.pairs[0][0], eow, NEXT))
             caption.append(" + ")
             caption.append_text(chip(self.pairs[0][1], eow, NEXT))
@@ -195,8 +264,3 @@ class PairsPane(Vertical):
         elif self._ids[row] is not None:
             self.post_message(TokenSelected(self._ids[row], show=True))
 
-
-def _label(surface, eow) -> str:
-    from .render import label
-
-    return label(surface, eow)

@@ -8,6 +8,7 @@ themselves. Whitespace and undecodable bytes are made visible by
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
@@ -78,3 +79,36 @@ def plain(value: str, style: Style | str | None = None) -> Text:
 
 def fmt_int(n: int | None) -> str:
     return "—" if n is None else f"{n:,}"
+
+
+def short_int(n: int, width: int) -> str:
+    """``n`` with thousands separators, or shortened (``12k``, ``3.4M``) to fit ``width`` cells."""
+    text = f"{n:,}"
+    if len(text) <= width:
+        return text
+    scale, suffix = (1e3, "k") if abs(n) < 1e6 else (1e6, "M") if abs(n) < 1e9 else (1e9, "G")
+    text = f"{n / scale:.1f}{suffix}"
+    return text if len(text) <= width else f"{n / scale:.0f}{suffix}"
+
+
+def fit(text: Text, width: int) -> Text:
+    """``text`` cut to at most ``width`` terminal cells, ending in "…" when cut.
+
+    Cuts by cell width, not characters, so double-width (CJK) characters and long tokens
+    never spill into the next column.
+    """
+    if text.cell_len <= width:
+        return text
+    out = Text(end="", no_wrap=True)
+    used = 0
+    for span_text in text.divide(range(1, len(text.plain))):
+        w = cell_len(span_text.plain)
+        if used + w > width - 1:
+            break
+        out.append_text(span_text)
+        used += w
+    style = text.spans[-1].style if text.spans else text.style
+    out.append("…", style)
+    if out.cell_len < width:  # a double-width character did not fit: pad
+        out.append(set_cell_size("", width - out.cell_len))
+    return out

@@ -7,8 +7,11 @@ and the App decides what the screen does with them:
 * :meth:`Runner.train` runs thousands of merges (or undos) in a thread worker, in batches of
   ~80 ms of work, posting one :class:`Progressed` (with a snapshot to render) per batch and a
   :class:`WorkDone` at the end, also when escape cancelled it or something failed;
-* :meth:`Runner.play` makes one merge per tick of a timer, ``rate`` times a second, posting
-  :class:`Played` after each (and stopping itself when the trainer is finished).
+* :meth:`Runner.play` merges at ``rate`` merges a second of the app's clock, posting
+  :class:`Played` after each tick (and stopping itself when the trainer is finished). A tick
+  comes every ``1/rate`` seconds but never more often than the screen can follow
+  (:data:`BATCH_SECONDS`); each tick makes the merges that are due by the clock, so the rate
+  holds even when re-rendering after a tick takes longer than ``1/rate``.
 
 Workers are *exclusive* in their group: a new run cancels the one still running.
 """
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from textual import work
+from textual import _time, work
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import get_current_worker
@@ -41,6 +44,10 @@ class Runner(Widget):
         self.rate = DEFAULT_RATE
         self._session: Session | None = None
         self._timer: Timer | None = None
+        #: The app's clock (Textual's timers run on it); auto-play counts merges against it.
+        self.clock = _time.get_time
+        self._play_start = 0.0
+        self._played = 0
 
     # ------------------------------------------------------------------ long moves
 
@@ -86,7 +93,9 @@ class Runner(Widget):
         self._session = session
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_interval(1 / self.rate, self._tick)
+        self._play_start = self.clock()
+        self._played = 0
+        self._timer = self.set_interval(max(1 / self.rate, BATCH_SECONDS), self._tick)
 
     def stop(self) -> None:
         """Stop auto-play (nothing happens if it is not playing)."""
@@ -106,8 +115,18 @@ class Runner(Widget):
         session = self._session
         if session is None or session.busy or session.mode != "explore":
             return
+        due = int((self.clock() - self._play_start) * self.rate) - self._played
+        if due <= 0:
+            return
+        # After a stall (a slow screen update, a busy machine) the backlog is made up over the
+        # next ticks, at most half a second's merges per tick, so the rate holds on average.
+        want = min(due, max(1, self.rate // 2))
+        done = session.advance(want, deadline=time.monotonic() + BATCH_SECONDS)
+        self._played += done
         stopped = None
-        if session.advance(1) == 0:
+        if done < want and session.trainer.finished:
             self.stop()
             stopped = session.trainer.stop_reason or "finished"
+        elif done < want:  # the trainer itself is slower than the rate: go on from here
+            self._play_start, self._played = self.clock(), 0
         self.post_message(Played(stopped))

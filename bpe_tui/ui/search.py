@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from ..core.table import MergeTable
+from ..core.table import MergeTable, merge_number
 from .messages import TokenSelected
 from .render import CHIP_PAIR, chip, fmt_int
 from .vlist import VirtualList
@@ -33,7 +33,7 @@ class SearchResults(VirtualList):
         end = text.cell_len
         rank = table.rank_of(token_id)
         if rank is not None:
-            text.append(f"  rank {rank:,}", "dim")
+            text.append(f"  merge {merge_number(rank):,}", "dim")
         elif table.is_special(token_id):
             text.append("  special", "dim")
         else:

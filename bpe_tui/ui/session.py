@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..core.table import MergeTable
+from ..core.table import MergeTable, merge_number
 from ..core.trainer import MergeEvent, Trainer
 
 #: Pairs shown in the pair table.
@@ -47,7 +47,7 @@ class Snapshot:
 
 @dataclass
 class HistoryRow:
-    step: int  # 1-based merge number (rank + 1)
+    step: int  # the merge number (1-based: table.merge_number of the rank)
     left: object
     right: object
     new: object
@@ -109,6 +109,9 @@ class Session:
         self._cut_tables: dict[int, MergeTable] = {}
         self._rank_index: dict | None = None
         self._order: list[int] | None = None
+        #: The step last saved (explore): merges are the same at the same step, so a save at
+        #: step k covers the trainer whenever it stands at k again.
+        self.saved_step = 0
 
     # ------------------------------------------------------------------ what it is
 
@@ -127,6 +130,13 @@ class Session:
         if self.trainer is not None:
             return self.trainer.config.end_of_word
         return self.full_table.end_of_word
+
+    @property
+    def unsaved(self) -> int:
+        """How many merges would be lost if this session were closed now (0: nothing to lose)."""
+        if self.trainer is None or self.trainer.steps_done == self.saved_step:
+            return 0
+        return self.trainer.steps_done
 
     @property
     def step(self) -> int:
@@ -190,7 +200,7 @@ class Session:
         counts = table.counts
         count = counts[index] if counts is not None and index < len(counts) else None
         future = self.cut is not None and index >= self.cut
-        return HistoryRow(index + 1, table.surface(a), table.surface(b), table.surface(new), new, count, future)
+        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future)
 
     def merge_counts(self) -> list[int]:
         if self.trainer is not None:

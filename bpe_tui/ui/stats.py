@@ -2,6 +2,10 @@
 
 "Watch a word" answers: at which step does this word become a single token? It replays the
 word through the table as it stands (MergeTable.trace), so it also works in inspect mode.
+
+A saved table has no corpus, and often no merge counts: inspect mode shows what the table can
+support instead of empty charts -- the merge counts when the file stored them, and how long
+its tokens are (a histogram of token lengths).
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Sparkline, Static
 
-from ..core.table import MergeTable
+from collections import Counter
+
+from ..core.table import MergeTable, merge_number
 from .render import chips, label
 from .session import Session
 
@@ -23,12 +29,14 @@ class StatsPane(VerticalScroll):
         self.watch_lines: list[str] = []
         self.counts: list[int] = []
         self.totals: list[int] = []
+        self.lengths_text = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="counts-label", markup=False)
         yield Sparkline([], id="counts-spark")
         yield Static("", id="totals-label", markup=False)
         yield Sparkline([], id="totals-spark")
+        yield Static("", id="lengths", markup=False)
         yield Input(placeholder="watch words: low lower newest", id="watch-input", compact=True)
         yield Static("", id="watch-body", markup=False)
 
@@ -37,11 +45,22 @@ class StatsPane(VerticalScroll):
         self.counts = session.merge_counts()[:step] if session.mode == "explore" else session.merge_counts()
         counts = self.counts
         if counts:
-            head = f"merge counts (steps 1–{len(counts):,}): first {counts[0]:,}, last {counts[-1]:,}"
+            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}"
         else:
             head = "merge counts: no merges yet" if session.mode == "explore" else "merge counts: not stored in this table"
         self.query_one("#counts-label", Static).update(Text(head, end=""))
-        self.query_one("#counts-spark", Sparkline).data = counts or [0]
+        spark = self.query_one("#counts-spark", Sparkline)
+        spark.data = counts or [0]
+        spark.display = bool(counts)
+        explore = session.mode == "explore"
+        for part in ("#totals-label", "#totals-spark"):
+            self.query_one(part).display = explore
+        lengths = self.query_one("#lengths", Static)
+        lengths.display = not explore
+        if not explore:
+            histogram = length_histogram(session.full_table)
+            self.lengths_text = histogram.plain
+            lengths.update(histogram)
         totals = session.token_totals(step)
         self.totals = totals
         if len(totals) > 1:
@@ -84,7 +103,7 @@ class StatsPane(VerticalScroll):
         line = Text(f"{label(word)}: ", style="bold", end="")
         trace = table.trace(word)
         if trace and len(trace[-1].symbols) == 1:
-            line.append(f"one token since step {trace[-1].rank + 1:,}", "#a8e6a3")
+            line.append(f"one token since merge {merge_number(trace[-1].rank):,}", "#a8e6a3")
             return line
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
         line.append(f"{len(symbols)} tokens now ", "#ffd75f")
@@ -96,3 +115,25 @@ class StatsPane(VerticalScroll):
         if event.input.id == "watch-input":
             event.stop()
             self._watch()
+
+
+#: Bars of the token length histogram are at most this wide (cells).
+BAR_WIDTH = 24
+#: Lengths from this one up are counted in one last row ("16+").
+LONGEST_ROW = 16
+
+
+def length_histogram(table: MergeTable) -> Text:
+    """How many tokens of the vocabulary have each length (in the table's units), as bars."""
+    unit = "bytes" if table.units == "bytes" else "characters"
+    lengths = Counter(min(len(table.surface(i)), LONGEST_ROW) for i in table.vocab if not table.is_special(i))
+    text = Text(f"token lengths ({unit}) of {sum(lengths.values()):,} tokens", end="")
+    top = max(lengths.values(), default=1)
+    for n in range(1, LONGEST_ROW + 1):
+        if n not in lengths:
+            continue
+        name = f"{n}+" if n == LONGEST_ROW else str(n)
+        text.append(f"\n{name:>3} ")
+        text.append("█" * max(1, round(lengths[n] / top * BAR_WIDTH)), "#8ec5ff")
+        text.append(f" {lengths[n]:,}", "dim")
+    return text

@@ -1,46 +1,93 @@
-"""The status line: what is loaded, which rules, where training stands."""
+"""The status line: what is loaded, which rules, where training stands.
+
+The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". On a narrow terminal the
+line wraps only between phrases, never inside one, onto at most :data:`MAX_LINES` lines; when
+that is not enough, the least important phrases are left out (see :func:`lay_out`).
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
-from .render import fmt_int
+from .render import fit, fmt_int
 from .session import Session, Snapshot
+
+SEPARATOR = " │ "
+MAX_LINES = 2
+#: How readily a phrase is left out when the line is short of room (higher: sooner).
+KEEP, USEFUL, DETAIL = 0, 1, 2
+
+
+def lay_out(parts: list[tuple[str, str, int]], width: int, max_lines: int = MAX_LINES) -> Text:
+    """Phrases ``(text, style, priority)`` as at most ``max_lines`` lines of ``width`` cells.
+
+    Lines break only between phrases. While the phrases do not fit, the one with the highest
+    priority number (the last of them on a tie) is left out; a single phrase wider than a line
+    is cut with an ellipsis.
+    """
+    parts = list(parts)
+    while True:
+        lines: list[list[tuple[str, str, int]]] = [[]]
+        used = 0
+        for part in parts:
+            w = Text(part[0]).cell_len
+            if lines[-1] and used + len(SEPARATOR) + w > width:
+                lines.append([])
+                used = 0
+            used += (len(SEPARATOR) if lines[-1] else 0) + w
+            lines[-1].append(part)
+        if len(lines) <= max_lines or len(parts) <= 1:
+            break
+        drop = max(range(len(parts)), key=lambda i: (parts[i][2], i))
+        del parts[drop]
+    text = Text(end="")
+    for n, line in enumerate(lines[:max_lines]):
+        if n:
+            text.append("\n")
+        row = Text(end="")
+        for i, (value, style, _) in enumerate(line):
+            if i:
+                row.append(SEPARATOR, "dim")
+            row.append(value, style)
+        text.append_text(fit(row, width))
+    return text
 
 
 class StatusLine(Static):
-    """One or two lines of facts; rebuilt from each snapshot."""
+    """One or two lines of facts; rebuilt from each snapshot, re-laid out on resize."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__("loading…", markup=False, **kwargs)
         self.text = ""
+        self.parts: list[tuple[str, str, int]] = []
 
     def show(self, session: Session | None, snap: Snapshot | None, play_rate: float | None = None, note: str = "") -> None:
-        parts: list[tuple[str, str]] = []
+        parts: list[tuple[str, str, int]] = []
         if session is None or snap is None:
-            parts.append((note or "no corpus loaded — press o to open a corpus or a table", "bold"))
+            parts.append((note or "no corpus loaded — press o to open a corpus or a table", "bold", KEEP))
         elif snap.mode == "explore":
             cfg = session.trainer.config
-            parts.append((session.name, "bold #8ec5ff"))
-            parts.append((cfg.describe(), ""))
+            parts.append((session.name, "bold #8ec5ff", KEEP))
+            parts.append((cfg.describe(), "", DETAIL))
             target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
-            parts.append((f"step {fmt_int(snap.step)}{target}", "bold"))
-            parts.append((f"vocab {fmt_int(snap.vocab_size)}", ""))
-            parts.append((f"tokens {fmt_int(snap.total_tokens)} (step 0: {fmt_int(snap.initial_tokens)})", ""))
+            parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
+            parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
+            parts.append((f"tokens {fmt_int(snap.total_tokens)} (step 0: {fmt_int(snap.initial_tokens)})", "", DETAIL))
             cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
-            parts.append((f"{cpt:.2f} chars/token", ""))
+            parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
             if snap.finished:
-                parts.append(("done: " + (snap.stop_reason or "target reached"), "#ffd75f"))
+                parts.append(("done: " + (snap.stop_reason or "target reached"), "#ffd75f", KEEP))
             if play_rate:
-                parts.append((f"▶ playing {play_rate:g}/s", "bold #a8e6a3"))
+                parts.append((f"▶ playing {play_rate:g}/s", "bold #a8e6a3", KEEP))
         else:
             table = session.full_table
             d = table.describe()
-            parts.append((session.name, "bold #8ec5ff"))
-            parts.append((f"format {d['format']}", ""))
-            parts.append((f"{fmt_int(d['vocab_size'])} tokens", ""))
-            parts.append((f"{fmt_int(d['merges'])} merges", ""))
+            parts.append((session.name, "bold #8ec5ff", KEEP))
+            parts.append((f"format {d['format']}", "", USEFUL))
+            parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
+            parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
             rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
             if d.get("tie_break"):
                 rules.append(d["tie_break"])
@@ -52,15 +99,18 @@ class StatusLine(Static):
                 rules.append(f"prefix space ({d['prefix_space']})")
             if d.get("special_tokens"):
                 rules.append(f"{len(d['special_tokens'])} special")
-            parts.append((" · ".join(rules), ""))
+            parts.append((" · ".join(rules), "", DETAIL))
             if session.cut is not None:
-                parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold #ffd75f"))
+                parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold #ffd75f", KEEP))
         if note and session is not None:
-            parts.append((note, "italic"))
-        text = Text(end="")
-        for i, (value, style) in enumerate(parts):
-            if i:
-                text.append(" │ ", "dim")
-            text.append(value, style)
-        self.text = text.plain
-        self.update(text)
+            parts.append((note, "italic", KEEP))
+        self.parts = [(value, style, priority) for value, style, priority in parts]
+        self.text = SEPARATOR.join(value for value, _, _ in self.parts)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        width = (self.size.width or self.app.size.width) - 2  # the padding
+        self.update(lay_out(self.parts, max(10, width)))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._lay_out()

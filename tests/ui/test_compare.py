@@ -105,7 +105,7 @@ async def test_palette_compares_the_opened_table(compare_tables):
         assert (first.start, first.end, first.text) == (3, 5, " l")
         assert screen.diff_lines[0].split()[:2] == ["3–5", "·l"]
         # the highlighted span's tokens with the merge that made each of them
-        assert screen.why_lines[0] == f"A ·l (merge #{table_a.rank_of(first.a[0].id) + 1:,})"
+        assert screen.why_lines[0] == f"A ·l (merge {table_a.rank_of(first.a[0].id) + 1:,})"
         assert screen.why_lines[1] == "B · (base)  l (base)"
         # moving through the list selects another span
         screen.diff_list.focus()

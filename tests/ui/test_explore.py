@@ -34,7 +34,7 @@ async def test_first_frame_and_status():
         assert len(app.pairs.rows) == len(top) == 50
         assert app.pairs.pairs == [p for p, _ in top]
         assert app.pairs.rows[0][0] == "▶1"
-        assert app.pairs.caption_text.startswith("next: ·")
+        assert app.pairs.caption_text.startswith("next (merge 1): ·")
         assert app.corpus.words_view.count == tr.word_count
         assert app.focused is app.pairs.table
 
@@ -502,6 +502,9 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         app.screen.query_one("#path-input", Input).value = str(table_path)
         await pilot.press("enter")
         await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # the step made is not saved: asks first
+        await pilot.press("y")
+        await settle(app, pilot)
         assert app.session.mode == "inspect"
         assert app.history.view.count == 12
         assert "format native" in app.status.text
@@ -563,7 +566,7 @@ async def test_help_screen_lists_every_key():
 
 
 async def test_auto_play_and_rate():
-    app = classic_app("seed000.txt")
+    app = demo_app()  # 744 merges: play keeps going however slow the machine makes each key press
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.play_rate == 4
@@ -636,7 +639,7 @@ async def test_stats_and_watch_words():
         app.query_one(TabbedContent).active = "tab-stats"
         app.query_one("#watch-input", Input).value = "low lowest"
         await settle(app, pilot)
-        assert app.stats.watch_lines[0] == "low</w>: one token since step 3" or app.stats.watch_lines[0].startswith("low: one token since step 3")
+        assert app.stats.watch_lines[0] == "low</w>: one token since merge 3" or app.stats.watch_lines[0].startswith("low: one token since merge 3")
         assert "tokens now" in app.stats.watch_lines[1]
 
 

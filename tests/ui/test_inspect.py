@@ -51,8 +51,8 @@ async def test_inspect_history_encode_cut_and_pairs(tmp_path):
         assert app.encode.ids == table.truncated(20).encode("the newest thing")
         assert "encoding with the first 20 merges" in app.status.text
         ranks = [int(r[4].replace(",", "")) for r in app.pairs.rows if r[4] != "—"]
-        assert ranks and ranks == sorted(ranks) and min(ranks) >= 20
-        assert app.pairs.caption_text.startswith(f"next merge at rank {ranks[0]}")
+        assert ranks and ranks == sorted(ranks) and min(ranks) >= 21  # merge numbers: the first 20 merges are in the cut
+        assert app.pairs.caption_text.startswith(f"next (merge {ranks[0]}): ")
         # enter on a history row cuts there too
         app.history.view.focus()
         await pilot.press("home", "down", "down", "enter")
@@ -84,7 +84,7 @@ async def test_inspect_search_and_merge_tree(tmp_path):
         assert app.detail.token_id == token
         assert app.query_one(TabbedContent).active == "tab-token"
         rank = table.rank_of(token)
-        assert f"rank {rank}" in app.detail.info
+        assert f"merge {rank + 1}" in app.detail.info
         assert app.history.view.cursor == rank
         labels = app.detail.tree_labels()
         leaves = table.merge_tree(token).leaves()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.compare import CompareScreen
@@ -34,14 +34,42 @@ def test_help_screen(snap_compare):
     assert snap_compare(demo_app(), terminal_size=(120, 40), run_before=open_help)
 
 
-def test_inspect_gpt2(snap_compare, gpt2_table_path):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_inspect_gpt2(snap_compare, gpt2_table_path, size):
     async def encode(pilot):
         app = pilot.app
         await settle(app, pilot)
-        app.query_one("#encode-input", Input).value = "Hello world, tokenizers!"
+        app.query_one("#encode-input", Input).value = "Hello world, tokenizers! 日本語"
         await settle(app, pilot)
 
-    assert snap_compare(ExplorerApp(table_path=gpt2_table_path), terminal_size=(120, 40), run_before=encode)
+    assert snap_compare(ExplorerApp(table_path=gpt2_table_path), terminal_size=size, run_before=encode)
+
+
+def test_stats_tab_80x24(snap_compare):
+    """The Stats tab on a narrow screen: both curves and two watched words fit or scroll."""
+
+    async def stats(pilot):
+        app = pilot.app
+        await _ten_steps_and_text(pilot)
+        await pilot.press("ctrl+n")  # 110 merges: curves with a shape
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "tab-stats"
+        app.query_one("#watch-input", Input).value = "the lowest"
+        await settle(app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=stats)
+
+
+def test_inspect_stats_80x24(snap_compare, compare_tables):
+    """Inspect mode's Stats tab: merge counts (stored in the native file) and token lengths."""
+
+    async def stats(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "tab-stats"
+        await settle(app, pilot)
+
+    assert snap_compare(ExplorerApp(table_path=compare_tables[0]), terminal_size=(80, 24), run_before=stats)
 
 
 def test_compare_view(snap_compare, compare_tables):
