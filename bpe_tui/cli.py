@@ -642,6 +642,11 @@ def cmd_explore(argv: Sequence[str]) -> int:
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
+    if cfg.units == "bytes":  # the alphabet is known before counting: a too small target is exit 2 too
+        from .core.config import check_vocab_size
+        from .core.corpus import corpus_name
+
+        check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_name(args.corpus or ["demo.txt"]))
     if args.workers is not None:
         from .core.corpus import resolve_workers
 

@@ -125,5 +125,14 @@ def _whole_number(name: str, value, least: int) -> None:
         raise BPEError(f"{name} must be {least} or more, not {value}")
 
 
+def check_vocab_size(vocab_size: int | None, base_count: int, special_count: int, name: str) -> None:
+    """BPEError when ``vocab_size`` cannot even hold the base alphabet and the special tokens
+    (the first merged token's id is ``base_count + special_count``)."""
+    least = base_count + special_count
+    if vocab_size is not None and vocab_size < least:
+        parts = f"{base_count:,} base symbols" + (f" + {special_count} special token{'s' if special_count != 1 else ''}" if special_count else "")
+        raise BPEError(f"{name}: vocabulary size {vocab_size:,} is smaller than the base alphabet ({parts} = {least:,}); choose {least:,} or more")
+
+
 def _is_named(pretokenizer: str) -> bool:
     return pretokenizer in ("whitespace", "gpt2", "gpt4", "o200k")

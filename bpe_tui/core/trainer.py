@@ -49,7 +49,7 @@ from itertools import chain, repeat
 from operator import add, mul, sub
 from types import MappingProxyType
 
-from .config import TrainerConfig
+from .config import TrainerConfig, check_vocab_size
 from .errors import BPEError
 from .units import bytes_to_unicode
 
@@ -273,13 +273,7 @@ class Trainer:
             self._special_ids[special] = len(self._surfaces)
             self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
         self._first_merge_id = len(self._surfaces)
-        if cfg.vocab_size is not None and cfg.vocab_size < self._first_merge_id:
-            specials = len(self._special_ids)
-            parts = f"{self._base_count:,} base symbols" + (f" + {specials} special token{'s' if specials != 1 else ''}" if specials else "")
-            raise BPEError(
-                f"{name}: vocabulary size {cfg.vocab_size:,} is smaller than the base alphabet "
-                f"({parts} = {self._first_merge_id:,}); choose {self._first_merge_id:,} or more"
-            )
+        check_vocab_size(cfg.vocab_size, self._base_count, len(self._special_ids), name)
 
         # Tie-break key material per token id, extended as merged tokens are created.
         if bytes_mode:

@@ -95,3 +95,14 @@ def test_cli_train_says_why_it_stopped_early(capsys, tmp_path):
     printed = capsys.readouterr().out
     assert code == 0
     assert "stopped early: best pair occurs " in printed and "below min_frequency 50" in printed
+
+
+def test_explorer_with_a_vocab_size_below_the_bytes_alphabet_is_exit_2(capsys):
+    """Byte-level rules know their alphabet before counting: the explorer's command line
+    refuses the target at once, as train does (the screen never opens)."""
+    from bpe_tui import demo_corpus_path
+    from bpe_tui.cli import main
+
+    assert main([demo_corpus_path(), "--vocab-size", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "bpe-tui: error: demo.txt: vocabulary size 100 is smaller than the base alphabet (256 base symbols = 256); choose 256 or more"
