@@ -60,8 +60,7 @@ class Loader(Widget):
             return
         self._table(path)
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def corpus(
+    def _corpus(
         self,
         paths: list[str],
         config: TrainerConfig,
@@ -77,17 +76,6 @@ class Loader(Widget):
         Escape cancels: the next progress report raises, which also stops the worker
         processes of a parallel count (they report several times a second while they read).
         """
-        self._corpus(paths, config, errors, counts, workers, dask)
-
-    def _corpus(
-        self,
-        paths: list[str],
-        config: TrainerConfig,
-        errors: str = "strict",
-        counts: bool = False,
-        workers: int | None = None,
-        dask: str | None = None,
-    ) -> None:
         worker = get_current_worker()
         last = [0.0]
 
@@ -116,17 +104,19 @@ class Loader(Widget):
             return
         self.post_message(SessionReady(session))
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def table(self, path: str) -> None:
-        """Open a merge table in any readable format, to inspect it."""
-        self._table(path)
+    #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
+    corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
 
     def _table(self, path: str) -> None:
+        """Open a merge table in any readable format, to inspect it."""
         table = self._read_table(path)
         if table is not None:
             session = Session(table=table, source=path)
             session.rank_index()
             self.post_message(SessionReady(session))
+
+    #: ``_table`` in a thread worker.
+    table = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_table)
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
     def compare_table(self, path: str) -> None:
