@@ -286,10 +286,13 @@ def cmd_train(args: argparse.Namespace) -> int:
             for event in trainer.run():
                 if event.step % 50 == 0:
                     bar.update(task, completed=event.step)
+                    stop_if_interrupted()
     else:
         trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
-        for _ in trainer.run():
-            pass
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                stop_if_interrupted()
+    stop_if_interrupted()
     table = trainer.table
     table.save(args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
@@ -380,6 +383,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
         def counted(chunks):
             for chunk in chunks:
+                stop_if_interrupted()
                 read[0] += len(chunk)
                 yield chunk
 
@@ -618,6 +622,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     else:
         with progress_bar(counting_label(dask), quiet=False, unit="blocks" if dask else "bytes") as progress:
             counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
+    stop_if_interrupted()
     write_count_file(counts, args.output, overwrite=args.force)
     print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
     return 0
@@ -786,8 +791,44 @@ def misspelt_command(word: str) -> str | None:
     return close[0] if close else None
 
 
+class _Interrupt:
+    """Ctrl+C in the CLI: KeyboardInterrupt at once, and remembered. Python swallows an
+    exception raised inside a finalizer ("Exception ignored in ..."), and Ctrl+C can land just
+    while a worker pool is being cleaned up: the long loops then ask
+    :func:`stop_if_interrupted`, so the interrupt is not lost."""
+
+    seen = False
+
+    @classmethod
+    def handler(cls, signum, frame) -> None:
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
+def stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt if Ctrl+C came and was swallowed somewhere."""
+    if _Interrupt.seen:
+        raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    import signal
+    import threading
+
+    previous = None
+    _Interrupt.seen = False
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, _Interrupt.handler)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str]) -> int:
+    """main's work: one line on stderr and its exit status for everything that goes wrong."""
     try:
         code = _main(argv)
         sys.stdout.flush()

@@ -144,3 +144,25 @@ def test_ctrl_c_while_encoding_stdin_exits_130_with_one_line(tmp_path):
         proc.stdin.write(block)
     proc.stdin.flush()
     interrupt_when(proc)
+
+
+def test_a_ctrl_c_python_swallowed_still_stops_training(tmp_path, monkeypatch, capsys):
+    """Ctrl+C can land while a worker pool is being cleaned up, inside a finalizer, where
+    Python prints "Exception ignored" and goes on. The CLI remembers it and stops at the next
+    check of its training loop: one line, exit 130, nothing written."""
+    import bpe_tui
+    from bpe_tui import cli
+
+    real_run = bpe_tui.Trainer.run
+
+    def run_and_swallow(self, max_steps=None):
+        for event in real_run(self, max_steps):
+            if event.step == 10:
+                cli._Interrupt.seen = True  # the handler ran; its KeyboardInterrupt went nowhere
+            yield event
+
+    monkeypatch.setattr(bpe_tui.Trainer, "run", run_and_swallow)
+    out = tmp_path / "out.json"
+    assert cli.main(["train", bpe_tui.demo_corpus_path(), "-o", str(out), "--merges", "500"]) == 130
+    assert capsys.readouterr().err == "bpe-tui: interrupted\n"
+    assert not out.exists()

@@ -388,6 +388,11 @@ def _pretokenizer(path: str, parts: list[dict]) -> str:
 
 def losses(table: MergeTable) -> list[str]:
     out = []
+    spec = table.config.get("normalizer")
+    if isinstance(spec, dict) and spec.get("type") == "SentencePiece":
+        out.append(f"sentencepiece's normalizer ({spec.get('name')}: charsmap, whitespace, dummy prefix) is not written: HF will encode the raw text")
+    if table.config.get("byte_fallback") or table.config.get("unk_id") is not None:
+        out.append("unknown characters: byte fallback and the unknown token are not written")
     if table.counts:
         out.append("per-merge counts are not stored in tokenizer.json")
     if table.config.get("tie_break"):
@@ -482,6 +487,9 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
         pre = split
         decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
     normalizer = [{"type": "Lowercase"}] if table.lowercase else []
+    spec = table.config.get("normalizer")
+    if isinstance(spec, dict) and spec.get("type") != "SentencePiece":
+        normalizer.insert(0, spec)  # the table's own (read from a tokenizer.json or a folder)
     if style == "prepend":
         normalizer += [
             {"type": "Prepend", "prepend": SPACE_MARK},
