@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import pytest
@@ -28,7 +29,10 @@ configs = st.sampled_from(
         dict(preset="gpt2", max_token_length=2),
     ]
 )
-settings.register_profile("bpe", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# In CI (CI=true) the examples are the same every run: a landing must not hang on a draw.
+settings.register_profile(
+    "bpe", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=bool(os.environ.get("CI"))
+)
 settings.load_profile("bpe")
 
 
@@ -240,7 +244,7 @@ moves = st.lists(
 )
 
 
-@given(text=st.one_of(texts, marker_texts), config=configs, rule=st.sampled_from(RULES), plan=moves)
+@given(text=texts, config=configs, rule=st.sampled_from(RULES), plan=moves)
 def test_events_answer_the_same_after_any_step_undo_goto(text, config, rule, plan):
     """Every event ever returned still answers all its fields as it did when new.
 
