@@ -139,6 +139,12 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
 
     base = table.initial_symbols(word.lower() if table.lowercase else word)
     lines = [(Text("trace of ", style="bold", end=""), *bodies(Text(f"“{label(word)}”  ", style="bold", end=""), base))]
+    whole = table.whole_token(word)
+    if whole is not None and len(base) > 1:
+        # tiktoken (and HF's ignore_merges): a pre-token that is a token is emitted whole
+        note = Text(f"is itself token {whole}: emitted whole, the merges are not applied", style="#a8e6a3", end="")
+        lines.append((Text("  ", end=""), note, note))
+        return lines
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
     for step in steps:

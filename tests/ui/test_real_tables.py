@@ -29,3 +29,24 @@ async def test_a_table_without_notes_opens_quietly(tmp_path):
         await pilot.pause()
         assert app.session is not None
         assert not [n for n in app._notifications if "notes" in (n.title or "")]
+
+
+async def test_trace_says_a_pre_token_is_emitted_whole():
+    """Llama 3's " Việt" is a token no merge builds: the encode pane's trace says it is
+    emitted whole rather than showing merges the encoding does not use."""
+    import bpe_tui
+    from textual.widgets import Input
+
+    path = need(SHARED / "tables" / "llama3" / "tokenizer.model")
+    table = bpe_tui.load(str(path))
+    assert len(table.encode(" Việt")) == 1 and table.rank_of(table.encode(" Việt")[0]) is None
+    app = ExplorerApp(table=table)
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = app.query_one("#encode-input", Input)
+        box.focus()
+        box.value = "a Việt"
+        box.cursor_position = len(box.value)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = " ".join(app.query_one("EncodePane").trace_lines)
+        assert "emitted whole" in lines, lines
