@@ -193,7 +193,7 @@ class SplitPipeline:
                 compiled = regex.compile(step["pattern"])
             except regex.error as exc:
                 raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
-            self.steps.append((compiled, behavior, bool(step.get("invert"))))
+            self.steps.append((GuardedPattern(compiled), behavior, bool(step.get("invert"))))
 
     @classmethod
     def from_json(cls, text: str) -> "SplitPipeline":
@@ -222,12 +222,7 @@ def _split(text: str, start: int, end: int, compiled, behavior: str, invert: boo
     ``NormalizedString::split`` makes them."""
     parts: list[list] = []  # [start, end, is_match]
     prev = start
-    try:
-        found = list(compiled.finditer(text, start, end, timeout=REGEX_TIMEOUT))
-    except TimeoutError:
-        shown = compiled.pattern if len(compiled.pattern) <= 60 else compiled.pattern[:55] + "..."
-        raise RegexTimeout(f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)") from None
-    for m in found:
+    for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
         if m.start() > prev:
             parts.append([prev, m.start(), invert])
         parts.append([m.start(), m.end(), not invert])

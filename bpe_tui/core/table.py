@@ -29,6 +29,7 @@ from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
 
+
 def merge_number(rank: int) -> int:
     """The number a person reads for the merge at 0-based ``rank``: merges count from 1.
 

@@ -117,12 +117,12 @@ def _folder(directory: str, vocab: dict, specials: dict, config: dict, notes: li
     pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks) and ``config``."""
     added_path = os.path.join(directory, "added_tokens.json")
     if os.path.isfile(added_path):
-        for token, i in read_json_object(added_path, "an added_tokens.json mapping token -> id").items():
-            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-                raise BPEError(f"{added_path}: [{token!r}]: id {short(i)} is not a non-negative integer")
-            specials[token] = i
+        added = read_json_object(added_path, "an added_tokens.json mapping token -> id")
+        for token, i in added.items():
+            # an added token may repeat a vocab.json id with its own text, so only the form is checked
+            specials[token] = check_new_id(added_path, f"[{short(token)}]", i, ())
             vocab.setdefault(i, token.encode("utf-8"))
-        notes.append(f"{len(specials)} added tokens from added_tokens.json, matched whole in the text")
+        notes.append(f"{len(added)} added tokens from added_tokens.json, matched whole in the text")
     config_path = os.path.join(directory, "tokenizer_config.json")
     if not os.path.isfile(config_path):
         return "gpt2"

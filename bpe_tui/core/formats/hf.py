@@ -124,9 +124,8 @@ def read(path: str) -> MergeTable:
         p.get("type") == "Replace" and (p.get("pattern") or {}).get("String") == " " for p in norm_parts
     )
     lowercase = False  # HF's Lowercase is kept in the normalizer (it differs from str.lower on Σ)
-    for flag in ("dropout",):
-        if model.get(flag):
-            notes.append(f"model.{flag} = {model[flag]!r}: HF samples segmentations by default; bpe-tui encodes without dropout unless asked")
+    if model.get("dropout"):
+        notes.append(f"model.dropout = {model['dropout']!r}: HF samples segmentations by default; bpe-tui encodes without dropout unless asked")
     truncation = data.get("truncation")
     if isinstance(truncation, dict) and truncation.get("max_length"):
         notes.append(f"truncation max_length {truncation['max_length']}: HF cuts encodings there when truncation is on; bpe-tui does not")
@@ -174,11 +173,11 @@ def read(path: str) -> MergeTable:
     if rest:
         spec = rest[0] if len(rest) == 1 else {"type": "Sequence", "normalizers": rest}
         try:
-            from_hf(spec)
+            applied = from_hf(spec)
         except BPEError as exc:
             raise fail(path, None, str(exc)) from None
         config["normalizer"] = spec
-        notes.append("normalizer applied: " + from_hf(spec).name)
+        notes.append("normalizer applied: " + applied.name)
 
     def token(raw, where):
         if not isinstance(raw, str):
@@ -198,7 +197,7 @@ def read(path: str) -> MergeTable:
         vocab[i] = surface if surface is not None else raw.encode("utf-8")
 
     if units == "chars":
-        _unknown_handling(path, model, vocab_json, space_char, config, notes)
+        _unknown_handling(path, model, vocab_json, config, notes)
 
     specials: dict[str, int] = {}
     added = data.get("added_tokens") or []
@@ -246,7 +245,7 @@ def read(path: str) -> MergeTable:
     )
 
 
-def _unknown_handling(path: str, model: dict, vocab_json: dict, space_char, config: dict, notes: list[str]) -> None:
+def _unknown_handling(path: str, model: dict, vocab_json: dict, config: dict, notes: list[str]) -> None:
     """What a chars-mode model does with a character it does not know: byte_fallback spells
     it as ``<0xNN>`` tokens, else ``unk_token`` stands for it (runs fused with ``fuse_unk``)."""
     if model.get("byte_fallback"):
