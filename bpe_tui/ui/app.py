@@ -162,11 +162,7 @@ class ExplorerApp(App):
         if trainer is not None:
             self.set_session(Session(trainer=trainer, preview=preview))
         elif table is not None:
-            self.set_session(Session(table=table, source=table.source))
-            self.show_notes(self.session)
-            if self._compare_path is not None:
-                path, self._compare_path = self._compare_path, None
-                self.compare_with(path)
+            self.opened(Session(table=table, source=table.source))
         elif table_path is not None:
             self.load_table(table_path)
         elif paths:
@@ -308,8 +304,13 @@ class ExplorerApp(App):
 
     def on_session_ready(self, message: SessionReady) -> None:
         self._hide_progress()
-        self.set_session(message.session)
-        self.show_notes(message.session)
+        self.opened(message.session)
+
+    def opened(self, session: Session) -> None:
+        """Show a corpus or table just opened, say what its reader assumed, and open the
+        comparison ``bpe-tui open A --compare B`` asked for."""
+        self.set_session(session)
+        self.show_notes(session)
         if self._compare_path is not None:
             path, self._compare_path = self._compare_path, None
             self.compare_with(path)
