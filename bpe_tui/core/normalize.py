@@ -122,12 +122,20 @@ class Strip(Normalizer):
 
 
 class StripAccents(Normalizer):
-    """Remove combining marks (Hugging Face's StripAccents; meant to follow NFD or NFKD)."""
+    """Remove combining marks (Hugging Face's StripAccents; meant to follow NFD or NFKD).
+
+    A mark is any character of general category M (Mn, Mc, Me), as in tokenizers; not
+    ``unicodedata.combining``, which is the combining *class* and is 0 for many marks
+    (Devanagari's vowel signs).
+    """
 
     name = "StripAccents"
 
     def __call__(self, text: str) -> str:
-        return "".join(c for c in text if not unicodedata.combining(c))
+        if text.isascii():
+            return text
+        category = unicodedata.category
+        return "".join(c for c in text if category(c)[0] != "M")
 
 
 class Nmt(Normalizer):

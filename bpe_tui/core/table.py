@@ -221,6 +221,11 @@ class MergeTable:
         # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
         unk = self.config.get("unk_id")
         self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
+        # Ids from here on are helper symbols the reader added (a bare character or ``c</w>``
+        # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
+        # table's own library, which has no id for them.
+        outside = self.config.get("outside_vocab_from")
+        self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
 
     # ------------------------------------------------------------------ building
 
@@ -620,7 +625,8 @@ class MergeTable:
             ids = [base.get(c, UNK_ID) for c in word]
             if UNK_ID in ids and (self._byte_tokens or self._fuse_unk):
                 ids = self._unknown_chars(word, ids)
-        if self._eow_id is not None:
+        if self._eow_id is not None and not (self._outside_from is not None and ids and ids[-1] == UNK_ID):
+            # (a file that attaches the marker has one unknown symbol for "á</w>", not two)
             ids.append(self._eow_id)
         return ids
 
@@ -712,9 +718,18 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
+        ids = self._encode(text, dropout, seed)
+        if self._outside_from is not None:
+            ids = self._inside(ids)
         if self.unk_id != UNK_ID:
-            return [self.unk_id if i == UNK_ID else i for i in self._encode(text, dropout, seed)]
-        return self._encode(text, dropout, seed)
+            return [self.unk_id if i == UNK_ID else i for i in ids]
+        return ids
+
+    def _inside(self, ids: list[int]) -> list[int]:
+        """``ids`` with helper symbols outside the file's vocabulary (see
+        ``config["outside_vocab_from"]``) made unknown."""
+        limit = self._outside_from
+        return [UNK_ID if i >= limit else i for i in ids] if limit is not None else ids
 
     def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
         text = valid_text(text)
@@ -824,7 +839,7 @@ class MergeTable:
             if is_special:
                 yield specials[piece]
             else:
-                yield from encode_word(piece)
+                yield from self._inside(encode_word(piece))
 
     def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
@@ -914,6 +929,8 @@ class MergeTable:
             if i == UNK_ID:
                 u = next(unknown)
                 yield i, bytes([u]) if isinstance(u, int) else u
+            elif self._outside_from is not None and i >= self._outside_from:
+                yield UNK_ID, self._vocab[i]
             else:
                 yield i, self._vocab[i]
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from tests.parity_texts import BASE
 import sentencepiece as spm
 import tokenizers
 from hypothesis import given, settings
@@ -150,7 +152,7 @@ HF_SPECS = [
 @pytest.mark.parametrize("spec", HF_SPECS, ids=lambda s: json.dumps(s)[:60])
 def test_hf_normalizers_match_tokenizers(spec):
     normalizer = from_hf(spec)
-    for text in SAMPLES + ["``quoted''  \t text", "ÅNGSTRÖM Ǆ"]:
+    for text in SAMPLES + BASE + ["``quoted''  \t text", "ÅNGSTRÖM Ǆ", "नमस्ते दुनिया", "\u0488\u20dd"]:
         assert normalizer(text) == _hf_normalize(spec, text), (spec, text)
 
 

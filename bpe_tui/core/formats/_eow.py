@@ -101,3 +101,46 @@ def detach(merges: list[tuple[str, str, str]], eow: str, extra_chars=()) -> tupl
     alphabet = sorted(chars)
     prefix = [(c, eow, "(implied: every character can end a word)") for c in alphabet]
     return alphabet + [eow], prefix + list(merges)
+
+
+def build_attached_table(path, vocab, merges, specials, eow, *, source_format, pretokenizer, lowercase=False, config=None):
+    """A table from a vocabulary and merges written with the marker attached (Hugging Face's
+    ``end_of_word_suffix``, XLM's and FlauBERT's ``merges.txt``), as our separate marker.
+
+    ``vocab`` is id -> surface with the marker attached (``low</w>``); ids are kept. The
+    characters the file implies (single characters of the vocabulary, bare or attached, and
+    those the merges name) become base symbols, and :func:`detach` puts one ``(c, </w>)`` merge
+    per character in front, so encoding is exact.
+    """
+    from ._shared import build_table
+
+    special_ids = set(specials.values())
+    extra = set()
+    for i, surface in vocab.items():
+        if i in special_ids:
+            continue
+        body, _ = split_symbol(surface, eow)
+        if len(body) == 1:
+            extra.add(body)
+    alphabet, detached = detach(merges, eow, extra)
+    surface_ids = {s: i for i, s in vocab.items()}
+    next_id = first_added = max(vocab, default=-1) + 1
+    for symbol in alphabet:
+        if symbol not in surface_ids:
+            vocab[next_id] = symbol
+            surface_ids[symbol] = next_id
+            next_id += 1
+    # Symbols the encoding passes through that the file has no id for (bare characters,
+    # ``c</w>``): unknown when left unmerged, as in the file's own library.
+    config = dict(config or {})
+    config["outside_vocab_from"] = first_added
+    table = build_table(
+        path, "chars", vocab, detached, specials, source_format=source_format, pretokenizer=pretokenizer,
+        end_of_word=eow, lowercase=lowercase, config=config, add_missing_results=True,
+    )
+    added = len(table.vocab) - first_added
+    if added > 0 and isinstance(table.config.get("notes"), list):
+        table.config["notes"].append(
+            f"{added} symbols the vocabulary lacks (bare characters, c{eow}) help build tokens; left unmerged they are unknown"
+        )
+    return table

@@ -28,6 +28,7 @@ from ..atomic import atomic_write_dir
 from ..errors import BPEError
 from ..table import MergeTable
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
+from . import _eow
 from ._shared import build_table, check_new_id, read_json_object, short
 from .tiktoken_known import QWEN_PATTERN
 
@@ -78,6 +79,8 @@ def read(path: str) -> MergeTable:
     with open(vocab_path, "rb") as f:
         vocab_bytes = f.read()
     raw_vocab = read_json_object(vocab_path, "a GPT-2 vocab.json mapping token -> id", data=vocab_bytes)
+    if _marks_word_ends(raw_vocab):
+        return _read_attached(vocab_path, merges_path, raw_vocab)
     vocab: dict[int, bytes] = {}
     for token, i in raw_vocab.items():
         check_new_id(vocab_path, f"[{short(token)}]", i, vocab)
@@ -152,6 +155,117 @@ def _folder(directory: str, vocab: dict, specials: dict, config: dict, notes: li
         config["prepend_scheme"] = "always"
         notes.append("add_prefix_space: a space goes before the text, as the tokenizer class does")
     return pretokenizer
+
+
+#: The marker XLM's, FlauBERT's and OpenAI GPT's folders attach to a word's last character.
+WORD_END = "</w>"
+
+#: Tokenizer classes whose vocab.json + merges.txt hold characters with an attached
+#: end-of-word marker, and what each does to the text before BPE that the files do not say.
+#: (normalizer spec or None, the config flag that switches it on, its default, what is not applied)
+ATTACHED_CLASSES = {
+    "XLMTokenizer": (
+        {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFD"}, {"type": "StripAccents"}]},
+        "do_lowercase_and_remove_accent", True,
+        "the Moses tokenizer (punctuation normalisation and splitting, language-specific) is not applied",
+    ),
+    "FlaubertTokenizer": (
+        {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}]},
+        "do_lowercase", False,
+        "the Moses tokenizer (punctuation normalisation and splitting) is not applied",
+    ),
+}
+
+
+def _marks_word_ends(raw_vocab: dict) -> bool:
+    """Does this vocab.json spell word ends with an attached ``</w>`` (XLM, FlauBERT), rather
+    than GPT-2's byte alphabet? Such vocabularies end thousands of tokens so; byte-level ones
+    none or a handful."""
+    ends = sum(1 for token in raw_vocab if isinstance(token, str) and token.endswith(WORD_END) and token != WORD_END)
+    return ends > max(10, len(raw_vocab) // 20)
+
+
+def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeTable:
+    """An XLM / FlauBERT folder: characters (not bytes), ``</w>`` attached to the last one.
+
+    ``merges.txt`` has no version line and may carry fastBPE's count as a third column.
+    The text is split on whitespace; what the tokenizer class does before that (Moses) is
+    named in the notes, as is the normalizer taken from the class and its config flags.
+    """
+    vocab: dict[int, str] = {}
+    for token, i in raw_vocab.items():
+        check_new_id(vocab_path, f"[{short(token)}]", i, vocab)
+        vocab[i] = token
+    merges = []
+    counts: list[int] = []
+    with open(merges_path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            line = line.rstrip("\r\n")
+            if (lineno == 1 and line.startswith("#version")) or not line.strip():
+                continue
+            parts = line.split(" ")
+            if len(parts) == 3 and parts[2].isdigit():
+                counts.append(int(parts[2]))
+            elif len(parts) != 2:
+                raise BPEError(f"{merges_path}:{lineno}: expected 'left right' (or 'left right count'), found {len(parts)} fields in {short(line)}")
+            merges.append((parts[0], parts[1], f"line {lineno}"))
+    directory = os.path.dirname(vocab_path)
+    notes: list[str] = [f"characters with {WORD_END!r} attached to a word's last one (an XLM-style folder); text is split on whitespace"]
+    config: dict = {"notes": notes}
+    specials = _folder_specials(directory, raw_vocab)
+    unk = specials.get("<unk>")
+    if unk is not None:
+        config["unk_id"] = unk
+        notes.append("characters the vocabulary lacks become <unk>")
+    settings_path = os.path.join(directory, "tokenizer_config.json")
+    settings = read_json_object(settings_path, "a tokenizer_config.json") if os.path.isfile(settings_path) else {}
+    name = settings.get("tokenizer_class")
+    known = ATTACHED_CLASSES.get(name) if isinstance(name, str) else None
+    if known is None:
+        notes.append(f"tokenizer_class {name!r} is not one bpe-tui knows: no normalizer applied" if name
+                     else "no tokenizer_config.json names the tokenizer class: no normalizer applied")
+    else:
+        normalizer, flag, default, not_applied = known
+        if settings.get(flag, default):
+            config["normalizer"] = normalizer
+            steps = " + ".join(step["type"] for step in normalizer["normalizers"])
+            notes.append(f"tokenizer_class {name} with {flag}: normalizer {steps} applied")
+        notes.append(f"{name}: {not_applied}; pre-tokenize with sacremoses first for the same ids")
+    if specials:
+        notes.append(f"{len(specials)} special tokens from the folder's token maps, matched whole in the text")
+    return _eow.build_attached_table(
+        merges_path, vocab, merges, specials, WORD_END, source_format=NAME, pretokenizer="whitespace", config=config,
+    )
+
+
+def _folder_specials(directory: str, raw_vocab: dict) -> dict[str, int]:
+    """Special tokens a transformers folder names (special_tokens_map.json, added_tokens.json,
+    tokenizer_config.json), with their vocab.json ids."""
+    names: list[str] = []
+
+    def collect(value) -> None:
+        if isinstance(value, str):
+            names.append(value)
+        elif isinstance(value, dict) and isinstance(value.get("content"), str):
+            names.append(value["content"])
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    for file_name in ("special_tokens_map.json", "tokenizer_config.json"):
+        file_path = os.path.join(directory, file_name)
+        if os.path.isfile(file_path):
+            settings = read_json_object(file_path, f"a {file_name}")
+            for key, value in settings.items():
+                if key.endswith("_token") or key == "additional_special_tokens":
+                    collect(value)
+            decoder = settings.get("added_tokens_decoder")
+            if isinstance(decoder, dict):
+                collect(list(decoder.values()))
+    added_path = os.path.join(directory, "added_tokens.json")
+    if os.path.isfile(added_path):
+        names.extend(read_json_object(added_path, "an added_tokens.json mapping token -> id"))
+    return {token: raw_vocab[token] for token in names if token in raw_vocab}
 
 
 def check_fingerprint(version_line: str, vocab_bytes: bytes, vocab_path: str, merges_path: str) -> None:

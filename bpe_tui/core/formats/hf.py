@@ -238,7 +238,9 @@ def read(path: str) -> MergeTable:
     if eow is not None:
         if units != "chars":
             raise fail(path, "model.end_of_word_suffix", "is only supported without a ByteLevel pre-tokenizer")
-        return _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config)
+        return _eow.build_attached_table(
+            path, vocab, merges, specials, eow, source_format=NAME, pretokenizer=pretokenizer, lowercase=lowercase, config=config
+        )
     return build_table(
         path, units, vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer,
         lowercase=lowercase, config=config,
@@ -260,29 +262,6 @@ def _unknown_handling(path: str, model: dict, vocab_json: dict, config: dict, no
             notes.append(f"model.unk_token {unk!r} is not in the vocabulary: unknown characters stay unknown")
     if model.get("fuse_unk"):
         config["fuse_unk"] = True
-
-
-def _read_with_suffix(path, vocab, merges, specials, eow, pretokenizer, lowercase, config) -> MergeTable:
-    """HF's attached end-of-word suffix, as our separate marker (exact; see _eow.py)."""
-    extra = set()
-    for i, surface in vocab.items():
-        if i in specials.values():
-            continue
-        body, attached = _eow.split_symbol(surface, eow)
-        if len(body) == 1:
-            extra.add(body)
-    alphabet, detached = _eow.detach(merges, eow, extra)
-    surface_ids = {s: i for i, s in vocab.items()}
-    next_id = max(vocab, default=-1) + 1
-    for symbol in alphabet:
-        if symbol not in surface_ids:
-            vocab[next_id] = symbol
-            surface_ids[symbol] = next_id
-            next_id += 1
-    return build_table(
-        path, "chars", vocab, detached, specials, source_format=NAME, pretokenizer=pretokenizer,
-        end_of_word=eow, lowercase=lowercase, config=config, add_missing_results=True,
-    )
 
 
 def _flatten(node) -> list[dict]:
