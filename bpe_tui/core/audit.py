@@ -234,16 +234,16 @@ def audit(
         corpus_tokens = sum(emitted.values())
         used = sum(1 for i, n in emitted.items() if n > 0 and i in vocab)
         found["unused"] = [i for i in sorted(vocab) if i not in special and not emitted.get(i)]
-        inside = inside_counts(table, emitted)
+        inside_longer = inside_counts(table, emitted)
         parts = {p for a, b, _ in table.merge_ids for p in (a, b)}
         for i in sorted(parts):
             if table.rank_of(i) is None:
                 continue  # base symbols are the alphabet, not scaffolding
             alone = emitted.get(i, 0)
-            total = alone + inside.get(i, 0)
-            if inside.get(i, 0) and alone < scaffold_share * total:
+            total = alone + inside_longer.get(i, 0)
+            if inside_longer.get(i, 0) and alone < scaffold_share * total:
                 found["intermediate"].append(i)
-                notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {inside.get(i, 0):,}×"
+                notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {inside_longer.get(i, 0):,}×"
 
     categories = tuple(
         Category(key, title, meaning, tuple(found[key]), notes[key], emitted is not None or key not in CORPUS_CATEGORIES)

@@ -200,11 +200,12 @@ def count_words(
     The result is the same either way, word order included.
     """
     if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]  # one path, not its characters
-    paths = [os.fspath(p) for p in paths]
+        names = [str(os.fspath(paths))]  # one path, not its characters
+    else:
+        names = [str(os.fspath(p)) for p in paths]
     if client is None:
-        return count_files(paths, config, errors=errors, progress=progress, workers=workers)
-    sources = expand_inputs(paths)  # a missing file fails before a cluster starts
+        return count_files(names, config, errors=errors, progress=progress, workers=workers)
+    sources = expand_inputs(names)  # a missing file fails before a cluster starts
     with dask_client(client, workers) as dask:
         return _count_on_dask(dask, sources, config, errors, progress, blocksize)
 

@@ -276,12 +276,12 @@ class Tallier:
         lengths = [0] * size
         eow = table.end_of_word
         for i, surface in vocab.items():
-            if self.bytes_mode:
-                body = surface.replace(eow.encode("utf-8"), b"") if eow else surface
-                lengths[i] = sum(1 for b in body if b not in _ASCII_SPACE)
+            if isinstance(surface, bytes):
+                raw = surface.replace(eow.encode("utf-8"), b"") if eow else surface
+                lengths[i] = sum(1 for b in raw if b not in _ASCII_SPACE)
             else:
-                body = surface.replace(eow, "") if eow else surface
-                lengths[i] = sum(1 for c in body if c not in _SPACE_CHARS)
+                text = surface.replace(eow, "") if eow else surface
+                lengths[i] = sum(1 for c in text if c not in _SPACE_CHARS)
         lengths[UNK_ID] = 1  # the last slot: an unknown character (see _lengths_of)
         self.lengths = lengths
         #: Characters a chars-mode table knows; the others encode as UNK_ID, in text order.

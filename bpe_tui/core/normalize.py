@@ -33,6 +33,7 @@ import base64
 import binascii
 import struct
 import unicodedata
+from typing import Literal
 from collections.abc import Iterable, Iterator, Sequence
 
 import regex
@@ -55,13 +56,18 @@ class Normalizer:
         return f"<normalizer {self.name}>"
 
 
+#: Unicode's four normal forms, by name.
+NORMAL_FORMS: dict[str, Literal["NFC", "NFD", "NFKC", "NFKD"]] = {"NFC": "NFC", "NFD": "NFD", "NFKC": "NFKC", "NFKD": "NFKD"}
+
+
 class Unicode(Normalizer):
     """A Unicode normal form: NFC, NFD, NFKC or NFKD (``unicodedata.normalize``)."""
 
     def __init__(self, form: str):
-        if form not in ("NFC", "NFD", "NFKC", "NFKD"):
+        if form not in NORMAL_FORMS:
             raise BPEError(f"unknown Unicode normal form {form!r}")
-        self.form = self.name = form
+        self.form = NORMAL_FORMS[form]
+        self.name = form
 
     def __call__(self, text: str) -> str:
         return unicodedata.normalize(self.form, text)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 
 from ..atomic import atomic_write_dir
 from ..errors import BPEError
@@ -162,16 +163,27 @@ WORD_END = "</w>"
 
 #: Tokenizer classes whose vocab.json + merges.txt hold characters with an attached
 #: end-of-word marker, and what each does to the text before BPE that the files do not say.
-#: (normalizer spec or None, the config flag that switches it on, its default, what is not applied)
+@dataclass(frozen=True)
+class AttachedClass:
+    """What a tokenizer class does to the text before BPE that its files do not say."""
+
+    steps: tuple[str, ...]  # Hugging Face normalizer types, applied in order
+    flag: str  # the tokenizer_config.json setting that switches them on
+    default: bool  # the class's default for that setting
+    not_applied: str  # what bpe-tui cannot do, said in the notes
+
+    @property
+    def normalizer(self) -> dict:
+        return {"type": "Sequence", "normalizers": [{"type": step} for step in self.steps]}
+
+
 ATTACHED_CLASSES = {
-    "XLMTokenizer": (
-        {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "NFD"}, {"type": "StripAccents"}]},
-        "do_lowercase_and_remove_accent", True,
+    "XLMTokenizer": AttachedClass(
+        ("Lowercase", "NFD", "StripAccents"), "do_lowercase_and_remove_accent", True,
         "the Moses tokenizer (punctuation normalisation and splitting, language-specific) is not applied",
     ),
-    "FlaubertTokenizer": (
-        {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}]},
-        "do_lowercase", False,
+    "FlaubertTokenizer": AttachedClass(
+        ("NFC", "Lowercase"), "do_lowercase", False,
         "the Moses tokenizer (punctuation normalisation and splitting) is not applied",
     ),
 }
@@ -225,12 +237,10 @@ def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeT
         notes.append(f"tokenizer_class {name!r} is not one bpe-tui knows: no normalizer applied" if name
                      else "no tokenizer_config.json names the tokenizer class: no normalizer applied")
     else:
-        normalizer, flag, default, not_applied = known
-        if settings.get(flag, default):
-            config["normalizer"] = normalizer
-            steps = " + ".join(step["type"] for step in normalizer["normalizers"])
-            notes.append(f"tokenizer_class {name} with {flag}: normalizer {steps} applied")
-        notes.append(f"{name}: {not_applied}; pre-tokenize with sacremoses first for the same ids")
+        if settings.get(known.flag, known.default):
+            config["normalizer"] = known.normalizer
+            notes.append(f"tokenizer_class {name} with {known.flag}: normalizer {' + '.join(known.steps)} applied")
+        notes.append(f"{name}: {known.not_applied}; pre-tokenize with sacremoses first for the same ids")
     if specials:
         notes.append(f"{len(specials)} special tokens from the folder's token maps, matched whole in the text")
     return _eow.build_attached_table(
@@ -310,6 +320,7 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         raise BPEError(f"{path}: the gpt2 format holds byte-level tables only; this table is chars (use native)")
     vocab = {}
     for i, surface in sorted(table.vocab.items()):
+        assert isinstance(surface, bytes)  # a bytes table (checked above)
         key = surface.decode("utf-8") if table.is_special(i) else bytes_to_gpt2_str(surface)
         vocab[key] = i
     vocab_bytes = (json.dumps(vocab, ensure_ascii=False) + "\n").encode("utf-8")

@@ -420,7 +420,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
 
     model_vocab: dict[str, int] = {}
     for i, surface in sorted(vocab.items()):
-        key = surface.decode("utf-8", "replace") if (bytes_mode and i in special_ids) else enc(surface)
+        key = surface.decode("utf-8", "replace") if (isinstance(surface, bytes) and i in special_ids) else enc(surface)
         model_vocab.setdefault(key, i)
     eow = table.end_of_word if table.units == "chars" else None
     if eow:
@@ -443,6 +443,8 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
 
     pattern = None if table.pretokenizer.startswith(PIPELINE) else pattern_text(table.pretokenizer)
     split = _splits_json(table.pretokenizer)
+    pre: dict | None
+    decoder: dict | None
     if bytes_mode:
         level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
         if table.pretokenizer == "gpt2":
@@ -464,7 +466,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     else:
         pre = split
         decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
-    normalizer = [{"type": "Lowercase"}] if table.lowercase else []
+    normalizer: list[dict] = [{"type": "Lowercase"}] if table.lowercase else []
     spec = table.config.get("normalizer")
     if isinstance(spec, dict) and spec.get("type") != "SentencePiece":
         normalizer.insert(0, spec)  # the table's own (read from a tokenizer.json or a folder)

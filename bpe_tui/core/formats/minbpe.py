@@ -62,7 +62,7 @@ def read(path: str) -> MergeTable:
             raise fail(path, f"line {lineno}", f"expected '<special> <id>', found {short(lines[3 + k])}")
         specials[parts[0]] = int(parts[1])
     vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
-    merges = []
+    merges: list[tuple[int, int, int]] = []
     for k, line in enumerate(lines[3 + n_special :]):
         lineno = 4 + n_special + k
         parts = line.split()
@@ -91,7 +91,7 @@ def _renumber(table: MergeTable) -> tuple[list[tuple[int, int]], dict[str, int],
     new_id: dict[int, int] = {}
     for i, surface in vocab.items():
         if len(surface) == 1 and not table.is_special(i) and table.rank_of(i) is None:
-            new_id[i] = surface[0]
+            new_id[i] = surface[0]  # type: ignore[assignment]  # bytes mode: an int
     merges = []
     for rank, (a, b, new) in enumerate(table.merge_ids):
         if new in new_id:

@@ -39,6 +39,7 @@ produced by merges; USER_DEFINED pieces are special tokens.
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 from ..table import MergeTable
 from ..normalize import sentencepiece_spec
@@ -70,13 +71,13 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise WireError(f"varint longer than 10 bytes at byte {pos}")
 
 
-def parse_message(data: bytes, base: int = 0) -> list[tuple[int, int, object, int]]:
+def parse_message(data: bytes, base: int = 0) -> list[tuple[int, int, Any, int]]:
     """``(field number, wire type, value, offset)`` for every field of one message.
 
     Values: int for varints, bytes for length-delimited fields, the raw 4 or 8 bytes for
     fixed-width ones. ``base`` is added to offsets in error messages.
     """
-    out = []
+    out: list[tuple[int, int, Any, int]] = []
     pos = 0
     n = len(data)
     while pos < n:
@@ -86,6 +87,7 @@ def parse_message(data: bytes, base: int = 0) -> list[tuple[int, int, object, in
         if field == 0:
             raise WireError(f"field number 0 at byte {base + start}")
         if wire == 0:
+            value: int | bytes
             value, pos = _varint(data, pos)
         elif wire == 1:
             if pos + 8 > n:
@@ -134,12 +136,12 @@ def _read(path: str, data: bytes) -> MergeTable:
     if not data:
         raise fail(path, None, "empty file")
     top = parse_message(data)
-    pieces = []
-    trainer: dict[int, object] = {}
-    normalizer: dict[int, object] = {}
+    pieces: list[dict[int, Any]] = []  # field number -> value: 1 text, 2 score, 3 kind
+    trainer: dict[int, Any] = {}
+    normalizer: dict[int, Any] = {}
     for field, wire, value, offset in top:
         if field == 1 and wire == 2:
-            piece = {1: None, 2: 0.0, 3: NORMAL}
+            piece: dict[int, Any] = {1: None, 2: 0.0, 3: NORMAL}
             for f2, w2, v2, _ in parse_message(value, offset):
                 if f2 == 1 and w2 == 2:
                     try:
@@ -188,9 +190,9 @@ def _read(path: str, data: bytes) -> MergeTable:
         text = vocab[i]
         splits = []
         for k in range(1, len(text)):
-            left, right = normal.get(text[:k]), normal.get(text[k:])
-            if left is not None and right is not None:
-                splits.append((rank_of[left], rank_of[right], text[:k], text[k:]))
+            left_id, right_id = normal.get(text[:k]), normal.get(text[k:])
+            if left_id is not None and right_id is not None:
+                splits.append((rank_of[left_id], rank_of[right_id], text[:k], text[k:]))
         if not splits:
             unreachable.append(text)
         for _, _, left, right in sorted(splits):
@@ -210,7 +212,7 @@ def _read(path: str, data: bytes) -> MergeTable:
     name = normalizer.get(1, b"nmt_nfkc")
     name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
     charsmap = normalizer.get(2)
-    notes = []
+    notes: list[str] = []
     # sentencepiece's normalizer, applied as sentencepiece applies it (normalize.py): the
     # charsmap's rules, squeezed whitespace, the dummy prefix space.
     config: dict = {

@@ -115,7 +115,8 @@ def read(path: str) -> MergeTable:
         # marker is attached (fastBPE, which writes no header).
         bare = any(t == EOW for left, right, _ in raw for t in (left, right))
         version = "0.1" if bare else "0.2"
-    config = {"codes_version": version, "notes": []}
+    notes: list[str] = []
+    config: dict = {"codes_version": version, "notes": notes}
     if version == "0.1":
         chars = sorted({c for left, right, _ in raw for t in (left, right) for c in _chars(t)})
         vocab = {i: s for i, s in enumerate(chars + [EOW])}
@@ -128,7 +129,7 @@ def read(path: str) -> MergeTable:
     prefix = len(merges) - len(raw)
     if counts:
         counts = [0] * prefix + counts
-    config["notes"].append(f"{prefix} merges (c, </w>) were added in front: 0.2 codes attach </w> to the last character")
+    notes.append(f"{prefix} merges (c, </w>) were added in front: 0.2 codes attach </w> to the last character")
     config["implied_merges"] = prefix
     return build_table(
         path, "chars", vocab, merges, None, source_format=NAME, pretokenizer="whitespace", end_of_word=EOW,
@@ -175,7 +176,8 @@ def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.
         if eow != EOW:
             merges = [(a.replace(eow, EOW), b.replace(eow, EOW), c) for a, b, c in merges]
     else:
-        merges = [(a, b, c) for (a, b), c in zip(table.merges, table.counts or [None] * table.num_merges)]
+        table_counts: list[int | None] = list(table.counts) if table.counts else [None] * table.num_merges
+        merges = [(a, b, c) for (a, b), c in zip(table.merges, table_counts)]
     for a, b, _ in merges:
         for token in (a, b):
             if any(ch.isspace() for ch in token):
