@@ -18,9 +18,11 @@ o200k      bytes   o200k           none         lexical-max
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from .errors import BPEError
 from .pretokenize import resolve_pattern, special_token_list
+from .types import TIE_BREAKS, UNITS, TieBreak, Units
 
 PRESETS: dict[str, dict] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
@@ -33,11 +35,9 @@ PRESETS: dict[str, dict] = {
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
 
-UNITS = ("chars", "bytes")
-TIE_BREAKS = ("first-seen", "lexical-min", "lexical-max", "hf")
-
-#: Sentinel meaning "take this setting from the preset".
-_FROM_PRESET = object()
+#: Sentinel meaning "take this setting from the preset" (typed Any: it stands in for a value
+#: of the field's own type until __post_init__ replaces it).
+_FROM_PRESET: Any = object()
 
 
 @dataclass
@@ -60,12 +60,12 @@ class TrainerConfig:
     """
 
     preset: str = "gpt2"
-    units: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    pretokenizer: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    end_of_word: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    units: Units = field(default=_FROM_PRESET)
+    pretokenizer: str = field(default=_FROM_PRESET)
+    end_of_word: str | None = field(default=_FROM_PRESET)
     lowercase: bool = False
     special_tokens: list[str] = field(default_factory=list)
-    tie_break: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
     min_frequency: int = 1

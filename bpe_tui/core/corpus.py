@@ -109,10 +109,10 @@ class WordCounter:
         if safe is not None and any("\n" in t for t in pre.special_tokens):
             safe = None
         self.block_mode = safe is not None
-        self._findall = regex.compile(safe).findall if safe is not None else None
-        fast = ascii_findall(pre.name, line_safe=True) if safe is not None else None
-        self._ascii_findall = fast or self._findall
-        self._special_split = pre._special_re.split if pre._special_re is not None else None
+        if safe is not None:  # the block-mode pre-tokenizers (see _words)
+            self._findall: Callable[[str], list[str]] = regex.compile(safe).findall
+            self._ascii_findall = ascii_findall(pre.name, line_safe=True) or self._findall
+        self._special_split = pre.special_matcher.split if pre.special_matcher is not None else None
         self._lowercase = pre.lowercase
         self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 

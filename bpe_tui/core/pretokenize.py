@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 import regex
 
 from .errors import BPEError
+from .types import PREFIX_SCHEMES, PrefixScheme
 
 #: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -85,7 +86,7 @@ ASCII_PATTERNS = {
 }
 
 
-def ascii_findall(pretokenizer: str, line_safe: bool = False):
+def ascii_findall(pretokenizer: str, line_safe: bool = False) -> Callable[[str], list[str]] | None:
     """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
     the named pre-tokenizer (or of its line-safe form); None where there is none."""
     pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
@@ -279,7 +280,7 @@ def special_token_list(special_tokens) -> list[str]:
     return out
 
 
-class _Match:
+class SpecialMatch:
     """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special
     (the span may take in whitespace around the token: see ``lstrip``/``rstrip``)."""
 
@@ -354,7 +355,7 @@ class SpecialMatcher:
             if flag and flag.get("rstrip"):
                 while stop < end and text[stop].isspace():
                     stop += 1
-            yield _Match(start, token, stop)
+            yield SpecialMatch(start, token, stop)
             pos = floor = stop
             for k, at in enumerate(nxt):
                 if 0 <= at < pos:
@@ -427,16 +428,6 @@ class GuardedPattern:
             raise self._timed_out() from None
 
 
-#: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
-#: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
-#: *segment*, the text between two special tokens:
-#:
-#: * ``always``   every segment that does not already start with a space (Metaspace "always")
-#: * ``first``    only a segment at the very start of the text (Metaspace "first", sentencepiece)
-#: * ``prepend``  every segment, even one that starts with a space (HF's Prepend normalizer)
-PREFIX_SCHEMES = ("always", "first", "prepend")
-
-
 class PreTokenizer:
     """Splits text into pre-tokens, with special tokens cut out first.
 
@@ -444,7 +435,11 @@ class PreTokenizer:
     >>> list(p.split("Hi there<|endoftext|>!"))
     [(False, 'Hi'), (False, ' there'), (True, '<|endoftext|>'), (False, '!')]
 
-    ``prefix_space`` (one of :data:`PREFIX_SCHEMES`) adds a space in front of segments, as
+    ``special_matcher`` is how special tokens are split out: a :class:`SpecialMatcher` (its
+    ``finditer`` and ``split``), or None when there are none. Encoders and counters that cut
+    specials themselves, on their fast paths, use it; :meth:`split` does it all.
+
+    ``prefix_space`` (one of :data:`~bpe_tui.core.types.PREFIX_SCHEMES`) adds a space in front of segments, as
     sentencepiece-style tokenizers do; tables read from those formats set it.
 
     Text can be normalized first (see :mod:`~bpe_tui.core.normalize`), at one of two moments,
@@ -459,7 +454,7 @@ class PreTokenizer:
         pretokenizer: str = "gpt2",
         special_tokens=(),
         lowercase: bool = False,
-        prefix_space: str | None = None,
+        prefix_space: PrefixScheme | None = None,
         normalizer: Callable[[str], str] | None = None,
         text_normalizer: Callable[[str], str] | None = None,
         special_flags: dict[str, dict] | None = None,
@@ -473,7 +468,7 @@ class PreTokenizer:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
-        self._special_re = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
+        self.special_matcher = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
 
     def normalize(self, segment: str) -> str:
         """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
@@ -496,10 +491,10 @@ class PreTokenizer:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
         if self.text_normalizer is not None:
             text = self.text_normalizer(text)
-        if self._special_re is None:
+        if self.special_matcher is None:
             return self.pattern.findall(self.prefixed(self.normalize(text), True))
         out: list[str] = []
-        for n, segment in enumerate(self._special_re.split(text)):  # specials first, then lowercase
+        for n, segment in enumerate(self.special_matcher.split(text)):  # specials first, then lowercase
             if segment:
                 out.extend(self.pattern.findall(self.prefixed(self.normalize(segment), n == 0)))
         return out
@@ -512,12 +507,12 @@ class PreTokenizer:
         """
         if self.text_normalizer is not None and not text_normalized:
             text = self.text_normalizer(text)
-        if self._special_re is None:
+        if self.special_matcher is None:
             for word in self._segment_words(text, True):
                 yield False, word
             return
         pos = 0
-        for m in self._special_re.finditer(text):
+        for m in self.special_matcher.finditer(text):
             if m.start() > pos:
                 for word in self._segment_words(text[pos : m.start()], pos == 0):
                     yield False, word
@@ -541,8 +536,8 @@ class PreTokenizer:
         lowercasing).
         """
         pos = 0
-        if self._special_re is not None:
-            for m in self._special_re.finditer(text if special_text is None else special_text):
+        if self.special_matcher is not None:
+            for m in self.special_matcher.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
                     yield False, w.start(), w.end()
                 yield True, m.start(), m.end()

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import BPEError
 from .merging import HEAP_FROM, MergeLog, merge, merge_heap
 from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
+from .types import FormatName
 from .units import visible
 
 
@@ -740,7 +743,7 @@ class MergeTable:
         # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
-        specials = pre._special_re
+        specials = pre.special_matcher
         if specials is None:
             self._encode_segment(pre.prefixed(text, True), out)
             return out
@@ -940,9 +943,13 @@ class MergeTable:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, path, format: str = "native", overwrite: bool = True, **options) -> None:
-        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.writers()``.
-        ``overwrite=False`` refuses a target that exists at the moment of writing."""
+    def save(self, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
+        """Write the table (atomically): ``bpe_tui.save(table, path, ...)`` spelled as a method.
+        Formats: see ``bpe_tui.core.formats.writers()``. ``overwrite=False`` refuses a target
+        that exists at the moment of writing.
+
+        Writing is the formats' business, not the table's: the import happens here, at call
+        time, so this module never depends on the format modules (they depend on it)."""
         from .formats import save
 
         save(self, path, format, overwrite=overwrite, **options)

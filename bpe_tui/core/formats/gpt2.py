@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from typing import Final
 
 from ..atomic import atomic_write_dir
 from ..errors import BPEError
@@ -33,7 +34,7 @@ from . import _eow
 from ._shared import build_table, check_new_id, read_json_object, short
 from .tiktoken_known import QWEN_PATTERN
 
-NAME = "gpt2"
+NAME: Final = "gpt2"
 
 
 #: The two files' names: transformers' and OpenAI's original release.
@@ -307,6 +308,20 @@ def check_pair(table: MergeTable, vocab_path: str, merges_path: str) -> None:
                 f"but an earlier merge made id {last}: {vocab_path} and {merges_path} do not belong together"
             )
         last = new
+
+
+def losses(table: MergeTable) -> list[str]:
+    """What vocab.json + merges.txt cannot hold of ``table`` (a reader assumes GPT-2's rules)."""
+    out = []
+    if table.counts:
+        out.append("per-merge counts are not stored in merges.txt")
+    if table.pretokenizer != "gpt2":
+        out.append(f"the pre-tokenizer ({table.pretokenizer if len(table.pretokenizer) < 24 else 'a custom regex'}) is not stored; readers assume GPT-2's regex")
+    if table.lowercase:
+        out.append("lowercasing is not stored: readers will encode the text as it is")
+    if table.config.get("tie_break"):
+        out.append("the training config (tie-break, vocab target) is not stored in vocab.json + merges.txt")
+    return out
 
 
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -56,7 +57,7 @@ from . import _eow
 from ..pretokenize import PIPELINE, TOKEN_FLAGS
 from ._shared import build_table, check_new_id, fail, pattern_name, pattern_text, read_head, read_json_object, short
 
-NAME = "hf"
+NAME: Final = "hf"
 
 #: Hugging Face's Whitespace pre-tokenizer, as a regex.
 HF_WHITESPACE = r"\w+|[^\w\s]+"

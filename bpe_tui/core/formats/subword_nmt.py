@@ -32,6 +32,7 @@ as their own symbols; bpe-tui shows them as unknown).
 """
 
 from __future__ import annotations
+from typing import Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -39,7 +40,7 @@ from ..table import MergeTable
 from . import _eow
 from ._shared import build_table, fail, read_head, short
 
-NAME = "subword-nmt"
+NAME: Final = "subword-nmt"
 EOW = "</w>"
 
 
