@@ -17,7 +17,7 @@ o200k      bytes   o200k           none         lexical-max
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import BPEError
@@ -99,11 +99,6 @@ class TrainerConfig:
     def to_dict(self) -> dict:
         """A JSON-ready dict (saved inside native merge tables)."""
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "TrainerConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
     def describe(self) -> str:
         """One line for status bars: 'bytes · gpt2 · lexical-max'."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from ..atomic import atomic_write_dir
 from ..errors import BPEError
@@ -340,7 +340,8 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         vocab[key] = i
     vocab_bytes = (json.dumps(vocab, ensure_ascii=False) + "\n").encode("utf-8")
     lines = [f"{VERSION_LINE} {FINGERPRINT_KEY}{fingerprint(vocab_bytes)}"]
-    lines += [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in table.merges]
+    byte_merges = cast("list[tuple[bytes, bytes]]", table.merges)  # a bytes table (checked above)
+    lines += [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in byte_merges]
     merges_bytes = ("\n".join(lines) + "\n").encode("utf-8")
     atomic_write_dir(path, {"vocab.json": vocab_bytes, "merges.txt": merges_bytes}, overwrite)
 

@@ -32,7 +32,7 @@ as their own symbols; bpe-tui shows them as unknown).
 """
 
 from __future__ import annotations
-from typing import Final
+from typing import Final, cast
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -178,7 +178,8 @@ def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.
             merges = [(a.replace(eow, EOW), b.replace(eow, EOW), c) for a, b, c in merges]
     else:
         table_counts: list[int | None] = list(table.counts) if table.counts else [None] * table.num_merges
-        merges = [(a, b, c) for (a, b), c in zip(table.merges, table_counts)]
+        chars_merges = cast("list[tuple[str, str]]", table.merges)  # a chars table (checked above)
+        merges = [(a, b, c) for (a, b), c in zip(chars_merges, table_counts)]
     for a, b, _ in merges:
         for token in (a, b):
             if any(ch.isspace() for ch in token):
