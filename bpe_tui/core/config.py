@@ -24,7 +24,7 @@ from .errors import BPEError
 from .pretokenize import resolve_pattern, special_token_list
 from .types import TIE_BREAKS, UNITS, TieBreak, Units
 
-PRESETS: dict[str, dict] = {
+PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
     "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
     "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
@@ -96,7 +96,7 @@ class TrainerConfig:
         _whole_number("min_frequency", self.min_frequency, 1)
         _whole_number("max_token_length", self.max_token_length, 1)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
         return asdict(self)
 
@@ -110,7 +110,7 @@ class TrainerConfig:
         return " · ".join(parts)
 
 
-def _whole_number(name: str, value, least: int) -> None:
+def _whole_number(name: str, value: object, least: int) -> None:
     """``value`` must be None or a whole number >= ``least`` (not a bool, float, nan or inf)."""
     if value is None:
         return

@@ -12,7 +12,8 @@ Patterns use the ``regex`` package, which understands Unicode classes such as ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 import regex
 
@@ -152,6 +153,25 @@ PIPELINE = "pipeline:"
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
+class Match(Protocol):
+    """A piece a pre-tokenizer pattern found: a regex match, or one of ours shaped like it."""
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def group(self) -> str: ...
+
+
+class Pattern(Protocol):
+    """What the pre-tokenizer's ``pattern`` answers: a compiled regex, a
+    :class:`GuardedPattern` or a :class:`SplitPipeline`."""
+
+    def findall(self, string: str) -> list[str]: ...
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]: ...
+
+
 class _Span:
     """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
 
@@ -181,8 +201,8 @@ class SplitPipeline:
     compiled regex, so the rest of the code cannot tell the two apart.
     """
 
-    def __init__(self, steps: list[dict]):
-        self.steps = []
+    def __init__(self, steps: list[dict[str, Any]]):
+        self.steps: list[tuple[GuardedPattern, str, bool]] = []
         for n, step in enumerate(steps):
             where = f"pre-tokenizer step {n + 1}"
             if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
@@ -208,7 +228,7 @@ class SplitPipeline:
             raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
         return cls(steps)
 
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
         spans = [(pos, len(text) if endpos is None else endpos)]
         for compiled, behavior, invert in self.steps:
             spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
@@ -218,10 +238,10 @@ class SplitPipeline:
         return [text[m.start() : m.end()] for m in self.finditer(text)]
 
 
-def _split(text: str, start: int, end: int, compiled, behavior: str, invert: bool) -> list[tuple[int, int]]:
+def _split(text: str, start: int, end: int, compiled: GuardedPattern, behavior: str, invert: bool) -> list[tuple[int, int]]:
     """One split step over ``text[start:end]``: the parts, as Hugging Face's
     ``NormalizedString::split`` makes them."""
-    parts: list[list] = []  # [start, end, is_match]
+    parts: list[list[Any]] = []  # [start, end, is_match]
     prev = start
     for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
         if m.start() > prev:
@@ -265,7 +285,7 @@ def _split(text: str, start: int, end: int, compiled, behavior: str, invert: boo
     return [(a, b) for a, b, _ in out if b > a]
 
 
-def special_token_list(special_tokens) -> list[str]:
+def special_token_list(special_tokens: Iterable[str] | str | None) -> list[str]:
     """Special tokens as a list of distinct non-empty strings (a lone str is one token)."""
     if special_tokens is None:
         return []
@@ -322,11 +342,11 @@ class SpecialMatcher:
     that side into the match (so no pre-token keeps it).
     """
 
-    def __init__(self, tokens: list[str], flags: dict[str, dict] | None = None):
+    def __init__(self, tokens: list[str], flags: dict[str, dict[str, Any]] | None = None):
         self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
         self.flags = {t: f for t, f in (flags or {}).items() if t in tokens and any(f.get(k) for k in TOKEN_FLAGS)}
 
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[SpecialMatch]:
         end = len(text) if endpos is None else endpos
         tokens = self.tokens
         flags = self.flags
@@ -392,20 +412,23 @@ class RegexTimeout(BPEError):
     """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
 
 
-def compile_pattern(name: str, pattern_text: str):
+def compile_pattern(name: str, pattern_text: str) -> Pattern:
     """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
     a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
     if name.startswith(PIPELINE):
         return SplitPipeline.from_json(pattern_text)
     compiled = regex.compile(pattern_text)
-    return compiled if name in NAMED_PATTERNS else GuardedPattern(compiled)
+    if name in NAMED_PATTERNS:
+        named: Pattern = compiled  # a regex.Pattern (regex ships no types)
+        return named
+    return GuardedPattern(compiled)
 
 
 class GuardedPattern:
     """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
     with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
 
-    def __init__(self, compiled):
+    def __init__(self, compiled: Any):  # a regex.Pattern
         self.compiled = compiled
         self.pattern = compiled.pattern
 
@@ -415,13 +438,14 @@ class GuardedPattern:
             f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
         )
 
-    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list:
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
         try:
-            return self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+            found: list[str] = self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+            return found
         except TimeoutError:
             raise self._timed_out() from None
 
-    def finditer(self, string: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
         try:
             return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
         except TimeoutError:
@@ -452,12 +476,12 @@ class PreTokenizer:
     def __init__(
         self,
         pretokenizer: str = "gpt2",
-        special_tokens=(),
+        special_tokens: Iterable[str] = (),
         lowercase: bool = False,
         prefix_space: PrefixScheme | None = None,
         normalizer: Callable[[str], str] | None = None,
         text_normalizer: Callable[[str], str] | None = None,
-        special_flags: dict[str, dict] | None = None,
+        special_flags: dict[str, dict[str, Any]] | None = None,
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)

@@ -10,11 +10,15 @@ CLI offers and the type mypy checks come from one list.
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, get_args
+from typing import Literal, TypeAlias, TypeVar, get_args
 
 #: A token's text. ``bytes`` in bytes mode (a token may hold part of a UTF-8 character, so it
 #: is not always text), ``str`` in chars mode. A table or a trainer holds one kind, never both.
 Surface: TypeAlias = bytes | str
+
+#: A surface of one kind throughout a call (all bytes or all str), for functions such as
+#: ``build_table`` that join surfaces: ``left + right`` is then well-typed.
+SurfaceT = TypeVar("SurfaceT", bytes, str)
 
 #: Two adjacent tokens, as the trainer counts them and a merge joins them.
 Pair: TypeAlias = tuple[Surface, Surface]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from ..atomic import atomic_write_dir
 from ..errors import BPEError
@@ -110,14 +110,14 @@ def read(path: str) -> MergeTable:
     results = {left + right for left, right, _ in merges}
     specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
     notes: list[str] = []
-    config: dict = {"notes": notes}
+    config: dict[str, Any] = {"notes": notes}
     pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes)
     table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer, config=config)
     check_pair(table, vocab_path, merges_path)
     return table
 
 
-def _folder(directory: str, vocab: dict, specials: dict, config: dict, notes: list[str]) -> str:
+def _folder(directory: str, vocab: dict[int, bytes], specials: dict[str, int], config: dict[str, Any], notes: list[str]) -> str:
     """Read what a transformers folder adds (see the module docstring); returns the
     pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks) and ``config``."""
     added_path = os.path.join(directory, "added_tokens.json")
@@ -174,7 +174,7 @@ class AttachedClass:
     not_applied: str  # what bpe-tui cannot do, said in the notes
 
     @property
-    def normalizer(self) -> dict:
+    def normalizer(self) -> dict[str, Any]:
         return {"type": "Sequence", "normalizers": [{"type": step} for step in self.steps]}
 
 
@@ -190,7 +190,7 @@ ATTACHED_CLASSES = {
 }
 
 
-def _marks_word_ends(raw_vocab: dict) -> bool:
+def _marks_word_ends(raw_vocab: dict[str, Any]) -> bool:
     """Does this vocab.json spell word ends with an attached ``</w>`` (XLM, FlauBERT), rather
     than GPT-2's byte alphabet? Such vocabularies end thousands of tokens so; byte-level ones
     none or a handful."""
@@ -198,7 +198,7 @@ def _marks_word_ends(raw_vocab: dict) -> bool:
     return ends > max(10, len(raw_vocab) // 20)
 
 
-def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeTable:
+def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict[str, Any]) -> MergeTable:
     """An XLM / FlauBERT folder: characters (not bytes), ``</w>`` attached to the last one.
 
     ``merges.txt`` has no version line and may carry fastBPE's count as a third column.
@@ -224,7 +224,7 @@ def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeT
             merges.append((parts[0], parts[1], f"line {lineno}"))
     directory = os.path.dirname(vocab_path)
     notes: list[str] = [f"characters with {WORD_END!r} attached to a word's last one (an XLM-style folder); text is split on whitespace"]
-    config: dict = {"notes": notes}
+    config: dict[str, Any] = {"notes": notes}
     specials = _folder_specials(directory, raw_vocab)
     unk = specials.get("<unk>")
     if unk is not None:
@@ -249,12 +249,12 @@ def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeT
     )
 
 
-def _folder_specials(directory: str, raw_vocab: dict) -> dict[str, int]:
+def _folder_specials(directory: str, raw_vocab: dict[str, Any]) -> dict[str, int]:
     """Special tokens a transformers folder names (special_tokens_map.json, added_tokens.json,
     tokenizer_config.json), with their vocab.json ids."""
     names: list[str] = []
 
-    def collect(value) -> None:
+    def collect(value: object) -> None:
         if isinstance(value, str):
             names.append(value)
         elif isinstance(value, dict) and isinstance(value.get("content"), str):

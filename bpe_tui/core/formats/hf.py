@@ -51,6 +51,7 @@ from typing import Final
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
+from ..types import Units
 from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
@@ -139,6 +140,7 @@ def read(path: str) -> MergeTable:
     if model.get("ignore_merges"):
         config["ignore_merges"] = True  # a pre-token that is a token is emitted whole
     space_char = None
+    units: Units
     if byte_level:
         units = "bytes"
         pretokenizer = _pretokenizer(path, parts)

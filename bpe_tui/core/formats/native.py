@@ -21,7 +21,7 @@ tokens are written as they are.
 from __future__ import annotations
 
 import json
-from typing import Final
+from typing import Any, Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -57,11 +57,10 @@ def losses(table: MergeTable) -> list[str]:
 
 
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
-    bytes_mode = table.units == "bytes"
     specials = set(table.special_tokens.values())
 
-    def enc(surface):
-        return bytes_to_gpt2_str(surface) if bytes_mode else surface
+    def enc(surface: Surface) -> str:
+        return bytes_to_gpt2_str(surface) if isinstance(surface, bytes) else surface
 
     vocab = table.vocab
     counts: list[int | None] = [*table.counts] if table.counts else [None] * table.num_merges
@@ -96,7 +95,7 @@ def read(path: str) -> MergeTable:
         raise BPEError(f"{path}: key 'units' must be 'bytes' or 'chars', not {units!r}")
     bytes_mode = units == "bytes"
 
-    def dec(token, where):
+    def dec(token: object, where: str) -> Surface:
         if not isinstance(token, str):
             raise BPEError(f"{path}: {where}: token {token!r} is not a string")
         if not bytes_mode:
@@ -109,7 +108,7 @@ def read(path: str) -> MergeTable:
     vocab_json = data["vocab"]
     if not isinstance(vocab_json, dict):
         raise BPEError(f"{path}: key 'vocab' must map token -> id")
-    vocab: dict[int, Surface] = {}
+    vocab: dict[int, Any] = {}  # all bytes or all str, as units says
     for token, i in vocab_json.items():
         check_new_id(path, f"vocab[{short(token)}]", i, vocab)
         vocab[i] = dec(token, f"vocab[{token!r}]")

@@ -215,7 +215,7 @@ def _read(path: str, data: bytes) -> MergeTable:
     notes: list[str] = []
     # sentencepiece's normalizer, applied as sentencepiece applies it (normalize.py): the
     # charsmap's rules, squeezed whitespace, the dummy prefix space.
-    config: dict = {
+    config: dict[str, Any] = {
         "notes": notes,
         "normalizer": sentencepiece_spec(
             charsmap if isinstance(charsmap, bytes) and charsmap else None,

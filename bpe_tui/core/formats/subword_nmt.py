@@ -32,7 +32,7 @@ as their own symbols; bpe-tui shows them as unknown).
 """
 
 from __future__ import annotations
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -117,7 +117,7 @@ def read(path: str) -> MergeTable:
         bare = any(t == EOW for left, right, _ in raw for t in (left, right))
         version = "0.1" if bare else "0.2"
     notes: list[str] = []
-    config: dict = {"codes_version": version, "notes": notes}
+    config: dict[str, Any] = {"codes_version": version, "notes": notes}
     if version == "0.1":
         chars = sorted({c for left, right, _ in raw for t in (left, right) for c in _chars(t)})
         vocab = {i: s for i, s in enumerate(chars + [EOW])}
