@@ -29,7 +29,8 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TIE_BREAKS, TrainerConfig
+from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
+from .core.types import TIE_BREAKS, UNITS
 from .core.errors import BPEError
 from .core.table import merge_number
 from .core.units import visible
@@ -44,7 +45,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     """The options that decide which merges are learned (shared by train and the explorer)."""
     g = p.add_argument_group("training rules (each overrides the preset)")
     g.add_argument("--preset", choices=list(PRESETS), default="gpt2", help="rule set to start from (default gpt2)")
-    g.add_argument("--units", choices=["chars", "bytes"], help="base symbols: characters or UTF-8 bytes")
+    g.add_argument("--units", choices=list(UNITS), help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
         "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, or regex:PATTERN"
     )

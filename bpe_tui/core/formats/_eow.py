@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from ..table import MergeTable
 from ..types import FormatName
+from ._shared import build_table
 
 INF = float("inf")
 
@@ -131,8 +132,6 @@ def build_attached_table(
     those the merges name) become base symbols, and :func:`detach` puts one ``(c, </w>)`` merge
     per character in front, so encoding is exact.
     """
-    from ._shared import build_table
-
     special_ids = set(specials.values())
     extra: set[str] = set()
     for i, surface in vocab.items():
