@@ -17,17 +17,16 @@ o200k      bytes   o200k           none         lexical-max
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import regex
 
 from .errors import BPEError
 from .pretokenize import resolve_pattern, special_token_list
-from .tiebreak import TIE_BREAKS
+from .types import TIE_BREAKS, UNITS, TieBreak, Units
 
-__all__ = ["EXPLORER_MAX_TOKEN_LENGTH", "PRESETS", "TIE_BREAKS", "TrainerConfig", "UNITS", "check_vocab_size"]
-
-PRESETS: dict[str, dict] = {
+PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
     "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
     "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
@@ -38,10 +37,9 @@ PRESETS: dict[str, dict] = {
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
 
-UNITS = ("chars", "bytes")
-
-#: Sentinel meaning "take this setting from the preset".
-_FROM_PRESET = object()
+#: Sentinel meaning "take this setting from the preset" (typed Any: it stands in for a value
+#: of the field's own type until __post_init__ replaces it).
+_FROM_PRESET: Any = object()
 
 
 @dataclass
@@ -70,12 +68,12 @@ class TrainerConfig:
     """
 
     preset: str = "gpt2"
-    units: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    pretokenizer: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    end_of_word: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    units: Units = field(default=_FROM_PRESET)
+    pretokenizer: str = field(default=_FROM_PRESET)
+    end_of_word: str | None = field(default=_FROM_PRESET)
     lowercase: bool = False
     special_tokens: list[str] = field(default_factory=list)
-    tie_break: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
     min_frequency: int = 1
@@ -110,14 +108,9 @@ class TrainerConfig:
             self.no_merge_across = None
         check_character_class(self.no_merge_across)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "TrainerConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
     def describe(self) -> str:
         """One line for status bars: 'bytes · gpt2 · lexical-max'."""
@@ -148,7 +141,7 @@ def check_character_class(pattern: str | None, what: str = "no_merge_across") ->
         raise BPEError(f"{what}: {pattern!r} matches the empty string; give a character class such as \\d, \\s or \\p{{P}}")
 
 
-def _whole_number(name: str, value, least: int) -> None:
+def _whole_number(name: str, value: object, least: int) -> None:
     """``value`` must be None or a whole number >= ``least`` (not a bool, float, nan or inf)."""
     if value is None:
         return

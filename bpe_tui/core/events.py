@@ -16,7 +16,7 @@ from functools import cached_property
 from types import MappingProxyType
 
 from .speed import ids_of, surface_pair
-from .tiebreak import TieBreak, ordinal, show, show_pair
+from .tiebreak import TieBreakRule, ordinal, show, show_pair
 
 #: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
 TIES_LISTED = 5
@@ -37,7 +37,7 @@ class Why(NamedTuple):
     occurrences: word -> occurrences of the pair in it, where that is not 1
     """
 
-    rule: TieBreak | None = None
+    rule: TieBreakRule | None = None
     won_key: tuple | None = None
     rival: tuple | None = None
     rival_key: tuple | None = None

@@ -16,7 +16,7 @@ How the trainer uses a rule. Its priority queue holds one entry per pair,
 ``(-count, *key, pair)``, and the smallest entry is merged next, so a rule is its **key**: a
 tuple that sorts the winning pair first among pairs of equal count (the way Hugging Face's
 tokenizers defines its merge order once, in ``impl Ord for Merge``). Three rules build the key
-from per-token *material* kept in :attr:`TieBreak.material` (index = token id), so a key costs
+from per-token *material* kept in :attr:`TieBreakRule.material` (index = token id), so a key costs
 two list look-ups; first-seen asks the trainer where the pair first occurs.
 """
 
@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .types import TIE_BREAKS
 from .units import bytes_to_unicode, visible
-
-#: The names of the rules, in the order the settings offer them.
-TIE_BREAKS = ("first-seen", "lexical-min", "lexical-max", "hf")
 
 
 def show(surface, end_of_word: str | None = None) -> str:
@@ -47,7 +45,7 @@ def ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-class TieBreak:
+class TieBreakRule:
     """One tie-break rule: the key it orders pairs by, and why a pair wins under it.
 
     ``material[i]`` is token ``i``'s part of a pair key; the trainer calls :meth:`add_token`
@@ -100,7 +98,7 @@ class TieBreak:
         return "compared as bytes" if self.units == "bytes" else "compared by code point"
 
 
-class FirstSeen(TieBreak):
+class FirstSeen(TieBreakRule):
     """The pair whose first occurrence comes first, reading words in order of first
     appearance and each word left to right. Its key is ``(word, offset)`` of that occurrence,
     which the trainer finds (see ``Trainer._first_occurrence``); it moves when merges change
@@ -139,7 +137,7 @@ def _sortable_text(surface) -> str:
     return surface.decode("latin-1") if isinstance(surface, bytes) else surface
 
 
-class LexicalMin(TieBreak):
+class LexicalMin(TieBreakRule):
     """The smallest ``(left, right)``: material is the surface as sortable text."""
 
     name = "lexical-min"
@@ -157,7 +155,7 @@ class LexicalMin(TieBreak):
         )
 
 
-class LexicalMax(TieBreak):
+class LexicalMax(TieBreakRule):
     """The greatest ``(left, right)``. The queue takes the smallest key, so material is the
     sortable text with every code point inverted and a terminator above them all: the
     greatest pair sorts first, and a longer string before its own prefix."""
@@ -179,7 +177,7 @@ class LexicalMax(TieBreak):
         )
 
 
-class HuggingFace(TieBreak):
+class HuggingFace(TieBreakRule):
     """The smallest ``(left_id, right_id)`` in Hugging Face's numbering: special tokens, then
     the alphabet sorted by code point (bytes through GPT-2's byte -> character map), then
     merged tokens in creation order. Material is that id.
@@ -220,11 +218,11 @@ class HuggingFace(TieBreak):
         )
 
 
-RULES: dict[str, type[TieBreak]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace)}
+RULES: dict[str, type[TieBreakRule]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace)}
 assert tuple(RULES) == TIE_BREAKS
 
 
-def make_rule(name: str, surfaces: Sequence, units: str, end_of_word: str | None, base_count: int, special_count: int, keep_ids: bool) -> TieBreak:
+def make_rule(name: str, surfaces: Sequence, units: str, end_of_word: str | None, base_count: int, special_count: int, keep_ids: bool) -> TieBreakRule:
     """The rule called ``name``, with material for the tokens in ``surfaces`` (ids 0 ...)."""
     if name == HuggingFace.name:
         return HuggingFace(surfaces, units, end_of_word, base_count, special_count, keep_ids)

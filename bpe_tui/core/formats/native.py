@@ -25,14 +25,16 @@ tokens are written as they are.
 from __future__ import annotations
 
 import json
+from typing import Any, Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
+from ..types import Surface
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ._shared import build_table, check_new_id, read_json_object, short
 
-NAME = "native"
+NAME: Final = "native"
 MAGIC = "bpe-tui merge table"
 VERSION = 2
 #: Versions this reader understands.
@@ -55,15 +57,19 @@ def _starts_with_brace(path: str) -> bool:
         return False
 
 
+def losses(table: MergeTable) -> list[str]:
+    """Nothing: the native format holds all a MergeTable holds (the reason it exists)."""
+    return []
+
+
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
-    bytes_mode = table.units == "bytes"
     specials = set(table.special_tokens.values())
 
-    def enc(surface):
-        return bytes_to_gpt2_str(surface) if bytes_mode else surface
+    def enc(surface: Surface) -> str:
+        return bytes_to_gpt2_str(surface) if isinstance(surface, bytes) else surface
 
     vocab = table.vocab
-    counts = table.counts or [None] * table.num_merges
+    counts: list[int | None] = [*table.counts] if table.counts else [None] * table.num_merges
     data = {
         "format": MAGIC,
         "version": VERSION,
@@ -96,7 +102,7 @@ def read(path: str) -> MergeTable:
         raise BPEError(f"{path}: key 'units' must be 'bytes' or 'chars', not {units!r}")
     bytes_mode = units == "bytes"
 
-    def dec(token, where):
+    def dec(token: object, where: str) -> Surface:
         if not isinstance(token, str):
             raise BPEError(f"{path}: {where}: token {token!r} is not a string")
         if not bytes_mode:
@@ -109,7 +115,7 @@ def read(path: str) -> MergeTable:
     vocab_json = data["vocab"]
     if not isinstance(vocab_json, dict):
         raise BPEError(f"{path}: key 'vocab' must map token -> id")
-    vocab = {}
+    vocab: dict[int, Any] = {}  # all bytes or all str, as units says
     for token, i in vocab_json.items():
         check_new_id(path, f"vocab[{short(token)}]", i, vocab)
         vocab[i] = dec(token, f"vocab[{token!r}]")
@@ -131,7 +137,7 @@ def read(path: str) -> MergeTable:
     if not isinstance(data["merges"], list):
         raise BPEError(f"{path}: merges: expected a list of [left, right, count], found {type(data['merges']).__name__}")
     merges = []
-    counts = []
+    counts: list[int] = []
     for n, entry in enumerate(data["merges"]):
         where = f"merges[{n}]"
         if not isinstance(entry, list) or len(entry) not in (2, 3):
@@ -140,7 +146,8 @@ def read(path: str) -> MergeTable:
         count = entry[2] if len(entry) == 3 else None
         if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
             raise BPEError(f"{path}: {where}[2]: count {short(count)} is not a whole number")
-        counts.append(count)
+        if count is not None:
+            counts.append(count)
     manual = data.get("manual_ranks", [])
     if not isinstance(manual, list):
         raise BPEError(f"{path}: manual_ranks: expected a list of merge ranks, found {type(manual).__name__}")
@@ -159,7 +166,7 @@ def read(path: str) -> MergeTable:
         pretokenizer=data.get("pretokenizer") or "gpt2",
         end_of_word=data.get("end_of_word"),
         lowercase=bool(data.get("lowercase")),
-        counts=counts if all(c is not None for c in counts) else None,
+        counts=counts if len(counts) == len(merges) else None,
         config=config,
     )
     table.manual_ranks = frozenset(manual)
