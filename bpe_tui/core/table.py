@@ -135,6 +135,7 @@ class MergeTable:
         config: dict | None = None,
         source_format: str = "native",
         source: str | None = None,
+        manual_ranks: Iterable[int] = (),
     ):
         if units not in ("bytes", "chars"):
             raise BPEError(f"unknown units {units!r}")
@@ -149,6 +150,8 @@ class MergeTable:
         self.config = dict(config or {})
         self.source_format = source_format
         self.source = source
+        #: 0-based ranks of the merges chosen by hand while training (Trainer.step(pair=...)).
+        self.manual_ranks: frozenset[int] = frozenset(manual_ranks)
 
         self._ranks: _Ranks = _Ranks()
         self._creator: dict[int, int] = {}
@@ -235,10 +238,9 @@ class MergeTable:
     def from_trainer(cls, trainer) -> "MergeTable":
         """The table of a trainer's merges so far (asks only the trainer's public questions)."""
         cfg = trainer.config
-        vocab = {i: trainer.surface(i) for i in range(trainer.vocab_size)}
         return cls(
             units=cfg.units,
-            vocab=vocab,
+            vocab=trainer.vocab(),
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
             pretokenizer=cfg.pretokenizer,
@@ -248,6 +250,7 @@ class MergeTable:
             config=cfg.to_dict(),
             source_format="trainer",
             source=trainer.name,
+            manual_ranks=trainer.manual_ranks(),
         )
 
     @classmethod
@@ -348,7 +351,7 @@ class MergeTable:
         return MergeTable(
             self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
             lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
-            source_format=self.source_format, source=self.source,
+            source_format=self.source_format, source=self.source, manual_ranks=self.manual_ranks,
         )
 
     def truncated(self, k: int) -> "MergeTable":
@@ -377,7 +380,19 @@ class MergeTable:
             config=self.config,
             source_format=self.source_format,
             source=self.source,
+            manual_ranks=self._kept_manual_ranks(k, keep),
         )
+
+    def _kept_manual_ranks(self, k: int, keep: list) -> list[int]:
+        """The manual ranks of a table cut to ``keep`` (the first ``k`` merges, less orphans)."""
+        if not self.manual_ranks:
+            return []
+        kept = set(keep)
+        new_rank = {}
+        for old, merge in enumerate(self._merges[:k]):
+            if merge in kept:
+                new_rank[old] = len(new_rank)
+        return [new_rank[r] for r in self.manual_ranks if r in new_rank]
 
     # ------------------------------------------------------------------ questions
 

@@ -4,14 +4,18 @@
 
     {
       "format": "bpe-tui merge table",
-      "version": 1,
+      "version": 2,
       "units": "bytes",                 # or "chars"
       "config": {...},                  # the TrainerConfig it was trained with
       "pretokenizer": "gpt2", "end_of_word": null, "lowercase": false,
       "special_tokens": {"<|endoftext|>": 256},
       "vocab": {"Ġthe": 300, ...},      # token -> id
-      "merges": [["Ġ", "t", 1520], ...] # left, right, count (count null if unknown)
+      "merges": [["Ġ", "t", 1520], ...],# left, right, count (count null if unknown)
+      "manual_ranks": [3, 17]           # 0-based ranks of merges chosen by hand
     }
+
+Version history: 1 had no ``manual_ranks`` (version 1 files still load: no merge by hand);
+2 added it.
 
 In bytes mode tokens are written through GPT-2's byte -> printable-character map (space is
 ``Ġ``), so every byte sequence is representable and the file stays readable; in chars mode
@@ -32,7 +36,9 @@ from ._shared import build_table, check_new_id, read_json_object, short
 
 NAME: Final = "native"
 MAGIC = "bpe-tui merge table"
-VERSION = 1
+VERSION = 2
+#: Versions this reader understands.
+READS = (1, 2)
 
 
 def sniff(path: str) -> bool:
@@ -75,6 +81,7 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         "special_tokens": table.special_tokens,
         "vocab": {enc(s): i for i, s in sorted(vocab.items()) if i not in specials},
         "merges": [[enc(vocab[a]), enc(vocab[b]), c] for (a, b, _), c in zip(table.merge_ids, counts)],
+        "manual_ranks": sorted(table.manual_ranks),
     }
     text = json.dumps(data, ensure_ascii=False, indent=1)
     atomic_write_text(path, text + "\n", overwrite)
@@ -85,8 +92,8 @@ def read(path: str) -> MergeTable:
     if data.get("format") != MAGIC:
         raise BPEError(f"{path}: not a bpe-tui merge table (key 'format' is not {MAGIC!r})")
     version = data.get("version")
-    if version != VERSION:
-        raise BPEError(f"{path}: unknown version {version!r} (key 'version'; this bpe-tui reads version {VERSION})")
+    if version not in READS or isinstance(version, bool):
+        raise BPEError(f"{path}: unknown version {version!r} (key 'version'; this bpe-tui reads versions {', '.join(map(str, READS))})")
     for key in ("units", "vocab", "merges"):
         if key not in data:
             raise BPEError(f"{path}: key {key!r} is missing")
@@ -141,7 +148,15 @@ def read(path: str) -> MergeTable:
             raise BPEError(f"{path}: {where}[2]: count {short(count)} is not a whole number")
         if count is not None:
             counts.append(count)
-    return build_table(
+    manual = data.get("manual_ranks", [])
+    if not isinstance(manual, list):
+        raise BPEError(f"{path}: manual_ranks: expected a list of merge ranks, found {type(manual).__name__}")
+    for n, rank in enumerate(manual):
+        if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < len(merges):
+            raise BPEError(f"{path}: manual_ranks[{n}]: {short(rank)} is not the rank of a merge (0 to {len(merges) - 1})")
+    if len(set(manual)) != len(manual):
+        raise BPEError(f"{path}: manual_ranks: a rank is listed twice")
+    table = build_table(
         path,
         units,
         vocab,
@@ -154,3 +169,5 @@ def read(path: str) -> MergeTable:
         counts=counts if len(counts) == len(merges) else None,
         config=config,
     )
+    table.manual_ranks = frozenset(manual)
+    return table
