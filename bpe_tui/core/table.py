@@ -20,11 +20,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .errors import BPEError
-from .merging import HEAP_FROM, MergeLog, merge, merge_heap
+from .merging import MergeLog, PieceCache, merge
 from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .units import visible
@@ -42,9 +43,6 @@ def merge_number(rank: int) -> int:
 #: The id given to a character a chars-mode table has never seen.
 UNK_ID = -1
 
-#: Pre-tokens remembered by the encode cache before it is cleared.
-CACHE_LIMIT = 200_000
-
 
 @dataclass(frozen=True)
 class TraceStep:
@@ -54,7 +52,9 @@ class TraceStep:
     log shared by the steps of one trace, so a trace of a long piece stays linear in memory.
     """
 
-    rank: int  # 0-based position in the merge list (the merge a person reads as rank + 1)
+    #: 0-based position in the merge list (the merge a person reads as rank + 1); -1 when a
+    #: table that encodes by token rank joined two parts into a token no listed merge makes.
+    rank: int
     pair: tuple  # (left, right) surfaces
     new_token: bytes | str
     position: int  # symbol index where the merge happened
@@ -110,11 +110,20 @@ def check_dropout(p) -> float:
     return float(p)
 
 
-class _Ranks(dict):
-    """(left_id, right_id) -> (rank, new_id), asked also as ``get_pair(left, right)``."""
+#: ``progress(done, total)``, called now and then by long work.
+Progress = Callable[[int, int], None]
+#: ``cancelled() -> True`` stops long work that asks it now and then.
+Cancelled = Callable[[], bool]
+#: What a table holds instead of its merges until they are first needed: called as
+#: ``builder(progress, cancelled)``, returns ``(merges, notes)`` (the ``(left_id, right_id,
+#: new_id)`` list in rank order, and sentences for :attr:`MergeTable.notes`), or None when
+#: ``cancelled()`` said stop. The tiktoken reader's replay is one (see :meth:`build_merges`).
+MergeBuilder = Callable[["Progress | None", "Cancelled | None"], "tuple[list[tuple[int, int, int]], list[str]] | None"]
 
-    def get_pair(self, left, right):
-        return self.get((left, right))
+#: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
+#: merges when its concatenation is a token, lowest rank first; see merging.py), not by their
+#: merge list. Token ids are the ranks.
+BY_TOKEN_RANK = "token rank"
 
 
 class MergeTable:
@@ -124,7 +133,7 @@ class MergeTable:
         self,
         units: str,
         vocab: Mapping[int, bytes | str],
-        merges: list[tuple[int, int, int]],
+        merges: "Iterable[tuple[int, int, int]] | MergeBuilder",
         special_tokens: Mapping[str, int] | None = None,
         pretokenizer: str = "gpt2",
         end_of_word: str | None = None,
@@ -134,11 +143,12 @@ class MergeTable:
         source_format: str = "native",
         source: str | None = None,
     ):
+        """``merges``: ``(left_id, right_id, new_id)`` in rank order, or a :data:`MergeBuilder`
+        that makes them when first asked (see :meth:`build_merges`)."""
         if units not in ("bytes", "chars"):
             raise BPEError(f"unknown units {units!r}")
         self.units = units
         self._vocab: dict[int, bytes | str] = dict(vocab)
-        self._merges: list[tuple[int, int, int]] = [tuple(m) for m in merges]
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.pretokenizer = pretokenizer
         self.end_of_word = end_of_word
@@ -148,34 +158,37 @@ class MergeTable:
         self.source_format = source_format
         self.source = source
 
-        self._ranks: _Ranks = _Ranks()
-        self._creator: dict[int, int] = {}
-        vocab = self._vocab
-        for rank, (a, b, new) in enumerate(self._merges):
-            for part in (a, b, new):
-                if part not in vocab or isinstance(part, bool):
-                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
-            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
-                raise BPEError(
-                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
-                )
-            self._ranks.setdefault((a, b), (rank, new))
-            self._creator.setdefault(new, rank)
+        self._merges: list[tuple[int, int, int]] | None = None
+        self._pair_ranks: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> rank
+        self._pair_made: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> new id
+        self._creator: dict[int, int] = {}  # new id -> rank of the merge that makes it
+        self._build: MergeBuilder | None = None
+        self._build_lock = threading.Lock()
+        if callable(merges):
+            self._build = merges
+        else:
+            self._set_merges(merges)
         special_ids = set(self.special_tokens.values())
         bytes_mode = units == "bytes"
+        self._surface_to_id = _surfaces_to_ids(self._vocab, special_ids)
         self._base: dict = {}  # byte value (int) or character (str) -> id
-        for token_id, surface in self._vocab.items():
-            if token_id in special_ids or token_id in self._creator:
-                continue
-            if bytes_mode and len(surface) == 1:
-                self._base[surface[0]] = token_id
-            elif not bytes_mode and (len(surface) == 1 or surface == end_of_word):
-                self._base[surface] = token_id
+        if bytes_mode:  # the 256 single bytes (a merge never makes one)
+            for b in range(256):
+                found = self._surface_to_id.get(bytes([b]))
+                if found is not None:
+                    self._base[b] = found
+        else:
+            for token_id, surface in self._vocab.items():
+                # (a merge makes two symbols or more: only a multi-character end-of-word
+                # marker could be both a base symbol and a merge's result)
+                if token_id in special_ids or token_id in self._creator:
+                    continue
+                if len(surface) == 1 or surface == end_of_word:
+                    self._base[surface] = token_id
         self._eow_id = None
         if end_of_word is not None:
             key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
             self._eow_id = next((i for i, s in self._vocab.items() if s == key and i not in special_ids), None)
-        self._surface_to_id = {s: i for i, s in self._vocab.items() if i not in special_ids}
         self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
         # The space sentencepiece-style tokenizers put in front of the text (see
         # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
@@ -206,7 +219,10 @@ class MergeTable:
         self._fuse_unk = bool(self.config.get("fuse_unk"))
         surface = self.config.get("unk_surface")
         self._unk_surface = surface if isinstance(surface, str) else None
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = PieceCache()
+        #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
+        self.by_token_rank = self.config.get("merge_by") == BY_TOKEN_RANK and bytes_mode and end_of_word is None
+        self._single_bytes = [bytes([b]) for b in range(256)]
         self._search: list | None = None  # see _search_index
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
         #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
@@ -226,6 +242,70 @@ class MergeTable:
         # table's own library, which has no id for them.
         outside = self.config.get("outside_vocab_from")
         self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
+
+    # ------------------------------------------------------------------ the merge list
+
+    def _set_merges(self, merges: Iterable[tuple[int, int, int]]) -> None:
+        """Check and index the merge list: every merge's parts and result are tokens, and
+        the result's surface is the parts' surfaces joined."""
+        source = self.source
+        vocab = self._vocab
+        checked = [tuple(m) for m in merges]
+        pair_ranks: dict[tuple[int, int], int] = {}
+        pair_made: dict[tuple[int, int], int] = {}
+        creator: dict[int, int] = {}
+        for rank, (a, b, new) in enumerate(checked):
+            for part in (a, b, new):
+                if part not in vocab or isinstance(part, bool):
+                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
+            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
+                raise BPEError(
+                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
+                )
+            if (a, b) not in pair_ranks:
+                pair_ranks[a, b] = rank
+                pair_made[a, b] = new
+            creator.setdefault(new, rank)
+        self._pair_ranks, self._pair_made, self._creator = pair_ranks, pair_made, creator
+        self._merges = checked  # last: another thread reads "built" from this
+
+    @property
+    def merges_built(self) -> bool:
+        """Whether the merge list is there (a rank file's is built when first needed)."""
+        return self._merges is not None
+
+    def build_merges(self, progress: Progress | None = None, cancelled: Cancelled | None = None) -> bool:
+        """Make the merge list now if the table does not hold it yet; True once it is there.
+
+        A tiktoken rank file records no merges, and encoding does not need them (it goes by
+        token rank); the views that show merges do (history, trace, merge trees, audit, saving
+        to a format with merges). Whatever asks for them (:attr:`merges`, :attr:`merge_ids`,
+        :attr:`num_merges`, :meth:`rank_of`, ...) builds them then; a UI calls this first, in
+        a worker, to show ``progress(done, total)`` and stop when ``cancelled()`` (then it
+        returns False and nothing is kept: the next call starts again). Thread-safe: a second
+        caller waits for the first one's build.
+        """
+        if self._merges is not None:
+            return True
+        with self._build_lock:
+            if self._merges is not None:
+                return True
+            assert self._build is not None
+            built = self._build(progress, cancelled)
+            if built is None:
+                return False
+            merges, notes = built
+            self._set_merges(merges)
+            if notes:
+                self.config["notes"] = self.notes + [n for n in notes if n not in self.notes]
+            return True
+
+    def _merge_list(self) -> list[tuple[int, int, int]]:
+        """The merges, built first if need be."""
+        if self._merges is None:
+            self.build_merges()
+        assert self._merges is not None
+        return self._merges
 
     # ------------------------------------------------------------------ building
 
@@ -344,16 +424,18 @@ class MergeTable:
         else:
             pretokenizer = self.pretokenizer
         return MergeTable(
-            self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
+            self.units, vocab, self._merges if self._merges is not None else self._build, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
             lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
             source_format=self.source_format, source=self.source,
         )
 
     def truncated(self, k: int) -> "MergeTable":
-        """The same table with only its first ``k`` merges (ids unchanged)."""
-        k = max(0, min(k, len(self._merges)))
-        keep = self._merges[:k]
-        dropped = {m[2] for m in self._merges[k:]} - {m[2] for m in keep}
+        """The same table with only its first ``k`` merges (ids unchanged). It encodes by
+        its merge list (a cut is a place in the merge list, not in the token ranks)."""
+        merges = self._merge_list()
+        k = max(0, min(k, len(merges)))
+        keep = merges[:k]
+        dropped = {m[2] for m in merges[k:]} - {m[2] for m in keep}
         # A merge may use a part made by a later merge (rank files: see tiktoken_bpe); once
         # that part is cut, so is the merge, and so on down the chain.
         while True:
@@ -372,7 +454,7 @@ class MergeTable:
             end_of_word=self.end_of_word,
             lowercase=self.lowercase,
             counts=self.counts[:k] if self.counts is not None else None,
-            config=self.config,
+            config={key: value for key, value in self.config.items() if key != "merge_by"},
             source_format=self.source_format,
             source=self.source,
         )
@@ -388,12 +470,12 @@ class MergeTable:
     def merges(self) -> list[tuple]:
         """``(left, right)`` surfaces of every merge, in rank order."""
         v = self._vocab
-        return [(v[a], v[b]) for a, b, _ in self._merges]
+        return [(v[a], v[b]) for a, b, _ in self._merge_list()]
 
     @property
     def merge_ids(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` of every merge, in rank order."""
-        return list(self._merges)
+        return list(self._merge_list())
 
     def __len__(self) -> int:
         """Vocabulary size (base + special + merged tokens)."""
@@ -401,7 +483,7 @@ class MergeTable:
 
     @property
     def num_merges(self) -> int:
-        return len(self._merges)
+        return len(self._merge_list())
 
     def surface(self, token_id: int) -> bytes | str:
         """The surface of a token id (KeyError if absent)."""
@@ -417,16 +499,17 @@ class MergeTable:
 
     def rank_of(self, token_id: int) -> int | None:
         """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
+        self._merge_list()
         return self._creator.get(token_id)
 
     def pair_rank(self, left_id: int, right_id: int) -> int | None:
         """The 0-based rank of the merge of these two tokens, or None if there is none."""
-        hit = self._ranks.get((left_id, right_id))
-        return hit[0] if hit is not None else None
+        self._merge_list()
+        return self._pair_ranks.get((left_id, right_id))
 
     def merge_at(self, rank: int) -> tuple[int, int, int]:
         """``(left_id, right_id, new_id)`` of the merge with this rank."""
-        return self._merges[rank]
+        return self._merge_list()[rank]
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_surfaces
@@ -444,6 +527,7 @@ class MergeTable:
         or nothing at all. The tiktoken reader keeps such ranks for decoding.
         """
         base = self.base_ids()
+        self._merge_list()
         return sorted(
             i for i in self._vocab if i not in self._creator and i not in self._special_surfaces and i not in base
         )
@@ -479,11 +563,14 @@ class MergeTable:
                 self._raw_pre = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
             if list(self._raw_pre.split(text)) != [(False, text)]:
                 return False
-        base = self._base
-        ids = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
-        if whole_word:
-            ids.append(self._eow_id)
-        return self._merge_step_by_step(ids) == [token_id]
+        if self.by_token_rank:
+            symbols: list = [body[i : i + 1] for i in range(len(body))]
+        else:
+            base = self._base
+            symbols = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
+            if whole_word:
+                symbols.append(self._eow_id)
+        return self._merged(symbols) == [token_id]
 
     def display(self, token_id: int) -> str:
         """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""
@@ -499,6 +586,7 @@ class MergeTable:
         """
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id not in self._vocab:
             raise BPEError(f"token id {token_id!r} is not in the vocabulary")
+        merges = self._merge_list()
         built: dict[int, MergeNode] = {}
         todo = [token_id]
         while todo:
@@ -511,7 +599,7 @@ class MergeTable:
                 built[current] = MergeNode(current, self._vocab[current])
                 todo.pop()
                 continue
-            a, b, _ = self._merges[rank]
+            a, b, _ = merges[rank]
             missing = [t for t in (a, b) if t not in built]
             if missing:
                 todo.extend(missing)
@@ -593,7 +681,7 @@ class MergeTable:
             "end_of_word": self.end_of_word,
             "lowercase": self.lowercase,
             "vocab_size": len(self._vocab),
-            "merges": len(self._merges),
+            "merges": self.num_merges,
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
             "notes": self.notes,
@@ -646,29 +734,6 @@ class MergeTable:
             out.append(i)
         return out
 
-    def _bpe(self, ids: list[int]) -> list[int]:
-        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties.
-
-        Short pieces use this plain loop (fastest there); long ones the O(n log n) heap of
-        :mod:`~bpe_tui.core.merging`, with the same result.
-        """
-        if len(ids) >= HEAP_FROM:
-            return merge_heap(ids, self._ranks.get_pair)
-        ranks = self._ranks
-        while len(ids) > 1:
-            best_rank = None
-            best_i = -1
-            best_new = 0
-            for i in range(len(ids) - 1):
-                hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is not None and (best_rank is None or hit[0] < best_rank):
-                    best_rank, best_new = hit
-                    best_i = i
-            if best_rank is None:
-                break
-            ids[best_i : best_i + 2] = [best_new]
-        return ids
-
     def whole_token(self, word: str) -> int | None:
         """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
         pre-token that is itself a (non-special) token; else None."""
@@ -676,15 +741,29 @@ class MergeTable:
             return None
         return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
 
+    def _symbols(self, word: str) -> list:
+        """A pre-token's symbols before any merge: base ids, or, by token rank, its bytes
+        one by one (as byte strings: the rule joins them)."""
+        if self.by_token_rank:
+            return list(map(self._single_bytes.__getitem__, word.encode("utf-8")))
+        return self._base_ids(word)
+
+    def _merged(self, symbols: list, dropout: float = 0.0, rng: random.Random | None = None, log: list | None = None) -> list[int]:
+        """The ids ``symbols`` merge into, by the table's rule: the one merge loop of
+        :mod:`~bpe_tui.core.merging`, with its dropout and its log (for traces)."""
+        if self.by_token_rank:
+            ranks = self._surface_to_id
+            return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
+        if self._merges is None:
+            self.build_merges()
+        return merge(symbols, self._pair_ranks, self._pair_made, dropout=dropout, rng=rng, log=log)
+
     def _encode_word(self, word: str) -> tuple[int, ...]:
         cached = self._cache.get(word)
-        if cached is None:
-            whole = self.whole_token(word) if self.ignore_merges else None
-            cached = (whole,) if whole is not None else tuple(self._bpe(self._base_ids(word)))
-            if len(self._cache) >= CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[word] = cached
-        return cached
+        if cached is not None:
+            return cached
+        whole = self.whole_token(word) if self.ignore_merges else None
+        return self._cache.remember(word, (whole,) if whole is not None else tuple(self._merged(self._symbols(word))))
 
     def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
         """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
@@ -693,24 +772,25 @@ class MergeTable:
         whole = self.whole_token(word)
         if whole is not None:
             return [whole]
-        return self._merge_step_by_step(self._base_ids(word), p, rng)
+        return self._merged(self._symbols(word), p, rng)
 
-    def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
-        """The rank-order merge loop with optional dropout and an optional trace.
-
-        With ``p`` > 0 each candidate merge is skipped with that probability (see
-        :mod:`~bpe_tui.core.merging` for the exact rule); with ``steps`` a list, one TraceStep
-        is appended per merge applied.
-        """
-        log: list | None = [] if steps is not None else None
-        out = merge(ids, self._ranks.get_pair, 1, p, rng, log)
-        if steps is not None:
-            vocab = self._vocab
-            shared = _SurfaceLog(MergeLog(ids, log), vocab)
-            for k, (_, rank, new, position) in enumerate(log):
-                a, b, _ = self._merges[rank]
-                steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
-        return out
+    def _trace_steps(self, symbols: list) -> list[TraceStep]:
+        """One TraceStep per merge the loop applies to ``symbols``."""
+        log: list = []
+        self._merged(symbols, log=log)
+        merges = self._merge_list()  # for the merge numbers people read
+        vocab = self._vocab
+        steps = []
+        if self.by_token_rank:
+            shared: MergeLog | _SurfaceLog = MergeLog(symbols, log)
+            for k, ((left, right), (_, rank, new, position)) in enumerate(zip(shared.pairs(), log)):
+                steps.append(TraceStep(self._creator.get(rank, -1), (left, right), new, position, shared, k))
+            return steps
+        shared = _SurfaceLog(MergeLog(symbols, log), vocab)
+        for k, (_, rank, new, position) in enumerate(log):
+            a, b, _ = merges[rank]
+            steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+        return steps
 
     def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
         """Token ids of ``text``. Special tokens in the text encode to their own ids.
@@ -911,10 +991,8 @@ class MergeTable:
 
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
-        steps: list[TraceStep] = []
         word = valid_text(word)
-        self._merge_step_by_step(self._base_ids(self._pre.normalize(word)), steps=steps)
-        return steps
+        return self._trace_steps(self._symbols(self._pre.normalize(word)))
 
     def initial_symbols(self, word: str) -> list:
         """A pre-token's base symbols, before any merge (unknown characters as themselves)."""
@@ -946,6 +1024,18 @@ class MergeTable:
         from .formats import save
 
         save(self, path, format, overwrite=overwrite, **options)
+
+
+def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> dict:
+    """surface -> id of every token that is not special (the last id where two share one).
+
+    In C where the surfaces are all different (every real table): one ``dict(zip(...))``."""
+    found = dict(zip(vocab.values(), vocab.keys()))
+    if len(found) == len(vocab):
+        for i in special_ids:
+            found.pop(vocab[i], None)
+        return found
+    return {s: i for i, s in vocab.items() if i not in special_ids}
 
 
 def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int]) -> list[str]:
