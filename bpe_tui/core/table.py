@@ -103,6 +103,14 @@ class MergeNode:
         return out
 
 
+def merged_surface(left, right, prefix: str | None = None):
+    """The surface a merge of ``left`` and ``right`` makes: the two joined, except that with a
+    ``continuing_subword_prefix`` (Hugging Face's, e.g. ``##``: every symbol but a word's first
+    carries it) the right one loses the prefix's length first, as tokenizers does
+    (``hel`` + ``##lo`` = ``hello``, ``##el`` + ``##lo`` = ``##ello``)."""
+    return left + right[len(prefix) :] if prefix else left + right
+
+
 def check_dropout(p) -> float:
     """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
@@ -157,6 +165,10 @@ class MergeTable:
         self.config = dict(config or {})
         self.source_format = source_format
         self.source = source
+        prefix = self.config.get("continuing_subword_prefix")
+        #: Hugging Face's ``continuing_subword_prefix`` (e.g. ``##``), chars tables only: every
+        #: symbol of a word but its first starts as the prefixed character (see merged_surface).
+        self.continuing_prefix: str | None = prefix if isinstance(prefix, str) and prefix and units == "chars" else None
 
         self._merges: list[tuple[int, int, int]] | None = None
         self._pair_ranks: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> rank
@@ -185,6 +197,13 @@ class MergeTable:
                     continue
                 if len(surface) == 1 or surface == end_of_word:
                     self._base[surface] = token_id
+        # With a continuing prefix: a character after a word's first -> the id of prefix + it.
+        self._continuing_base: dict[str, int] = {}
+        if self.continuing_prefix is not None:
+            cut = len(self.continuing_prefix)
+            for token_id, surface in self._vocab.items():
+                if len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:  # type: ignore[arg-type]
+                    self._continuing_base[surface[cut:]] = token_id  # type: ignore[index]
         self._eow_id = None
         if end_of_word is not None:
             key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
@@ -250,6 +269,7 @@ class MergeTable:
         the result's surface is the parts' surfaces joined."""
         source = self.source
         vocab = self._vocab
+        prefix = self.continuing_prefix
         checked = [tuple(m) for m in merges]
         pair_ranks: dict[tuple[int, int], int] = {}
         pair_made: dict[tuple[int, int], int] = {}
@@ -258,7 +278,7 @@ class MergeTable:
             for part in (a, b, new):
                 if part not in vocab or isinstance(part, bool):
                     raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
-            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
+            if not vocab[a] or not vocab[b] or vocab[new] != merged_surface(vocab[a], vocab[b], prefix):
                 raise BPEError(
                     f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
                 )
@@ -550,12 +570,17 @@ class MergeTable:
         marker = (eow.encode("utf-8") if bytes_mode else eow) if eow else None
         whole_word = marker is not None and surface.endswith(marker)
         body = surface[: len(surface) - len(marker)] if whole_word else surface
+        prefix = self.continuing_prefix
+        # (with a continuing prefix, a token that carries it is the inside of a word)
+        inside = prefix is not None and body.startswith(prefix) and len(body) > len(prefix)  # type: ignore[arg-type]
+        if inside:
+            body = body[len(prefix) :]  # type: ignore[arg-type]
         try:
             text = body.decode("utf-8") if bytes_mode else body
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
         if text is not None:
-            if not whole_word and self.whole_token(text) == token_id:
+            if not whole_word and not inside and self.whole_token(text) == token_id:
                 return True  # emitted whole (ignore_merges: tiktoken's lookup)
             if self.lowercase and text != text.lower():
                 return False
@@ -565,9 +590,15 @@ class MergeTable:
                 return False
         if self.by_token_rank:
             symbols: list = [body[i : i + 1] for i in range(len(body))]
+        elif inside:
+            after = self._continuing_base
+            symbols = [after.get(c, UNK_ID) for c in body]
         else:
             base = self._base
             symbols = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
+            if prefix is not None:
+                after = self._continuing_base
+                symbols[1:] = [after.get(c, UNK_ID) for c in body[1:]]
             if whole_word:
                 symbols.append(self._eow_id)
         return self._merged(symbols) == [token_id]
@@ -711,6 +742,9 @@ class MergeTable:
         else:
             base = self._base
             ids = [base.get(c, UNK_ID) for c in word]
+            if self.continuing_prefix is not None and len(word) > 1:
+                after = self._continuing_base
+                ids[1:] = [after.get(c, UNK_ID) for c in word[1:]]
             if UNK_ID in ids and (self._byte_tokens or self._fuse_unk):
                 ids = self._unknown_chars(word, ids)
         if self._eow_id is not None and not (self._outside_from is not None and ids and ids[-1] == UNK_ID):
@@ -723,8 +757,11 @@ class MergeTable:
         character has one), else left unknown, a run of unknowns fused into one if asked."""
         out: list[int] = []
         byte_tokens = self._byte_tokens
-        for ch, i in zip(word, ids):
+        prefix = self.continuing_prefix
+        for k, (ch, i) in enumerate(zip(word, ids)):
             if i == UNK_ID:
+                if prefix is not None and k > 0:
+                    ch = prefix + ch  # tokenizers spells the prefixed symbol's bytes
                 spelled = [byte_tokens.get(b) for b in ch.encode("utf-8")] if byte_tokens else [None]
                 if None not in spelled:
                     out += spelled
@@ -901,6 +938,9 @@ class MergeTable:
             return b"".join(parts).decode("utf-8", "replace")
         if self._byte_token_values:
             parts = _join_byte_tokens(ids, parts, self._byte_token_values)
+        prefix = self.continuing_prefix
+        if prefix is not None:  # a piece that continues a word loses its prefix
+            parts = [p[len(prefix) :] if p.startswith(prefix) and len(p) > len(prefix) else p for p in parts]
         text = "".join(parts)
         if self.end_of_word:
             text = text.replace(self.end_of_word, " ")
@@ -1000,7 +1040,8 @@ class MergeTable:
 
     def _pieces_of_ids(self, word: str, ids: list[int]):
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
-        unknown = iter(u for u in units if u not in self._base)
+        known = [self._base] + [self._continuing_base if self.continuing_prefix is not None else self._base] * (len(units) - 1)
+        unknown = iter(u for u, base in zip(units, known) if u not in base)
         for i in ids:
             if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
                 raise BPEError(f"token id {i!r} is not an integer")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import BPEError
-from ..table import MergeTable
+from ..table import MergeTable, merged_surface
 
 
 #: Longest excerpt of an offending value or line quoted in a message.
@@ -104,6 +104,7 @@ def build_table(
     next_id = max(vocab, default=-1) + 1
     merge_ids = []
     seen = set()
+    prefix = (config or {}).get("continuing_subword_prefix") if units == "chars" else None
     for left, right, where in merges:
         if (left, right) in seen:
             raise fail(path, where, f"merge {_show(left)} {_show(right)} is listed twice")
@@ -114,7 +115,7 @@ def build_table(
             if found is None:
                 raise fail(path, where, f"merge {_show(left)} {_show(right)} names token {_show(part)}, which is not in the vocabulary")
             ids.append(found)
-        new = left + right
+        new = merged_surface(left, right, prefix)
         found = surface_to_id.get(new)
         if found is None:
             if not add_missing_results:
