@@ -217,10 +217,12 @@ class MergeTable:
         spec = self.config.get("normalizer")
         normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
         whole = isinstance(normalizer, SentencePieceNormalizer)
+        flags = self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None
         self._pre = PreTokenizer(
             pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
             normalizer=None if whole else normalizer, text_normalizer=normalizer if whole else None,
-            special_flags=self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None,
+            special_flags=flags,
+            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
         )
         #: Decoding takes off the space encoding put in front of the text.
         self._strips_prefix = (prefix is not None and units == "chars") or (whole and normalizer.add_dummy_prefix and not normalizer.treat_whitespace_as_suffix)
@@ -854,9 +856,14 @@ class MergeTable:
             text = self._pre.text_normalizer(text)
         if dropout:
             return self._encode_dropout(text, check_dropout(dropout), seed)
-        # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
+        if pre.matches_normalized_tokens:  # special tokens inside normalized segments too
+            specials = self.special_tokens
+            for is_special, piece in pre.split(text, text_normalized=True):
+                out += (specials[piece],) if is_special else self._encode_word(piece)
+            return out
+        # The same pieces as self._pre.split(text), without a tuple per piece.
         specials = pre._special_re
         if specials is None:
             self._encode_segment(pre.prefixed(text, True), out)

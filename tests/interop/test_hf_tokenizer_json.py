@@ -235,3 +235,35 @@ def test_continuing_subword_prefix(tmp_path, prefix):
     for text in known:
         assert again.encode(text).ids == tok.encode(text).ids, text
 
+
+
+NORMALIZED_TEXTS = [
+    "hello HELLO Hello world WORLD World", "HelloWORLDhello", "say HELLO, WORLD!", "no tokens here",
+    "ＨＥＬＬＯ full width", "the ﬁx is in: FIX fix", "<s>Hello<s>WORLD<s>", "", "hello",
+]
+
+
+@pytest.mark.parametrize("normalizer", ["lowercase", "nfkc+lowercase"])
+def test_added_tokens_normalized_flag(tmp_path, normalizer):
+    """tokenizers looks for an added token with normalized=true in the normalized text (its
+    own text normalized too), one with normalized=false in the raw text; so do we."""
+    from tokenizers import AddedToken
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase() if normalizer == "lowercase" else normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([str(CORPORA / "demo.txt")], trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>"], show_progress=False))
+    tok.add_tokens([AddedToken("Hello", normalized=True), AddedToken("WORLD", normalized=False), AddedToken("FIX", normalized=True)])
+    path = tmp_path / "normalized.json"
+    tok.save(str(path))
+    table = bpe_tui.load(str(path))
+    hello, world = tok.token_to_id("Hello"), tok.token_to_id("WORLD")
+    assert table.encode("HELLO hello") == [hello, hello]  # matched after lowercasing
+    assert world not in table.encode("world World") and table.encode("WORLD") == [world]
+    for text in [*NORMALIZED_TEXTS, *TEXTS]:
+        assert table.encode(text) == tok.encode(text).ids, text
+        assert [table.unk_id if i == -1 else i for i, _ in table.pieces(text)] == table.encode(text), text
+    again = tmp_path / "again.json"  # written back with the flags
+    table.save(str(again), format="hf")
+    written = {t["content"]: t["normalized"] for t in json.loads(again.read_text())["added_tokens"]}
+    assert written["Hello"] is True and written["WORLD"] is False

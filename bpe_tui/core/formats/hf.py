@@ -222,7 +222,7 @@ def read(path: str) -> MergeTable:
             raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
-        flags = {k: True for k in TOKEN_FLAGS if entry.get(k)}
+        flags = {k: True for k in (*TOKEN_FLAGS, "normalized") if entry.get(k)}
         if flags:
             config.setdefault("special_flags", {})[content] = flags
         key = content.encode("utf-8") if units == "bytes" else content
@@ -489,7 +489,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     flags = table.config.get("special_flags") or {}
     added = [
         {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
-         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": False, "special": True}
+         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
     ]
     data = {
