@@ -9,7 +9,14 @@ For each table: the time to open it (bpe-tui's ``load`` vs the library's own loa
 ``SentencePieceProcessor``), and the throughput of encoding tinyshakespeare (1.1 MB) with a
 cold cache, with the ids checked equal. Each measurement runs in a fresh subprocess, the two
 engines in turns, and the ratio printed is the median of the per-round ratios (ours / theirs
-for times), so a busy shared machine slows both sides.
+for times), so a busy shared machine slows both sides. Times are CPU seconds of the process
+(``time.process_time``): on a machine shared with other jobs, wall time swings with their load.
+
+Our load is measured twice per round: *cold*, with an empty merges cache (``BPE_TUI_CACHE``
+pointing at a new directory: the first open of a rank file on a machine), and *warm*, a second
+process on the same cache. ``merges`` is the time, after that cold open and the encode, to get
+the table's merge list (``MergeTable.merge_ids``): rank files build it only when a view asks
+(history, trace, search, audit, saving to a format with merges), so it is not part of opening.
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,17 +50,18 @@ OURS = r"""
 import json, sys, time
 import bpe_tui
 path, text_path = sys.argv[1], sys.argv[2]
-t = time.perf_counter(); table = bpe_tui.load(path); load = time.perf_counter() - t
+t = time.process_time(); table = bpe_tui.load(path); load = time.process_time() - t
 text = open(text_path, encoding="utf-8").read()
-t = time.perf_counter(); ids = table.encode(text); enc = time.perf_counter() - t
-print(json.dumps({"load": load, "encode": enc, "n": len(ids), "hash": hash(tuple(ids))}))
+t = time.process_time(); ids = table.encode(text); enc = time.process_time() - t
+t = time.process_time(); merges = len(table.merge_ids); build = time.process_time() - t
+print(json.dumps({"load": load, "encode": enc, "merges": build, "n": len(ids), "hash": hash(tuple(ids))}))
 """
 
 THEIRS = r"""
 import json, sys, time
 kind, path, text_path = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(text_path, encoding="utf-8").read()
-t = time.perf_counter()
+t = time.process_time()
 if kind.startswith("tiktoken"):
     import tiktoken
     from tiktoken.load import data_gym_to_mergeable_bpe_ranks, load_tiktoken_bpe
@@ -68,24 +78,25 @@ if kind.startswith("tiktoken"):
         known = {"tiktoken-cl100k": KNOWN[2], "tiktoken-o200k": KNOWN[3], "tiktoken-llama3": KNOWN[4]}[kind]
         pat = known.pretokenizer[6:] if known.pretokenizer.startswith("regex:") else NAMED_PATTERNS[known.pretokenizer]
         enc = tiktoken.Encoding(kind, pat_str=pat, mergeable_ranks=ranks, special_tokens=known.special_tokens)
-    load = time.perf_counter() - t
-    t = time.perf_counter(); ids = enc.encode(text, allowed_special="all"); e = time.perf_counter() - t
+    load = time.process_time() - t
+    t = time.process_time(); ids = enc.encode(text, allowed_special="all"); e = time.process_time() - t
 elif kind == "tokenizers":
     import tokenizers
     tok = tokenizers.Tokenizer.from_file(path); tok.no_truncation()
-    load = time.perf_counter() - t
-    t = time.perf_counter(); ids = tok.encode(text, add_special_tokens=False).ids; e = time.perf_counter() - t
+    load = time.process_time() - t
+    t = time.process_time(); ids = tok.encode(text, add_special_tokens=False).ids; e = time.process_time() - t
 else:
     import sentencepiece
     sp = sentencepiece.SentencePieceProcessor(model_file=path)
-    load = time.perf_counter() - t
-    t = time.perf_counter(); ids = sp.encode(text); e = time.perf_counter() - t
+    load = time.process_time() - t
+    t = time.process_time(); ids = sp.encode(text); e = time.process_time() - t
 print(json.dumps({"load": load, "encode": e, "n": len(ids), "hash": hash(tuple(ids))}))
 """
 
 
-def run(code: str, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+def run(code: str, *args: str, cache: str | None = None) -> dict:
+    env = dict(os.environ, BPE_TUI_CACHE=cache) if cache else None
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -99,23 +110,33 @@ def main() -> int:
         return 2
     rounds = 1 if args.quick else 3
     mb = TINY.stat().st_size / 1e6
-    print(f"{'table':<15} {'load ours':>10} {'theirs':>8} {'ratio':>6}   {'encode MB/s ours':>16} {'theirs':>8} {'ratio':>6}  ids")
+    print(f"{'table':<15} {'load cold':>9} {'warm':>6} {'theirs':>7} {'cold/th':>7} {'warm/th':>7} {'merges':>7}   "
+          f"{'encode MB/s ours':>16} {'theirs':>7} {'ratio':>6}  ids")
     for name in args.names or list(TABLES_KNOWN):
         rel, kind = TABLES_KNOWN[name]
         path = TABLES / rel
         if not path.exists():
             print(f"{name:<15} (absent)")
             continue
-        ours, theirs = [], []
+        ours, warm, theirs = [], [], []
         for _ in range(rounds):
-            ours.append(run(OURS, str(path), str(TINY)))
+            with tempfile.TemporaryDirectory() as cache:
+                ours.append(run(OURS, str(path), str(TINY), cache=cache))
+                warm.append(run(OURS, str(path), str(TINY), cache=cache))
             theirs.append(run(THEIRS, kind, str(path), str(TINY)))
-        load_ratio = statistics.median(o["load"] / t["load"] for o, t in zip(ours, theirs))
+        cold_ratio = statistics.median(o["load"] / t["load"] for o, t in zip(ours, theirs))
+        warm_ratio = statistics.median(o["load"] / t["load"] for o, t in zip(warm, theirs))
         enc_ratio = statistics.median(t["encode"] / o["encode"] for o, t in zip(ours, theirs))
-        same = all(o["n"] == t["n"] and o["hash"] == t["hash"] for o, t in zip(ours, theirs))
-        lo, lt = statistics.median(o["load"] for o in ours), statistics.median(t["load"] for t in theirs)
+        same = all(o["n"] == t["n"] and o["hash"] == t["hash"] for o, t in zip(ours + warm, theirs + theirs))
+        lo, lw = statistics.median(o["load"] for o in ours), statistics.median(o["load"] for o in warm)
+        lt = statistics.median(t["load"] for t in theirs)
+        build = statistics.median(o["merges"] for o in ours)
         eo, et = statistics.median(mb / o["encode"] for o in ours), statistics.median(mb / t["encode"] for t in theirs)
-        print(f"{name:<15} {lo:>9.2f}s {lt:>7.2f}s {load_ratio:>6.1f}   {eo:>16.2f} {et:>8.2f} {enc_ratio:>6.2f}  {'same' if same else 'DIFFER'}")
+        print(
+            f"{name:<15} {lo:>8.2f}s {lw:>5.2f}s {lt:>6.2f}s {cold_ratio:>7.1f} {warm_ratio:>7.1f} {build:>6.2f}s   "
+            f"{eo:>16.2f} {et:>7.2f} {enc_ratio:>6.2f}  {'same' if same else 'DIFFER'}",
+            flush=True,
+        )
     return 0
 
 

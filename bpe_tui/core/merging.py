@@ -1,93 +1,126 @@
-"""The BPE merge loop for one pre-token: the lowest-ranked adjacent pair first, leftmost on ties.
+"""Encoding one pre-token: the rank-ordered merge loop, and the cache beside it.
 
-Two implementations give the same answer:
+BPE encodes a pre-token by starting from its base symbols and merging, again and again, the
+adjacent pair with the *lowest rank*, leftmost on ties, until no adjacent pair has a rank.
+:func:`merge` is that loop, the only one in bpe-tui: tables, dropout, traces and the tiktoken
+reader's replay all call it. What a rank is comes in two rules, one parameter:
 
-* :func:`merge_simple`, the loop everyone writes: scan all adjacent pairs, merge the best,
-  repeat. Each round costs a scan, so a pre-token of n symbols costs O(n²); for the short
-  pieces of ordinary text (a few symbols) nothing is faster.
-* :func:`merge_heap`, for long pieces (a pasted line without spaces, a long run of one
-  character): a heap of candidate pairs keyed by ``(rank, position)`` over a doubly linked
-  list of symbols, as Hugging Face's ``word.rs`` and sentencepiece do. A merge touches only
-  its two neighbours, so n symbols cost O(n log n). Heap entries that a merge made stale
-  are recognised when popped (their left symbol is gone, or its pair has another rank now)
-  and dropped.
+* **by merge list** (``made`` given: Hugging Face, GPT-2 files, minbpe, our own tables): a pair
+  ``(left, right)`` of token ids has the rank of the merge that lists it, and merging it makes
+  ``made[(left, right)]``.
+* **by token rank** (``made`` is None: tiktoken's rule, ``byte_pair_encode`` in its ``lib.rs``):
+  the symbols are byte strings, a pair's rank is the rank of the token its concatenation
+  ``left + right`` *is*, and that concatenation is the merged symbol. No merge list needed.
 
-Both take the pair ranks as a function ``pair_rank(left, right) -> (rank, new) or None``, so
-the same code serves ids (the MergeTable) and byte strings (the tiktoken reader's replay).
+The loop works in one of two ways, with the same results:
+
+* a **scan** for short pieces (the few symbols of ordinary words): every round looks at every
+  adjacent pair and merges the best (the first of the lowest rank). A piece of n symbols costs
+  O(n²), but for short pieces nothing is faster (a plain loop beats building lists in C there).
+* a **heap** for long pieces (a pasted line without spaces, a long run of one character), and
+  whenever dropout or a trace is asked for: candidate pairs keyed by ``(rank, position)`` over a
+  doubly linked list of symbols, as Hugging Face's ``Word::merge_all`` and sentencepiece do. A
+  merge touches only its two neighbours, so n symbols cost O(n log n). Entries a merge made stale
+  are recognised when popped (their left symbol is gone, or its pair has another rank now).
 
 **Dropout** (BPE-dropout, Provilkov et al. 2020, as Hugging Face's tokenizers apply it): the
 candidate merges are tried in order of ``(rank, position)``; each is skipped with probability
 ``p``; the first one not skipped is applied, and the skipped ones are candidates again in the
 next round. With ``p = 0`` this is plain BPE; with ``p = 1`` nothing merges. One random draw
-is made per candidate tried, in that order, so both implementations draw the same numbers.
+is made per candidate tried, in that order.
 
-**Log**: with a list given as ``log``, one ``(start, rank, new, position)`` is appended per
-merge applied, where ``start`` is the index (in the initial symbols) of the merged token's
-first symbol and ``position`` its index in the segmentation at that moment.
+**Log** (for traces): with a list given as ``log``, one ``(start, rank, new, position)`` is
+appended per merge applied, where ``start`` is the index (in the initial symbols) of the
+merged token's first symbol and ``position`` its index in the segmentation at that moment.
 :class:`MergeLog` turns such a log into the segmentation after any step, in O(n + k) time,
 so a trace of n merges holds O(n) memory, not a copy of the segmentation per step.
+
+**The cache**: text repeats its words, so an encoder remembers each pre-token's ids in a
+:class:`PieceCache`, which forgets everything when it is full.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from random import Random
 
-#: Pieces with fewer symbols than this use the simple loop (faster there); longer ones the heap.
+#: Pieces with fewer symbols than this use the scan (faster there); longer ones the heap.
 HEAP_FROM = 64
 
-PairRank = Callable[[object, object], "tuple[int, object] | None"]
+#: Pre-tokens remembered by a :class:`PieceCache` before it is cleared.
+CACHE_LIMIT = 200_000
+
+#: Above every rank: what the scan reads for a pair that has none.
+_NO_RANK = 1 << 62
 
 
-def merge(symbols: list, pair_rank: PairRank, stop_at: int = 1, p: float = 0.0, rng=None, log: list | None = None) -> list:
-    """Merge ``symbols`` by rank (see the module docstring); picks the implementation."""
-    if len(symbols) < HEAP_FROM:
-        return merge_simple(symbols, pair_rank, stop_at, p, rng, log)
-    return merge_heap(symbols, pair_rank, stop_at, p, rng, log)
+def merge(
+    symbols: Sequence,
+    ranks: Mapping,
+    made: Mapping | None = None,
+    *,
+    stop_at: int = 1,
+    dropout: float = 0.0,
+    rng: Random | None = None,
+    log: list | None = None,
+) -> list:
+    """Merge ``symbols`` by rank until no adjacent pair has one, or ``stop_at`` symbols are left.
 
-
-def merge_simple(symbols: list, pair_rank: PairRank, stop_at: int = 1, p: float = 0.0, rng=None, log: list | None = None) -> list:
-    """The O(n²) reference loop: every round looks at every adjacent pair."""
+    ``ranks`` maps a pair's key to its rank: ``(left, right)`` when ``made`` (pair -> merged
+    symbol) is given, else ``left + right`` (tiktoken's rule; see the module docstring).
+    ``dropout`` (with ``rng``) skips candidates; ``log`` records each merge applied.
+    """
+    if dropout or log is not None or len(symbols) >= HEAP_FROM:
+        return _heap(symbols, ranks, made, stop_at, dropout, rng, log)
     symbols = list(symbols)
-    starts = list(range(len(symbols))) if log is not None else None
+    get = ranks.get
+    joined = made is None
     while len(symbols) > stop_at:
-        candidates = []
-        for i in range(len(symbols) - 1):
-            hit = pair_rank(symbols[i], symbols[i + 1])
-            if hit is not None:
-                candidates.append((hit[0], i, hit[1]))
-        if not candidates:
+        best = _NO_RANK
+        best_i = 0
+        left = symbols[0]
+        for i in range(1, len(symbols)):
+            right = symbols[i]
+            rank = get(left + right if joined else (left, right), _NO_RANK)
+            if rank < best:
+                best = rank
+                best_i = i
+            left = right
+        if best == _NO_RANK:
             break
-        candidates.sort(key=lambda c: (c[0], c[1]))
-        chosen = None
-        for candidate in candidates:
-            if p > 0 and rng.random() < p:
-                continue
-            chosen = candidate
-            break
-        if chosen is None:
-            break
-        rank, i, new = chosen
-        symbols[i : i + 2] = [new]
-        if log is not None:
-            log.append((starts[i], rank, new, i))
-            del starts[i + 1]
+        left, right = symbols[best_i - 1], symbols[best_i]
+        symbols[best_i - 1 : best_i + 1] = (left + right if joined else made[left, right],)  # type: ignore[index]
     return symbols
 
 
-def merge_heap(symbols: Sequence, pair_rank: PairRank, stop_at: int = 1, p: float = 0.0, rng=None, log: list | None = None) -> list:
-    """The O(n log n) loop: a heap of ``(rank, start)`` over a linked list of symbols."""
+def _heap(
+    symbols: Sequence,
+    ranks: Mapping,
+    made: Mapping | None,
+    stop_at: int,
+    p: float,
+    rng: Random | None,
+    log: list | None,
+) -> list:
+    """The O(n log n) way: a heap of ``(rank, start)`` over a linked list of symbols."""
     n = len(symbols)
     value = list(symbols)
     nxt = list(range(1, n + 1))  # n means "no next symbol"
     prv = list(range(-1, n - 1))
     alive = [True] * n
     count = n
+    joined = made is None
+    get = ranks.get
+
+    def key(left: Hashable, right: Hashable) -> Hashable:
+        return left + right if joined else (left, right)  # type: ignore[operator]
+
     heap: list = []
     for i in range(n - 1):
-        hit = pair_rank(value[i], value[i + 1])
-        if hit is not None:
-            heap.append((hit[0], i))
+        rank = get(key(value[i], value[i + 1]))
+        if rank is not None:
+            heap.append((rank, i))
     heapq.heapify(heap)
     fenwick = _Fenwick(n) if log is not None else None
     skipped: list = []
@@ -96,36 +129,36 @@ def merge_heap(symbols: Sequence, pair_rank: PairRank, stop_at: int = 1, p: floa
         if not alive[i] or nxt[i] >= n:
             continue
         j = nxt[i]
-        hit = pair_rank(value[i], value[j])
-        if hit is None or hit[0] != rank:
+        pair = key(value[i], value[j])
+        if get(pair) != rank:
             continue  # stale: the pair at i changed since this entry was pushed
-        if p > 0 and rng.random() < p:
+        if p > 0 and rng is not None and rng.random() < p:
             skipped.append((rank, i))
             continue
         for entry in skipped:
             heapq.heappush(heap, entry)
         skipped.clear()
-        new = hit[1]
+        new = pair if joined else made[pair]  # type: ignore[index]
         value[i] = new
         alive[j] = False
         nxt[i] = nxt[j]
         if nxt[j] < n:
             prv[nxt[j]] = i
         count -= 1
-        if log is not None:
+        if log is not None and fenwick is not None:
             fenwick.add(j, -1)
             log.append((i, rank, new, fenwick.prefix(i)))
         left = prv[i]
         if left >= 0:
-            hit = pair_rank(value[left], new)
-            if hit is not None:
-                heapq.heappush(heap, (hit[0], left))
+            found = get(key(value[left], new))
+            if found is not None:
+                heapq.heappush(heap, (found, left))
         if nxt[i] < n:
-            hit = pair_rank(new, value[nxt[i]])
-            if hit is not None:
-                heapq.heappush(heap, (hit[0], i))
+            found = get(key(new, value[nxt[i]]))
+            if found is not None:
+                heapq.heappush(heap, (found, i))
     out = []
-    i = 0 if n else n
+    i = 0
     while i < n:
         out.append(value[i])
         i = nxt[i]
@@ -169,6 +202,18 @@ class MergeLog:
         self.initial = tuple(initial)
         self.merges = tuple((start, new) for start, _, new, _ in log)
 
+    def pairs(self) -> list[tuple]:
+        """The ``(left, right)`` symbols each merge joined, in order (one pass, O(n + k))."""
+        n = len(self.initial)
+        value = list(self.initial)
+        nxt = list(range(1, n + 1))
+        out = []
+        for start, new in self.merges:
+            out.append((value[start], value[nxt[start]]))
+            value[start] = new
+            nxt[start] = nxt[nxt[start]]
+        return out
+
     def symbols_after(self, step: int) -> tuple:
         """The segmentation after merge ``step`` (0-based) has been applied."""
         n = len(self.initial)
@@ -183,3 +228,20 @@ class MergeLog:
             out.append(value[i])
             i = nxt[i]
         return tuple(out)
+
+
+class PieceCache(dict):
+    """Pre-token -> its ids, forgotten all at once when ``limit`` pre-tokens are held.
+
+    Clearing is cheaper than keeping an LRU order on the hot path, and a text's common words
+    come back into the cache within a few lines. Read it as a dict (``cache.get(word)``)."""
+
+    def __init__(self, limit: int = CACHE_LIMIT):
+        super().__init__()
+        self.limit = limit
+
+    def remember(self, piece: str, ids: tuple[int, ...]) -> tuple[int, ...]:
+        if len(self) >= self.limit:
+            self.clear()
+        self[piece] = ids
+        return ids

@@ -482,6 +482,7 @@ class PreTokenizer:
         normalizer: Callable[[str], str] | None = None,
         text_normalizer: Callable[[str], str] | None = None,
         special_flags: dict[str, dict[str, Any]] | None = None,
+        normalized_tokens: Iterable[str] = (),
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)
@@ -492,7 +493,17 @@ class PreTokenizer:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
-        self.special_matcher = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
+        # Hugging Face's added tokens with ``normalized: true`` are looked for in each segment
+        # after it is normalized (their own text normalized too); the others in the raw text.
+        later = [t for t in normalized_tokens if t in self.special_tokens] if normalizer is not None or lowercase else []
+        raw = [t for t in self.special_tokens if t not in later]
+        self.special_matcher = SpecialMatcher(raw, special_flags) if raw else None
+        self._normalized_of = {self.normalize(t): t for t in later}
+        flags = special_flags or {}
+        self._normalized_re = (
+            SpecialMatcher(list(self._normalized_of), {n: flags.get(t, {}) for n, t in self._normalized_of.items()})
+            if later else None
+        )
 
     def normalize(self, segment: str) -> str:
         """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
@@ -515,13 +526,9 @@ class PreTokenizer:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
         if self.text_normalizer is not None:
             text = self.text_normalizer(text)
-        if self.special_matcher is None:
+        if self.special_matcher is None and self._normalized_re is None:
             return self.pattern.findall(self.prefixed(self.normalize(text), True))
-        out: list[str] = []
-        for n, segment in enumerate(self.special_matcher.split(text)):  # specials first, then lowercase
-            if segment:
-                out.extend(self.pattern.findall(self.prefixed(self.normalize(segment), n == 0)))
-        return out
+        return [piece for is_special, piece in self.split(text, text_normalized=True) if not is_special]
 
     def split(self, text: str, text_normalized: bool = False) -> Iterator[tuple[bool, str]]:
         """Yield ``(is_special, piece)`` in order: special tokens whole, other text as pre-tokens.
@@ -532,24 +539,39 @@ class PreTokenizer:
         if self.text_normalizer is not None and not text_normalized:
             text = self.text_normalizer(text)
         if self.special_matcher is None:
-            for word in self._segment_words(text, True):
-                yield False, word
+            yield from self._segment_pieces(text, True)
             return
         pos = 0
         for m in self.special_matcher.finditer(text):
             if m.start() > pos:
-                for word in self._segment_words(text[pos : m.start()], pos == 0):
-                    yield False, word
+                yield from self._segment_pieces(text[pos : m.start()], pos == 0)
             yield True, m.group()
             pos = m.end()
         if pos < len(text):
-            for word in self._segment_words(text[pos:], pos == 0):
-                yield False, word
+            yield from self._segment_pieces(text[pos:], pos == 0)
 
-    def _segment_words(self, segment: str, at_text_start: bool) -> list[str]:
-        """The pre-tokens of one segment (text between special tokens): normalized as
-        configured, with the prefix space if the scheme puts one there."""
-        return self.pattern.findall(self.prefixed(self.normalize(segment), at_text_start))
+    def _segment_pieces(self, segment: str, at_text_start: bool) -> list[tuple[bool, str]]:
+        """The pieces of one segment (text between special tokens found in the raw text):
+        normalized as configured, the tokens matched in normalized text cut out, and the
+        rest pre-tokenized, each part with the prefix space if the scheme puts one there."""
+        text = self.normalize(segment)
+        if self._normalized_re is None:
+            return [(False, w) for w in self.pattern.findall(self.prefixed(text, at_text_start))]
+        out: list[tuple[bool, str]] = []
+        pos = 0
+        for m in self._normalized_re.finditer(text):
+            if m.start() > pos:
+                out += [(False, w) for w in self.pattern.findall(self.prefixed(text[pos : m.start()], at_text_start and pos == 0))]
+            out.append((True, self._normalized_of[m.group()]))
+            pos = m.end()
+        if pos < len(text):
+            out += [(False, w) for w in self.pattern.findall(self.prefixed(text[pos:], at_text_start and pos == 0))]
+        return out
+
+    @property
+    def matches_normalized_tokens(self) -> bool:
+        """Whether some special tokens are looked for in normalized text (see __init__)."""
+        return self._normalized_re is not None
 
     def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
         """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.

@@ -21,12 +21,13 @@ import bisect
 import itertools
 import os
 import random
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BPEError
-from .merging import HEAP_FROM, MergeLog, merge, merge_heap
+from .merging import MergeLog, PieceCache, merge
 from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
 from .types import FormatName, Pair, Surface
@@ -45,9 +46,6 @@ def merge_number(rank: int) -> int:
 #: The id given to a character a chars-mode table has never seen.
 UNK_ID = -1
 
-#: Pre-tokens remembered by the encode cache before it is cleared.
-CACHE_LIMIT = 200_000
-
 
 @dataclass(frozen=True)
 class TraceStep:
@@ -57,7 +55,9 @@ class TraceStep:
     log shared by the steps of one trace, so a trace of a long piece stays linear in memory.
     """
 
-    rank: int  # 0-based position in the merge list (the merge a person reads as rank + 1)
+    #: 0-based position in the merge list (the merge a person reads as rank + 1); -1 when a
+    #: table that encodes by token rank joined two parts into a token no listed merge makes.
+    rank: int
     pair: Pair  # (left, right) surfaces
     new_token: Surface
     position: int  # symbol index where the merge happened
@@ -105,6 +105,14 @@ class MergeNode:
         return out
 
 
+def merged_surface(left, right, prefix: str | None = None):
+    """The surface a merge of ``left`` and ``right`` makes: the two joined, except that with a
+    ``continuing_subword_prefix`` (Hugging Face's, e.g. ``##``: every symbol but a word's first
+    carries it) the right one loses the prefix's length first, as tokenizers does
+    (``hel`` + ``##lo`` = ``hello``, ``##el`` + ``##lo`` = ``##ello``)."""
+    return left + right[len(prefix) :] if prefix else left + right
+
+
 def check_dropout(p) -> float:
     """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
@@ -112,11 +120,20 @@ def check_dropout(p) -> float:
     return float(p)
 
 
-class _Ranks(dict):
-    """(left_id, right_id) -> (rank, new_id), asked also as ``get_pair(left, right)``."""
+#: ``progress(done, total)``, called now and then by long work.
+Progress = Callable[[int, int], None]
+#: ``cancelled() -> True`` stops long work that asks it now and then.
+Cancelled = Callable[[], bool]
+#: What a table holds instead of its merges until they are first needed: called as
+#: ``builder(progress, cancelled)``, returns ``(merges, notes)`` (the ``(left_id, right_id,
+#: new_id)`` list in rank order, and sentences for :attr:`MergeTable.notes`), or None when
+#: ``cancelled()`` said stop. The tiktoken reader's replay is one (see :meth:`build_merges`).
+MergeBuilder = Callable[["Progress | None", "Cancelled | None"], "tuple[list[tuple[int, int, int]], list[str]] | None"]
 
-    def get_pair(self, left, right):
-        return self.get((left, right))
+#: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
+#: merges when its concatenation is a token, lowest rank first; see merging.py), not by their
+#: merge list. Token ids are the ranks.
+BY_TOKEN_RANK = "token rank"
 
 
 class MergeTable:
@@ -126,7 +143,7 @@ class MergeTable:
         self,
         units: str,
         vocab: Mapping[int, Surface],
-        merges: list[tuple[int, int, int]],
+        merges: "Iterable[tuple[int, int, int]] | MergeBuilder",
         special_tokens: Mapping[str, int] | None = None,
         pretokenizer: str = "gpt2",
         end_of_word: str | None = None,
@@ -137,11 +154,12 @@ class MergeTable:
         source: str | None = None,
         manual_ranks: Iterable[int] = (),
     ):
+        """``merges``: ``(left_id, right_id, new_id)`` in rank order, or a :data:`MergeBuilder`
+        that makes them when first asked (see :meth:`build_merges`)."""
         if units not in ("bytes", "chars"):
             raise BPEError(f"unknown units {units!r}")
         self.units = units
         self._vocab: dict[int, Surface] = dict(vocab)
-        self._merges: list[tuple[int, int, int]] = [tuple(m) for m in merges]
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.pretokenizer = pretokenizer
         self.end_of_word = end_of_word
@@ -152,35 +170,49 @@ class MergeTable:
         self.source = source
         #: 0-based ranks of the merges chosen by hand while training (Trainer.step(pair=...)).
         self.manual_ranks: frozenset[int] = frozenset(manual_ranks)
+        prefix = self.config.get("continuing_subword_prefix")
+        #: Hugging Face's ``continuing_subword_prefix`` (e.g. ``##``), chars tables only: every
+        #: symbol of a word but its first starts as the prefixed character (see merged_surface).
+        self.continuing_prefix: str | None = prefix if isinstance(prefix, str) and prefix and units == "chars" else None
 
-        self._ranks: _Ranks = _Ranks()
-        self._creator: dict[int, int] = {}
-        vocab = self._vocab
-        for rank, (a, b, new) in enumerate(self._merges):
-            for part in (a, b, new):
-                if part not in vocab or isinstance(part, bool):
-                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
-            if not vocab[a] or not vocab[b] or vocab[new] != vocab[a] + vocab[b]:
-                raise BPEError(
-                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
-                )
-            self._ranks.setdefault((a, b), (rank, new))
-            self._creator.setdefault(new, rank)
+        self._merges: list[tuple[int, int, int]] | None = None
+        self._pair_ranks: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> rank
+        self._pair_made: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> new id
+        self._creator: dict[int, int] = {}  # new id -> rank of the merge that makes it
+        self._build: MergeBuilder | None = None
+        self._build_lock = threading.Lock()
+        if callable(merges):
+            self._build = merges
+        else:
+            self._set_merges(merges)
         special_ids = set(self.special_tokens.values())
         bytes_mode = units == "bytes"
+        self._surface_to_id = _surfaces_to_ids(self._vocab, special_ids)
         self._base: dict = {}  # byte value (int) or character (str) -> id
-        for token_id, surface in self._vocab.items():
-            if token_id in special_ids or token_id in self._creator:
-                continue
-            if bytes_mode and len(surface) == 1:
-                self._base[surface[0]] = token_id
-            elif not bytes_mode and (len(surface) == 1 or surface == end_of_word):
-                self._base[surface] = token_id
+        if bytes_mode:  # the 256 single bytes (a merge never makes one)
+            for b in range(256):
+                found = self._surface_to_id.get(bytes([b]))
+                if found is not None:
+                    self._base[b] = found
+        else:
+            for token_id, surface in self._vocab.items():
+                # (a merge makes two symbols or more: only a multi-character end-of-word
+                # marker could be both a base symbol and a merge's result)
+                if token_id in special_ids or token_id in self._creator:
+                    continue
+                if len(surface) == 1 or surface == end_of_word:
+                    self._base[surface] = token_id
+        # With a continuing prefix: a character after a word's first -> the id of prefix + it.
+        self._continuing_base: dict[str, int] = {}
+        if self.continuing_prefix is not None:
+            cut = len(self.continuing_prefix)
+            for token_id, surface in self._vocab.items():
+                if len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:  # type: ignore[arg-type]
+                    self._continuing_base[surface[cut:]] = token_id  # type: ignore[index]
         self._eow_id = None
         if end_of_word is not None:
             key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
             self._eow_id = next((i for i, s in self._vocab.items() if s == key and i not in special_ids), None)
-        self._surface_to_id = {s: i for i, s in self._vocab.items() if i not in special_ids}
         self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
         # The space sentencepiece-style tokenizers put in front of the text (see
         # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
@@ -190,10 +222,12 @@ class MergeTable:
         spec = self.config.get("normalizer")
         normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
         whole = isinstance(normalizer, SentencePieceNormalizer)
+        flags = self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None
         self._pre = PreTokenizer(
             pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
             normalizer=None if whole else normalizer, text_normalizer=normalizer if whole else None,
-            special_flags=self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None,
+            special_flags=flags,
+            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
         )
         #: Decoding takes off the space encoding put in front of the text.
         self._strips_prefix = (prefix is not None and units == "chars") or (whole and normalizer.add_dummy_prefix and not normalizer.treat_whitespace_as_suffix)
@@ -211,7 +245,10 @@ class MergeTable:
         self._fuse_unk = bool(self.config.get("fuse_unk"))
         surface = self.config.get("unk_surface")
         self._unk_surface = surface if isinstance(surface, str) else None
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._cache = PieceCache()
+        #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
+        self.by_token_rank = self.config.get("merge_by") == BY_TOKEN_RANK and bytes_mode and end_of_word is None
+        self._single_bytes = [bytes([b]) for b in range(256)]
         self._search: list | None = None  # see _search_index
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
         #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
@@ -231,6 +268,71 @@ class MergeTable:
         # table's own library, which has no id for them.
         outside = self.config.get("outside_vocab_from")
         self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
+
+    # ------------------------------------------------------------------ the merge list
+
+    def _set_merges(self, merges: Iterable[tuple[int, int, int]]) -> None:
+        """Check and index the merge list: every merge's parts and result are tokens, and
+        the result's surface is the parts' surfaces joined."""
+        source = self.source
+        vocab = self._vocab
+        prefix = self.continuing_prefix
+        checked = [tuple(m) for m in merges]
+        pair_ranks: dict[tuple[int, int], int] = {}
+        pair_made: dict[tuple[int, int], int] = {}
+        creator: dict[int, int] = {}
+        for rank, (a, b, new) in enumerate(checked):
+            for part in (a, b, new):
+                if part not in vocab or isinstance(part, bool):
+                    raise BPEError(f"{source or 'table'}: merge {rank + 1} names token id {part!r}, which is not in the vocabulary")
+            if not vocab[a] or not vocab[b] or vocab[new] != merged_surface(vocab[a], vocab[b], prefix):
+                raise BPEError(
+                    f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
+                )
+            if (a, b) not in pair_ranks:
+                pair_ranks[a, b] = rank
+                pair_made[a, b] = new
+            creator.setdefault(new, rank)
+        self._pair_ranks, self._pair_made, self._creator = pair_ranks, pair_made, creator
+        self._merges = checked  # last: another thread reads "built" from this
+
+    @property
+    def merges_built(self) -> bool:
+        """Whether the merge list is there (a rank file's is built when first needed)."""
+        return self._merges is not None
+
+    def build_merges(self, progress: Progress | None = None, cancelled: Cancelled | None = None) -> bool:
+        """Make the merge list now if the table does not hold it yet; True once it is there.
+
+        A tiktoken rank file records no merges, and encoding does not need them (it goes by
+        token rank); the views that show merges do (history, trace, merge trees, audit, saving
+        to a format with merges). Whatever asks for them (:attr:`merges`, :attr:`merge_ids`,
+        :attr:`num_merges`, :meth:`rank_of`, ...) builds them then; a UI calls this first, in
+        a worker, to show ``progress(done, total)`` and stop when ``cancelled()`` (then it
+        returns False and nothing is kept: the next call starts again). Thread-safe: a second
+        caller waits for the first one's build.
+        """
+        if self._merges is not None:
+            return True
+        with self._build_lock:
+            if self._merges is not None:
+                return True
+            assert self._build is not None
+            built = self._build(progress, cancelled)
+            if built is None:
+                return False
+            merges, notes = built
+            self._set_merges(merges)
+            if notes:
+                self.config["notes"] = self.notes + [n for n in notes if n not in self.notes]
+            return True
+
+    def _merge_list(self) -> list[tuple[int, int, int]]:
+        """The merges, built first if need be."""
+        if self._merges is None:
+            self.build_merges()
+        assert self._merges is not None
+        return self._merges
 
     # ------------------------------------------------------------------ building
 
@@ -349,16 +451,18 @@ class MergeTable:
         else:
             pretokenizer = self.pretokenizer
         return MergeTable(
-            self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
+            self.units, vocab, self._merges if self._merges is not None else self._build, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
             lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
             source_format=self.source_format, source=self.source, manual_ranks=self.manual_ranks,
         )
 
     def truncated(self, k: int) -> "MergeTable":
-        """The same table with only its first ``k`` merges (ids unchanged)."""
-        k = max(0, min(k, len(self._merges)))
-        keep = self._merges[:k]
-        dropped = {m[2] for m in self._merges[k:]} - {m[2] for m in keep}
+        """The same table with only its first ``k`` merges (ids unchanged). It encodes by
+        its merge list (a cut is a place in the merge list, not in the token ranks)."""
+        merges = self._merge_list()
+        k = max(0, min(k, len(merges)))
+        keep = merges[:k]
+        dropped = {m[2] for m in merges[k:]} - {m[2] for m in keep}
         # A merge may use a part made by a later merge (rank files: see tiktoken_bpe); once
         # that part is cut, so is the merge, and so on down the chain.
         while True:
@@ -377,7 +481,7 @@ class MergeTable:
             end_of_word=self.end_of_word,
             lowercase=self.lowercase,
             counts=self.counts[:k] if self.counts is not None else None,
-            config=self.config,
+            config={key: value for key, value in self.config.items() if key != "merge_by"},
             source_format=self.source_format,
             source=self.source,
             manual_ranks=self._kept_manual_ranks(k, keep),
@@ -389,7 +493,7 @@ class MergeTable:
             return []
         kept = set(keep)
         new_rank = {}
-        for old, merge in enumerate(self._merges[:k]):
+        for old, merge in enumerate(self._merge_list()[:k]):
             if merge in kept:
                 new_rank[old] = len(new_rank)
         return [new_rank[r] for r in self.manual_ranks if r in new_rank]
@@ -405,12 +509,12 @@ class MergeTable:
     def merges(self) -> list[Pair]:
         """``(left, right)`` surfaces of every merge, in rank order."""
         v = self._vocab
-        return [(v[a], v[b]) for a, b, _ in self._merges]
+        return [(v[a], v[b]) for a, b, _ in self._merge_list()]
 
     @property
     def merge_ids(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` of every merge, in rank order."""
-        return list(self._merges)
+        return list(self._merge_list())
 
     def __len__(self) -> int:
         """Vocabulary size (base + special + merged tokens)."""
@@ -418,7 +522,7 @@ class MergeTable:
 
     @property
     def num_merges(self) -> int:
-        return len(self._merges)
+        return len(self._merge_list())
 
     def surface(self, token_id: int) -> Surface:
         """The surface of a token id (KeyError if absent)."""
@@ -434,16 +538,17 @@ class MergeTable:
 
     def rank_of(self, token_id: int) -> int | None:
         """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
+        self._merge_list()
         return self._creator.get(token_id)
 
     def pair_rank(self, left_id: int, right_id: int) -> int | None:
         """The 0-based rank of the merge of these two tokens, or None if there is none."""
-        hit = self._ranks.get((left_id, right_id))
-        return hit[0] if hit is not None else None
+        self._merge_list()
+        return self._pair_ranks.get((left_id, right_id))
 
     def merge_at(self, rank: int) -> tuple[int, int, int]:
         """``(left_id, right_id, new_id)`` of the merge with this rank."""
-        return self._merges[rank]
+        return self._merge_list()[rank]
 
     def is_special(self, token_id: int) -> bool:
         return token_id in self._special_surfaces
@@ -461,6 +566,7 @@ class MergeTable:
         or nothing at all. The tiktoken reader keeps such ranks for decoding.
         """
         base = self.base_ids()
+        self._merge_list()
         return sorted(
             i for i in self._vocab if i not in self._creator and i not in self._special_surfaces and i not in base
         )
@@ -483,12 +589,17 @@ class MergeTable:
         marker = (eow.encode("utf-8") if bytes_mode else eow) if eow else None
         whole_word = marker is not None and surface.endswith(marker)
         body = surface[: len(surface) - len(marker)] if whole_word else surface
+        prefix = self.continuing_prefix
+        # (with a continuing prefix, a token that carries it is the inside of a word)
+        inside = prefix is not None and body.startswith(prefix) and len(body) > len(prefix)  # type: ignore[arg-type]
+        if inside:
+            body = body[len(prefix) :]  # type: ignore[arg-type]
         try:
             text = body.decode("utf-8") if bytes_mode else body
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
         if text is not None:
-            if not whole_word and self.whole_token(text) == token_id:
+            if not whole_word and not inside and self.whole_token(text) == token_id:
                 return True  # emitted whole (ignore_merges: tiktoken's lookup)
             if self.lowercase and text != text.lower():
                 return False
@@ -496,11 +607,20 @@ class MergeTable:
                 self._raw_pre = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
             if list(self._raw_pre.split(text)) != [(False, text)]:
                 return False
-        base = self._base
-        ids = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
-        if whole_word:
-            ids.append(self._eow_id)
-        return self._merge_step_by_step(ids) == [token_id]
+        if self.by_token_rank:
+            symbols: list = [body[i : i + 1] for i in range(len(body))]
+        elif inside:
+            after = self._continuing_base
+            symbols = [after.get(c, UNK_ID) for c in body]
+        else:
+            base = self._base
+            symbols = [base.get(u, UNK_ID) for u in body]  # bytes iterate as ints, str as characters
+            if prefix is not None:
+                after = self._continuing_base
+                symbols[1:] = [after.get(c, UNK_ID) for c in body[1:]]
+            if whole_word:
+                symbols.append(self._eow_id)
+        return self._merged(symbols) == [token_id]
 
     def display(self, token_id: int) -> str:
         """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""
@@ -516,6 +636,7 @@ class MergeTable:
         """
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id not in self._vocab:
             raise BPEError(f"token id {token_id!r} is not in the vocabulary")
+        merges = self._merge_list()
         built: dict[int, MergeNode] = {}
         todo = [token_id]
         while todo:
@@ -528,7 +649,7 @@ class MergeTable:
                 built[current] = MergeNode(current, self._vocab[current])
                 todo.pop()
                 continue
-            a, b, _ = self._merges[rank]
+            a, b, _ = merges[rank]
             missing = [t for t in (a, b) if t not in built]
             if missing:
                 todo.extend(missing)
@@ -609,7 +730,7 @@ class MergeTable:
             "end_of_word": self.end_of_word,
             "lowercase": self.lowercase,
             "vocab_size": len(self._vocab),
-            "merges": len(self._merges),
+            "merges": self.num_merges,
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
             "notes": self.notes,
@@ -639,6 +760,9 @@ class MergeTable:
         else:
             base = self._base
             ids = [base.get(c, UNK_ID) for c in word]
+            if self.continuing_prefix is not None and len(word) > 1:
+                after = self._continuing_base
+                ids[1:] = [after.get(c, UNK_ID) for c in word[1:]]
             if UNK_ID in ids and (self._byte_tokens or self._fuse_unk):
                 ids = self._unknown_chars(word, ids)
         if self._eow_id is not None and not (self._outside_from is not None and ids and ids[-1] == UNK_ID):
@@ -651,8 +775,11 @@ class MergeTable:
         character has one), else left unknown, a run of unknowns fused into one if asked."""
         out: list[int] = []
         byte_tokens = self._byte_tokens
-        for ch, i in zip(word, ids):
+        prefix = self.continuing_prefix
+        for k, (ch, i) in enumerate(zip(word, ids)):
             if i == UNK_ID:
+                if prefix is not None and k > 0:
+                    ch = prefix + ch  # tokenizers spells the prefixed symbol's bytes
                 spelled = [byte_tokens.get(b) for b in ch.encode("utf-8")] if byte_tokens else [None]
                 if None not in spelled:
                     out += spelled
@@ -662,29 +789,6 @@ class MergeTable:
             out.append(i)
         return out
 
-    def _bpe(self, ids: list[int]) -> list[int]:
-        """Merge by rank: the lowest-rank adjacent pair first, leftmost on ties.
-
-        Short pieces use this plain loop (fastest there); long ones the O(n log n) heap of
-        :mod:`~bpe_tui.core.merging`, with the same result.
-        """
-        if len(ids) >= HEAP_FROM:
-            return merge_heap(ids, self._ranks.get_pair)
-        ranks = self._ranks
-        while len(ids) > 1:
-            best_rank = None
-            best_i = -1
-            best_new = 0
-            for i in range(len(ids) - 1):
-                hit = ranks.get((ids[i], ids[i + 1]))
-                if hit is not None and (best_rank is None or hit[0] < best_rank):
-                    best_rank, best_new = hit
-                    best_i = i
-            if best_rank is None:
-                break
-            ids[best_i : best_i + 2] = [best_new]
-        return ids
-
     def whole_token(self, word: str) -> int | None:
         """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
         pre-token that is itself a (non-special) token; else None."""
@@ -692,15 +796,29 @@ class MergeTable:
             return None
         return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
 
+    def _symbols(self, word: str) -> list:
+        """A pre-token's symbols before any merge: base ids, or, by token rank, its bytes
+        one by one (as byte strings: the rule joins them)."""
+        if self.by_token_rank:
+            return list(map(self._single_bytes.__getitem__, word.encode("utf-8")))
+        return self._base_ids(word)
+
+    def _merged(self, symbols: list, dropout: float = 0.0, rng: random.Random | None = None, log: list | None = None) -> list[int]:
+        """The ids ``symbols`` merge into, by the table's rule: the one merge loop of
+        :mod:`~bpe_tui.core.merging`, with its dropout and its log (for traces)."""
+        if self.by_token_rank:
+            ranks = self._surface_to_id
+            return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
+        if self._merges is None:
+            self.build_merges()
+        return merge(symbols, self._pair_ranks, self._pair_made, dropout=dropout, rng=rng, log=log)
+
     def _encode_word(self, word: str) -> tuple[int, ...]:
         cached = self._cache.get(word)
-        if cached is None:
-            whole = self.whole_token(word) if self.ignore_merges else None
-            cached = (whole,) if whole is not None else tuple(self._bpe(self._base_ids(word)))
-            if len(self._cache) >= CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[word] = cached
-        return cached
+        if cached is not None:
+            return cached
+        whole = self.whole_token(word) if self.ignore_merges else None
+        return self._cache.remember(word, (whole,) if whole is not None else tuple(self._merged(self._symbols(word))))
 
     def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
         """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
@@ -709,24 +827,25 @@ class MergeTable:
         whole = self.whole_token(word)
         if whole is not None:
             return [whole]
-        return self._merge_step_by_step(self._base_ids(word), p, rng)
+        return self._merged(self._symbols(word), p, rng)
 
-    def _merge_step_by_step(self, ids: list[int], p: float = 0.0, rng: random.Random | None = None, steps: list | None = None) -> list[int]:
-        """The rank-order merge loop with optional dropout and an optional trace.
-
-        With ``p`` > 0 each candidate merge is skipped with that probability (see
-        :mod:`~bpe_tui.core.merging` for the exact rule); with ``steps`` a list, one TraceStep
-        is appended per merge applied.
-        """
-        log: list | None = [] if steps is not None else None
-        out = merge(ids, self._ranks.get_pair, 1, p, rng, log)
-        if steps is not None:
-            vocab = self._vocab
-            shared = _SurfaceLog(MergeLog(ids, log), vocab)
-            for k, (_, rank, new, position) in enumerate(log):
-                a, b, _ = self._merges[rank]
-                steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
-        return out
+    def _trace_steps(self, symbols: list) -> list[TraceStep]:
+        """One TraceStep per merge the loop applies to ``symbols``."""
+        log: list = []
+        self._merged(symbols, log=log)
+        merges = self._merge_list()  # for the merge numbers people read
+        vocab = self._vocab
+        steps = []
+        if self.by_token_rank:
+            shared: MergeLog | _SurfaceLog = MergeLog(symbols, log)
+            for k, ((left, right), (_, rank, new, position)) in enumerate(zip(shared.pairs(), log)):
+                steps.append(TraceStep(self._creator.get(rank, -1), (left, right), new, position, shared, k))
+            return steps
+        shared = _SurfaceLog(MergeLog(symbols, log), vocab)
+        for k, (_, rank, new, position) in enumerate(log):
+            a, b, _ = merges[rank]
+            steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+        return steps
 
     def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
         """Token ids of ``text``. Special tokens in the text encode to their own ids.
@@ -753,9 +872,14 @@ class MergeTable:
             text = self._pre.text_normalizer(text)
         if dropout:
             return self._encode_dropout(text, check_dropout(dropout), seed)
-        # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
+        if pre.matches_normalized_tokens:  # special tokens inside normalized segments too
+            specials = self.special_tokens
+            for is_special, piece in pre.split(text, text_normalized=True):
+                out += (specials[piece],) if is_special else self._encode_word(piece)
+            return out
+        # The same pieces as self._pre.split(text), without a tuple per piece.
         specials = pre.special_matcher
         if specials is None:
             self._encode_segment(pre.prefixed(text, True), out)
@@ -837,6 +961,9 @@ class MergeTable:
             return b"".join(parts).decode("utf-8", "replace")
         if self._byte_token_values:
             parts = _join_byte_tokens(ids, parts, self._byte_token_values)
+        prefix = self.continuing_prefix
+        if prefix is not None:  # a piece that continues a word loses its prefix
+            parts = [p[len(prefix) :] if p.startswith(prefix) and len(p) > len(prefix) else p for p in parts]
         text = "".join(parts)
         if self.end_of_word:
             text = text.replace(self.end_of_word, " ")
@@ -927,10 +1054,8 @@ class MergeTable:
 
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
-        steps: list[TraceStep] = []
         word = valid_text(word)
-        self._merge_step_by_step(self._base_ids(self._pre.normalize(word)), steps=steps)
-        return steps
+        return self._trace_steps(self._symbols(self._pre.normalize(word)))
 
     def initial_symbols(self, word: str) -> list:
         """A pre-token's base symbols, before any merge (unknown characters as themselves)."""
@@ -938,7 +1063,8 @@ class MergeTable:
 
     def _pieces_of_ids(self, word: str, ids: list[int]):
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
-        unknown = iter(u for u in units if u not in self._base)
+        known = [self._base] + [self._continuing_base if self.continuing_prefix is not None else self._base] * (len(units) - 1)
+        unknown = iter(u for u, base in zip(units, known) if u not in base)
         for i in ids:
             if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
                 raise BPEError(f"token id {i!r} is not an integer")
@@ -966,6 +1092,18 @@ class MergeTable:
         from .formats import save
 
         save(self, path, format, overwrite=overwrite, **options)
+
+
+def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> dict:
+    """surface -> id of every token that is not special (the last id where two share one).
+
+    In C where the surfaces are all different (every real table): one ``dict(zip(...))``."""
+    found = dict(zip(vocab.values(), vocab.keys()))
+    if len(found) == len(vocab):
+        for i in special_ids:
+            found.pop(vocab[i], None)
+        return found
+    return {s: i for i, s in vocab.items() if i not in special_ids}
 
 
 def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int]) -> list[str]:

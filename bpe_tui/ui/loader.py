@@ -110,7 +110,7 @@ class Loader(Widget):
     def _table(self, path: str) -> None:
         """Open a merge table in any readable format, to inspect it."""
         table = self._read_table(path)
-        if table is not None:
+        if table is not None and self._merges_built(table):
             session = Session(table=table, source=path)
             session.rank_index()
             self.post_message(SessionReady(session))
@@ -122,8 +122,18 @@ class Loader(Widget):
     def compare_table(self, path: str) -> None:
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
-        if table is not None and not get_current_worker().is_cancelled:  # else a newer request replaced this one
+        if table is not None and self._merges_built(table, compare=True) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
             self.post_message(CompareReady(table, path))
+
+    def _merges_built(self, table, compare: bool = False) -> bool:
+        """Build a rank file's merge list here, in the worker (the views ask for it), unless
+        escape cancels; True when it is there."""
+        worker = get_current_worker()
+        if table.build_merges(cancelled=lambda: worker.is_cancelled):
+            return True
+        if not compare:
+            self.post_message(LoadCancelled())
+        return False
 
     def _read_table(self, path: str, compare: bool = False):
         """The merge table at ``path``, or None once LoadFailed says why not."""

@@ -1,5 +1,6 @@
-"""The heap merge loop (long pieces) gives exactly what the simple loop gives: merges, dropout
-draws and trace alike; and the table's encode, dropout and trace agree across the two."""
+"""The one merge loop (core/merging.py): its scan, its heap and a plain reference loop give
+the same merges, dropout draws and traces, for both rules (by merge list and by token rank);
+and the table's encode, dropout and trace agree with the reference on long pieces."""
 
 from __future__ import annotations
 
@@ -8,36 +9,88 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_tui.core.merging import HEAP_FROM, MergeLog, merge_heap, merge_simple
+from bpe_tui.core import merging
+from bpe_tui.core.merging import HEAP_FROM, MergeLog, merge
 from bpe_tui.core.table import MergeTable
 
 
-def ranks_of(merges: list[tuple[int, int]]):
-    """pair_rank over symbols 0..3 and merges (a, b) -> 100 + rank (first listing wins)."""
-    table: dict = {}
+def reference(symbols, key_rank, stop_at=1, p=0.0, rng=None, log=None):
+    """The loop everyone writes: each round, every adjacent pair's ``key_rank(left, right) ->
+    (rank, new) or None``; candidates tried in (rank, position) order, each skipped with
+    probability p; the first not skipped merges."""
+    symbols = list(symbols)
+    starts = list(range(len(symbols)))
+    while len(symbols) > stop_at:
+        candidates = []
+        for i in range(len(symbols) - 1):
+            hit = key_rank(symbols[i], symbols[i + 1])
+            if hit is not None:
+                candidates.append((hit[0], i, hit[1]))
+        candidates.sort(key=lambda c: (c[0], c[1]))
+        chosen = next((c for c in candidates if not (p > 0 and rng.random() < p)), None)
+        if chosen is None:
+            break
+        rank, i, new = chosen
+        symbols[i : i + 2] = [new]
+        if log is not None:
+            log.append((starts[i], rank, new, i))
+            del starts[i + 1]
+    return symbols
+
+
+def pair_rule(merges: list[tuple[int, int]]):
+    """By merge list, over symbols 0..3 and merges (a, b) -> 100 + rank (first listing wins)."""
+    ranks: dict = {}
+    made: dict = {}
     for rank, (a, b) in enumerate(merges):
-        table.setdefault((a, b), (rank, 100 + rank))
-    return lambda a, b: table.get((a, b))
+        if (a, b) not in ranks:
+            ranks[a, b] = rank
+            made[a, b] = 100 + rank
+    return ranks, made, lambda a, b: (ranks[a, b], made[a, b]) if (a, b) in ranks else None
+
+
+def token_rule(tokens: list[bytes]):
+    """By token rank: bytes a-d and the given tokens, ranked in the order given."""
+    ranks: dict = {}
+    for token in [b"a", b"b", b"c", b"d", *tokens]:
+        ranks.setdefault(token, len(ranks))
+    return ranks, None, lambda a, b: (ranks[a + b], a + b) if a + b in ranks else None
 
 
 symbols = st.lists(st.integers(0, 3), min_size=0, max_size=90)
 merge_lists = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=6).map(
     lambda base: base + [(100 + i, 100 + j) for i in range(3) for j in range(3)]
 )
+token_lists = st.lists(st.text(alphabet="abcd", min_size=2, max_size=6).map(str.encode), max_size=30)
+
+
+def agree(syms, ranks, made, key_rank, p, seed, stop_at):
+    expected_log: list = []
+    expected = reference(syms, key_rank, stop_at, p, random.Random(seed), expected_log)
+    heap_log: list = []
+    assert merging._heap(syms, ranks, made, stop_at, p, random.Random(seed), heap_log) == expected
+    assert heap_log == expected_log
+    for k in range(len(expected_log)):
+        assert MergeLog(syms, heap_log).symbols_after(k) == MergeLog(syms, expected_log).symbols_after(k)
+    assert MergeLog(syms, heap_log).pairs() == [
+        (MergeLog(syms, heap_log).symbols_after(k - 1) if k else tuple(syms))[pos : pos + 2] for k, (_, _, _, pos) in enumerate(heap_log)
+    ]
+    assert merge(syms, ranks, made, stop_at=stop_at, dropout=p, rng=random.Random(seed)) == expected
+    if p == 0:
+        assert merge(syms, ranks, made, stop_at=stop_at) == expected  # the scan, for short pieces
 
 
 @settings(max_examples=300, deadline=None)
 @given(symbols, merge_lists, st.sampled_from([0.0, 0.3, 1.0]), st.integers(0, 5), st.integers(1, 3))
-def test_heap_equals_simple_loop(syms, merges, p, seed, stop_at):
-    pair_rank = ranks_of(merges)
-    log_a: list = []
-    log_b: list = []
-    a = merge_simple(syms, pair_rank, stop_at, p, random.Random(seed), log_a)
-    b = merge_heap(syms, pair_rank, stop_at, p, random.Random(seed), log_b)
-    assert a == b
-    assert log_a == log_b
-    for k in range(len(log_a)):
-        assert MergeLog(syms, log_a).symbols_after(k) == MergeLog(syms, log_b).symbols_after(k)
+def test_loop_by_merge_list_equals_reference(syms, merges, p, seed, stop_at):
+    agree(syms, *pair_rule(merges), p, seed, stop_at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcd", max_size=90), token_lists, st.sampled_from([0.0, 0.3, 1.0]), st.integers(0, 5), st.integers(1, 3))
+def test_loop_by_token_rank_equals_reference(text, tokens, p, seed, stop_at):
+    syms = [c.encode() for c in text]
+    agree(syms, *token_rule(tokens), p, seed, stop_at)
 
 
 def chain_table() -> MergeTable:
@@ -59,16 +112,25 @@ def chain_table() -> MergeTable:
 def test_table_long_pieces_match_simple_loop(word, seed):
     table = chain_table()
     ids = table._base_ids(word)
-    simple = merge_simple(ids, table._ranks.get_pair)
+    key_rank = pair_rule_of(table)
+    simple = reference(ids, key_rank)
     assert list(table.encode(word)) == simple
     steps = table.trace(word)
     rebuilt = [t.symbols for t in steps]
     log: list = []
-    merge_simple(ids, table._ranks.get_pair, log=log)
+    reference(ids, key_rank, log=log)
     assert [(s.rank, s.position) for s in steps] == [(r, pos) for _, r, _, pos in log]
     assert rebuilt == [tuple(table.surface(i) for i in MergeLog(ids, log).symbols_after(k)) for k in range(len(log))]
     dropped = table.encode(word, dropout=0.4, seed=seed)
-    assert dropped == merge_simple(ids, table._ranks.get_pair, p=0.4, rng=random.Random(seed))
+    assert dropped == reference(ids, key_rank, p=0.4, rng=random.Random(seed))
+
+
+def pair_rule_of(table: MergeTable):
+    """The reference's view of a table's merge list, through its public questions."""
+    made = {}
+    for a, b, new in reversed(table.merge_ids):
+        made[a, b] = new
+    return lambda a, b: (table.pair_rank(a, b), made[a, b]) if (a, b) in made else None
 
 
 def test_long_run_of_one_character_encodes_to_few_tokens():

@@ -189,3 +189,81 @@ def test_minimal_legacy_and_pairs_read_alike(tmp_path):
     b = bpe_tui.load(write(tmp_path / "b.json", json.dumps(_minimal(merges=["a b"]))))
     assert a.merges == b.merges == [("a", "b")]
     assert a.encode("abab") == [2, 2]
+
+
+def _prefix_tokenizer(tmp_path, prefix="##", unk=True, pre=None, vocab_size=500):
+    """A BPE with a continuing_subword_prefix, trained by tokenizers itself on the demo corpus."""
+    tok = Tokenizer(models.BPE(continuing_subword_prefix=prefix, unk_token="<unk>" if unk else None))
+    tok.pre_tokenizer = pre or pre_tokenizers.Whitespace()
+    tok.train(
+        [str(CORPORA / "demo.txt")],
+        trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>", "<s>"], continuing_subword_prefix=prefix, show_progress=False),
+    )
+    path = tmp_path / "prefix.json"
+    tok.save(str(path))
+    return tok, str(path)
+
+
+PREFIX_WORD_TEXTS = [
+    *TEXTS,
+    "The fox ran home.", "lower lowest newer widest", "the the the", "a", "ab", "unbelievable foxes",
+    "Zebra QUARTZ xylophone #hash ##double", "tea<s>time <s> x", "ünïcödé 中文",
+]
+
+
+@pytest.mark.parametrize("prefix", ["##", "@@"])
+def test_continuing_subword_prefix(tmp_path, prefix):
+    """tokenizers' continuing_subword_prefix: every character after a word's first starts as
+    ##c, a merge (a, ##b) makes a + b. Same ids as tokenizers (unknown characters as its
+    <unk>), decoding drops the prefix, and our tokenizer.json of the table encodes alike."""
+    tok, path = _prefix_tokenizer(tmp_path, prefix)
+    table = bpe_tui.load(path)
+    assert table.continuing_prefix == prefix and any(prefix in n for n in table.notes)
+    assert any(s.startswith(prefix) and len(s) > len(prefix) + 1 for s in table.vocab.values())
+    for text in PREFIX_WORD_TEXTS:
+        assert table.encode(text) == tok.encode(text).ids, text
+    for word in ["lowest", "foxes", "the"]:
+        assert table.decode(table.encode(word)) == word
+    steps = table.trace("lowest")
+    assert steps and steps[-1].symbols == tuple(table.tokens("lowest"))
+    out = tmp_path / "written.json"
+    table.save(str(out), format="hf")
+    again = Tokenizer.from_file(str(out))
+    unk = tok.token_to_id("<unk>")
+    known = [t for t in PREFIX_WORD_TEXTS if unk not in tok.encode(t).ids]  # (the unknown token is not written)
+    assert len(known) > 10
+    for text in known:
+        assert again.encode(text).ids == tok.encode(text).ids, text
+
+
+
+NORMALIZED_TEXTS = [
+    "hello HELLO Hello world WORLD World", "HelloWORLDhello", "say HELLO, WORLD!", "no tokens here",
+    "ＨＥＬＬＯ full width", "the ﬁx is in: FIX fix", "<s>Hello<s>WORLD<s>", "", "hello",
+]
+
+
+@pytest.mark.parametrize("normalizer", ["lowercase", "nfkc+lowercase"])
+def test_added_tokens_normalized_flag(tmp_path, normalizer):
+    """tokenizers looks for an added token with normalized=true in the normalized text (its
+    own text normalized too), one with normalized=false in the raw text; so do we."""
+    from tokenizers import AddedToken
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase() if normalizer == "lowercase" else normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([str(CORPORA / "demo.txt")], trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>"], show_progress=False))
+    tok.add_tokens([AddedToken("Hello", normalized=True), AddedToken("WORLD", normalized=False), AddedToken("FIX", normalized=True)])
+    path = tmp_path / "normalized.json"
+    tok.save(str(path))
+    table = bpe_tui.load(str(path))
+    hello, world = tok.token_to_id("Hello"), tok.token_to_id("WORLD")
+    assert table.encode("HELLO hello") == [hello, hello]  # matched after lowercasing
+    assert world not in table.encode("world World") and table.encode("WORLD") == [world]
+    for text in [*NORMALIZED_TEXTS, *TEXTS]:
+        assert table.encode(text) == tok.encode(text).ids, text
+        assert [table.unk_id if i == -1 else i for i, _ in table.pieces(text)] == table.encode(text), text
+    again = tmp_path / "again.json"  # written back with the flags
+    table.save(str(again), format="hf")
+    written = {t["content"]: t["normalized"] for t in json.loads(again.read_text())["added_tokens"]}
+    assert written["Hello"] is True and written["WORLD"] is False

@@ -155,6 +155,9 @@ def test_rebuilt_merges_are_cached_by_sha256(tmp_path, monkeypatch):
         lines.append(f"{base64.b64encode(tok).decode()} {rank}")
     path = write(tmp_path / "c.tiktoken", "\n".join(lines) + "\n")
     first = bpe_tui.load(path)
+    assert not (tmp_path / "cache").exists()  # opening does not need the merges
+    assert not first.merges_built and first.encode("abcd") == [258]
+    first.merge_ids
     files = list((tmp_path / "cache").iterdir())
     assert len(files) == 1 and files[0].name.startswith("tiktoken-")
 

@@ -14,7 +14,7 @@ from collections.abc import Container, Iterable
 from typing import Any
 
 from ..errors import BPEError
-from ..table import MergeTable
+from ..table import MergeTable, merged_surface
 from ..types import FormatName, Surface, SurfaceT, Units
 
 
@@ -106,6 +106,7 @@ def build_table(
     next_id = max(vocab, default=-1) + 1
     merge_ids = []
     seen = set()
+    prefix = (config or {}).get("continuing_subword_prefix") if units == "chars" else None
     for left, right, where in merges:
         if (left, right) in seen:
             raise fail(path, where, f"merge {_show(left)} {_show(right)} is listed twice")
@@ -116,7 +117,7 @@ def build_table(
             if found is None:
                 raise fail(path, where, f"merge {_show(left)} {_show(right)} names token {_show(part)}, which is not in the vocabulary")
             ids.append(found)
-        new = left + right
+        new = merged_surface(left, right, prefix)
         found = surface_to_id.get(new)
         if found is None:
             if not add_missing_results:

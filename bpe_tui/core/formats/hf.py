@@ -30,6 +30,9 @@ Reading:
   ``<0xNN>`` byte-fallback tokens are kept (for decoding) but never produced.
 * ``end_of_word_suffix`` (e.g. ``</w>``) is attached to the word's last character in HF; it is
   mapped exactly onto our separate end-of-word symbol (see ``_eow.py``).
+* ``continuing_subword_prefix`` (e.g. ``##``, chars tables): every character of a word but the
+  first starts as ``##c``, and a merge ``(a, ##b)`` makes ``a`` + ``b``: kept as the table's
+  ``config["continuing_subword_prefix"]`` (see ``table.merged_surface``), so ids are HF's.
 * ``added_tokens`` become special tokens (cut out of the text before pre-tokenization, as HF
   does). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
 * A model that is not BPE (WordPiece, Unigram, WordLevel) is refused with a clear message.
@@ -98,8 +101,9 @@ def read(path: str) -> MergeTable:
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
         raise fail(path, "model.type", f"is {kind!r}: not a BPE model (bpe-tui reads BPE merge tables only)")
-    if model.get("continuing_subword_prefix"):
-        raise fail(path, "model.continuing_subword_prefix", f"{model['continuing_subword_prefix']!r} is not supported")
+    prefix = model.get("continuing_subword_prefix")
+    if prefix is not None and not isinstance(prefix, str):
+        raise fail(path, "model.continuing_subword_prefix", f"expected a string or null, found {short(prefix)}")
     vocab_json = model.get("vocab")
     if not isinstance(vocab_json, dict):
         raise fail(path, "model.vocab", "missing or not an object mapping token -> id")
@@ -137,6 +141,13 @@ def read(path: str) -> MergeTable:
 
     eow = model.get("end_of_word_suffix") or None
     config: dict = {"notes": notes}
+    if prefix:
+        if byte_level:
+            raise fail(path, "model.continuing_subword_prefix", f"{prefix!r} with a ByteLevel pre-tokenizer is not supported")
+        if eow:
+            raise fail(path, "model.continuing_subword_prefix", f"{prefix!r} together with end_of_word_suffix {eow!r} is not supported")
+        config["continuing_subword_prefix"] = prefix  # see table.merged_surface
+        notes.append(f"continuing_subword_prefix {prefix!r}: every character after a word's first starts as {prefix}c; decoding drops the prefix")
     if model.get("ignore_merges"):
         config["ignore_merges"] = True  # a pre-token that is a token is emitted whole
     space_char = None
@@ -214,7 +225,7 @@ def read(path: str) -> MergeTable:
             raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
-        flags = {k: True for k in TOKEN_FLAGS if entry.get(k)}
+        flags = {k: True for k in (*TOKEN_FLAGS, "normalized") if entry.get(k)}
         if flags:
             config.setdefault("special_flags", {})[content] = flags
         key = content.encode("utf-8") if units == "bytes" else content
@@ -481,7 +492,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
     flags = table.config.get("special_flags") or {}
     added = [
         {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
-         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": False, "special": True}
+         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
     ]
     data = {
@@ -497,7 +508,7 @@ def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
             "type": "BPE",
             "dropout": None,
             "unk_token": None,
-            "continuing_subword_prefix": None,
+            "continuing_subword_prefix": table.continuing_prefix,
             "end_of_word_suffix": eow,
             "fuse_unk": False,
             "byte_fallback": False,

@@ -8,13 +8,19 @@
     IHRoZQ== 464    # b" the"
 
 tiktoken encodes by repeatedly merging the adjacent pair whose *concatenation* has the lowest
-rank. The file lists no merges, so we rebuild them: for every token of two or more bytes, in
-rank order, run that same algorithm over the token's bytes using only the lower ranks; it stops
-at two parts ``(left, right)``, and that is the merge that makes the token. (Splitting a token
-naively, say at its longest known prefix, gives the wrong pair for thousands of GPT-2 tokens.)
-A token the replay cannot reach in two parts is replayed again with every other token (its
-parts may rank above it: see :func:`rebuild_merges`); what still cannot be reached is emitted
-only by the whole-pre-token lookup below, and listed in ``config["notes"]``.
+rank, and so does the table this reader returns (``config["merge_by"]``, see
+:mod:`~bpe_tui.core.merging`): opening a file is reading it, as fast as tiktoken's own loader.
+
+The file lists no merges, and the views that show them (history, traces, merge trees, audits,
+saving to a format with merges) need them, so the table rebuilds them when first asked
+(:meth:`MergeTable.build_merges`, with progress and cancel for a UI): for every token of two or
+more bytes, in rank order, run tiktoken's algorithm over the token's bytes using only the lower
+ranks; it stops at two parts ``(left, right)``, and that is the merge that makes the token.
+(Splitting a token naively, say at its longest known prefix, gives the wrong pair for thousands
+of GPT-2 tokens.) A token the replay cannot reach in two parts is replayed again with every
+other token (its parts may rank above it: see :func:`rebuild_merges`); what still cannot be
+reached is emitted only by the whole-pre-token lookup below, and listed in ``config["notes"]``.
+The result is kept in a cache (``merges_cache.py``), so the next build is a read.
 
 The file does not say which pre-tokenizer regex or special tokens go with it, and encoding
 differs from merge-list BPE in one way: tiktoken emits a pre-token that is itself a token
@@ -37,9 +43,9 @@ import sys
 from typing import Final
 
 from ..atomic import atomic_write_text
-from ..merging import HEAP_FROM, merge_heap
 from ..errors import BPEError
-from ..table import MergeTable
+from ..merging import merge
+from ..table import BY_TOKEN_RANK, Cancelled, MergeTable, Progress
 from ._shared import fail, read_head
 from . import merges_cache
 from .tiktoken_known import DEFAULT, identify
@@ -71,8 +77,8 @@ def read(path: str) -> MergeTable:
     with open(path, "rb") as f:
         data = f.read()
     by_rank, empty = _parse(path, data)
-    ranks = {token: rank for rank, token in by_rank.items()}
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    singles = {token for token in by_rank.values() if len(token) == 1}
+    missing = [b for b in range(256) if bytes([b]) not in singles]
     if missing:
         raise fail(path, None, f"the single byte {bytes([missing[0]])!r} has no rank ({len(missing)} of 256 bytes missing); a tiktoken file ranks every byte")
 
@@ -80,15 +86,6 @@ def read(path: str) -> MergeTable:
     known, how = identify(sha, len(by_rank) + len(empty))
     notes = [how + ": " + _what_was_added(known), *known.notes]
     notes.append("a pre-token that is itself a token is emitted whole, as tiktoken does, even where no merge builds it")
-    cached = merges_cache.load(sha)
-    if cached is None:
-        merges, unreachable = rebuild_merges(by_rank)
-        merges_cache.store(sha, merges, unreachable)
-    else:
-        merges, unreachable = cached
-    if unreachable:
-        shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
-        notes.append(f"{len(unreachable)} tokens no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
     if empty:
         notes.append(f"the file ranks the empty token (rank {empty[0]}); it is kept for decoding and never produced")
     vocab: dict = dict(by_rank)
@@ -97,9 +94,33 @@ def read(path: str) -> MergeTable:
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
     return MergeTable(
-        "bytes", vocab, merges, specials, pretokenizer=known.pretokenizer,
-        config={"notes": notes, "ignore_merges": True, "encoding": known.name}, source_format=NAME, source=path,
+        "bytes", vocab, _merge_builder(sha, by_rank), specials, pretokenizer=known.pretokenizer,
+        config={"notes": notes, "ignore_merges": True, "merge_by": BY_TOKEN_RANK, "encoding": known.name},
+        source_format=NAME, source=path,
     )
+
+
+def _merge_builder(sha: str, by_rank: dict[int, bytes]):
+    """The table's :data:`~bpe_tui.core.table.MergeBuilder`: the merges from the cache, else
+    rebuilt by replay (and cached), with a note on the tokens no merge builds."""
+
+    def build(progress: Progress | None, cancelled: Cancelled | None):
+        cached = merges_cache.load(sha)
+        if cached is None:
+            rebuilt = rebuild_merges(by_rank, progress, cancelled)
+            if rebuilt is None:
+                return None
+            merges_cache.store(sha, *rebuilt)
+        else:
+            rebuilt = cached
+        merges, unreachable = rebuilt
+        notes = []
+        if unreachable:
+            shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
+            notes.append(f"{len(unreachable)} tokens no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
+        return merges, notes
+
+    return build
 
 
 def _what_was_added(known) -> str:
@@ -111,22 +132,34 @@ def _what_was_added(known) -> str:
 def _parse(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:
     """``rank -> token`` of every line, and the ranks of empty tokens (Whisper's ``=``).
 
-    A well-formed file is read in a few C-level passes, as fast as tiktoken reads it; on
-    anything unusual the careful line-by-line reader says what is wrong and where.
+    A well-formed file is read in a few C-level passes (one split of the whole file, then
+    ``map``), faster than tiktoken's own loader; on anything unusual the careful line-by-line
+    reader says what is wrong and where.
     """
     if sys.version_info < (3, 11):  # a2b_base64's strict_mode is 3.11's: older take the careful reader
         return _parse_checked(path, data)
-    try:
-        pairs = [line.split() for line in data.splitlines() if line.strip()]
-        if pairs and all(len(p) == 2 and p[1].isdigit() and p[0].strip(b"=") for p in pairs):
-            tokens = [binascii.a2b_base64(p[0], strict_mode=True) for p in pairs]
-            ranks = [int(p[1]) for p in pairs]
-            by_rank = dict(zip(ranks, tokens))
-            if len(by_rank) == len(pairs) == len(set(tokens)):
-                return by_rank, []
-    except (binascii.Error, ValueError):
-        pass
+    fields = data.split()
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if fields and len(fields) == 2 * lines:  # two fields on every line, no blank line
+        texts, numbers = fields[0::2], fields[1::2]
+        try:
+            if all(map(bytes.isdigit, numbers)):
+                tokens = list(map(_strict_base64, texts))  # "=" (the empty token) is refused here
+                ranks = list(map(int, numbers))
+                by_rank = dict(zip(ranks, tokens))
+                if len(by_rank) == len(tokens) == len(set(tokens)):
+                    return by_rank, []
+        except (binascii.Error, ValueError):
+            pass
     return _parse_checked(path, data)
+
+
+def _strict_base64(text: bytes) -> bytes:
+    """``text`` decoded as base64, refusing anything but the alphabet and its padding (Python
+    3.11's strict mode; _parse sends older Pythons to the careful reader)."""
+    if sys.version_info >= (3, 11):
+        return binascii.a2b_base64(text, strict_mode=True)
+    raise binascii.Error("strict base64 decoding needs Python 3.11")
 
 
 def _parse_checked(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:
@@ -163,24 +196,36 @@ def _parse_checked(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]
     return by_rank, empty
 
 
-def rebuild_merges(by_rank: dict[int, bytes]) -> tuple[list[tuple[int, int, int]], list[int]]:
+def rebuild_merges(
+    by_rank: dict[int, bytes], progress: Progress | None = None, cancelled: Cancelled | None = None
+) -> tuple[list[tuple[int, int, int]], list[int]] | None:
     """``(left_id, right_id, new_id)`` merges in rank order, and the ranks no merge makes.
 
     Each token of two or more bytes is encoded with the ranks below its own, exactly as
-    tiktoken would (lowest-ranked concatenation first, leftmost on ties); the two parts it
-    ends with form its merge. A few tables (Llama 3's) hold tokens this replay cannot reach
-    in two parts; tiktoken still makes such a token when its two parts meet inside a longer
-    pre-token, parts that may themselves rank *above* it. For those the replay runs again with
-    every other token, and the merge it ends with is ranked where the token is. What is left
-    is listed as unreachable: only the whole-pre-token lookup emits those.
+    tiktoken would (lowest-ranked concatenation first, leftmost on ties: the one merge loop,
+    by token rank, stopped at two parts); the two parts it ends with form its merge. A few
+    tables (Llama 3's) hold tokens this replay cannot reach in two parts; tiktoken still makes
+    such a token when its two parts meet inside a longer pre-token, parts that may themselves
+    rank *above* it. For those the replay runs again with every other token, and the merge it
+    ends with is ranked where the token is. What is left is listed as unreachable: only the
+    whole-pre-token lookup emits those.
+
+    ``progress(done, total)`` is called every few thousand tokens; when ``cancelled()`` says
+    so, the replay stops and returns None.
     """
     ranks: dict[bytes, int] = {}
     made: dict[int, tuple[int, int, int]] = {}
     stuck = []
-    for rank in sorted(by_rank):
+    total = len(by_rank)
+    for done, rank in enumerate(sorted(by_rank)):
+        if done % 4096 == 0:
+            if cancelled is not None and cancelled():
+                return None
+            if progress is not None:
+                progress(done, total)
         token = by_rank[rank]
         if len(token) > 1:
-            parts = _bpe(token, ranks)
+            parts = merge([token[i : i + 1] for i in range(len(token))], ranks, stop_at=2)
             if len(parts) == 2:
                 made[rank] = (ranks[parts[0]], ranks[parts[1]], rank)
             else:
@@ -190,39 +235,15 @@ def rebuild_merges(by_rank: dict[int, bytes]) -> tuple[list[tuple[int, int, int]
     for rank in stuck:
         token = by_rank[rank]
         del ranks[token]  # every other token may take part, not this one
-        parts = _bpe(token, ranks)
+        parts = merge([token[i : i + 1] for i in range(len(token))], ranks, stop_at=2)
         ranks[token] = rank
         if len(parts) == 2:
             made[rank] = (ranks[parts[0]], ranks[parts[1]], rank)
         else:
             unreachable.append(rank)
+    if progress is not None:
+        progress(total, total)
     return [made[r] for r in sorted(made)], unreachable
-
-
-def _bpe(token: bytes, ranks: dict[bytes, int]) -> list[bytes]:
-    """tiktoken's merge loop over the ranks so far, stopping at two parts (O(n log n) for long
-    tokens: see :mod:`~bpe_tui.core.merging`)."""
-
-    parts = [token[i : i + 1] for i in range(len(token))]
-    if len(parts) >= HEAP_FROM:
-
-        def pair_rank(left: bytes, right: bytes):
-            joined = left + right
-            rank = ranks.get(joined)
-            return None if rank is None else (rank, joined)
-
-        return merge_heap(parts, pair_rank, stop_at=2)
-    while len(parts) > 2:
-        best = None
-        best_i = -1
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and (best is None or r < best):
-                best, best_i = r, i
-        if best is None:
-            break
-        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
-    return parts
 
 
 # ---------------------------------------------------------------------- writing
