@@ -455,11 +455,12 @@ class Trainer:
                 f"base symbols the table lacks, added with ids {size:,}-{size + len(added) - 1:,}: {shown}{' ...' if len(added) > 8 else ''}"
             )
         to_id = self._surface_to_id
-        ranks: dict[tuple[int, int], tuple[int, int]] = {}
-        for rank in range(len(self._inherited) - 1, -1, -1):  # the lowest rank of a pair wins
+        ranks: dict[tuple[int, int], int] = {}  # (left, right) -> rank; the lowest rank of a pair wins
+        made: dict[tuple[int, int], int] = {}  # (left, right) -> the id it makes
+        for rank in range(len(self._inherited) - 1, -1, -1):
             a, b, new = self._inherited[rank]
-            ranks[(a, b)] = (rank, new)
-        pair_rank = lambda a, b: ranks.get((a, b))  # noqa: E731
+            ranks[(a, b)] = rank
+            made[(a, b)] = new
         tail = [to_id[eow.encode("utf-8") if bytes_mode else eow]] if eow is not None else []
         words = []
         for text in self._word_text:
@@ -468,7 +469,7 @@ class Trainer:
                 words.append(chr(whole))
                 continue
             ids = [to_id[bytes([b])] for b in text.encode("utf-8")] if bytes_mode else [to_id[ch] for ch in text]
-            words.append("".join(map(chr, merge(ids + tail, pair_rank))))
+            words.append("".join(map(chr, merge(ids + tail, ranks, made))))
         return words
 
     @classmethod
