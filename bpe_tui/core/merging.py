@@ -42,7 +42,7 @@ so a trace of n merges holds O(n) memory, not a copy of the segmentation per ste
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from random import Random
 
 #: Pieces with fewer symbols than this use the scan (faster there); longer ones the heap.
@@ -112,13 +112,12 @@ def _heap(
     count = n
     joined = made is None
     get = ranks.get
-
-    def key(left: Hashable, right: Hashable) -> Hashable:
-        return left + right if joined else (left, right)  # type: ignore[operator]
-
+    # (a pair's key is written out at each lookup, not asked of a helper: this loop runs once
+    # per symbol of a whole text for tables without a pre-tokenizer)
     heap: list = []
     for i in range(n - 1):
-        rank = get(key(value[i], value[i + 1]))
+        a, b = value[i], value[i + 1]
+        rank = get(a + b if joined else (a, b))
         if rank is not None:
             heap.append((rank, i))
     heapq.heapify(heap)
@@ -129,7 +128,8 @@ def _heap(
         if not alive[i] or nxt[i] >= n:
             continue
         j = nxt[i]
-        pair = key(value[i], value[j])
+        a, b = value[i], value[j]
+        pair = a + b if joined else (a, b)
         if get(pair) != rank:
             continue  # stale: the pair at i changed since this entry was pushed
         if p > 0 and rng is not None and rng.random() < p:
@@ -150,11 +150,13 @@ def _heap(
             log.append((i, rank, new, fenwick.prefix(i)))
         left = prv[i]
         if left >= 0:
-            found = get(key(value[left], new))
+            a = value[left]
+            found = get(a + new if joined else (a, new))
             if found is not None:
                 heapq.heappush(heap, (found, left))
         if nxt[i] < n:
-            found = get(key(new, value[nxt[i]]))
+            b = value[nxt[i]]
+            found = get(new + b if joined else (new, b))
             if found is not None:
                 heapq.heappush(heap, (found, i))
     out = []

@@ -568,6 +568,18 @@ class PreTokenizer:
             out += [(False, w) for w in self.pattern.findall(self.prefixed(text[pos:], at_text_start and pos == 0))]
         return out
 
+    def normalized_specials(self, text: str) -> list[str]:
+        """Normalized ``text`` cut at the special tokens looked for in normalized text:
+        ``[text, token, text, token, ..., text]`` (tokens by their own name)."""
+        out: list[str] = []
+        pos = 0
+        if self._normalized_re is not None:
+            for m in self._normalized_re.finditer(text):
+                out += [text[pos : m.start()], self._normalized_of[m.group()]]
+                pos = m.end()
+        out.append(text[pos:])
+        return out
+
     @property
     def matches_normalized_tokens(self) -> bool:
         """Whether some special tokens are looked for in normalized text (see __init__)."""

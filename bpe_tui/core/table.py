@@ -874,7 +874,7 @@ class MergeTable:
             return self._encode_dropout(text, check_dropout(dropout), seed)
         out: list[int] = []
         pre = self._pre
-        if pre.matches_normalized_tokens:  # special tokens inside normalized segments too
+        if pre.matches_normalized_tokens and pre.prefix_space is not None:  # (see _encode_segment)
             specials = self.special_tokens
             for is_special, piece in pre.split(text, text_normalized=True):
                 out += (specials[piece],) if is_special else self._encode_word(piece)
@@ -897,6 +897,20 @@ class MergeTable:
     def _encode_segment(self, segment: str, out: list[int]) -> None:
         """Append the ids of a text without special tokens (the hot path of :meth:`encode`)."""
         segment = self._pre.normalize(segment)
+        if self._pre.matches_normalized_tokens:
+            # Special tokens looked for in normalized text (HF's normalized=true added tokens):
+            # cut out here (a table with a prefix space takes the general path in _encode).
+            parts = self._pre.normalized_specials(segment)
+            for k, part in enumerate(parts):
+                if k % 2:
+                    out.append(self.special_tokens[part])
+                elif part:
+                    self._encode_words(part, out)
+            return
+        self._encode_words(segment, out)
+
+    def _encode_words(self, segment: str, out: list[int]) -> None:
+        """Append the ids of normalized text without special tokens."""
         fast = self._ascii_findall
         words = fast(segment) if fast is not None and segment.isascii() else self._pre.pattern.findall(segment)
         get = self._cache.get
