@@ -171,3 +171,23 @@ def test_rebuilt_merges_are_cached_by_sha256(tmp_path, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
     assert bpe_tui.load(path).merge_ids == first.merge_ids
+
+
+def test_merge_list_is_built_when_asked_with_progress_and_cancel(tmp_path, monkeypatch):
+    """A rank file opens without its merge list (encoding goes by token rank); build_merges
+    reports progress, stops when cancelled (nothing kept), and builds when asked again."""
+    monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
+    lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]
+    tokens = [b"ab", b"cd", b"abcd", b"xabcdy"] + [bytes([65 + i % 26, 97 + i // 26]) for i in range(300)]
+    for rank, tok in enumerate(dict.fromkeys(tokens), start=256):
+        lines.append(f"{base64.b64encode(tok).decode()} {rank}")
+    table = bpe_tui.load(write(tmp_path / "p.tiktoken", "\n".join(lines) + "\n"))
+    assert not table.merges_built
+    assert table.encode("abcd\nxabcdy") == [258, ord("\n"), 259]  # xabcdy whole: tiktoken's lookup
+    assert not table.build_merges(cancelled=lambda: True) and not table.merges_built
+    seen: list = []
+    assert table.build_merges(progress=lambda done, total: seen.append((done, total)))
+    assert table.merges_built and seen and seen[-1][0] == seen[-1][1] == len(table)
+    assert table.merge_ids[:3] == [(ord("a"), ord("b"), 256), (ord("c"), ord("d"), 257), (256, 257, 258)]
+    assert table.trace("abcd")[-1].new_token == b"abcd" and table.trace("abcd")[-1].rank == 2
+    assert table.build_merges()  # already there
