@@ -90,7 +90,7 @@ def merge(
         if best == _NO_RANK:
             break
         left, right = symbols[best_i - 1], symbols[best_i]
-        symbols[best_i - 1 : best_i + 1] = (left + right if joined else made[left, right],)  # type: ignore[index]
+        symbols[best_i - 1 : best_i + 1] = (left + right if joined else made[left, right],)
     return symbols
 
 
@@ -138,7 +138,7 @@ def _heap(
         for entry in skipped:
             heapq.heappush(heap, entry)
         skipped.clear()
-        new = pair if joined else made[pair]  # type: ignore[index]
+        new = pair if joined else made[pair]
         value[i] = new
         alive[j] = False
         nxt[i] = nxt[j]

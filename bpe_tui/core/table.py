@@ -207,8 +207,8 @@ class MergeTable:
         if self.continuing_prefix is not None:
             cut = len(self.continuing_prefix)
             for token_id, surface in self._vocab.items():
-                if len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:  # type: ignore[arg-type]
-                    self._continuing_base[surface[cut:]] = token_id  # type: ignore[index]
+                if len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:
+                    self._continuing_base[surface[cut:]] = token_id
         self._eow_id = None
         if end_of_word is not None:
             key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
@@ -591,9 +591,9 @@ class MergeTable:
         body = surface[: len(surface) - len(marker)] if whole_word else surface
         prefix = self.continuing_prefix
         # (with a continuing prefix, a token that carries it is the inside of a word)
-        inside = prefix is not None and body.startswith(prefix) and len(body) > len(prefix)  # type: ignore[arg-type]
+        inside = prefix is not None and body.startswith(prefix) and len(body) > len(prefix)
         if inside:
-            body = body[len(prefix) :]  # type: ignore[arg-type]
+            body = body[len(prefix) :]
         try:
             text = body.decode("utf-8") if bytes_mode else body
         except UnicodeDecodeError:
