@@ -175,6 +175,11 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
         changes.update(merges=table.num_merges + 1000, vocab_size=None)
     values = cfg.to_dict()
     values.update(changes)
+    if args.merges is not None and args.merges < table.num_merges:
+        raise BPEError(
+            f"--merges {args.merges:,} is below the {table.num_merges:,} merges the start table already has "
+            f"(--merges counts them all: --merges {table.num_merges + args.merges:,} adds {args.merges:,})"
+        )
     if args.vocab_size is not None and args.vocab_size < len(table):
         raise BPEError(f"--vocab-size {args.vocab_size:,} is smaller than the {len(table):,} tokens the start table already has")
     return table, TrainerConfig(**values)

@@ -44,6 +44,7 @@ def test_train_from_a_table_adds_1000_merges_by_default(capsys, tmp_path, start)
         (["--lowercase"], "--lowercase does not go with --from"),
         (["--special", "<s>"], "--special does not go with --from"),
         (["--vocab-size", "10"], "smaller than the"),
+        (["--merges", "2"], "--merges 2 is below the 4 merges the start table already has (--merges counts them all: --merges 6 adds 2)"),
     ],
 )
 def test_train_from_refuses_what_the_table_decides(capsys, tmp_path, start, extra, message):
