@@ -42,7 +42,7 @@ import regex
 
 from .config import TrainerConfig, check_vocab_size
 from .errors import BPEError
-from .events import TIES_LISTED, MergeEvent, Why
+from .events import TIES_LISTED, Context, MergeEvent
 from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, utf8_as_ids
 from .tiebreak import make_rule, show, show_pair
 
@@ -368,6 +368,9 @@ class Trainer:
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
         self._plan: dict[int, tuple[int, int]] = {}
+
+        # What every event's explanation shares (see events.py).
+        self._context = Context(self._rule, self._word_text, self._counts, eow)
 
         self._entry = self._rule.entry_function(self._first_occurrence)
         entry = self._entry
@@ -1070,10 +1073,7 @@ class Trainer:
             manual=manual,
             _changes=applied,
             _surfaces=surfaces,
-            _why=Why(
-                self._rule, won_key, rival, rival_key, leader, leader_count,
-                self._word_text, self._counts, occurrences or None, self.config.end_of_word,
-            ),
+            _why=(self._context, won_key, rival, rival_key, leader, leader_count, occurrences or None),
         )
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
