@@ -41,16 +41,16 @@ class Context(NamedTuple):
 
 class Why(NamedTuple):
     """What an explanation needs from the moment of the merge (captured, never recomputed).
-    The trainer builds it as a plain tuple in this order (no call per step).
+    The trainer builds it as a plain tuple in this order (no call per step), without the
+    shared Context, which the event holds apart (a tuple of plain values is one the garbage
+    collector can stop tracking).
 
-    context:     the trainer's Context
     won_key:     the merged pair's key in the rule's order (None for a hand-chosen pair)
     rival:       the pair that came next in the rule's order, at the same count, and its key
     leader:      for a hand-chosen pair: the pair the rules would have merged, and its count
     occurrences: word -> occurrences of the pair in it, where that is not 1
     """
 
-    context: Context = Context()
     won_key: tuple | None = None
     rival: tuple | None = None
     rival_key: tuple | None = None
@@ -60,6 +60,7 @@ class Why(NamedTuple):
 
 
 _NO_WHY = Why()
+_NO_CONTEXT = Context()
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class MergeEvent:
     _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
     _why: tuple = field(repr=False, compare=False, default=_NO_WHY)
+    _context: Context = field(repr=False, compare=False, default=_NO_CONTEXT)
 
     @cached_property
     def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
@@ -128,7 +130,8 @@ class MergeEvent:
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
         """
         why = Why(*self._why)
-        eow = why.context.end_of_word
+        context = self._context
+        eow = context.end_of_word
         times = f"{self.count:,} time{'s' if self.count != 1 else ''}"
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
@@ -142,18 +145,18 @@ class MergeEvent:
             return f"{head}; no other pair occurs as often"
         others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
         reason = ""
-        rule = why.context.rule
+        rule = context.rule
         if rule is not None and why.rival is not None and why.won_key is not None and why.rival_key is not None:
-            reason = rule.why(self.pair, why.rival, why.won_key, why.rival_key, why.context.words)
+            reason = rule.why(self.pair, why.rival, why.won_key, why.rival_key, context.words)
         return f"{head}; tied with {others} at {self.count:,}" + (f", {reason}" if reason else "")
 
     def _where(self) -> str:
         """``, in 'the' (2) and 'that' (1)``: the words the pair occurred in, most first."""
         why = Why(*self._why)
-        words = why.context.words
+        words = self._context.words
         if not words or not self.words_touched:
             return ""
-        freq = why.context.frequencies
+        freq = self._context.frequencies
         occ = why.occurrences or {}
         share = sorted(((occ.get(w, 1) * freq[w], w) for w in self.words_touched), key=lambda x: (-x[0], x[1]))
         named = [f"'{show(words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
@@ -172,6 +175,7 @@ class MergeEvent:
             state.pop(name, None)
         state["explanation"] = self.explanation
         state["_why"] = _NO_WHY
+        state["_context"] = _NO_CONTEXT
         return state
 
 

@@ -1073,7 +1073,8 @@ class Trainer:
             manual=manual,
             _changes=applied,
             _surfaces=surfaces,
-            _why=(self._context, won_key, rival, rival_key, leader, leader_count, occurrences or None),
+            _why=(won_key, rival, rival_key, leader, leader_count, occurrences or None),
+            _context=self._context,
         )
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
