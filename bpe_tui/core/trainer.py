@@ -57,7 +57,7 @@ _new_event = fast_constructor(MergeEvent)
 
 def merge_word(
     words: list[str], members: Iterable[int], pair: str, new: str, counts: list[int],
-    deltas: dict[str, int], index: Mapping[str, dict[int, None]],
+    deltas: dict[str, int], index: Mapping[str, dict[int, None]], keep_old: bool = True,
 ) -> tuple[list[int], list[str], int, dict[int, int]]:
     """Merge every occurrence of ``pair`` into the token ``new`` in each word ``members``
     names (an index into ``words``, rewritten in place): left to right, non-overlapping.
@@ -72,7 +72,7 @@ def merge_word(
     :mod:`~bpe_tui.core.speed`); a member that no longer holds the pair is skipped.
 
     Returns ``(touched, old, tokens saved, occurrences)``: the words rewritten, in order, and
-    their segmentations before; how many tokens the corpus lost; and word -> occurrences of the
+    their segmentations before (only with ``keep_old``); how many tokens the corpus lost; and word -> occurrences of the
     pair where that is not 1 (overlapping ones counted, as pair counts count them).
 
     This is Hugging Face's ``Word::merge`` (word.rs) with the loop over the words inside:
@@ -130,7 +130,8 @@ def merge_word(
             saved += merged_here * weight
             occurrences[w] = _overlapping(old, pair) if overlapping else merged_here
         touched.append(w)
-        olds.append(old)
+        if keep_old:
+            olds.append(old)
         words[w] = word
     return touched, olds, saved, occurrences
 
@@ -1048,7 +1049,7 @@ class Trainer:
 
         changes: dict[str, int] = {}
         touched, olds, saved, occurrences = merge_word(
-            self._words, sorted(self._where.pop(pair, ())), pair, new, self._counts, changes, self._where
+            self._words, sorted(self._where.pop(pair, ())), pair, new, self._counts, changes, self._where, not created
         )
 
         # The merged pair is gone everywhere (with a == b the local deltas above also touched
