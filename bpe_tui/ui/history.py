@@ -28,6 +28,8 @@ class HistoryView(VirtualList):
         super().__init__(**kwargs)
         self.session: Session | None = None
         self.current = 0
+        #: Mark the merge the trainer stands at with ● (a trainer's timeline, not a table).
+        self.mark_current = False
 
     def render_row(self, index: int):
         session = self.session
@@ -36,7 +38,7 @@ class HistoryView(VirtualList):
             return Text("")
         eow = session.end_of_word
         text = Text(no_wrap=True, end="")
-        here = row.step == self.current and session.mode == "explore"
+        here = self.mark_current and row.step == self.current
         text.append("●" if here else " ", TOUCHED)
         text.append(f"{row.step:>6} ", "dim" if row.future else "")
         spans = []
@@ -63,17 +65,27 @@ class HistoryPane(Vertical):
         return self.query_one(HistoryView)
 
     def show(self, session: Session, length: int, current: int, follow: bool = True) -> None:
-        """Show ``length`` rows; the merge at step ``current`` is the latest applied."""
+        """A trainer's timeline: ``length`` rows; the merge at step ``current`` is the latest
+        applied, the rows after it were undone (dimmed)."""
         view = self.view
         view.session = session
         view.current = current
+        view.mark_current = True
         cursor = max(0, current - 1) if follow else None
         view.set_count(length, cursor=cursor, follow=follow)
-        if session.mode == "explore":
-            undone = length - current
-            head = f"{fmt_int(current)} merges" + (f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else "")
-        else:
-            head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
+        undone = length - current
+        head = f"{fmt_int(current)} merges" + (f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else "")
+        self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
+
+    def show_table(self, session: Session) -> None:
+        """A saved table's merges (rows past a cut dimmed)."""
+        view = self.view
+        view.session = session
+        view.current = session.step
+        view.mark_current = False
+        length = session.lookup_table().num_merges
+        view.set_count(length, cursor=None, follow=False)
+        head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:

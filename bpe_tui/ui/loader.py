@@ -1,8 +1,8 @@
 """Opening things in the background: a corpus, a merge table, or table B to compare with.
 
 The Loader is a widget with nothing to show. Each of its methods starts a thread worker that
-reads the files and posts what came of it: :class:`LoadProgress` while a corpus is read, then
-:class:`SessionReady` (a corpus or table to show) or :class:`CompareReady` (table B), or
+reads the files and posts what came of it: :class:`LoadProgressed` while a corpus is read, then
+:class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
 :class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
 The messages bubble up to the App, which decides what the screen does with them; the Loader
 never touches another widget.
@@ -22,8 +22,8 @@ from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.formats import load
 from ..core.trainer import Trainer
-from .messages import BATCH_SECONDS, CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
-from .session import Session, read_preview
+from .messages import BATCH_SECONDS, CompareLoaded, LoadCancelled, LoadFailed, LoadProgressed, SessionOpened
+from .session import ExploreSession, InspectSession, read_preview
 
 #: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
 FILE_ERRORS = (OSError, UnicodeError, ValueError)
@@ -85,13 +85,13 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(LoadProgress(done, total, dask))
+                self.post_message(LoadProgressed(done, total, dask))
 
         try:
             trainer = Trainer.from_files(
                 paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
             )
-            session = Session(trainer=trainer, preview=read_preview(paths, counts))
+            session = ExploreSession(trainer, read_preview(paths, counts))
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -102,7 +102,7 @@ class Loader(Widget):
         except FILE_ERRORS as exc:
             self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
             return
-        self.post_message(SessionReady(session))
+        self.post_message(SessionOpened(session))
 
     #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
@@ -111,9 +111,9 @@ class Loader(Widget):
         """Open a merge table in any readable format, to inspect it."""
         table = self._read_table(path)
         if table is not None and self._merges_built(table):
-            session = Session(table=table, source=path)
+            session = InspectSession(table, source=path)
             session.rank_index()
-            self.post_message(SessionReady(session))
+            self.post_message(SessionOpened(session))
 
     #: ``_table`` in a thread worker.
     table = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_table)
@@ -123,7 +123,7 @@ class Loader(Widget):
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
         if table is not None and self._merges_built(table, compare=True) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
-            self.post_message(CompareReady(table, path))
+            self.post_message(CompareLoaded(table, path))
 
     def _merges_built(self, table, compare: bool = False) -> bool:
         """Build a rank file's merge list here, in the worker (the views ask for it), unless
