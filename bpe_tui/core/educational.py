@@ -134,7 +134,7 @@ def encode_steps(symbols: Sequence, merges: Sequence[tuple]) -> Iterator[tuple[i
     That is the same as replaying the whole merge list in order over the word, without
     trying the merges that cannot apply.
     """
-    rank_of = {}
+    rank_of: dict[tuple, int] = {}
     for rank, pair in enumerate(merges):
         rank_of.setdefault(pair, rank)
     word = list(symbols)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 from .config import TrainerConfig
 from .errors import BPEError
@@ -138,7 +137,7 @@ class ChoiceQuestion:
             return Verdict(False, f"Choose 1 to {len(self.choices)}.")
         right = self.answer(trainer)
         verdict = "Right" if index == right else f"Not {index + 1}"
-        return Verdict(index == right, f"{verdict}: the answer is {right + 1}, {self.choices[right]}. {self.why}".rstrip())
+        return Verdict(index == right, f"{verdict}: the answer is {right + 1}) {self.choices[right]}. {self.why}".rstrip())
 
 
 Question = PairQuestion | ChoiceQuestion
@@ -182,7 +181,8 @@ def round_trip(word: str) -> Callable[[Trainer], str]:
 # ---------------------------------------------------------------------- stops
 
 
-class Merge(NamedTuple):
+@dataclass(frozen=True)
+class Merge:
     """A merge a stop's text states: at ``step`` (1-based) the trainer merges ``pair``, ``count`` times."""
 
     step: int
@@ -233,7 +233,7 @@ STOPS: tuple[Stop, ...] = (
         "the corpus: each merge glues two chips into one. (low, </w>) comes next, and low is a single "
         "token; the other words need more merges.",
         ChoiceQuestion(
-            "After which merge is lowest one token? (press 1-4)",
+            "After which merge is lowest one token?",
             ("5", "6", "7", "8"),
             first_whole_step("lowest"),
             "(low, e), (lowe, s), (lowes, t) and (lowest, </w>) are merges 4 to 7.",
@@ -261,7 +261,7 @@ STOPS: tuple[Stop, ...] = (
         "the court held that the court found. Merge 1 was (t, h): four pairs tied at 3 "
         "((t, h), (h, e), (o, u), (t, </w>)) and first-seen took the first. A well-known write-up "
         "says merge 2 is (th, e); count it: th e is in the twice, but that has th a, so only 2.",
-        PairQuestion("Which pair merges next?", "(th, e) occurs only twice; (o, u) is in court ×2 and found."),
+        PairQuestion("Which pair merges next?", "(o, u) and (t, </w>) tie at 3 and first-seen meets (o, u) first, in court; (th, e) occurs only twice."),
         merges=(Merge(1, ("t", "h"), 3), Merge(2, ("o", "u"), 3), Merge(3, ("t", "</w>"), 3), Merge(4, ("th", "e"), 2)),
         not_merges=((2, ("th", "e")),),
     ),
@@ -309,7 +309,7 @@ STOPS: tuple[Stop, ...] = (
         "while encoding, so one word gets many segmentations: a model trained on them cannot lean on "
         "one split. The encode box holds lowest with dropout on: press e, then ctrl+r to resample.",
         ChoiceQuestion(
-            "With p = 1 every merge is skipped. What is lowest then? (press 1-3)",
+            "With p = 1 every merge is skipped. What is lowest then?",
             ("lowest</w>", "low + est</w>", "l + o + w + e + s + t + </w>"),
             dropout_one("lowest"),
             "Nothing merges, so the word stays in its base symbols.",
@@ -326,7 +326,7 @@ STOPS: tuple[Stop, ...] = (
         "Encoding never fails on new words made of known characters; it just uses more tokens. "
         "Decoding joins the tokens' text again.",
         ChoiceQuestion(
-            "What does decoding the ids of slowest give back? (press 1-3)",
+            "What does decoding the ids of slowest give back?",
             ("'slowest'", "'slowest '", "'s lowest'"),
             round_trip("slowest"),
             "The end-of-word marker </w> decodes as a space.",

@@ -54,6 +54,7 @@ from .search import TokenSearch
 from .session import Session
 from .stats import StatsPane
 from .status import StatusLine
+from .tour import open_tour, take_answer, tour_action, tour_panel
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
@@ -75,6 +76,7 @@ class ExplorerApp(App):
         "stats.tcss",
         "detail.tcss",
         "search.tcss",
+        "tour.tcss",
     ]
     BINDINGS = [
         # Help first: the footer shows bindings in order and cuts what does not fit (80 columns)
@@ -99,6 +101,11 @@ class ExplorerApp(App):
         Binding("plus,equals_sign", "faster", "Faster", show=False),
         Binding("minus", "slower", "Slower", show=False),
         Binding("escape", "cancel", "Cancel", show=False),
+        Binding("L", "learn", "Learn", show=False),
+        Binding("right_square_bracket", "tour('next')", "Next stop", show=False),
+        Binding("left_square_bracket", "tour('back')", "Previous stop", show=False),
+        Binding("q", "tour('leave')", "Leave the tour", show=False),
+        *(Binding(str(n), f"tour('{n}')", f"Answer {n}", show=False) for n in range(1, 5)),
     ]
 
     def __init__(
@@ -114,8 +121,11 @@ class ExplorerApp(App):
         compare_path: str | None = None,
         workers: int | None = None,
         dask: str | None = None,
+        tour: int | None = None,
     ) -> None:
         super().__init__()
+        #: ``bpe-tui learn``: open the guided tour at this stop (0-based) once mounted.
+        self._tour_start = tour
         #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
         self.dask = dask
         self.session: Session | None = None
@@ -167,8 +177,10 @@ class ExplorerApp(App):
             self.load_table(table_path)
         elif paths:
             self.load_corpus(paths, config or default_config(None), errors, counts)
-        else:
+        elif self._tour_start is None:
             self.query_one(StatusLine).show(None, None)
+        if self._tour_start is not None:
+            open_tour(self, self._tour_start)
 
     # ------------------------------------------------------------------ pane access
 
@@ -390,6 +402,10 @@ class ExplorerApp(App):
         if action in TRAIN_ACTIONS or action in INSPECT_ACTIONS or action in ("goto", "save", "find", "open", "help", "focus_encode", "compare", "audit", "evaluate"):
             if len(self.screen_stack) > 1:
                 return False
+        if action in ("learn", "tour") and len(self.screen_stack) > 1:
+            return False
+        if action == "tour":
+            return tour_panel(self) is not None
         if action in TRAIN_ACTIONS:
             return self.session is not None and self.session.mode == "explore"
         if action in INSPECT_ACTIONS:
@@ -691,6 +707,16 @@ class ExplorerApp(App):
         box.focus()
         box.cursor_position = len(box.value)  # type on at the end; never select it all
 
+    def action_learn(self) -> None:
+        """The guided tour (bpe_tui.ui.tour) under the panes, from its first stop."""
+        if self.session is not None and self.session.busy:
+            self._can_act()
+            return
+        self.confirm_discard("Start the tour", lambda: open_tour(self))
+
+    def action_tour(self, what: str) -> None:
+        tour_action(self, what)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen([(k, w) for k, w, _ in KEYS], PANES))
 
@@ -735,6 +761,8 @@ class ExplorerApp(App):
                 self.history.view.move_cursor(rank, notify=False)
 
     def on_pair_selected(self, message: PairSelected) -> None:
+        if take_answer(self, message.pair):
+            return
         if self.session is not None and self.session.mode == "explore":
             self.corpus.set_pair(message.pair)
 
