@@ -203,6 +203,8 @@ class Stop:
     merges: tuple[Merge, ...] = ()
     #: (step, pair) that tutorials narrate and BPE does not make: the trainer's merge differs.
     not_merges: tuple[tuple[int, tuple], ...] = ()
+    #: (step, pairs) the text or a hint says tied with that step's winner (all of them).
+    ties: tuple[tuple[int, tuple], ...] = ()
     #: (text, tokens) the stop says the text encodes to, at the stop's step.
     encodes: tuple[tuple[str, tuple], ...] = ()
     #: Text to put in the explorer's encode box, and the BPE-dropout probability to show it with.
@@ -224,6 +226,7 @@ STOPS: tuple[Stop, ...] = (
             "(l, o) and (o, w) tie at 10; first-seen takes the pair met first reading the corpus, and l o comes before o w.",
         ),
         merges=(Merge(1, ("l", "o"), 10),),
+        ties=((1, (("o", "w"),)),),
     ),
     Stop(
         "Watch a word become one token",
@@ -250,8 +253,12 @@ STOPS: tuple[Stop, ...] = (
         "A popular tutorial says merge 5 is (e, s). Look at the corpus now: every e sits inside the "
         "token lowe, so the pair (e, s) is gone; the pair table has (lowe, s) at 3 instead. BPE can "
         "only merge pairs that are there after the earlier merges.",
-        PairQuestion("Which pair merges next?", "Every e is inside lowe by now."),
+        PairQuestion(
+            "Which pair merges next?",
+            "(lowe, s), (s, t) and (t, </w>) tie at 3; first-seen meets (lowe, s) first, in lowest.",
+        ),
         merges=(Merge(5, ("lowe", "s"), 3),),
+        ties=((5, (("s", "t"), ("t", "</w>"))),),
         not_merges=((5, ("e", "s")),),
     ),
     Stop(
@@ -264,6 +271,7 @@ STOPS: tuple[Stop, ...] = (
         PairQuestion("Which pair merges next?", "(o, u) and (t, </w>) tie at 3 and first-seen meets (o, u) first, in court; (th, e) occurs only twice."),
         merges=(Merge(1, ("t", "h"), 3), Merge(2, ("o", "u"), 3), Merge(3, ("t", "</w>"), 3), Merge(4, ("th", "e"), 2)),
         not_merges=((2, ("th", "e")),),
+        ties=((1, (("h", "e"), ("o", "u"), ("t", "</w>"))), (2, (("t", "</w>"),))),
     ),
     Stop(
         "The cat sat: count before you guess",
@@ -274,6 +282,7 @@ STOPS: tuple[Stop, ...] = (
         "mat, 5 times; (t, h) only in the ×4.",
         PairQuestion("Which pair merges first?", "(a, t) and (t, </w>) tie at 5; a t is met first."),
         merges=(Merge(1, ("a", "t"), 5), Merge(3, ("t", "h"), 4)),
+        ties=((1, (("t", "</w>"),)),),
         not_merges=((1, ("th", "e")),),
     ),
     Stop(
@@ -285,6 +294,7 @@ STOPS: tuple[Stop, ...] = (
         "two merges, by different routes: here (o, w) then (l, ow).",
         PairQuestion("Which pair merges first under lexical-max?", "Compare the tied pairs letter by letter: o > l."),
         merges=(Merge(1, ("o", "w"), 10), Merge(2, ("l", "ow"), 10)),
+        ties=((1, (("l", "o"),)),),
         not_merges=((1, ("l", "o")),),
     ),
     Stop(
@@ -300,6 +310,7 @@ STOPS: tuple[Stop, ...] = (
             Merge(4, ("l", "ow"), 7), Merge(5, ("w", "est"), 6), Merge(6, ("n", "e"), 6),
         ),
         not_merges=((1, ("e", "s")),),
+        ties=((1, (("e", "s"),)),),
     ),
     Stop(
         "BPE-dropout on one word",

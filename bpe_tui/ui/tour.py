@@ -124,6 +124,7 @@ class TourPanel(Vertical):
         app.pairs.hide_next = self.tour.waiting == "pair"
         app.go_to_step(stop.step)
         app.refresh_all()
+        app.pairs.table.move_cursor(row=0, animate=False)  # a question starts at the top of the table
         if stop.encode_text is not None:
             app.encode.set_text(stop.encode_text, stop.dropout or 0.0)
         self.show()

@@ -32,11 +32,16 @@ def words_of(stop) -> str:
 @pytest.mark.parametrize("stop", STOPS, ids=IDS)
 def test_every_merge_a_stop_states_is_what_the_trainer_does(stop):
     trainer = stop.example.trainer()
-    events = list(trainer.run(max_steps=max([m.step for m in stop.merges] + [s for s, _ in stop.not_merges] + [1])))
+    steps = [m.step for m in stop.merges] + [s for s, _ in stop.not_merges] + [s for s, _ in stop.ties]
+    events = list(trainer.run(max_steps=max(steps + [1])))
     for claim in stop.merges:
         event = events[claim.step - 1]
         assert (event.step, readable(event.pair), event.count) == (claim.step, claim.pair, claim.count)
         assert show_pair(claim.pair) in words_of(stop), f"{claim} is checked but the stop never says it"
+    for step, tied in stop.ties:
+        event = events[step - 1]
+        assert event.tie_count == len(tied) and sorted(readable(p) for p in event.ties) == sorted(tied)
+        assert all(show_pair(p) in words_of(stop) for p in tied)
     for step, pair in stop.not_merges:
         assert readable(events[step - 1].pair) != pair
         assert show_pair(pair) in stop.text, "a myth the tour refutes is named in its text"
