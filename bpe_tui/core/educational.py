@@ -28,13 +28,15 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from .config import TrainerConfig
 from .pretokenize import PreTokenizer
+from .types import Surface
 from .units import bytes_to_unicode, visible
 
 
-def base_symbols(word: str, config: TrainerConfig) -> list:
+def base_symbols(word: str, config: TrainerConfig) -> list[Surface]:
     """A word as BPE starts it: its bytes or characters, plus the end marker if there is one."""
+    symbols: list[Surface]
     if config.units == "bytes":
-        symbols: list = [bytes([b]) for b in word.encode("utf-8")]
+        symbols = [bytes([b]) for b in word.encode("utf-8")]
         if config.end_of_word is not None:
             symbols.append(config.end_of_word.encode("utf-8"))
     else:
