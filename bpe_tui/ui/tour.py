@@ -2,7 +2,8 @@
 
 The panel sits under the explorer's panes and shows the current stop of a
 :class:`~bpe_tui.core.lessons.Tour`: its text, its question, the verdict on the learner's
-answer. The lessons and the answer checking live in :mod:`bpe_tui.core.lessons`; this module
+answer, and after a "which pair merges next?" answer the trainer's own explanation of the
+merge it then makes (``MergeEvent.explanation``). The lessons and the answer checking live in :mod:`bpe_tui.core.lessons`; this module
 only shows them and drives the explorer through a few of its methods: open a worked example
 (``set_session``), move to a step (``go_to_step``), hide which pair merges next while the
 question is open (the pair table's ``hide_next``), fill the encode box (``set_text``).
@@ -31,11 +32,12 @@ if TYPE_CHECKING:
 
 #: What the learner reads under the question, by what the tour waits for.
 KEY_HELP = {
-    "pair": "pair table: ↑↓ enter answers",
-    "choice": "1-{n} answers",
+    "pair": "  (pair table: ↑↓, enter)",
+    "choice": "  (keys 1-{n})",
     None: "",
 }
-MOVES = "[ back · ] next stop · q leaves the tour"
+#: The keys that move through the tour, shown in the panel's title line.
+MOVES = "[ back · ] next · q leave"
 
 
 class TourPanel(Vertical):
@@ -48,12 +50,14 @@ class TourPanel(Vertical):
         self._opened: tuple[Example, Session] | None = None
         #: What each line of the panel says, as plain text (what tests read).
         self.lines: dict[str, str] = {}
+        #: The trainer's own sentence on the merge made after a pair answer (MergeEvent.explanation).
+        self.why = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="tour-text", markup=False)
         yield Static("", id="tour-question", markup=False)
         yield Static("", id="tour-verdict", markup=False)
-        yield Static("", id="tour-keys", markup=False)
+        yield Static("", id="tour-why", markup=False)
 
     def on_mount(self) -> None:
         self.screen.add_class("-touring")  # the panes make room (tour.tcss)
@@ -77,18 +81,19 @@ class TourPanel(Vertical):
         """Render the current stop and the verdict on its question."""
         tour = self.tour
         stop = tour.stop
-        self.border_title = f"Tour {tour.index + 1}/{len(tour.stops)} · {stop.title}"
-        self.border_subtitle = stop.example.describe()
-        self.lines["title"] = f"{self.border_title} ({self.border_subtitle})"
+        self.border_title = f"Tour {tour.index + 1}/{len(tour.stops)} · {stop.title} ─ {MOVES}"
+        self.lines["title"] = self.border_title
         self._put("text", Text(stop.text, end=""))
         if stop.question is None:
             self._put("question", Text(""))
         else:
             prompt = Text("? ", style="bold", end="")
             prompt.append(stop.question.prompt, style="bold")
-            for n, choice in enumerate(getattr(stop.question, "choices", ()), 1):
+            choices = getattr(stop.question, "choices", ())
+            for n, choice in enumerate(choices, 1):
                 prompt.append(f"   {n}) ", style="bold")
                 prompt.append(choice)
+            prompt.append(KEY_HELP[tour.waiting].format(n=len(choices)), style="dim")
             self._put("question", prompt)
         verdict = tour.verdict
         box = self.query_one("#tour-verdict", Static)
@@ -97,8 +102,9 @@ class TourPanel(Vertical):
         box.set_class(verdict is None, "-none")
         # ✓ and ✗ say it without colour (NO_COLOR)
         self._put("verdict", Text("" if verdict is None else ("✓ " if verdict.correct else "✗ ") + verdict.message, end=""))
-        waiting = KEY_HELP[tour.waiting].format(n=len(getattr(stop.question, "choices", ())))
-        self._put("keys", Text(f"{waiting} · {MOVES}" if waiting else MOVES, end=""))
+        why = self.why if verdict is not None else ""
+        self.query_one("#tour-why", Static).set_class(not why, "-none")
+        self._put("why", Text(why, end=""))
 
     # ------------------------------------------------------------------ driving the explorer
 
@@ -134,6 +140,7 @@ class TourPanel(Vertical):
         if self.explorer.busy:
             self.app.notify("busy — escape cancels the run", severity="warning", timeout=2)
             return
+        self.why = ""
         if not self.tour.go(delta):
             self.app.notify("that was the last stop: q leaves the tour" if delta > 0 else "this is the first stop", timeout=3)
             return
@@ -159,6 +166,8 @@ class TourPanel(Vertical):
             app.corpus.set_pair(None)
             app.go_to_step(trainer.steps_done + 1)
             app.refresh_all()
+            event = trainer.history[-1] if trainer.history else None
+            self.why = f"Why: {event.explanation}." if event is not None else ""
         self.show()
         return True
 

@@ -88,7 +88,7 @@ def test_a_pair_answer_is_checked_against_the_trainer_as_it_stands():
     trainer = STOPS[0].example.trainer()
     assert q.check(trainer, ("l", "o")) .message == "Right: merge 1 is (l, o), 10 times."
     wrong = q.check(trainer, ("o", "w"))
-    assert not wrong.correct and wrong.message == "Not (o, w) (10 times). a hint Merge 1 is (l, o), 10 times."
+    assert not wrong.correct and wrong.message == "Not (o, w) (10 times): merge 1 is (l, o), 10 times. a hint"
     trainer.step()
     assert q.check(trainer, ("lo", "w")).correct  # the learner stepped on: the question follows
 

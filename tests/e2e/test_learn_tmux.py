@@ -72,8 +72,8 @@ def test_learn_first_stops_answered_as_a_learner(tmux):
     screen = tmux.wait_for("Tour 3/10 · A tutorial's wrong turn")
     assert "step 4" in screen and "merge 5 is (e, s)" in screen
     choose(tmux, screen, "s", "t")  # (s, t): it ties, and loses
-    screen = tmux.wait_for("Merge 5 is (lowe, s), 3 times.")
-    assert "✗ Not (s, t) (3 times)." in screen
+    screen = tmux.wait_for("✗ Not (s, t) (3 times): merge 5 is (lowe, s), 3 times.")
+    assert "Why: merged lowe + s into lowes" in screen
 
     tmux.keys("[")
     tmux.wait_for("Tour 2/10")

@@ -55,6 +55,7 @@ async def test_a_right_pair_answer_is_praised_and_the_explorer_makes_the_merge()
         await choose_pair(app, pilot, ("l", "o"))
         tour = panel(app)
         assert "✓ Right: merge 1 is (l, o), 10 times." in tour.text
+        assert "Why: merged l + o into lo" in tour.text
         assert tour.query_one("#tour-verdict").has_class("right")
         assert app.session.trainer.steps_done == 1
         assert app.session.trainer.history[-1].pair == ("l", "o")
@@ -68,9 +69,9 @@ async def test_a_wrong_pair_answer_says_why_and_shows_the_true_merge():
         await settle(app, pilot)
         await choose_pair(app, pilot, ("o", "w"))
         tour = panel(app)
-        assert "✗ Not (o, w) (10 times)." in tour.text
-        assert "first-seen takes the pair met first" in tour.text
-        assert "Merge 1 is (l, o), 10 times." in tour.text
+        assert "✗ Not (o, w) (10 times): merge 1 is (l, o), 10 times." in tour.text
+        # why (l, o) won the tie: the trainer's own sentence on the merge it made
+        assert "Why: merged l + o into lo: 10 times" in tour.text and "first-seen picks l + o" in tour.text
         assert tour.query_one("#tour-verdict").has_class("wrong")
         assert app.session.trainer.history[-1].pair == ("l", "o")  # the truth happens on screen
         await choose_pair(app, pilot, ("lo", "w"))  # answered already: enter filters the corpus again
@@ -85,6 +86,7 @@ async def test_next_and_back_move_the_explorer_with_the_stops():
         await settle(app, pilot)
         tour = panel(app)
         assert tour.tour.index == 1 and "Tour 2/10 · Watch a word become one token" in tour.text
+        assert "Why:" not in tour.text  # the last stop's merge is not this one's
         assert app.session.trainer.steps_done == 2 and not app.pairs.hide_next
         await pilot.press("space")  # the learner steps on
         await settle(app, pilot)
