@@ -262,7 +262,7 @@ STOPS: tuple[Stop, ...] = (
         1,
         "the court held that the court found. Merge 1 was (t, h): four pairs tied at 3 "
         "((t, h), (h, e), (o, u), (t, </w>)) and first-seen took the first. A well-known write-up "
-        "says merge 2 is (th, e); count it: th e is in the twice, but that has th a, so only 2.",
+        "says merge 2 is (th, e); count it: th e is in 'the' twice, but 'that' has th a, so only 2.",
         PairQuestion("Which pair merges next?", "(th, e) occurs only twice."),
         merges=(Merge(1, ("t", "h"), 3), Merge(2, ("o", "u"), 3), Merge(3, ("t", "</w>"), 3), Merge(4, ("th", "e"), 2)),
         not_merges=((2, ("th", "e")),),
@@ -274,7 +274,7 @@ STOPS: tuple[Stop, ...] = (
         0,
         "the cat sat on the mat / the dog sat on the log / a cat and a dog. One guide expects (th, e) "
         "first; it cannot be: there is no token th yet. Count instead: (a, t) is in cat ×2, sat ×2 and "
-        "mat, 5 times; (t, h) only in the ×4.",
+        "mat, 5 times; (t, h) only in 'the' ×4.",
         PairQuestion("Which pair merges first?"),
         merges=(Merge(1, ("a", "t"), 5), Merge(3, ("t", "h"), 4)),
         not_merges=((1, ("th", "e")),),
@@ -312,7 +312,7 @@ STOPS: tuple[Stop, ...] = (
         7,
         "BPE-dropout (Provilkov et al., 2020) skips each merge that could apply with probability p "
         "while encoding, so one word gets many segmentations: a model trained on them cannot lean on "
-        "one split. The encode box holds lowest with dropout on: press e, then ctrl+r to resample.",
+        "one split. The encode box holds lowest with dropout on: e goes there, ctrl+r resamples, escape leaves.",
         ChoiceQuestion(
             "With p = 1 every merge is skipped. What is lowest then?",
             ("lowest</w>", "low + est</w>", "l + o + w + e + s + t + </w>"),

@@ -84,6 +84,7 @@ class TourPanel(Vertical):
         self.border_title = f"Tour {tour.index + 1}/{len(tour.stops)} · {stop.title} ─ {MOVES}"
         self.lines["title"] = self.border_title
         self._put("text", Text(stop.text, end=""))
+        self.query_one("#tour-question", Static).set_class(stop.question is None, "-none")
         if stop.question is None:
             self._put("question", Text(""))
         else:
