@@ -3,10 +3,11 @@
 The panel sits under the explorer's panes and shows the current stop of a
 :class:`~bpe_tui.core.lessons.Tour`: its text, its question, the verdict on the learner's
 answer, and after a "which pair merges next?" answer the trainer's own explanation of the
-merge it then makes (``MergeEvent.explanation``). The lessons and the answer checking live in :mod:`bpe_tui.core.lessons`; this module
-only shows them and drives the explorer through a few of its methods: open a worked example
-(``set_session``), move to a step (``go_to_step``), hide which pair merges next while the
-question is open (the pair table's ``hide_next``), fill the encode box (``set_text``).
+merge it then makes (``MergeEvent.explanation``). The lessons and the answer checking live in
+:mod:`bpe_tui.core.lessons`; this module only shows them and drives the explorer through a
+few of its methods: open a worked example (``set_session``), move to a step
+(``go_to_step``), hide which pair merges next while the question is open (the pair table's
+``hide_next``), fill the encode box (``set_text``).
 
 Keys (bound on the App, listed in :mod:`~bpe_tui.ui.keys`): ``]`` next stop, ``[`` previous
 stop, ``1``-``4`` answer a numbered question, ``q`` leave the tour. A "which pair merges
@@ -163,12 +164,13 @@ class TourPanel(Vertical):
         if verdict is None:
             return False
         if kind == "pair":
+            before = trainer.steps_done
             app.pairs.hide_next = False
             app.corpus.set_pair(None)
-            app.go_to_step(trainer.steps_done + 1)
+            app.go_to_step(before + 1)
             app.refresh_all()
-            event = trainer.history[-1] if trainer.history else None
-            self.why = f"Why: {event.explanation}." if event is not None else ""
+            made = trainer.steps_done > before  # nothing is made when no pair is left
+            self.why = f"Why: {trainer.history[-1].explanation}." if made else ""
         self.show()
         return True
 

@@ -222,3 +222,17 @@ def test_tour_snapshot(snap_compare, size):
         await choose_pair(app, pilot, ("t", "</w>"))
 
     assert snap_compare(ExplorerApp(tour=3), terminal_size=size, run_before=answer_wrong)
+
+
+async def test_a_pair_answer_when_no_pair_is_left_makes_no_merge():
+    app = ExplorerApp(tour=3)  # the court: a few dozen merges and it is all whole words
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        trainer = app.session.trainer
+        app.go_to_step(10_000)
+        await settle(app, pilot)
+        done = trainer.steps_done
+        assert trainer.top_pairs(1) == []
+        assert panel(app).answer(("t", "h"))
+        assert "No pair is left to merge here." in panel(app).text and "Why:" not in panel(app).text
+        assert trainer.steps_done == done
