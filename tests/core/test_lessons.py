@@ -121,3 +121,21 @@ def test_a_missing_corpus_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(lessons, "corpora_dir", lambda: tmp_path)
     with pytest.raises(BPEError, match="court.txt: the worked example is missing"):
         lessons.COURT.trainer()
+
+
+def test_learn_refuses_a_stop_the_tour_does_not_have(capsys):
+    from bpe_tui.cli import main
+
+    assert main(["learn", "--stop", "0"]) == 2
+    assert capsys.readouterr().err.strip() == f"bpe-tui: error: --stop 0: the tour has stops 1 to {len(STOPS)}"
+
+
+def test_learn_without_the_worked_examples_is_one_line_before_the_screen(capsys, tmp_path, monkeypatch):
+    from bpe_tui.cli import main
+    from bpe_tui.core import lessons
+
+    monkeypatch.setattr(lessons, "corpora_dir", lambda: tmp_path)
+    assert main(["learn"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bpe-tui: error: ") and "low_lower_lowest.txt: the worked example is missing" in err
+    assert err.count("\n") == 1
