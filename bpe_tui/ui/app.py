@@ -40,6 +40,7 @@ from .search import TokenSearch
 from .session import ExploreSession, InspectSession, Session
 from .stats import StatsPane
 from .status import StatusLine
+from .tour import Guide, open_tour
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
@@ -67,6 +68,7 @@ class ExplorerApp(App):
         "stats.tcss",
         "detail.tcss",
         "search.tcss",
+        "tour.tcss",
     ]
 
     def __init__(
@@ -82,8 +84,13 @@ class ExplorerApp(App):
         compare_path: str | None = None,
         workers: int | None = None,
         dask: str | None = None,
+        tour: int | None = None,
     ) -> None:
         super().__init__()
+        #: ``bpe-tui learn``: open the guided tour at this stop (0-based) once the start screen is up.
+        self._tour_start = tour
+        #: The guided tour while it is open (bpe_tui.ui.tour; it outlives the screens of its examples).
+        self.guide: Guide | None = None
         #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
         self.dask = dask
         #: Processes counting a corpus's words (None: the core decides by size; --workers).
@@ -120,7 +127,9 @@ class ExplorerApp(App):
         """Start opening the table or corpus the command line named (in the start screen's
         Loader worker)."""
         paths, config, errors, counts, table_path, *_ = self._initial
-        if table_path is not None:
+        if self._tour_start is not None:
+            open_tour(self, self._tour_start)
+        elif table_path is not None:
             screen.show_progress(f"opening {table_path}…", None)
             screen.loader.table(table_path)
         elif paths:
@@ -144,6 +153,8 @@ class ExplorerApp(App):
         """
         while not isinstance(self.screen, MainScreen):
             self.pop_screen()
+        if self.guide is not None and not self.guide.shows(session):
+            self.guide = None  # something else opened: the tour ends (L starts it again)
         path, self._compare_path = self._compare_path, None
         screen = screen_for(session, path)
         if self.main is self.screen_stack[0]:
@@ -225,6 +236,14 @@ class ExplorerApp(App):
     async def action_quit(self) -> None:
         """ctrl+q: quit, after asking when unsaved merges would be lost."""
         self.confirm_discard("Quit", self.exit)
+
+    def action_learn(self) -> None:
+        """The guided tour (bpe_tui.ui.tour) under the panes, from its first stop."""
+        if self.session is not None and self.session.busy:
+            self.bell()
+            self.notify("busy — escape cancels the run", severity="warning", timeout=2)
+            return
+        self.confirm_discard("Start the tour", lambda: open_tour(self))
 
     # ------------------------------------------------------------------ help and palette
 

@@ -261,6 +261,14 @@ class EncodePane(Vertical):
             return 0.0
         return min(max(p, 0.0), 1.0)
 
+    def set_text(self, text: str, dropout: float = 0.0) -> None:
+        """Put ``text`` in the box, with BPE-dropout on at ``dropout`` (0: off), and encode it."""
+        self.query_one("#encode-input", Input).value = text
+        if dropout:
+            self.query_one("#dropout-p", Input).value = f"{dropout:g}"
+        self.query_one("#dropout", Checkbox).value = bool(dropout)
+        self._encode()
+
     # ------------------------------------------------------------------ encoding
 
     def update_table(self, session: Session) -> None:

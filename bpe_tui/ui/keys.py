@@ -32,6 +32,8 @@ KEY_NAMES = {
     "plus": "+",
     "equals_sign": "=",
     "minus": "-",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
 }
 
 
@@ -51,6 +53,8 @@ class Command:
     where: str = SESSION
     #: Offered in the command palette (when it has an action).
     palette: bool = True
+    #: Rows with the same group share one label in the footer ("1 2 3 4 Answer").
+    group: str = ""
 
     @property
     def shown_keys(self) -> str:
@@ -64,12 +68,22 @@ class Command:
 
     def binding(self) -> Binding:
         assert self.action is not None
-        return Binding(self.keys, self.action, self.footer or self.title, show=bool(self.footer))
+        group = Binding.Group(self.group, compact=True) if self.group else None
+        return Binding(self.keys, self.action, self.footer or self.title, show=bool(self.footer), group=group)
 
 
 # The order is the footer's (it cuts what does not fit 80 columns: help first) and the help's.
 COMMANDS: list[Command] = [
     Command("question_mark,f1", "this help (f1 also inside a text box)", "help", "Help", MAIN),
+    # The tour's keys (ui/tour.py) are on only while the tour is open, so they come first in its footer.
+    Command("right_square_bracket", "tour: next stop", "tour('next')", "Next", EXPLORE, palette=False),
+    Command("left_square_bracket", "tour: previous stop", "tour('back')", "Back", EXPLORE, palette=False),
+    Command("q", "tour: leave the tour", "tour('leave')", "Leave", EXPLORE, palette=False),
+    # 1-4 answer a numbered question while one is open; otherwise 1-3 show the tabs (below).
+    *(
+        Command(str(n), "tour: answer a numbered question (a pair question: enter in the pair table)", f"answer({n})", "Answer", EXPLORE, palette=False, group="Answer")
+        for n in range(1, 5)
+    ),
     Command("space,n", "one merge step", "step", "Step", EXPLORE),
     Command("N", "ten merge steps", "step(10)", where=EXPLORE),
     Command("ctrl+n", "a hundred merge steps", "step(100)", where=EXPLORE),
@@ -90,6 +104,7 @@ COMMANDS: list[Command] = [
     Command("1", "show the history tab", "show_tab('history')"),
     Command("2", "show the stats tab", "show_tab('stats')"),
     Command("3", "show the token tab", "show_tab('token')"),
+    Command("L", "the guided tour of BPE on the worked examples (bpe-tui learn)", "learn", where=MAIN),
     Command("t", "corpus pane: words ↔ running text", "toggle_text", where=EXPLORE),
     Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
     Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
@@ -135,4 +150,14 @@ def bindings_for(where: str) -> list[BindingType]:
 def help_rows(kind: str | None = None) -> list[tuple[str, str]]:
     """(keys, what they do) for the help screen: every key, or those that work on ``kind``."""
     other = {EXPLORE: INSPECT, INSPECT: EXPLORE}.get(kind or "")
-    return [(c.shown_keys, c.description) for c in COMMANDS if c.where != other]
+    rows: list[tuple[str, str]] = []
+    last_group = ""
+    for c in COMMANDS:
+        if c.where == other:
+            continue
+        if c.group and c.group == last_group:  # a group is one row: "1 / 2 / 3 / 4"
+            rows[-1] = (f"{rows[-1][0]} / {c.shown_keys}", c.description)
+        else:
+            rows.append((c.shown_keys, c.description))
+        last_group = c.group
+    return rows

@@ -6,6 +6,7 @@ with the rank each pair has in the table (the lowest rank is the merge that woul
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from rich.text import Text
@@ -80,6 +81,9 @@ class PairsPane(Vertical):
         self._session: ExploreSession | None = None
         self._shown: tuple[int, dict] | None = None  # (step, pair -> count) last shown while idle
         self._before: dict | None = None  # pair -> count of the state before that
+        #: A question asks which pair merges next (the tour): list the pairs without saying
+        #: which one wins, tied pairs in an order shuffled per step.
+        self.hide_next = False
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
@@ -162,6 +166,9 @@ class PairsPane(Vertical):
         self._ids = None
         eow = session.end_of_word
         top = snap.top_pairs
+        if self.hide_next:
+            shuffle = random.Random(snap.step).random
+            top = sorted(top, key=lambda pc: (-pc[1], shuffle()))
         lead = top[0][1] if top else 0
         before = self._baseline(session, snap, idle)
         changes = snap.last_event.pair_changes if snap.last_event is not None and before is None else {}
@@ -172,7 +179,7 @@ class PairsPane(Vertical):
             else:
                 delta = delta_cell(count, None) if pair in changes else plain("")
             tied = count == lead and snap.leader_ties > 0
-            style = NEXT if i == 0 and not snap.finished else None
+            style = NEXT if i == 0 and not snap.finished and not self.hide_next else None
             rows.append(
                 (
                     plain("▶1" if style else str(i + 1), "bold" if style else ""),
@@ -190,6 +197,8 @@ class PairsPane(Vertical):
             caption.append("finished: " + (snap.stop_reason or "target reached"), "#ffd75f")
             if top:
                 caption.append("  (g goes past the target)", "dim")
+        elif top and self.hide_next:
+            caption.append(f"merge {merge_number(snap.step):,}: which pair? ↑↓, enter")
         elif top:
             (left, right), count = top[0]
             caption.append(f"next (merge {merge_number(snap.step):,}): ")

@@ -53,6 +53,7 @@ from .search import TokenSearch
 from .session import ExploreSession, InspectSession, Session, Snapshot
 from .stats import StatsPane
 from .status import StatusLine
+from .tour import Guide, TourPanel
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
@@ -71,6 +72,7 @@ class MainScreen(Screen):
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         yield from self.compose_body()
+        yield from self.compose_below()
         with Horizontal(id="progress-row"):
             yield Static("", id="progress-label", markup=False)
             yield ProgressBar(id="progress", show_eta=False)
@@ -79,6 +81,10 @@ class MainScreen(Screen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="body")
+
+    def compose_below(self) -> ComposeResult:
+        """What goes under the body, above the progress row (the tour's panel)."""
+        yield from ()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Under a dialog or another view this screen's keys are off (and out of its footer)."""
@@ -123,6 +129,9 @@ class MainScreen(Screen):
 
     async def action_open(self) -> None:
         await self.app.run_action("open")
+
+    async def action_learn(self) -> None:
+        await self.app.run_action("learn")
 
     def action_cancel(self) -> None:
         self.cancel_work()
@@ -444,6 +453,50 @@ class ExploreScreen(SessionScreen):
         yield from super().compose()
         yield Runner()
 
+    def compose_below(self) -> ComposeResult:
+        guide = self.guide
+        if guide is not None:
+            yield TourPanel(guide, id="tour")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.guide is not None:
+            self.guide.settle()  # the tour's stop: its step, its question, its encode text
+
+    @property
+    def guide(self) -> Guide | None:
+        """The guided tour, when this screen shows the session it opened."""
+        guide = getattr(self.app, "guide", None)
+        return guide if guide is not None and guide.shows(self.session) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The tour's keys are on while the tour is open; 1-4 answer only while a numbered
+        question waits (else 1-3 fall through to the tabs)."""
+        if action == "tour":
+            return self.guide is not None and super().check_action(action, parameters)
+        if action == "answer":
+            guide = self.guide
+            return guide is not None and guide.waiting == "choice" and super().check_action(action, parameters)
+        return super().check_action(action, parameters)
+
+    def action_tour(self, what: str) -> None:
+        """A tour key: "next", "back" or "leave"."""
+        guide = self.guide
+        if guide is None:
+            return
+        if what == "next":
+            guide.move(1)
+        elif what == "back":
+            guide.move(-1)
+        elif what == "leave":
+            guide.leave()
+
+    def action_answer(self, n: int) -> None:
+        """Answer choice ``n`` (1-based) of the tour's numbered question."""
+        guide = self.guide
+        if guide is not None and not guide.answer(n - 1):
+            self.app.bell()
+
     @property
     def corpus(self) -> CorpusPane:
         return self.query_one(CorpusPane)
@@ -615,6 +668,9 @@ class ExploreScreen(SessionScreen):
         self.corpus.action_clear_filters()
 
     def on_pair_selected(self, message: PairSelected) -> None:
+        guide = self.guide
+        if guide is not None and guide.take_answer(message.pair):
+            return
         self.corpus.set_pair(message.pair)
 
     # ------------------------------------------------------------------ the rest
