@@ -43,6 +43,8 @@ from .messages import (
     PairSelected,
     Played,
     Progressed,
+    Retrained,
+    RetrainProgress,
     SessionReady,
     StepChosen,
     TokenSelected,
@@ -96,6 +98,8 @@ class ExplorerApp(App):
         Binding("slash", "find", "Find"),
         Binding("e", "focus_encode", "Encode", show=False),
         Binding("p", "play", "Play"),
+        Binding("comma", "settings", "Rules", show=False),
+        Binding("vertical_line", "boundaries", "Boundaries", show=False),
         Binding("plus,equals_sign", "faster", "Faster", show=False),
         Binding("minus", "slower", "Slower", show=False),
         Binding("escape", "cancel", "Cancel", show=False),
@@ -517,6 +521,43 @@ class ExplorerApp(App):
 
     def action_slower(self) -> None:
         self._rate(-1)
+
+    # -- steering: switch the rules, boundaries (behaviour in settings.py, loader.py, corpus.py)
+
+    def action_settings(self) -> None:
+        """, : the settings dialog; a changed config retrains in the Loader's worker."""
+        if not self._can_act() or self.session.mode != "explore":
+            return
+        from .settings import SettingsScreen, needs_recount
+
+        self.stop_play()
+        session = self.session
+        old = session.trainer.config
+
+        def chosen(config: TrainerConfig | None) -> None:
+            if config is None:
+                return
+            recount = needs_recount(old, config)
+            self._show_progress("retraining under the new rules…", None)
+            self.loader.retrain(session, config, recount, workers=self.count_workers)
+
+        self.push_screen(SettingsScreen(old, recount=session.paths is not None), chosen)
+
+    def on_retrain_progress(self, message: RetrainProgress) -> None:
+        self._show_progress(f"{message.what}: {message.done:,} of {message.total:,}", message.total, message.done)
+
+    def on_retrained(self, message: Retrained) -> None:
+        self._hide_progress()
+        if message.session is None:
+            self.notify(message.note, title="rules unchanged", severity="warning", timeout=8)
+            self.refresh_all()
+            return
+        self.set_session(message.session)
+        self.notify(message.note, title="retrained under the new rules", timeout=12)
+
+    def action_boundaries(self) -> None:
+        """|: token boundaries between the corpus pane's chips, on or off."""
+        self.corpus.set_boundaries(not self.corpus.boundaries)
 
     # -- files
 

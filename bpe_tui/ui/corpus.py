@@ -20,6 +20,8 @@ from .vlist import VirtualList
 
 #: Words a text or pair filter looks through (most frequent first).
 FILTER_LIMIT = 20_000
+#: Drawn between two tokens when boundaries are shown.
+BOUNDARY = "|"
 
 
 class CorpusWords(VirtualList):
@@ -40,16 +42,17 @@ class CorpusWords(VirtualList):
         text.append("●" if touched else " ", TOUCHED)
         text.append(f"{tr.word_frequency(w):>7,} ", TOUCHED if touched else "dim")
         eow = session.end_of_word
+        sep = BOUNDARY if pane.boundaries else ""
         if session.busy:
             seg = pane.snapshot.segmentations.get(w) if pane.snapshot else None
             if seg is None:
                 text.append(label(tr.word_text(w)), "dim")
                 return text, []
-            body, spans = chips(seg, eow)
+            body, spans = chips(seg, eow, sep=sep)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
             ids = tr.segmentation_ids(w)
-            body, spans = chips([tr.surface(i) for i in ids], eow, payloads=list(ids))
+            body, spans = chips([tr.surface(i) for i in ids], eow, payloads=list(ids), sep=sep)
         offset = text.cell_len
         text.append_text(body)
         return text, [(s + offset, e + offset, p) for s, e, p in spans]
@@ -70,6 +73,8 @@ class CorpusPane(Vertical):
         self.touched: set[int] = set()
         self.pair: tuple | None = None
         self.text_view = False
+        #: Draw BOUNDARY between tokens (words and running text); on by default under NO_COLOR.
+        self.boundaries = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="corpus-bar"):
@@ -87,6 +92,7 @@ class CorpusPane(Vertical):
         return self.query_one(CorpusWords)
 
     def on_mount(self) -> None:
+        self.boundaries = self.app.no_color
         self.query_one("#corpus-text").display = False
         self.query_one("#corpus-pair").display = False
 
@@ -154,11 +160,15 @@ class CorpusPane(Vertical):
         eow = session.end_of_word
         from .render import CHIP_PAIR, UNKNOWN
 
+        line_start = True
         for i, (token_id, surface) in enumerate(pieces):
             style = UNKNOWN if token_id < 0 else CHIP_PAIR[i % 2]
+            if self.boundaries and not line_start:
+                text.append(BOUNDARY)
             text.append(label(surface, eow), style)
             raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
-            if "\n" in raw:
+            line_start = "\n" in raw
+            if line_start:
                 text.append("\n")
         body.update(text)
 
@@ -167,6 +177,13 @@ class CorpusPane(Vertical):
         if self.text_view:
             self.set_text_view(False)
         self._rows(keep_cursor=False)
+
+    def set_boundaries(self, on: bool) -> None:
+        """Show (or hide) BOUNDARY between tokens, in the word list and the running text."""
+        self.boundaries = on
+        self.words_view.invalidate()
+        if self.text_view:
+            self._show_text()
 
     def set_text_view(self, on: bool) -> None:
         self.text_view = on

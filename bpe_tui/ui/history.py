@@ -1,8 +1,14 @@
 """The merge history: every merge so far (or every merge of a saved table), virtualised.
 
 Rows are drawn on demand (see :class:`~bpe_tui.ui.vlist.VirtualList`), so 50,000 merges
-scroll as smoothly as 50. In explore mode merges that were undone stay listed, dimmed, and
-choosing one re-applies forward to it.
+scroll as smoothly as 50. In explore mode merges that were undone stay listed, dimmed and
+marked ``·``, and choosing one re-applies forward to it.
+
+Each row carries a mark that needs no colour to read: ``=`` when a tie decided the merge
+(other pairs had the same count and the tie-break rule picked this one) and ``h`` when it was
+chosen by hand. Under the list, a "why" line explains the merge at the cursor: the trainer's
+own sentence (:attr:`MergeEvent.explanation`) and, after a tie, the pairs it tied with and
+the rule that decided.
 """
 
 from __future__ import annotations
@@ -14,11 +20,59 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from .messages import StepChosen, TokenSelected
-from .render import CHIP_PAIR, TOUCHED, chip, fmt_int
-from .session import Session
+from .render import CHIP_PAIR, TOUCHED, chip, fmt_int, label
+from .session import HistoryRow, Session
 from .vlist import VirtualList
 
-FUTURE = Style(color="#8a8a8a", bgcolor="#2c2c2c")
+FUTURE = Style(color="#8a8a8a", bgcolor="#2c2c2c", dim=True)
+
+#: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
+MANUAL_MARK = "h"
+TIE_MARK = "="
+UNDONE_MARK = "·"
+
+
+def row_mark(row: HistoryRow) -> str:
+    """One character that says how this merge was chosen (" ": the leader, no tie)."""
+    if row.manual:
+        return MANUAL_MARK
+    if row.ties:
+        return TIE_MARK
+    return " "
+
+
+def pair_text(pair, eow) -> str:
+    return f"({label(pair[0], eow)}, {label(pair[1], eow)})"
+
+
+def why_text(row: HistoryRow | None, eow) -> Text:
+    """What the "why" line under the history says about ``row``: how its pair was chosen
+    (empty when there is nothing to add: a saved table does not record its ties)."""
+    text = Text(end="")
+    if row is None:
+        return text
+    ev = row.event
+    if ev is None:  # a saved table: only a merge chosen by hand has more to say than its row
+        if row.manual:
+            text.append(f"merge {row.step:,}: ", "bold")
+            text.append(f"{pair_text((row.left, row.right), eow)} [h: chosen by hand when the table was trained]")
+        return text
+    text.append(f"merge {row.step:,}: ", "bold")
+    explanation = getattr(ev, "explanation", "")
+    if explanation:
+        text.append(explanation)
+    else:
+        text.append(f"{pair_text(ev.pair, eow)} occurred {ev.count:,} times, the most of any pair")
+    if row.manual:
+        text.append("  [h: chosen by hand]")
+    if ev.tie_count:
+        n = ev.tie_count
+        listed = ", ".join(pair_text(p, eow) for p in ev.ties)
+        more = n - len(ev.ties)
+        text.append(f"\n[=] tied at {ev.count:,} with {n} other pair{'s' if n > 1 else ''}: ", "bold")
+        text.append(listed + (f" and {more:,} more" if more > 0 else ""))
+        text.append(f"; rule {ev.rule} picked {pair_text(ev.pair, eow)}")
+    return text
 
 
 class HistoryView(VirtualList):
@@ -37,8 +91,10 @@ class HistoryView(VirtualList):
         eow = session.end_of_word
         text = Text(no_wrap=True, end="")
         here = row.step == self.current and session.mode == "explore"
-        text.append("●" if here else " ", TOUCHED)
-        text.append(f"{row.step:>6} ", "dim" if row.future else "")
+        text.append("●" if here else UNDONE_MARK if row.future else " ", TOUCHED)
+        text.append(f"{row.step:>6}", "dim" if row.future else "")
+        text.append(row_mark(row), "bold")
+        text.append(" ")
         spans = []
         for i, (surface, sep) in enumerate(((row.left, " + "), (row.right, " → "), (row.new, ""))):
             start = text.cell_len
@@ -57,6 +113,7 @@ class HistoryPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="history-head", markup=False)
         yield HistoryView(id="history-list")
+        yield Static("", id="history-why", markup=False)
 
     @property
     def view(self) -> HistoryView:
@@ -75,16 +132,39 @@ class HistoryPane(Vertical):
         else:
             head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
+        self.show_why(view.cursor)
+
+    @property
+    def why(self) -> str:
+        """The "why" line as plain text (what tests read)."""
+        return str(self.query_one("#history-why", Static).content)
+
+    def show_why(self, index: int) -> None:
+        """Explain the merge in row ``index`` (the cursor's row) under the list."""
+        session = self.view.session
+        row = session.history_row(index) if session is not None else None
+        eow = session.end_of_word if session is not None else None
+        why = why_text(row, eow)
+        line = self.query_one("#history-why", Static)
+        line.update(why)
+        line.display = bool(why.plain)
 
     def on_virtual_list_highlighted(self, event: VirtualList.Highlighted) -> None:
         event.stop()
         row = self.view.session.history_row(event.index) if self.view.session else None
+        self.show_why(event.index)
         if row is not None:
             self.post_message(TokenSelected(row.new_id))
+
+    def on_virtual_list_hovered(self, event: VirtualList.Hovered) -> None:
+        """The mouse over a row explains that row; leaving the list explains the cursor's again."""
+        event.stop()
+        self.show_why(event.index if event.index >= 0 else self.view.cursor)
 
     def on_virtual_list_chosen(self, event: VirtualList.Chosen) -> None:
         event.stop()
         row = self.view.session.history_row(event.index) if self.view.session else None
+        self.show_why(event.index)
         if row is not None:
             self.post_message(StepChosen(row.step))
 

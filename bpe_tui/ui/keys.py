@@ -4,7 +4,7 @@ palette are both built from these lists, so they cannot disagree with each other
 from __future__ import annotations
 
 #: Actions that need a trainer (explore mode) and actions that need an opened table (inspect).
-TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower"}
+TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower", "merge_selected", "settings", "boundaries"}
 INSPECT_ACTIONS = {"whole_table"}
 
 #: (keys, what they do, action) -- the help screen and the command palette are built from this.
@@ -16,6 +16,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
     ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
     ("w", "inspect: encode with the whole table again", "whole_table"),
+    (",", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings"),
     ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
     ("o", "open a corpus or a merge table", "open"),
     ("c", "compare the current table with another table on the same text", "compare"),
@@ -27,6 +28,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("+ / -", "auto-play faster / slower", "faster"),
     ("t", "corpus pane: words ↔ running text", None),
     ("x", "corpus pane: clear the word and pair filters", None),
+    ("|", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries"),
     ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
     ("ctrl+r", "encode box: resample BPE-dropout", None),
     ("tab / shift+tab", "move between panes and boxes", None),
@@ -39,8 +41,8 @@ KEYS: list[tuple[str, str, str | None]] = [
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
-    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
-    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
+    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
+    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies); the line below says why"),
     ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),

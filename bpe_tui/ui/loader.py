@@ -22,7 +22,16 @@ from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.formats import load
 from ..core.trainer import Trainer
-from .messages import BATCH_SECONDS, CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
+from .messages import (
+    BATCH_SECONDS,
+    CompareReady,
+    LoadCancelled,
+    LoadFailed,
+    LoadProgress,
+    Retrained,
+    RetrainProgress,
+    SessionReady,
+)
 from .session import Session, read_preview
 
 #: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
@@ -91,7 +100,7 @@ class Loader(Widget):
             trainer = Trainer.from_files(
                 paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
             )
-            session = Session(trainer=trainer, preview=read_preview(paths, counts))
+            session = Session(trainer=trainer, preview=read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts)
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -135,3 +144,61 @@ class Loader(Widget):
             message = f"{path}: {exc}"
         self.post_message(LoadFailed(message, compare=compare))
         return None
+
+    # ------------------------------------------------------------------ retraining under new rules
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def retrain(self, old: Session, config: TrainerConfig, recount: bool, workers: int | None = None) -> None:
+        """Train anew under ``config`` up to the step ``old`` stands at, and say where the
+        merge lists first differ (:class:`Retrained`); :class:`RetrainProgress` meanwhile.
+
+        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed);
+        otherwise the new trainer starts from ``old``'s word counts. ``old`` is marked busy
+        while this runs, so nothing moves it; escape cancels and leaves it as it was.
+        """
+        from .settings import first_difference
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def report(what: str, done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last[0] >= BATCH_SECONDS:
+                last[0] = now
+                self.post_message(RetrainProgress(what, done, total))
+
+        old.busy = True
+        try:
+            target = old.trainer.steps_done
+            before = old.merged_pairs()
+            name = old.trainer.name
+            if recount:
+                trainer = Trainer.from_files(
+                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers,
+                    progress=lambda done, total: report("counting the corpus again", done, total),
+                )
+            else:
+                trainer = Trainer(old.word_counts(), config, name=name)
+            session = Session(trainer=trainer, preview=old.preview, paths=old.paths, errors=old.errors, counts=old.counts)
+            while trainer.steps_done < target:
+                if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
+                    break  # nothing left to merge, or below min frequency: the new rules stop here
+                report("retraining under the new rules", trainer.steps_done, target)
+            if worker.is_cancelled:
+                raise _Cancelled()
+            session.word_order()
+            note = first_difference(before, session.merged_pairs(), config.end_of_word)
+        except _Cancelled:
+            self.post_message(Retrained(None, "retraining cancelled: the rules are as they were"))
+            return
+        except BPEError as exc:
+            self.post_message(Retrained(None, f"cannot retrain: {exc}"))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(Retrained(None, f"cannot count {', '.join(old.paths or [])} again: {exc}"))
+            return
+        finally:
+            old.busy = False
+        self.post_message(Retrained(session, note))

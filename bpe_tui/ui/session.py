@@ -54,6 +54,9 @@ class HistoryRow:
     new_id: int
     count: int | None
     future: bool  # undone, but still re-appliable (shown dimmed)
+    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
+    manual: bool = False  # chosen by hand, not the leader
+    event: MergeEvent | None = None  # explore mode: the merge as it happened
 
 
 def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
@@ -91,10 +94,19 @@ class Session:
         table: MergeTable | None = None,
         preview: str | None = None,
         source: str | None = None,
+        paths: list[str] | None = None,
+        errors: str = "strict",
+        counts: bool = False,
     ):
         if (trainer is None) == (table is None):
             raise ValueError("a session holds a trainer or a table")
         self.trainer = trainer
+        #: The corpus files the trainer's words were counted from (None: given otherwise), how
+        #: their bad bytes were handled and whether they were word counts: switching lowercase
+        #: or the pre-tokenizer counts them again.
+        self.paths = paths
+        self.errors = errors
+        self.counts = counts
         self.full_table = table
         self.preview = preview
         self.source = source
@@ -192,7 +204,10 @@ class Session:
                 ev = self.timeline[index]
             except IndexError:
                 return None
-            return HistoryRow(ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done)
+            return HistoryRow(
+                ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
+                ties=ev.tie_count, event=ev,
+            )
         table = self.full_table
         if not 0 <= index < table.num_merges:
             return None
@@ -263,6 +278,28 @@ class Session:
             if done:
                 self._record(tr.history[start:])
         return done
+
+    def word_counts(self) -> dict[str, int]:
+        """The trainer's words and their counts, in order of first appearance (to train anew
+        on the same words under other rules)."""
+        tr = self.trainer
+        return {tr.word_text(w): tr.word_frequency(w) for w in range(tr.word_count)}
+
+    def merged_pairs(self, limit: int | None = None) -> list[tuple]:
+        """The pairs merged so far (surfaces), in order; the first ``limit`` of them."""
+        k = self.trainer.steps_done if limit is None else min(limit, self.trainer.steps_done)
+        return [ev.pair for ev in self.timeline[:k]]
+
+    def merge_by_hand(self, pair: tuple) -> MergeEvent | None:
+        """Merge ``pair`` (surfaces) now instead of the leader; the merges that followed this
+        step before are replaced. BPEError (one line) when the pair cannot be merged now."""
+        tr = self.trainer
+        start = tr.steps_done
+        with self.lock:
+            event = tr.step(pair=pair)
+            if event is not None:
+                self._record(tr.history[start:])
+        return event
 
     def retreat(self, n: int, deadline: float | None = None, stop: Callable[[], bool] | None = None) -> int:
         """Undo up to ``n`` merges; return how many were undone."""

@@ -1,0 +1,235 @@
+"""Pilot tests for explaining and steering: tie marks and the why line, token boundaries and
+NO_COLOR, merging a pair by hand, the settings dialog that switches the rules live."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Checkbox, Input, Select
+
+from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
+from bpe_tui.ui.settings import SettingsScreen, first_difference
+
+from .conftest import CORPORA, classic_app, settle
+
+
+def history_rows(app) -> list[str]:
+    view = app.history.view
+    return [view.row_text(i) for i in range(view.count)]
+
+
+def notes(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+# ---------------------------------------------------------------------- explain
+
+
+async def test_history_marks_tie_decided_merges_and_explains_the_row():
+    # seed 001 (court): (t,h) wins a four-way tie at 3 under first-seen; (o,u) a tie as well
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        rows = history_rows(app)
+        tr = app.session.trainer
+        for row, ev in zip(rows, tr.history):
+            mark = row[7]  # "●" or " ", six digits of step, then the mark
+            assert mark == (TIE_MARK if ev.tie_count else " "), row
+        assert rows[0][7] == TIE_MARK
+        # the why line explains the cursor's row: the tied pairs and the rule
+        app.history.view.focus()
+        app.history.view.move_cursor(0)
+        await settle(app, pilot)
+        why = app.history.why
+        assert why.startswith("merge 1:")
+        assert "tied at 3 with 3 other pairs" in why
+        assert "(o, u)" in why and "rule first-seen picked (t, h)" in why
+        # enter on the row goes there and keeps explaining it
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert tr.steps_done == 1
+        assert app.history.why.startswith("merge 1:")
+        assert history_rows(app)[1].startswith(UNDONE_MARK)
+
+
+async def test_why_line_follows_the_mouse_over_history_rows():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        assert app.history.why.startswith("merge 3:")
+        await pilot.hover("#history-list", offset=(10, 0))
+        await settle(app, pilot)
+        assert app.history.why.startswith("merge 1:")
+
+
+# ---------------------------------------------------------------------- boundaries, NO_COLOR
+
+
+async def test_bar_key_shows_token_boundaries_in_words_and_text():
+    app = classic_app("low_lower_lowest.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space")  # (l, o)
+        await settle(app, pilot)
+        words = app.corpus.words_view
+        assert not app.corpus.boundaries
+        assert "lo" in words.row_text(0) and "|" not in words.row_text(0)
+        await pilot.press("vertical_line")
+        await settle(app, pilot)
+        assert app.corpus.boundaries
+        assert words.row_text(0).endswith("lo|w|</w>")
+        # a click on a chip still finds its token (spans account for the bars)
+        _, spans = words.row(0)
+        assert [e - s for s, e, _ in spans] == [2, 1, 4]
+        app.corpus.set_text_view(True)
+        await settle(app, pilot)
+        body = str(app.query_one("#corpus-text-body").render())
+        assert "lo|w|</w>" in body
+        await pilot.press("vertical_line")
+        await settle(app, pilot)
+        assert "|" not in str(app.query_one("#corpus-text-body").render())
+
+
+async def test_no_color_shows_boundaries_from_the_start(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = classic_app("low_lower_lowest.txt")
+    assert app.no_color  # Textual read it (and greys every colour out)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.corpus.boundaries
+        assert app.corpus.words_view.row_text(0).endswith("l|o|w|</w>")
+
+
+# ---------------------------------------------------------------------- switching the rules
+
+
+def test_first_difference_sentences():
+    assert first_difference([("t", "h"), ("o", "u")], [("t", "h"), ("o", "u")]) == "the same 2 merges"
+    assert first_difference([("t", "h"), ("th", "e")], [("t", "h"), ("o", "u")]) == "from merge 2 on: (o, u) instead of (th, e)"
+    assert first_difference([("a", "b")], [("a", "b")], first=50_001) == "the same 1 merge"
+    assert first_difference([("a", "b"), ("c", "d")], [("x", "y")], first=50_001).startswith("from merge 50,001 on: (x, y)")
+    assert "stop" in first_difference([("a", "b"), ("c", "d")], [("a", "b")])
+
+
+async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ():
+    # court under first-seen: (t,h), (o,u), ...; under lexical-max the first tie goes another way
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        before = [ev.pair for ev in app.session.trainer.history]
+        await pilot.press("comma")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        tr = app.session.trainer
+        assert tr.config.tie_break == "lexical-max" and tr.steps_done == 3
+        after = [ev.pair for ev in tr.history]
+        assert after != before
+        assert any(f"retrained under the new rules: {first_difference(before, after, '</w>')}" == n for n in notes(app))
+        assert "instead of" in notes(app)[-1]
+        # the history and pair table show the new run
+        assert len(history_rows(app)) == 3
+
+
+async def test_settings_min_frequency_bad_input_stays_in_the_dialog():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        box = app.screen.query_one("#min-frequency", Input)
+        box.value = "lots"
+        await pilot.click("#ok")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "min frequency: 'lots' is not a whole number" in str(app.screen.query_one("#settings-error").render())
+        box.focus()
+        box.value = "0"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "min_frequency must be 1 or more" in str(app.screen.query_one("#settings-error").render())
+        # unchanged rules: nothing retrains
+        box.value = "1"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        assert not any("retrain" in n for n in notes(app))
+
+
+async def test_settings_min_frequency_stops_the_new_run_early():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.go_to_step(6)
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        await pilot.press("tab")  # from the tie-break to the min frequency box
+        assert app.screen.focused is app.screen.query_one("#min-frequency", Input)
+        await pilot.press("end", "backspace", "3")
+        await pilot.press("enter")  # submits from the box
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.min_frequency == 3
+        assert tr.steps_done < 6
+        assert "then the new rules stop" in notes(app)[-1]
+
+
+async def test_settings_lowercase_counts_the_corpus_again(tmp_path):
+    path = tmp_path / "cased.txt"
+    path.write_text("The the THE the cat Cat\n", encoding="utf-8")
+    app = ExplorerApp(paths=[str(path)], config=__import__("bpe_tui").TrainerConfig(preset="classic", merges=20))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        words = {tr.word_text(w) for w in range(tr.word_count)}
+        assert "The" in words
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#lowercase", Checkbox).value = True
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.lowercase
+        assert {tr.word_text(w) for w in range(tr.word_count)} == {"the", "cat"}
+        assert tr.steps_done == 2
+        assert app.session.paths == [str(path)]
+
+
+async def test_settings_cannot_recount_a_corpus_without_files():
+    app = classic_app("court.txt")  # built from a trainer: no files are known to the session
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        assert app.screen.query_one("#lowercase", Checkbox).disabled
+        assert app.screen.query_one("#pretokenizer", Select).disabled
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+
+
+async def test_settings_from_the_command_palette():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert any(t.startswith("Switch the training rules") for t in titles)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"switch the training")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
