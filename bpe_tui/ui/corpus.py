@@ -11,11 +11,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
 from .messages import TokenSelected
 from .render import TOUCHED, chip, chips, fmt_int, label
 from .session import Session, Snapshot
+from .toggle import Checkbox
 from .vlist import VirtualList
 
 #: Words a text or pair filter looks through (most frequent first).

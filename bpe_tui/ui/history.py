@@ -6,9 +6,9 @@ marked ``·``, and choosing one re-applies forward to it.
 
 Each row carries a mark that needs no colour to read: ``=`` when a tie decided the merge
 (other pairs had the same count and the tie-break rule picked this one) and ``h`` when it was
-chosen by hand. Under the list, a "why" line explains the merge at the cursor: the trainer's
-own sentence (:attr:`MergeEvent.explanation`) and, after a tie, the pairs it tied with and
-the rule that decided.
+chosen by hand. Under the list, a "why" line speaks of the merge at the cursor (or under the
+mouse): after a tie, the rule that decided, the winner and the pairs it beat. (The trainer's
+sentence on the latest merge, :attr:`MergeEvent.explanation`, is under the pair table.)
 """
 
 from __future__ import annotations
@@ -46,32 +46,30 @@ def pair_text(pair, eow) -> str:
 
 
 def why_text(row: HistoryRow | None, eow) -> Text:
-    """What the "why" line under the history says about ``row``: how its pair was chosen
-    (empty when there is nothing to add: a saved table does not record its ties)."""
+    """What the "why" line under the history says about ``row``: how its pair was chosen.
+
+    A merge a tie decided names the rule, the winner and the pairs it beat; a merge chosen by
+    hand says so; any other explore row gets the marks' legend. Empty for a saved table's row
+    (a table does not record its ties) unless it was chosen by hand.
+    """
     text = Text(end="")
     if row is None:
         return text
     ev = row.event
-    if ev is None:  # a saved table: only a merge chosen by hand has more to say than its row
-        if row.manual:
-            text.append(f"merge {row.step:,}: ", "bold")
-            text.append(f"{pair_text((row.left, row.right), eow)} [h: chosen by hand when the table was trained]")
+    if ev is None and not row.manual:
         return text
     text.append(f"merge {row.step:,}: ", "bold")
-    explanation = getattr(ev, "explanation", "")
-    if explanation:
-        text.append(explanation)
-    else:
-        text.append(f"{pair_text(ev.pair, eow)} occurred {ev.count:,} times, the most of any pair")
     if row.manual:
-        text.append("  [h: chosen by hand]")
-    if ev.tie_count:
+        text.append(f"[{MANUAL_MARK}] chosen by hand")
+        text.append(" (not the leader)  " if ev is not None else " when the table was trained", "")
+    if ev is not None and ev.tie_count:
         n = ev.tie_count
-        listed = ", ".join(pair_text(p, eow) for p in ev.ties)
         more = n - len(ev.ties)
-        text.append(f"\n[=] tied at {ev.count:,} with {n} other pair{'s' if n > 1 else ''}: ", "bold")
-        text.append(listed + (f" and {more:,} more" if more > 0 else ""))
-        text.append(f"; rule {ev.rule} picked {pair_text(ev.pair, eow)}")
+        text.append(f"[{TIE_MARK}] a tie at {ev.count:,}: ", "bold")
+        text.append(f"{ev.rule} picked {pair_text(ev.pair, eow)} over ")
+        text.append(", ".join(pair_text(p, eow) for p in ev.ties) + (f" and {more:,} more" if more > 0 else ""))
+    elif not row.manual:
+        text.append(f"most frequent, no tie  (marks: {TIE_MARK} tie, {MANUAL_MARK} by hand, {UNDONE_MARK} undone)", "dim")
     return text
 
 

@@ -21,12 +21,13 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from ..core.config import TIE_BREAKS, TrainerConfig
 from ..core.errors import BPEError
 from .dialogs import _Dialog
 from .render import label
+from .toggle import Checkbox
 
 #: The named pre-tokenizers the dialog offers (a custom regex in use is offered as well).
 PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k")
@@ -91,7 +92,7 @@ class SettingsScreen(_Dialog):
         if cfg.pretokenizer not in pretokenizers:
             pretokenizers.append(cfg.pretokenizer)
         with Vertical(classes="dialog wide", id="settings"):
-            yield Label(Text("Switch the training rules (retrains to this step)", style="bold"))
+            yield Label(Text("Switch the training rules (retrains to this step)", style="bold"), classes="title")
             with Horizontal(classes="setting"):
                 yield Label("tie-break")
                 yield Select([(t, t) for t in TIE_BREAKS], value=cfg.tie_break, allow_blank=False, compact=True, id="tie-break")

@@ -207,3 +207,34 @@ def test_big_corpus_opens_with_default_workers_and_escape_cancels_a_run(tmux, tm
     tmux.wait_for("are not saved", timeout=10)
     tmux.keys("y")
     wait_exit(tmux)
+
+
+def test_settings_dialog_retrains_under_another_tie_break(tmux):
+    """, opens the rules; a new tie-break retrains to the same step and says where the merges part."""
+    court = str(Path(__file__).resolve().parents[2] / "corpora" / "court.txt")
+    tmux.start(court, "--preset", "classic")
+    tmux.wait_for("step 0/")
+    tmux.keys("Space")
+    tmux.keys("Space")
+    tmux.wait_for("step 2/")
+    tmux.keys(",")
+    tmux.wait_for("Switch the training rules")
+    tmux.keys("Enter")  # open the tie-break list (first-seen is chosen)
+    tmux.wait_for("lexical-max")
+    tmux.keys("Down")
+    tmux.keys("Enter")  # lexical-min
+    time.sleep(0.3)
+    tmux.keys("Tab")  # to the min frequency box; enter there submits
+    time.sleep(0.3)
+    tmux.keys("Enter")
+    screen = tmux.wait_for("retrained under the new rules")
+    assert "lexical-min" in screen and "step 2/" in screen
+    expect = bpe_tui.Trainer.from_files([court], bpe_tui.TrainerConfig(preset="classic", tie_break="lexical-min"))
+    expect.goto(2)
+    first = expect.history[0].pair
+    assert first != ("t", "h")  # first-seen's winner; lexical-min picks another of the four tied pairs
+    tmux.wait_for(f"from merge 1 on: ({first[0]}, {first[1]}) instead of (t, h)")
+    tmux.keys("C-q")
+    tmux.wait_for("not saved")
+    tmux.keys("y")
+    wait_exit(tmux)

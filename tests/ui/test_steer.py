@@ -44,8 +44,10 @@ async def test_history_marks_tie_decided_merges_and_explains_the_row():
         await settle(app, pilot)
         why = app.history.why
         assert why.startswith("merge 1:")
-        assert "tied at 3 with 3 other pairs" in why
-        assert "(o, u)" in why and "rule first-seen picked (t, h)" in why
+        ev = tr.history[0]
+        assert ev.tie_count == 3 and len(ev.ties) == 3
+        assert "[=] a tie at 3: first-seen picked (t, h) over " in why
+        assert all(f"({a}, {b})" in why for a, b in ev.ties)
         # enter on the row goes there and keeps explaining it
         await pilot.press("enter")
         await settle(app, pilot)
@@ -102,6 +104,19 @@ async def test_no_color_shows_boundaries_from_the_start(monkeypatch):
         await settle(app, pilot)
         assert app.corpus.boundaries
         assert app.corpus.words_view.row_text(0).endswith("l|o|w|</w>")
+
+
+async def test_check_boxes_read_without_colour(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = classic_app("low_lower_lowest.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        box = app.query_one("#corpus-text-toggle", Checkbox)
+        assert not box.value and str(box.render()).startswith("▐ ▌")
+        await pilot.click("#corpus-text-toggle")
+        await settle(app, pilot)
+        assert box.value and str(box.render()).startswith("▐X▌")
+        assert app.corpus.text_view
 
 
 # ---------------------------------------------------------------------- switching the rules
