@@ -6,7 +6,7 @@ The library in five lines::
     cfg = bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000)
     trainer = bpe_tui.Trainer.from_files(["corpus.txt"], cfg)
     for event in trainer.run(): print(event.step, event.pair, event.count)
-    trainer.table.save("table.json")
+    bpe_tui.save(trainer.table, "table.json")   # or trainer.table.save("table.json")
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from .core import PRESETS, UNK_ID, BPEError, MergeEvent, MergeNode, MergeTable, TraceStep, Trainer, TrainerConfig
 from .core.distributed import count_words
-from .core.formats import load
+from .core.formats import load, save
 
 __version__ = "0.1.0"
 
@@ -32,6 +32,7 @@ __all__ = [
     "count_words",
     "demo_corpus_path",
     "load",
+    "save",
     "train",
 ]
 

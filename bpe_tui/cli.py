@@ -605,9 +605,7 @@ def conversion_losses(table, fmt: str) -> list[str]:
     """What a target format cannot carry over from this table (reported, not fatal)."""
     from .core import formats
 
-    module = formats.writers()[fmt]
-    losses = getattr(module, "losses", None)
-    return list(losses(table)) if losses else []
+    return formats.writers()[fmt].losses(table)
 
 
 def cmd_count(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ def current_umask() -> int:
     return mask
 
 
-def resolve_target(path: str | os.PathLike, overwrite: bool = True, kind: str = "file") -> str:
+def resolve_target(path: str | os.PathLike[str], overwrite: bool = True, kind: str = "file") -> str:
     """The path to write for ``path``: symlinks followed, non-regular files refused.
 
     ``kind`` is "file" or "directory" (what the writer is about to put there). Raises
@@ -69,7 +69,7 @@ def resolve_target(path: str | os.PathLike, overwrite: bool = True, kind: str = 
     return real
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, overwrite: bool = True) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, overwrite: bool = True) -> None:
     """Write ``data`` to ``path`` atomically; BPEError (one line) if that is impossible.
 
     ``overwrite=False`` creates the file exclusively: if it exists by the time the data is
@@ -133,12 +133,12 @@ def _remove(tmp: str) -> None:
         pass
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, overwrite: bool = True) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, overwrite: bool = True) -> None:
     """Write UTF-8 text to ``path`` atomically."""
     atomic_write_bytes(path, text.encode("utf-8"), overwrite)
 
 
-def atomic_write_dir(path: str | os.PathLike, files: dict[str, bytes], overwrite: bool = True) -> None:
+def atomic_write_dir(path: str | os.PathLike[str], files: dict[str, bytes], overwrite: bool = True) -> None:
     """Replace the directory ``path`` by one holding exactly ``files`` (name -> bytes), as a whole.
 
     The files are written into a temporary sibling directory, which is renamed over the old
@@ -200,4 +200,4 @@ def _exchange(a: str, b: str) -> bool:
     except (OSError, AttributeError, ImportError):
         return False
     at_fdcwd, rename_exchange = -100, 2
-    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+    return bool(renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0)

@@ -55,10 +55,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import regex
 
-from .table import MergeTable
+from .table import MergeNode, MergeTable
+from .types import Surface, SurfaceT
 from .units import visible
 
 #: A token is "long" from this many characters on.
@@ -141,9 +143,9 @@ class Audit:
         """The share of the vocabulary emitted at least once on the corpus."""
         return None if self.used is None else self.used / max(1, self.vocab_size)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Counts per category, vocabulary size, and utilization (for JSON and headers)."""
-        out: dict = {"vocab_size": self.vocab_size}
+        out: dict[str, Any] = {"vocab_size": self.vocab_size}
         for c in self.categories:
             out[c.key] = len(c) if c.computed else None
         out["corpus_tokens"] = self.corpus_tokens
@@ -198,9 +200,9 @@ def audit(
         charset = {c for t in texts.values() if t for c in t if ord(c) > 127} | {c for c in corpus_chars if ord(c) > 127}
         pieces = _character_pieces(charset)
         for i in partial:
-            notes["partial_utf8"][i] = characters_of(_body(table, vocab[i]), pieces)
+            notes["partial_utf8"][i] = characters_of(cast(bytes, _body(table, vocab[i])), pieces)
 
-    by_surface: dict = {}
+    by_surface: dict[Surface, list[int]] = {}
     for i in sorted(vocab):
         by_surface.setdefault(vocab[i], []).append(i)
     for ids in by_surface.values():
@@ -275,8 +277,8 @@ def inside_counts(table: MergeTable, emitted: Mapping[int, int]) -> dict[int, in
 def tree_text(table: MergeTable, token_id: int) -> str:
     """A token's merge tree on one line: ``[[t h] e]`` reads "t + h, then + e"."""
 
-    def walk(node) -> str:
-        if node.left is None:
+    def walk(node: MergeNode) -> str:
+        if node.left is None or node.right is None:  # a base symbol (a merge has both)
             return visible(node.surface, table.end_of_word)
         return f"[{walk(node.left)} {walk(node.right)}]"
 
@@ -347,17 +349,21 @@ def _character_pieces(charset: set[str]) -> dict[bytes, list[str]]:
     return out
 
 
-def _body(table: MergeTable, surface):
+def _body(table: MergeTable, surface: Surface) -> Surface:
     """A surface without the end-of-word marker."""
     eow = table.end_of_word
-    if eow:
-        marker = eow.encode("utf-8") if isinstance(surface, bytes) else eow
-        if surface.endswith(marker) and surface != marker:
-            return surface[: -len(marker)]
+    if eow and isinstance(surface, bytes):
+        return _without_suffix(surface, eow.encode("utf-8"))
+    if eow and isinstance(surface, str):
+        return _without_suffix(surface, eow)
     return surface
 
 
-def _text(table: MergeTable, surface) -> str | None:
+def _without_suffix(surface: SurfaceT, marker: SurfaceT) -> SurfaceT:
+    return surface[: -len(marker)] if surface.endswith(marker) and surface != marker else surface
+
+
+def _text(table: MergeTable, surface: Surface) -> str | None:
     """A token's text (end-of-word marker off), or None for bytes that are not UTF-8."""
     body = _body(table, surface)
     if isinstance(body, str):

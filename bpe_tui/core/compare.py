@@ -126,7 +126,8 @@ def token_spans(table: MergeTable, text: str) -> list[TokenSpan]:
                 break
             k += 1
             body = surface
-            if eow_key is not None and token_id != UNK_ID and body.endswith(eow_key):
+            # body and eow_key are the same kind (a table holds bytes or str, never both)
+            if eow_key is not None and token_id != UNK_ID and body.endswith(eow_key):  # type: ignore[arg-type]
                 body = body[: -len(eow_key)]
             n = len(body) if isinstance(body, bytes) else len(body.encode("utf-8"))
             if n == 0:

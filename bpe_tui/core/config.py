@@ -17,12 +17,16 @@ o200k      bytes   o200k           none         lexical-max
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import regex
 
 from .errors import BPEError
 from .pretokenize import resolve_pattern, special_token_list
+from .types import TIE_BREAKS, UNITS, TieBreak, Units
 
-PRESETS: dict[str, dict] = {
+PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
     "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
     "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
@@ -33,16 +37,14 @@ PRESETS: dict[str, dict] = {
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
 
-UNITS = ("chars", "bytes")
-TIE_BREAKS = ("first-seen", "lexical-min", "lexical-max", "hf")
-
-#: Sentinel meaning "take this setting from the preset".
-_FROM_PRESET = object()
+#: Sentinel meaning "take this setting from the preset" (typed Any: it stands in for a value
+#: of the field's own type until __post_init__ replaces it).
+_FROM_PRESET: Any = object()
 
 
 @dataclass
 class TrainerConfig:
-    """The rules of one BPE training run.
+    r"""The rules of one BPE training run.
 
     preset:         "classic", "gpt2", "gpt4" or "o200k" (fills in the defaults below)
     units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
@@ -54,22 +56,29 @@ class TrainerConfig:
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
     min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
-    max_token_length: never make a token longer than this many units (bytes or characters;
+    max_token_length: never make a token longer than this many units (bytes in bytes mode,
+                    characters in chars mode, an end-of-word marker counting its own length;
                     None = no limit): a corpus of one long run of a character would otherwise
                     grow tokens as long as the run (the explorer sets 32 by default)
+    no_merge_across: a regex character class, such as ``\d`` (digits), ``\s`` (whitespace) or
+                    ``\p{P}`` (punctuation): a merged token may not mix characters in the class
+                    with others, so ``2024`` and ``, `` can form but ``a1`` cannot (the
+                    end-of-word marker is no character; a byte that is only a piece of a
+                    character counts as outside the class). None = no such rule.
     """
 
     preset: str = "gpt2"
-    units: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    pretokenizer: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
-    end_of_word: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    units: Units = field(default=_FROM_PRESET)
+    pretokenizer: str = field(default=_FROM_PRESET)
+    end_of_word: str | None = field(default=_FROM_PRESET)
     lowercase: bool = False
     special_tokens: list[str] = field(default_factory=list)
-    tie_break: str | None = field(default=_FROM_PRESET)  # type: ignore[assignment]
+    tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
     min_frequency: int = 1
     max_token_length: int | None = None
+    no_merge_across: str | None = None
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -95,15 +104,13 @@ class TrainerConfig:
         _whole_number("merges", self.merges, 0)
         _whole_number("min_frequency", self.min_frequency, 1)
         _whole_number("max_token_length", self.max_token_length, 1)
+        if self.no_merge_across == "":
+            self.no_merge_across = None
+        check_character_class(self.no_merge_across)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "TrainerConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
     def describe(self) -> str:
         """One line for status bars: 'bytes · gpt2 · lexical-max'."""
@@ -112,10 +119,29 @@ class TrainerConfig:
             parts.append(f"eow {self.end_of_word}")
         if self.lowercase:
             parts.append("lowercase")
+        if self.max_token_length is not None:
+            parts.append(f"max length {self.max_token_length}")
+        if self.no_merge_across is not None:
+            parts.append(f"no merge across {self.no_merge_across}")
         return " · ".join(parts)
 
 
-def _whole_number(name: str, value, least: int) -> None:
+def check_character_class(pattern: str | None, what: str = "no_merge_across") -> None:
+    r"""``pattern`` must be None or a regex (``regex`` syntax, so ``\p{P}`` works) that
+    matches single characters: a character class such as ``\d`` or ``[0-9]``."""
+    if pattern is None:
+        return
+    if not isinstance(pattern, str):
+        raise BPEError(f"{what} must be a regex character class such as \\d, not {pattern!r}")
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error as exc:
+        raise BPEError(f"{what}: {pattern!r} is not a valid regex: {exc}") from None
+    if compiled.fullmatch(""):
+        raise BPEError(f"{what}: {pattern!r} matches the empty string; give a character class such as \\d, \\s or \\p{{P}}")
+
+
+def _whole_number(name: str, value: object, least: int) -> None:
     """``value`` must be None or a whole number >= ``least`` (not a bool, float, nan or inf)."""
     if value is None:
         return

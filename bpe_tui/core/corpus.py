@@ -33,6 +33,9 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from multiprocessing.context import BaseContext
+from multiprocessing.pool import Pool
+from typing import Any, BinaryIO, TextIO
 
 import regex
 
@@ -67,7 +70,7 @@ def pretokenizer_for(config: TrainerConfig) -> PreTokenizer:
     return PreTokenizer(config.pretokenizer, config.special_tokens, config.lowercase)
 
 
-def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter | None = None, first_line: int = 1) -> Counter:
+def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter[str] | None = None, first_line: int = 1) -> Counter[str]:
     """Add the pre-tokens of each line to ``counts`` (a Counter keeps first-appearance order).
 
     A custom regex that gives up names the line (numbered from ``first_line``)."""
@@ -109,14 +112,14 @@ class WordCounter:
         if safe is not None and any("\n" in t for t in pre.special_tokens):
             safe = None
         self.block_mode = safe is not None
-        self._findall = regex.compile(safe).findall if safe is not None else None
-        fast = ascii_findall(pre.name, line_safe=True) if safe is not None else None
-        self._ascii_findall = fast or self._findall
-        self._special_split = pre._special_re.split if pre._special_re is not None else None
+        if safe is not None:  # the block-mode pre-tokenizers (see _words)
+            self._findall: Callable[[str], list[str]] = regex.compile(safe).findall
+            self._ascii_findall = ascii_findall(pre.name, line_safe=True) or self._findall
+        self._special_split = pre.special_matcher.split if pre.special_matcher is not None else None
         self._lowercase = pre.lowercase
         self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 
-    def add(self, text: str, counts: Counter) -> Counter:
+    def add(self, text: str, counts: Counter[str]) -> Counter[str]:
         if not self.block_mode:  # custom patterns: line by line, counting lines for messages
             first = self.lines_done + 1
             self.lines_done += text.count("\n")
@@ -312,7 +315,7 @@ def _word_safe_cut(data: bytes) -> int:
             return pos
 
 
-def open_binary(path: str):
+def open_binary(path: str) -> BinaryIO:
     """The bytes of ``path``: stdin for ``-``, an fsspec URL (``s3://...``, ``file://...``)
     through fsspec (a dependency of dask; only URLs need it), else the local file."""
     if path == "-":
@@ -320,7 +323,8 @@ def open_binary(path: str):
     if "://" in path:
         import fsspec
 
-        return fsspec.open(path, "rb").open()
+        stream: BinaryIO = fsspec.open(path, "rb").open()
+        return stream
     return open(path, "rb")
 
 
@@ -355,7 +359,7 @@ def count_files(
     total = sum(sizes.values())
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     jobs = _plan_jobs(sources, sizes, range_size(total, n)) if n > 1 else []
     if sum(1 for _, span in jobs if span is not None) > 1:
         _count_parallel(jobs, total, config, errors, progress, n, counter, counts)
@@ -420,7 +424,7 @@ def plan_ranges(path: str, size: int, target: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def _pool_context():
+def _pool_context() -> BaseContext:
     """fork where the platform has it and this process runs one thread (forking a threaded
     process, such as the explorer, risks deadlocks: use forkserver there), else spawn."""
     import multiprocessing
@@ -436,13 +440,13 @@ def _pool_context():
 class _StderrWithoutFileno:
     """``sys.stderr`` as it is, except that it has no file descriptor to offer (see below)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO):
         self._stream = stream
 
     def fileno(self) -> int:
         raise io.UnsupportedOperation("fileno")
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
@@ -478,7 +482,7 @@ def start_resource_tracker() -> None:
 
 
 @contextmanager
-def _worker_pool(size: int):
+def _worker_pool(size: int) -> Iterator[tuple[Pool, Any]]:
     """A pool of ``size`` processes counting words, and the shared count of bytes they have read.
 
     The workers ignore SIGINT: Ctrl+C reaches every process of the terminal's process group,
@@ -512,11 +516,11 @@ def _worker_pool(size: int):
             pool.join()
 
 
-_WORKER_COUNTERS: dict = {}
+_WORKER_COUNTERS: dict[str, WordCounter] = {}
 _BYTES_READ = None  # in a worker: the pool's shared count of bytes read
 
 
-def _init_worker(bytes_read) -> None:
+def _init_worker(bytes_read: Any) -> None:  # a multiprocessing Value
     """In a new worker: leave Ctrl+C to the parent (a Ctrl+C held back while the pool started
     is dropped here); remember where to add bytes read."""
     global _BYTES_READ
@@ -524,7 +528,7 @@ def _init_worker(bytes_read) -> None:
     _BYTES_READ = bytes_read
 
 
-def _count_range(task: tuple):
+def _count_range(task: tuple[int, str, int, int, TrainerConfig, str]) -> tuple[int, list[str], list[int]] | tuple[int, Exception]:
     """In a pool worker: ``(index, words, counts)`` of one byte range (see
     :func:`count_range`), or ``(index, error)``: errors travel back as values, so the parent
     raises the first one in file order, as one pass would, whichever range failed first in
@@ -557,15 +561,15 @@ def count_range(
     counter = _WORKER_COUNTERS.get(key)
     if counter is None:
         counter = _WORKER_COUNTERS[key] = WordCounter(config)
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     for text in iter_text_blocks(path, errors, progress, start=start, end=end):
         counter.add(text, counts)
     return list(counts), list(counts.values())
 
 
-def _plan_jobs(sources, sizes, target: int) -> list:
+def _plan_jobs(sources: list[str], sizes: dict[str, int], target: int) -> list[tuple[str, tuple[int, int] | None]]:
     """``(path, (start, end))`` per byte range of each file, ``("-", None)`` for stdin."""
-    jobs: list = []
+    jobs: list[tuple[str, tuple[int, int] | None]] = []
     for path in sources:
         if path == "-":
             jobs.append((path, None))
@@ -574,7 +578,16 @@ def _plan_jobs(sources, sizes, target: int) -> list:
     return jobs
 
 
-def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -> None:
+def _count_parallel(
+    jobs: list[tuple[str, tuple[int, int] | None]],
+    total: int,
+    config: TrainerConfig,
+    errors: str,
+    progress: Progress | None,
+    n: int,
+    counter: WordCounter,
+    counts: Counter[str],
+) -> None:
     """Count the ranges in ``n`` worker processes (stdin here), merging in job order.
 
     Results come back as each range finishes, in any order, and are merged in job order (so a
@@ -584,7 +597,7 @@ def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -
     import multiprocessing
 
     tasks = [(i, path, span[0], span[1], config, errors) for i, (path, span) in enumerate(jobs) if span is not None]
-    finished: dict[int, tuple] = {}
+    finished: dict[int, list[Any]] = {}  # index -> [words, counts] or [error]
     with _worker_pool(min(n, len(tasks))) as (pool, bytes_read):
         results = pool.imap_unordered(_count_range, tasks, chunksize=1)
 
@@ -603,14 +616,14 @@ def _count_parallel(jobs, total, config, errors, progress, n, counter, counts) -
                     finished[index] = result
                 except multiprocessing.TimeoutError:
                     report()  # still reading: say how far
-            result = finished.pop(i)
-            if len(result) == 1:
-                raise result[0]
-            add_range_counts(counts, *result)
+            outcome = finished.pop(i)
+            if len(outcome) == 1:
+                raise outcome[0]
+            add_range_counts(counts, *outcome)
             report()
 
 
-def add_range_counts(counts: Counter, words: list[str], numbers: list[int]) -> None:
+def add_range_counts(counts: Counter[str], words: list[str], numbers: list[int]) -> None:
     """Add one range's (words, counts) to ``counts``. Called in range order, so a word's
     first appearance decides its position, as in one pass."""
     if counts:

@@ -38,6 +38,7 @@ import queue
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from .config import TrainerConfig
 from .corpus import (
@@ -63,7 +64,7 @@ CONNECT_TIMEOUT = 10
 INSTALL_HINT = "pip install 'bpe-tui[dask]'"
 
 
-def require_distributed():
+def require_distributed() -> Any:
     """The ``dask.distributed`` module, or a one-line BPEError naming the extra to install."""
     try:
         import dask.distributed as distributed
@@ -73,7 +74,7 @@ def require_distributed():
 
 
 @contextmanager
-def dask_client(address, workers: int | None = None) -> Iterator:
+def dask_client(address: Any, workers: int | None = None) -> Iterator[Any]:
     """A dask Client for ``address``.
 
     ``"local"`` starts a LocalCluster here (``workers`` processes of one thread each, one per
@@ -171,7 +172,7 @@ def _size(path: str) -> int:
         import fsspec
 
         fs, p = fsspec.core.url_to_fs(path)
-        return fs.size(p)
+        return int(fs.size(p))
     return os.path.getsize(path)
 
 
@@ -179,9 +180,9 @@ def _size(path: str) -> int:
 
 
 def count_words(
-    paths: Iterable[str] | str | os.PathLike,
+    paths: Iterable[str] | str | os.PathLike[str],
     config: TrainerConfig,
-    client=None,
+    client: Any = None,
     errors: str = "strict",
     progress: Progress | None = None,
     workers: int | None = None,
@@ -210,7 +211,7 @@ def count_words(
         return _count_on_dask(dask, sources, config, errors, progress, blocksize)
 
 
-def _count_on_dask(client, sources: list[str], config: TrainerConfig, errors: str, progress: Progress | None, blocksize: int | None) -> dict[str, int]:
+def _count_on_dask(client: Any, sources: list[str], config: TrainerConfig, errors: str, progress: Progress | None, blocksize: int | None) -> dict[str, int]:
     """Plan the ranges, submit one task per range, add the results up in range order."""
     sizes = [_size(p) for p in sources]
     if blocksize is None:
@@ -221,7 +222,7 @@ def _count_on_dask(client, sources: list[str], config: TrainerConfig, errors: st
     # (file index, byte offset) order: the order a single pass reads the corpus in.
     tasks = [(path, start, end) for path, size in zip(sources, sizes) for start, end in plan_ranges(path, size, blocksize)]
     futures = [client.submit(count_range, path, start, end, config, errors, pure=False) for path, start, end in tasks]
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     try:
         _merge_in_order(futures, tasks, counts, progress)
     finally:
@@ -233,7 +234,7 @@ def _count_on_dask(client, sources: list[str], config: TrainerConfig, errors: st
     return dict(counts)
 
 
-def _merge_in_order(futures: list, tasks: list, counts: Counter, progress: Progress | None) -> None:
+def _merge_in_order(futures: list[Any], tasks: list[Any], counts: Counter[str], progress: Progress | None) -> None:
     """Wait for the range futures; add each result to ``counts`` as soon as every range before
     it is added, so results are merged in range order while later ranges are still counted.
 
@@ -242,7 +243,7 @@ def _merge_in_order(futures: list, tasks: list, counts: Counter, progress: Progr
     naming the range. Each fetched result is released at once, freeing the worker's memory.
     """
     total = len(futures)
-    finished: queue.SimpleQueue = queue.SimpleQueue()  # indices of futures as they finish
+    finished: queue.SimpleQueue[int] = queue.SimpleQueue()  # indices of futures as they finish
     for i, future in enumerate(futures):
         future.add_done_callback(lambda _, i=i: finished.put(i))
     done = 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .config import TrainerConfig
+from .types import Surface
 from .units import bytes_to_unicode
 
 
@@ -20,6 +21,7 @@ def initial_words(word_counts: Mapping[str, int], config: TrainerConfig) -> list
     """Each word as a list of base symbols (bytes or characters, plus the end marker)."""
     out = []
     for word, count in word_counts.items():
+        symbols: list[Surface]
         if config.units == "bytes":
             symbols = [bytes([b]) for b in word.encode("utf-8")]
             if config.end_of_word is not None:

@@ -58,9 +58,10 @@ import math
 import os
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 from dataclasses import dataclass, field
+from typing import Any, BinaryIO
 
 import regex
 
@@ -102,9 +103,9 @@ class Tally:
     chars: int = 0
     words: int = 0
     continued: int = 0  # word occurrences split into 2+ tokens
-    counts: Counter = field(default_factory=Counter)  # token id -> emitted
-    types: set = field(default_factory=set)  # distinct whitespace words
-    split_types: set = field(default_factory=set)  # ... of which some occurrence was split
+    counts: Counter[int] = field(default_factory=Counter)  # token id -> emitted
+    types: set[str] = field(default_factory=set)  # distinct whitespace words
+    split_types: set[str] = field(default_factory=set)  # ... of which some occurrence was split
     aligned: bool = True  # tokens and words lined up (else the word metrics are unknown)
 
     def add(self, other: "Tally") -> None:
@@ -135,7 +136,7 @@ class Metrics:
     word_types: int
     whole_types: int
     aligned: bool
-    counts: dict = field(compare=False, repr=False)
+    counts: dict[int, int] = field(compare=False, repr=False)
 
     @property
     def bytes_per_token(self) -> float:
@@ -169,7 +170,7 @@ class Metrics:
     def renyi_efficiency(self) -> float | None:
         return renyi_efficiency(self.counts, self.vocab_size)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The numbers, for JSON (ids and counts left out)."""
         return {
             "table": self.table,
@@ -194,7 +195,7 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 6)
 
 
-def renyi_efficiency(counts: dict, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
+def renyi_efficiency(counts: Mapping[int, int], vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
     """``H_alpha(p) / log2(vocab_size)`` for the unigram distribution of ``counts`` (see the
     module docstring); None for an empty corpus or a vocabulary of one token."""
     total = sum(counts.values())
@@ -204,7 +205,7 @@ def renyi_efficiency(counts: dict, vocab_size: int, alpha: float = RENYI_ALPHA) 
         entropy = -sum(n / total * math.log2(n / total) for n in counts.values() if n)
     else:
         entropy = math.log2(sum((n / total) ** alpha for n in counts.values() if n)) / (1 - alpha)
-    return entropy / math.log2(vocab_size)
+    return float(entropy / math.log2(vocab_size))
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ class Evaluation:
         first = self.metrics[table][0].tokens
         return self.metrics[table][corpus].tokens / first if first else None
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, Any]]:
         """One dict per table x corpus, with the premium when there are several corpora."""
         out = []
         for t in range(len(self.tables)):
@@ -235,7 +236,7 @@ class Evaluation:
         return out
 
 
-def savings(table: MergeTable, counts: dict) -> list[tuple[int, int]]:
+def savings(table: MergeTable, counts: Mapping[int, int]) -> list[tuple[int, int]]:
     """``(rank, tokens saved)`` per merge on a corpus, most saving first.
 
     Each occurrence of a merge's result in the corpus's encoding -- emitted, or inside the
@@ -287,7 +288,7 @@ class Tallier:
         #: Characters a chars-mode table knows; the others encode as UNK_ID, in text order.
         self.known = {s for s in vocab.values() if isinstance(s, str) and len(s) == 1}
 
-    def _lengths_of(self, ids: list[int], text: str):
+    def _lengths_of(self, ids: list[int], text: str) -> Iterable[int]:
         """Each token's non-whitespace length; an unknown character counts as what it is
         (a line break the table has no symbol for is whitespace, a letter is not)."""
         lengths = self.lengths
@@ -383,7 +384,7 @@ def safe_ranges(path: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
-def _next_safe(f, pos: int, size: int) -> int:
+def _next_safe(f: BinaryIO, pos: int, size: int) -> int:
     """The first safe cut at or after byte ``pos`` of an open file (``size`` if none)."""
     while pos < size:
         start = max(0, pos - 4)  # a few bytes back: the character before the line feed
@@ -451,10 +452,10 @@ def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:
     return corpora
 
 
-_WORKER_TABLES: list = []
+_WORKER_TABLES: list[Tallier] = []
 
 
-def _init_worker(tables: list) -> None:
+def _init_worker(tables: list[MergeTable]) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the parent's to handle
@@ -462,7 +463,7 @@ def _init_worker(tables: list) -> None:
     _WORKER_TABLES = [Tallier(t) for t in tables]
 
 
-def _tally_job(job: tuple) -> Tally:
+def _tally_job(job: tuple[int, str, int, int, str, bool]) -> Tally:
     """In a worker: tally one byte range of one file with one table."""
     t, path, start, end, errors, whole = job
     return tally_range(_WORKER_TABLES[t], path, start, end, errors, whole)
@@ -519,7 +520,7 @@ def evaluate(
     tallies = [[Tally() for _ in corpora] for _ in tables]
     done = 0
 
-    def take(job, tally: Tally) -> None:
+    def take(job: tuple[int, int, str, int, int], tally: Tally) -> None:
         nonlocal done
         t, c, _, start, end = job
         tallies[t][c].add(tally)

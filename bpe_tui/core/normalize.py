@@ -33,7 +33,7 @@ import base64
 import binascii
 import struct
 import unicodedata
-from typing import Literal
+from typing import Any, Literal
 from collections.abc import Iterable, Iterator, Sequence
 
 import regex
@@ -97,7 +97,7 @@ class Replace(Normalizer):
 
     def __call__(self, text: str) -> str:
         if self._regex is not None:
-            return self._regex.sub(lambda _m: self.content, text)
+            return str(self._regex.sub(lambda _m: self.content, text))
         return text.replace(self.pattern, self.content)
 
 
@@ -319,7 +319,7 @@ class SentencePieceNormalizer(Normalizer):
         self.user_defined = sorted({u.encode("utf-8") for u in user_defined if u}, key=len, reverse=True)
         self.name = name
 
-    def _steps(self, data: bytes):
+    def _steps(self, data: bytes) -> Iterator[tuple[str, int]]:
         """``(normalized piece, bytes consumed)`` over the text, as NormalizePrefix gives them."""
         pos = 0
         n = len(data)
@@ -395,7 +395,7 @@ class SentencePieceNormalizer(Normalizer):
 # ---------------------------------------------------------------------- from tokenizer.json
 
 
-def from_spec(spec, where: str = "normalizer") -> Normalizer:
+def from_spec(spec: Any, where: str = "normalizer") -> Normalizer:
     """The normalizer a table's ``config["normalizer"]`` describes: a tokenizer.json
     normalizer object (see :func:`from_hf`), or bpe-tui's own ``{"type": "SentencePiece",
     ...}`` for sentencepiece models (see :func:`sentencepiece_spec`)."""
@@ -426,7 +426,7 @@ def sentencepiece_spec(
     treat_whitespace_as_suffix: bool,
     user_defined: Iterable[str],
     name: str,
-) -> dict:
+) -> dict[str, Any]:
     """The JSON-ready spec of a :class:`SentencePieceNormalizer` (kept in a table's config)."""
     return {
         "type": "SentencePiece",
@@ -439,7 +439,7 @@ def sentencepiece_spec(
     }
 
 
-def from_hf(spec, where: str = "normalizer") -> Normalizer:
+def from_hf(spec: Any, where: str = "normalizer") -> Normalizer:
     """The normalizer a tokenizer.json ``normalizer`` object describes (None: identity).
 
     Raises BPEError naming ``where`` (the JSON path) for a type bpe-tui does not apply, so a

@@ -12,11 +12,13 @@ Patterns use the ``regex`` package, which understands Unicode classes such as ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 import regex
 
 from .errors import BPEError
+from .types import PREFIX_SCHEMES, PrefixScheme
 
 #: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -85,7 +87,7 @@ ASCII_PATTERNS = {
 }
 
 
-def ascii_findall(pretokenizer: str, line_safe: bool = False):
+def ascii_findall(pretokenizer: str, line_safe: bool = False) -> Callable[[str], list[str]] | None:
     """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
     the named pre-tokenizer (or of its line-safe form); None where there is none."""
     pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
@@ -151,6 +153,25 @@ PIPELINE = "pipeline:"
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
+class Match(Protocol):
+    """A piece a pre-tokenizer pattern found: a regex match, or one of ours shaped like it."""
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def group(self) -> str: ...
+
+
+class Pattern(Protocol):
+    """What the pre-tokenizer's ``pattern`` answers: a compiled regex, a
+    :class:`GuardedPattern` or a :class:`SplitPipeline`."""
+
+    def findall(self, string: str) -> list[str]: ...
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]: ...
+
+
 class _Span:
     """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
 
@@ -180,8 +201,8 @@ class SplitPipeline:
     compiled regex, so the rest of the code cannot tell the two apart.
     """
 
-    def __init__(self, steps: list[dict]):
-        self.steps = []
+    def __init__(self, steps: list[dict[str, Any]]):
+        self.steps: list[tuple[GuardedPattern, str, bool]] = []
         for n, step in enumerate(steps):
             where = f"pre-tokenizer step {n + 1}"
             if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
@@ -207,7 +228,7 @@ class SplitPipeline:
             raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
         return cls(steps)
 
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
         spans = [(pos, len(text) if endpos is None else endpos)]
         for compiled, behavior, invert in self.steps:
             spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
@@ -217,10 +238,10 @@ class SplitPipeline:
         return [text[m.start() : m.end()] for m in self.finditer(text)]
 
 
-def _split(text: str, start: int, end: int, compiled, behavior: str, invert: bool) -> list[tuple[int, int]]:
+def _split(text: str, start: int, end: int, compiled: GuardedPattern, behavior: str, invert: bool) -> list[tuple[int, int]]:
     """One split step over ``text[start:end]``: the parts, as Hugging Face's
     ``NormalizedString::split`` makes them."""
-    parts: list[list] = []  # [start, end, is_match]
+    parts: list[list[Any]] = []  # [start, end, is_match]
     prev = start
     for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
         if m.start() > prev:
@@ -264,7 +285,7 @@ def _split(text: str, start: int, end: int, compiled, behavior: str, invert: boo
     return [(a, b) for a, b, _ in out if b > a]
 
 
-def special_token_list(special_tokens) -> list[str]:
+def special_token_list(special_tokens: Iterable[str] | str | None) -> list[str]:
     """Special tokens as a list of distinct non-empty strings (a lone str is one token)."""
     if special_tokens is None:
         return []
@@ -279,7 +300,7 @@ def special_token_list(special_tokens) -> list[str]:
     return out
 
 
-class _Match:
+class SpecialMatch:
     """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special
     (the span may take in whitespace around the token: see ``lstrip``/``rstrip``)."""
 
@@ -321,11 +342,11 @@ class SpecialMatcher:
     that side into the match (so no pre-token keeps it).
     """
 
-    def __init__(self, tokens: list[str], flags: dict[str, dict] | None = None):
+    def __init__(self, tokens: list[str], flags: dict[str, dict[str, Any]] | None = None):
         self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
         self.flags = {t: f for t, f in (flags or {}).items() if t in tokens and any(f.get(k) for k in TOKEN_FLAGS)}
 
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[SpecialMatch]:
         end = len(text) if endpos is None else endpos
         tokens = self.tokens
         flags = self.flags
@@ -354,7 +375,7 @@ class SpecialMatcher:
             if flag and flag.get("rstrip"):
                 while stop < end and text[stop].isspace():
                     stop += 1
-            yield _Match(start, token, stop)
+            yield SpecialMatch(start, token, stop)
             pos = floor = stop
             for k, at in enumerate(nxt):
                 if 0 <= at < pos:
@@ -391,20 +412,23 @@ class RegexTimeout(BPEError):
     """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
 
 
-def compile_pattern(name: str, pattern_text: str):
+def compile_pattern(name: str, pattern_text: str) -> Pattern:
     """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
     a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
     if name.startswith(PIPELINE):
         return SplitPipeline.from_json(pattern_text)
     compiled = regex.compile(pattern_text)
-    return compiled if name in NAMED_PATTERNS else GuardedPattern(compiled)
+    if name in NAMED_PATTERNS:
+        named: Pattern = compiled  # a regex.Pattern (regex ships no types)
+        return named
+    return GuardedPattern(compiled)
 
 
 class GuardedPattern:
     """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
     with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
 
-    def __init__(self, compiled):
+    def __init__(self, compiled: Any):  # a regex.Pattern
         self.compiled = compiled
         self.pattern = compiled.pattern
 
@@ -414,27 +438,18 @@ class GuardedPattern:
             f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
         )
 
-    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list:
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
         try:
-            return self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+            found: list[str] = self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+            return found
         except TimeoutError:
             raise self._timed_out() from None
 
-    def finditer(self, string: str, pos: int = 0, endpos: int | None = None):
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
         try:
             return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
         except TimeoutError:
             raise self._timed_out() from None
-
-
-#: Where a tokenizer puts a space in front of the text before splitting it (sentencepiece's
-#: dummy prefix, Hugging Face's Metaspace ``prepend_scheme`` and ``Prepend`` normalizer), per
-#: *segment*, the text between two special tokens:
-#:
-#: * ``always``   every segment that does not already start with a space (Metaspace "always")
-#: * ``first``    only a segment at the very start of the text (Metaspace "first", sentencepiece)
-#: * ``prepend``  every segment, even one that starts with a space (HF's Prepend normalizer)
-PREFIX_SCHEMES = ("always", "first", "prepend")
 
 
 class PreTokenizer:
@@ -444,7 +459,11 @@ class PreTokenizer:
     >>> list(p.split("Hi there<|endoftext|>!"))
     [(False, 'Hi'), (False, ' there'), (True, '<|endoftext|>'), (False, '!')]
 
-    ``prefix_space`` (one of :data:`PREFIX_SCHEMES`) adds a space in front of segments, as
+    ``special_matcher`` is how special tokens are split out: a :class:`SpecialMatcher` (its
+    ``finditer`` and ``split``), or None when there are none. Encoders and counters that cut
+    specials themselves, on their fast paths, use it; :meth:`split` does it all.
+
+    ``prefix_space`` (one of :data:`~bpe_tui.core.types.PREFIX_SCHEMES`) adds a space in front of segments, as
     sentencepiece-style tokenizers do; tables read from those formats set it.
 
     Text can be normalized first (see :mod:`~bpe_tui.core.normalize`), at one of two moments,
@@ -457,12 +476,12 @@ class PreTokenizer:
     def __init__(
         self,
         pretokenizer: str = "gpt2",
-        special_tokens=(),
+        special_tokens: Iterable[str] = (),
         lowercase: bool = False,
-        prefix_space: str | None = None,
+        prefix_space: PrefixScheme | None = None,
         normalizer: Callable[[str], str] | None = None,
         text_normalizer: Callable[[str], str] | None = None,
-        special_flags: dict[str, dict] | None = None,
+        special_flags: dict[str, dict[str, Any]] | None = None,
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)
@@ -473,7 +492,7 @@ class PreTokenizer:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
-        self._special_re = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
+        self.special_matcher = SpecialMatcher(self.special_tokens, special_flags) if self.special_tokens else None
 
     def normalize(self, segment: str) -> str:
         """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
@@ -496,10 +515,10 @@ class PreTokenizer:
         """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
         if self.text_normalizer is not None:
             text = self.text_normalizer(text)
-        if self._special_re is None:
+        if self.special_matcher is None:
             return self.pattern.findall(self.prefixed(self.normalize(text), True))
         out: list[str] = []
-        for n, segment in enumerate(self._special_re.split(text)):  # specials first, then lowercase
+        for n, segment in enumerate(self.special_matcher.split(text)):  # specials first, then lowercase
             if segment:
                 out.extend(self.pattern.findall(self.prefixed(self.normalize(segment), n == 0)))
         return out
@@ -512,12 +531,12 @@ class PreTokenizer:
         """
         if self.text_normalizer is not None and not text_normalized:
             text = self.text_normalizer(text)
-        if self._special_re is None:
+        if self.special_matcher is None:
             for word in self._segment_words(text, True):
                 yield False, word
             return
         pos = 0
-        for m in self._special_re.finditer(text):
+        for m in self.special_matcher.finditer(text):
             if m.start() > pos:
                 for word in self._segment_words(text[pos : m.start()], pos == 0):
                     yield False, word
@@ -541,8 +560,8 @@ class PreTokenizer:
         lowercasing).
         """
         pos = 0
-        if self._special_re is not None:
-            for m in self._special_re.finditer(text if special_text is None else special_text):
+        if self.special_matcher is not None:
+            for m in self.special_matcher.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
                     yield False, w.start(), w.end()
                 yield True, m.start(), m.end()

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import BPEError
 from .merging import HEAP_FROM, MergeLog, merge, merge_heap
 from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
+from .types import FormatName, Pair, Surface
 from .units import visible
 
 
@@ -55,8 +58,8 @@ class TraceStep:
     """
 
     rank: int  # 0-based position in the merge list (the merge a person reads as rank + 1)
-    pair: tuple  # (left, right) surfaces
-    new_token: bytes | str
+    pair: Pair  # (left, right) surfaces
+    new_token: Surface
     position: int  # symbol index where the merge happened
     _log: object = field(default=None, repr=False, compare=False)
     _step: int = field(default=0, repr=False, compare=False)
@@ -84,11 +87,10 @@ class MergeNode:
     """How a token was built: a base symbol (rank None) or a merge of two subtrees."""
 
     id: int
-    surface: bytes | str
+    surface: Surface
     rank: int | None = None
     left: "MergeNode | None" = None
     right: "MergeNode | None" = None
-    children: list = field(default_factory=list, repr=False)
 
     def leaves(self) -> list:
         """The base symbols under this node, left to right (no recursion: trees run deep)."""
@@ -123,7 +125,7 @@ class MergeTable:
     def __init__(
         self,
         units: str,
-        vocab: Mapping[int, bytes | str],
+        vocab: Mapping[int, Surface],
         merges: list[tuple[int, int, int]],
         special_tokens: Mapping[str, int] | None = None,
         pretokenizer: str = "gpt2",
@@ -133,11 +135,12 @@ class MergeTable:
         config: dict | None = None,
         source_format: str = "native",
         source: str | None = None,
+        manual_ranks: Iterable[int] = (),
     ):
         if units not in ("bytes", "chars"):
             raise BPEError(f"unknown units {units!r}")
         self.units = units
-        self._vocab: dict[int, bytes | str] = dict(vocab)
+        self._vocab: dict[int, Surface] = dict(vocab)
         self._merges: list[tuple[int, int, int]] = [tuple(m) for m in merges]
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
         self.pretokenizer = pretokenizer
@@ -147,6 +150,8 @@ class MergeTable:
         self.config = dict(config or {})
         self.source_format = source_format
         self.source = source
+        #: 0-based ranks of the merges chosen by hand while training (Trainer.step(pair=...)).
+        self.manual_ranks: frozenset[int] = frozenset(manual_ranks)
 
         self._ranks: _Ranks = _Ranks()
         self._creator: dict[int, int] = {}
@@ -233,10 +238,9 @@ class MergeTable:
     def from_trainer(cls, trainer) -> "MergeTable":
         """The table of a trainer's merges so far (asks only the trainer's public questions)."""
         cfg = trainer.config
-        vocab = {i: trainer.surface(i) for i in range(trainer.vocab_size)}
         return cls(
             units=cfg.units,
-            vocab=vocab,
+            vocab=trainer.vocab(),
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
             pretokenizer=cfg.pretokenizer,
@@ -246,6 +250,7 @@ class MergeTable:
             config=cfg.to_dict(),
             source_format="trainer",
             source=trainer.name,
+            manual_ranks=trainer.manual_ranks(),
         )
 
     @classmethod
@@ -346,7 +351,7 @@ class MergeTable:
         return MergeTable(
             self.units, vocab, self._merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
             lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
-            source_format=self.source_format, source=self.source,
+            source_format=self.source_format, source=self.source, manual_ranks=self.manual_ranks,
         )
 
     def truncated(self, k: int) -> "MergeTable":
@@ -375,17 +380,29 @@ class MergeTable:
             config=self.config,
             source_format=self.source_format,
             source=self.source,
+            manual_ranks=self._kept_manual_ranks(k, keep),
         )
+
+    def _kept_manual_ranks(self, k: int, keep: list) -> list[int]:
+        """The manual ranks of a table cut to ``keep`` (the first ``k`` merges, less orphans)."""
+        if not self.manual_ranks:
+            return []
+        kept = set(keep)
+        new_rank = {}
+        for old, merge in enumerate(self._merges[:k]):
+            if merge in kept:
+                new_rank[old] = len(new_rank)
+        return [new_rank[r] for r in self.manual_ranks if r in new_rank]
 
     # ------------------------------------------------------------------ questions
 
     @property
-    def vocab(self) -> dict[int, bytes | str]:
+    def vocab(self) -> dict[int, Surface]:
         """id -> surface for every token, special tokens included (as bytes in bytes mode)."""
         return dict(self._vocab)
 
     @property
-    def merges(self) -> list[tuple]:
+    def merges(self) -> list[Pair]:
         """``(left, right)`` surfaces of every merge, in rank order."""
         v = self._vocab
         return [(v[a], v[b]) for a, b, _ in self._merges]
@@ -403,11 +420,11 @@ class MergeTable:
     def num_merges(self) -> int:
         return len(self._merges)
 
-    def surface(self, token_id: int) -> bytes | str:
+    def surface(self, token_id: int) -> Surface:
         """The surface of a token id (KeyError if absent)."""
         return self._vocab[token_id]
 
-    def token_id(self, surface: bytes | str) -> int | None:
+    def token_id(self, surface: Surface) -> int | None:
         """The id of a surface, or None."""
         found = self._surface_to_id.get(surface)
         if found is None and isinstance(surface, (str, bytes)):
@@ -517,7 +534,6 @@ class MergeTable:
                 todo.extend(missing)
                 continue
             node = MergeNode(current, self._vocab[current], rank, built[a], built[b])
-            node.children = [node.left, node.right]
             built[current] = node
             todo.pop()
         return built[token_id]
@@ -740,7 +756,7 @@ class MergeTable:
         # The same pieces as self._pre.split(text), without a tuple per piece.
         out: list[int] = []
         pre = self._pre
-        specials = pre._special_re
+        specials = pre.special_matcher
         if specials is None:
             self._encode_segment(pre.prefixed(text, True), out)
             return out
@@ -940,9 +956,13 @@ class MergeTable:
 
     # ------------------------------------------------------------------ files
 
-    def save(self, path, format: str = "native", overwrite: bool = True, **options) -> None:
-        """Write the table (atomically). Formats: see ``bpe_tui.core.formats.writers()``.
-        ``overwrite=False`` refuses a target that exists at the moment of writing."""
+    def save(self, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
+        """Write the table (atomically): ``bpe_tui.save(table, path, ...)`` spelled as a method.
+        Formats: see ``bpe_tui.core.formats.writers()``. ``overwrite=False`` refuses a target
+        that exists at the moment of writing.
+
+        Writing is the formats' business, not the table's: the import happens here, at call
+        time, so this module never depends on the format modules (they depend on it)."""
         from .formats import save
 
         save(self, path, format, overwrite=overwrite, **options)

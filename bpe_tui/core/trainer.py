@@ -14,166 +14,92 @@ What makes this trainer fast enough to watch live is that it never recounts. It 
   first valid entry. Entries go stale when counts change; a stale entry is re-queued or
   dropped when it reaches the top ("lazy invalidation").
 
-A merge rewrites only the words that contain the pair and changes only the counts of the
-pairs around each occurrence. Each step records the old segmentations of the words it
-rewrote and the count changes it made, so ``undo()`` is the exact inverse.
+A merge rewrites only the words that contain the pair (:func:`merge_word`) and changes only
+the counts of the pairs around each occurrence. Each step records the old segmentations of
+the words it rewrote and the count changes it made, so ``undo()`` is the exact inverse.
 
-How the symbols are stored (the one trick in here). Every token has an integer id, and a
-word's current segmentation is kept as a ``str`` whose characters are those ids
-(``chr(id)``); a pair is the 2-character string of its two ids. Then merging a pair in a word
-is ``word.replace(pair, chr(new_id))``, which is exactly BPE's left-to-right,
-non-overlapping replacement, done in C; ``pair in word`` asks whether a word holds a pair, and
-the pairs around an occurrence at ``i`` are the slices ``word[i-1:i+1]`` and
-``word[i+1:i+3]``. Nothing outside this module sees these strings: questions are answered in
-ids (``segmentation_ids``) and surfaces.
+Words are stored as strings of token ids, one character per id, so that a merge is
+``str.replace`` in C: see :mod:`~bpe_tui.core.speed` for that and the other speed helpers. The
+tie-break rules (which pair wins when counts are equal) are in :mod:`~bpe_tui.core.tiebreak`.
 
-Tie-break rules (which pair wins when counts are equal):
-
-* ``lexical-max``  the greatest ``(left, right)`` compared as bytes (CS336; subword-nmt on str)
-* ``lexical-min``  the smallest ``(left, right)`` (the Rust tutorial's sort)
-* ``first-seen``   the pair that occurs first, reading words in order of first appearance
-                   (Python's ``max`` over an insertion-ordered dict; minbpe)
-* ``hf``           Hugging Face tokenizers: the smallest ``(left_id, right_id)``, where ids are
-                   the alphabet sorted by code point, then merged tokens in creation order
+Beyond the rules, a person can steer: ``step(pair=...)`` merges a pair chosen by hand (undo
+and goto replay it, see :meth:`Trainer.step`); ``Trainer.from_table`` goes on from a saved
+table; ``max_token_length`` and ``no_merge_across`` forbid some pairs (see
+:meth:`Trainer.forbidden_pair_count`).
 """
 
 from __future__ import annotations
 
 import heapq
 import os
-from collections import Counter, defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import MISSING, dataclass, field, fields
-from functools import cached_property
-from itertools import chain, repeat
-from operator import add, mul, sub
-from types import MappingProxyType
+from dataclasses import dataclass
+from operator import mul
+from typing import TYPE_CHECKING
+
+import regex
 
 from .config import TrainerConfig, check_vocab_size
 from .errors import BPEError
-from .units import bytes_to_unicode
+from .events import TIES_LISTED, MergeEvent, Why
+from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, utf8_as_ids
+from .tiebreak import make_rule, show, show_pair
+
+if TYPE_CHECKING:
+    from .table import MergeTable
 
 Pair = tuple  # (left surface, right surface)
 
-#: Token ids are stored as characters, so they must be code points.
-MAX_TOKEN_ID = 0x10FFFF
+__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "table_config"]
+
+_new_event = fast_constructor(MergeEvent)
 
 
-def _key(a: int, b: int) -> str:
-    """The internal key of the pair of token ids ``(a, b)``: the two ids as characters."""
-    return chr(a) + chr(b)
+def merge_word(word: str, pair: str, new: str) -> tuple[str, list[tuple[str, int]]]:
+    """Merge every occurrence of ``pair`` in ``word``, left to right and non-overlapping, into
+    the token ``new``; return the new word and its pair-count changes, ``(pair, -1 or +1)``
+    per occurrence (multiply by the word's count).
 
-
-def _ids(key: str) -> tuple[int, int]:
-    """The token ids ``(a, b)`` of an internal pair key."""
-    return ord(key[0]), ord(key[1])
-
-
-def _surface_pair(surfaces: list, key: str) -> tuple:
-    """The ``(left, right)`` surfaces of an internal pair key."""
-    return surfaces[ord(key[0])], surfaces[ord(key[1])]
-
-
-def _pairs(word: str):
-    """Every adjacent pair (as a key) of a word stored as characters, left to right."""
-    return map(add, word, word[1:])
-
-
-def _utf8_as_ids(text: str) -> str:
-    """``text``'s UTF-8 bytes as characters: byte-level token ids of the base alphabet."""
-    return text.encode("utf-8").decode("latin-1")
-
-
-def _convert_all(words: list[str], convert: Callable[[str], str], sep: str) -> list[str]:
-    """``[convert(w) for w in words]`` in one call on the words joined by ``sep``, when no word
-    holds ``sep`` (``convert`` works character by character and maps ``sep`` to itself)."""
-    joined = sep.join(words)
-    if joined.count(sep) == len(words) - 1:
-        return convert(joined).split(sep)
-    return list(map(convert, words))
-
-
-#: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
-TIES_LISTED = 5
-
-
-@dataclass(frozen=True)
-class MergeEvent:
-    """Everything a UI needs to render one merge without asking the trainer again.
-
-    step:          1-based merge number (its rank in the merge table is step - 1)
-    pair:          (left, right) surfaces that were merged
-    pair_ids:      (left_id, right_id)
-    new_id:        id of the merged token (an existing id if that surface already existed)
-    new_token:     surface of the merged token
-    count:         how often the pair occurred when it was merged
-    tie_count:     how many other pairs had the same count (0 = no tie)
-    ties:          the first few of those pairs, in tie-break order
-    rule:          the tie-break rule that decided
-    words_touched: indices of the words whose segmentation changed (see Trainer.word_text)
-    total_tokens:  corpus length in tokens after the merge
-    vocab_size:    vocabulary size after the merge
+    Around each occurrence of ``(a, b)``, the pair ``(prev, a)`` becomes ``(prev, new)`` and
+    ``(b, next)`` becomes ``(new, next)``; ``prev`` is the symbol before as already rewritten
+    (``new`` itself when two occurrences are adjacent, as in ``abab``). The merged pair's own
+    count is not in the changes: it drops to zero everywhere, which the trainer sets once.
+    Words and pairs are id strings (see :mod:`~bpe_tui.core.speed`). A word without the pair
+    comes back as the same object, with no changes. (Hugging Face's ``Word::merge`` in
+    word.rs is the same function.)
     """
-
-    step: int
-    pair: tuple
-    pair_ids: tuple[int, int]
-    new_id: int
-    new_token: bytes | str
-    count: int
-    tie_count: int
-    ties: tuple
-    rule: str
-    words_touched: tuple[int, ...]
-    total_tokens: int
-    vocab_size: int
-    # The pair changes are kept in the trainer's internal form and named only when asked
-    # (naming them at every step would cost more than the merge). ``_surfaces`` is the
-    # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
-    # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
-    # their surfaces here whatever the trainer does next.
-    _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
-    _surfaces: list = field(repr=False, compare=False, default_factory=list)
-
-    @cached_property
-    def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
-        """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
-        s = self._surfaces
-        return MappingProxyType({_surface_pair(s, k): change for k, change in self._changes.items()})
-
-    @cached_property
-    def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
-        """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
-        return MappingProxyType({_ids(k): change for k, change in self._changes.items()})
-
-    def __getstate__(self) -> dict:
-        """Pickle and copy the fields only: the read-only mappings above are rebuilt on demand."""
-        state = dict(self.__dict__)
-        state.pop("pair_changes", None)
-        state.pop("pair_changes_by_id", None)
-        return state
+    merged = word.replace(pair, new)  # the merge itself, in C
+    if merged is word:  # replace hands back the same object when the pair is absent
+        return word, []
+    n = len(word)
+    i = word.find(pair)
+    if len(merged) == n - 1:  # one occurrence, the usual case: both words line up at i
+        if i:
+            if i + 2 < n:
+                return merged, [(word[i - 1 : i + 1], -1), (merged[i - 1 : i + 1], 1), (word[i + 1 : i + 3], -1), (merged[i : i + 2], 1)]
+            return merged, [(word[i - 1 : i + 1], -1), (merged[i - 1 : i + 1], 1)]
+        if i + 2 < n:
+            return merged, [(word[i + 1 : i + 3], -1), (merged[i : i + 2], 1)]
+        return merged, []
+    deltas = []
+    for k in range(n - len(merged)):
+        if k:
+            i = word.find(pair, i + 2)
+        j = i - k  # where this occurrence's ``new`` stands in the merged word
+        if j:
+            deltas.append((merged[j - 1] + pair[0], -1))
+            deltas.append((merged[j - 1 : j + 1], 1))
+        if i + 2 < n:
+            deltas.append((word[i + 1 : i + 3], -1))
+            deltas.append((new + word[i + 2], 1))
+    return merged, deltas
 
 
-_EVENT_ARGS = frozenset(
-    "step pair pair_ids new_id new_token count tie_count ties rule words_touched total_tokens vocab_size _changes _surfaces".split()
-)
-#: Fields the trainer does not pass (added later, with defaults): filled in by _new_event.
-_EVENT_DEFAULTS = [f for f in fields(MergeEvent) if f.name not in _EVENT_ARGS]
-
-
-def _new_event(**values) -> MergeEvent:
-    """A MergeEvent built without the frozen dataclass __init__ (one object.__setattr__ per
-    field: 6% of the training time); equal to MergeEvent(**values) in every way."""
-    for f in _EVENT_DEFAULTS:
-        values[f.name] = f.default if f.default is not MISSING else f.default_factory()
-    event = object.__new__(MergeEvent)
-    event.__dict__.update(values)
-    if _EVENT_POST_INIT:
-        event.__post_init__()
-    return event
-
-
-_EVENT_POST_INIT = hasattr(MergeEvent, "__post_init__")
+def _overlapping(word: str, pair: str) -> int:
+    """How many times ``pair`` occurs in ``word``, overlapping occurrences counted (``aaaa``
+    holds three ``aa``): what the pair count counts."""
+    return sum(1 for p in pairs_of(word) if p == pair)
 
 
 @dataclass
@@ -226,27 +152,202 @@ def _check_text(words: list[str], config, name: str) -> None:
         raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
 
 
+# ---------------------------------------------------------------------- going on from a table
+
+#: What a table decides about the corpus, as (TrainerConfig field, name a person reads).
+TABLE_RULES = (
+    ("units", "units"),
+    ("pretokenizer", "pre-tokenizer"),
+    ("end_of_word", "end-of-word marker"),
+    ("lowercase", "lowercase"),
+    ("special_tokens", "special tokens"),
+)
+
+
+def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tuple[TrainerConfig, list[str]]:
+    """The rules for training on from ``table``, and what was taken from the table, by name.
+
+    How the corpus is split and spelled must be the table's, or its merges would not apply:
+    its units, pre-tokenizer, end-of-word marker, lowercase and special tokens rule, whatever
+    ``config`` says (each note says what was taken and, where ``config`` differed, what it
+    replaced). The rest (tie-break, targets, min_frequency, constraints) comes from
+    ``config``, or, without one, from the table's own training config where it recorded one
+    (bpe-tui tables do), else TrainerConfig's defaults.
+
+    A table whose library also rewrites the text before splitting (a normalizer, a space put
+    in front) cannot be reproduced by training: BPEError.
+    """
+    where = table.source or "table"
+    cfg = table.config
+    if isinstance(cfg.get("normalizer"), dict):
+        raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
+    if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
+        raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
+    taken = {
+        "units": table.units,
+        "pretokenizer": table.pretokenizer,
+        "end_of_word": table.end_of_word,
+        "lowercase": table.lowercase,
+        "special_tokens": list(table.special_tokens),
+    }
+    if config is not None:
+        values = config.to_dict()
+    else:
+        known = TrainerConfig().to_dict()
+        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges")}
+        values.setdefault("preset", "gpt2")
+    notes = []
+    for field_name, label in TABLE_RULES:
+        value = taken[field_name]
+        shown = _shown_rule(field_name, value)
+        if config is not None and getattr(config, field_name) != value:
+            notes.append(f"{label}: {shown} from the table (not {_shown_rule(field_name, getattr(config, field_name))})")
+        else:
+            notes.append(f"{label}: {shown} from the table")
+    values.update(taken)
+    values.pop("preset", None)
+    preset = config.preset if config is not None else (cfg.get("preset") if cfg.get("preset") in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
+    try:
+        return TrainerConfig(preset=preset, **values), notes
+    except BPEError as exc:
+        raise BPEError(f"{where}: cannot train on from this table: {exc}") from None
+
+
+def _shown_rule(field_name: str, value) -> str:
+    if field_name == "end_of_word":
+        return repr(value) if value else "none"
+    if field_name == "lowercase":
+        return "yes" if value else "no"
+    if field_name == "special_tokens":
+        return ", ".join(value) if value else "none"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- constraints
+
+#: A token's standing towards ``no_merge_across``'s class: no characters (the end-of-word
+#: marker alone), all inside the class, all outside, or both. A pair is forbidden when its
+#: two tokens' standings together are MIXED.
+NEUTRAL, INSIDE, OUTSIDE, MIXED = 0, 1, 2, 3
+
+
+def class_standing(surface, pattern, end_of_word: str | None) -> int:
+    """Whether a token's characters are inside ``pattern`` (a character class), outside, or
+    both. The end-of-word marker is no character; bytes that are only a piece of a UTF-8
+    character count as outside."""
+    if surface is None:
+        return NEUTRAL
+    if isinstance(surface, bytes):
+        text = surface.decode("utf-8", "surrogateescape")
+        if end_of_word is not None and text.endswith(end_of_word):
+            text = text[: -len(end_of_word)]
+    else:
+        text = surface[: -len(end_of_word)] if end_of_word is not None and surface.endswith(end_of_word) else surface
+    standing = NEUTRAL
+    for ch in text:
+        standing |= INSIDE if pattern.fullmatch(ch) else OUTSIDE
+        if standing == MIXED:
+            break
+    return standing
+
+
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
-    Build one with :meth:`from_text`, :meth:`from_files` or :meth:`from_counts`; then call
-    :meth:`step` for one merge, :meth:`undo` to take it back, :meth:`goto` to jump to any step,
-    or iterate :meth:`run` to train to the configured target.
+    Build one with :meth:`from_text`, :meth:`from_files` or :meth:`from_counts` (or go on
+    from a saved table with :meth:`from_table`); then call :meth:`step` for one merge (or
+    ``step(pair=...)`` for a pair of your choice), :meth:`undo` to take it back, :meth:`goto`
+    to jump to any step, or iterate :meth:`run` to train to the configured target.
     """
 
     # ------------------------------------------------------------------ construction
 
-    def __init__(self, word_counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "corpus"):
-        """Train on ``word_counts``: pre-token -> count, in order of first appearance."""
+    def __init__(
+        self,
+        word_counts: Mapping[str, int],
+        config: TrainerConfig | None = None,
+        name: str = "corpus",
+        start: "MergeTable | None" = None,
+    ):
+        """Train on ``word_counts``: pre-token -> count, in order of first appearance.
+
+        With ``start`` (a MergeTable), go on from that table: its merges are applied to the
+        words first (by rank, as encoding does), its ids are kept, and new merges get ids
+        after its vocabulary; the table's units, pre-tokenizer, end-of-word marker, lowercase
+        and special tokens replace ``config``'s (see :func:`table_config`;
+        :attr:`table_rules` says what was taken). ``word_counts`` must have been counted
+        under those rules (:meth:`from_table` does it).
+        """
+        self.table_rules: list[str] = []  # what a start table decided, by name
+        if start is not None:
+            config, self.table_rules = table_config(start, config)
         self.config = config or TrainerConfig()
         self.name = name
         cfg = self.config
-        bytes_mode = cfg.units == "bytes"
 
         self._word_text, self._counts = _checked_counts(word_counts)
         _check_text(self._word_text, cfg, name)
+        if start is None:
+            words = self._fresh_alphabet()
+        else:
+            words = self._alphabet_of(start)
+        eow = cfg.end_of_word
+        self._eow_id = self._surface_to_id[eow.encode("utf-8") if cfg.units == "bytes" else eow] if eow is not None else None
+        self._words: list[str] = words
+        self._first_merge_id = len(self._surfaces)
+        least = len(self._surfaces) - self._holes if start is not None else self._base_count + len(self._special_ids)
+        if start is not None and cfg.vocab_size is not None and cfg.vocab_size < least:
+            raise BPEError(f"{name}: vocabulary size {cfg.vocab_size:,} is smaller than the {least:,} tokens the start table already has")
+        check_vocab_size(cfg.vocab_size, self._base_count, len(self._special_ids), name)
+        # True once a MergeEvent holds self._surfaces: from then on the list is only appended
+        # to, and undo replaces it by a copy instead of popping it (_drop_last_surface).
+        self._surfaces_shared = False
 
-        # Base alphabet: 256 bytes, or the corpus's characters sorted by code point.
+        # The tie-break rule, with its per-token material (see tiebreak.py).
+        self._rule = make_rule(
+            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids), keep_ids=start is not None
+        )
+
+        # Pair counts and the pair -> words index (speed.pair_index builds them in C).
+        pc, where, hist = pair_index(self._words, self._counts)
+        self._pair_counts = pc
+        self._where = where
+        self._count_hist: dict[int, int] = hist  # count -> pairs with it
+
+        self._total_tokens = sum(map(mul, map(len, self._words), self._counts))
+        self.initial_total_tokens = self._total_tokens
+        self.corpus_chars = sum(map(mul, map(len, self._word_text), self._counts))
+        self._word_index: dict[str, int] | None = None
+        self._by_frequency: list[int] | None = None
+
+        # Constraints: pairs they forbid are never queued, and counted (forbidden_pair_count).
+        across = cfg.no_merge_across
+        self._across = regex.compile(across) if across is not None else None
+        self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
+        self._constrained = cfg.max_token_length is not None or across is not None
+        self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
+
+        # Hand-chosen pairs by step (see step): replayed when going forward again.
+        self._plan: dict[int, tuple[int, int]] = {}
+
+        self._entry = self._rule.entry_function(self._first_occurrence)
+        entry = self._entry
+        self._heap: list = [entry(p, c) for p, c in pc.items()]
+        heapq.heapify(self._heap)
+        # Valid entries taken off the heap by a peek, smallest first; each is no greater than
+        # anything left in the heap, so the queue is front + heap (see _pop_valid).
+        self._front: deque = deque()
+        self._history: list[_StepRecord] = []
+        self.stop_reason: str | None = None
+
+    def _fresh_alphabet(self) -> list[str]:
+        """Set up the base alphabet and specials of a fresh run; return the words as id strings.
+
+        Base: 256 bytes (a byte's id is its value), or the corpus's characters sorted by code
+        point; then the end-of-word marker's own id, then the special tokens.
+        """
+        cfg = self.config
+        bytes_mode = cfg.units == "bytes"
         eow = cfg.end_of_word
         if bytes_mode:
             base: list = [bytes([i]) for i in range(256)]
@@ -260,82 +361,97 @@ class Trainer:
                 chars.add(eow)
             base = sorted(chars)
         self._base_count = len(base)
+        self._holes = 0
         self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
-        # True once a MergeEvent holds self._surfaces: from then on the list is only appended
-        # to, and undo replaces it by a copy instead of popping it (_drop_last_surface).
-        self._surfaces_shared = False
         self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
-        self._eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow] if eow is not None else None
-
         # Special tokens come right after the base alphabet; they never take part in merges.
         self._special_ids: dict[str, int] = {}
         for special in cfg.special_tokens:
             self._special_ids[special] = len(self._surfaces)
             self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
-        self._first_merge_id = len(self._surfaces)
-        check_vocab_size(cfg.vocab_size, self._base_count, len(self._special_ids), name)
-
-        # Tie-break key material per token id, extended as merged tokens are created.
+        self.first_step = 0
+        self._inherited: list[tuple[int, int, int]] = []
+        self._inherited_counts: list[int] | None = []
+        self._inherited_manual: frozenset[int] = frozenset()
+        # In bytes mode latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
+        # maps each character to its id. Either runs once over all the words (convert_all).
         if bytes_mode:
-            b2u = bytes_to_unicode()
-            hf_text = [("".join(b2u[b] for b in s) if i < 256 else s.decode("utf-8", "replace")) for i, s in enumerate(base)]
-        else:
-            hf_text = list(base)
-        order = sorted(range(len(base)), key=lambda i: hf_text[i])
-        self._hf_base_rank = {token_id: pos for pos, token_id in enumerate(order)}
-        self._tie_material: list = [self._material(i, s) for i, s in enumerate(self._surfaces)]
-
-        # Words as strings of token ids (see the module docstring). In bytes mode a byte's id
-        # is its value, so latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
-        # maps each character to its id. Either runs once over all the words (_convert_all).
-        if bytes_mode:
-            words = _convert_all(self._word_text, _utf8_as_ids, "\x00")
+            words = convert_all(self._word_text, utf8_as_ids, "\x00")
         else:
             to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
-            words = _convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
+            words = convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
         if eow is not None:
-            tail = chr(self._eow_id)
+            eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow]
+            tail = chr(eow_id)
             words = [w + tail for w in words]
-        self._words: list[str] = words
+        return words
 
-        # The pair -> words index and the pair counts, built in one pass that runs in C: every
-        # pair occurrence appends its word to the pair's list (a word holding a pair twice is
-        # listed twice), so a pair's count is the sum of its listed words' counts. The lists
-        # then become the index's word "sets": dicts of word -> None, because a dict of ints is
-        # never tracked by the garbage collector, where 100k+ sets would be traversed by every
-        # full collection (that alone cost a third of the training time on 28 MB). Each list is
-        # popped as it is converted, so the lists and the dicts never all stand at once.
-        listed: defaultdict[str, list[int]] = defaultdict(list)
-        every_pair = chain.from_iterable(map(_pairs, self._words))
-        pairs_per_word = map(sub, map(len, self._words), repeat(1))
-        its_word = chain.from_iterable(map(repeat, range(len(self._words)), pairs_per_word))
-        deque(map(list.append, map(listed.__getitem__, every_pair), its_word), maxlen=0)
-        count_of = self._counts.__getitem__
-        pc: dict[str, int] = {}
-        where: defaultdict[str, dict[int, None]] = defaultdict(dict)
-        for pair in list(listed):
-            members = listed.pop(pair)
-            pc[pair] = sum(map(count_of, members))
-            where[pair] = dict.fromkeys(members)
-        self._pair_counts = pc
-        self._where = where
-        self._count_hist: dict[int, int] = dict(Counter(pc.values()))  # count -> pairs with it
+    def _alphabet_of(self, table: "MergeTable") -> list[str]:
+        """Set up ids as ``table`` has them; return the words as id strings, each already
+        merged by the table's merges (lowest rank first, as encoding does).
 
-        self._total_tokens = sum(map(mul, map(len, self._words), self._counts))
-        self.initial_total_tokens = self._total_tokens
-        self.corpus_chars = sum(map(mul, map(len, self._word_text), self._counts))
-        self._word_index: dict[str, int] | None = None
-        self._by_frequency: list[int] | None = None
+        Base symbols the table lacks (a character its corpus never had) get new ids after its
+        vocabulary, before any new merge; :attr:`table_rules` names them.
+        """
+        from .merging import merge
 
-        self._entry = self._make_entry_function()
-        entry = self._entry
-        self._heap: list = [entry(p, c) for p, c in pc.items()]
-        heapq.heapify(self._heap)
-        # Valid entries taken off the heap by a peek, smallest first; each is no greater than
-        # anything left in the heap, so the queue is front + heap (see _pop_valid).
-        self._front: deque = deque()
-        self._history: list[_StepRecord] = []
-        self.stop_reason: str | None = None
+        cfg = self.config
+        bytes_mode = cfg.units == "bytes"
+        eow = cfg.end_of_word
+        vocab = table.vocab
+        if any(not isinstance(i, int) or i < 0 or i > MAX_TOKEN_ID for i in vocab):
+            raise BPEError(f"{table.source or 'table'}: token ids must be whole numbers from 0 to {MAX_TOKEN_ID:,}")
+        size = max(vocab, default=-1) + 1
+        self._surfaces = [vocab.get(i) for i in range(size)]
+        self._holes = size - len(vocab)
+        self._special_ids = dict(table.special_tokens)
+        specials = set(self._special_ids.values())
+        self._surface_to_id = {}
+        for i, s in enumerate(self._surfaces):
+            if s is not None and i not in specials:
+                self._surface_to_id.setdefault(s, i)
+        base_ids = table.base_ids()
+        self._base_count = len(base_ids)
+        self.first_step = table.num_merges
+        self._inherited = table.merge_ids
+        self._inherited_counts = list(table.counts) if table.counts is not None else None
+        self._inherited_manual = frozenset(getattr(table, "manual_ranks", ()))
+
+        # The corpus's base symbols, and ids for those the table lacks.
+        symbols: set = set()
+        for word in self._word_text:
+            symbols.update(word.encode("utf-8") if bytes_mode else word)
+        units = sorted(bytes([b]) for b in symbols) if bytes_mode else sorted(symbols)
+        if eow is not None:
+            units.append(eow.encode("utf-8") if bytes_mode else eow)
+        added = []
+        for surface in units:
+            if surface not in self._surface_to_id:
+                self._surface_to_id[surface] = len(self._surfaces)
+                self._surfaces.append(surface)
+                added.append(surface)
+        self._base_count += len(added)
+        if added:
+            shown = ", ".join(show(s) for s in added[:8])
+            self.table_rules.append(
+                f"base symbols the table lacks, added with ids {size:,}-{size + len(added) - 1:,}: {shown}{' ...' if len(added) > 8 else ''}"
+            )
+        to_id = self._surface_to_id
+        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank in range(len(self._inherited) - 1, -1, -1):  # the lowest rank of a pair wins
+            a, b, new = self._inherited[rank]
+            ranks[(a, b)] = (rank, new)
+        pair_rank = lambda a, b: ranks.get((a, b))  # noqa: E731
+        tail = [to_id[eow.encode("utf-8") if bytes_mode else eow]] if eow is not None else []
+        words = []
+        for text in self._word_text:
+            whole = table.whole_token(text)
+            if whole is not None and whole not in specials:
+                words.append(chr(whole))
+                continue
+            ids = [to_id[bytes([b])] for b in text.encode("utf-8")] if bytes_mode else [to_id[ch] for ch in text]
+            words.append("".join(map(chr, merge(ids + tail, pair_rank))))
+        return words
 
     @classmethod
     def from_counts(cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts") -> "Trainer":
@@ -384,48 +500,45 @@ class Trainer:
             word_counts = count_words(paths, config, client=client, errors=errors, progress=progress, workers=workers)
         return cls.from_counts(word_counts, config, name=corpus_name(paths))
 
-    # ------------------------------------------------------------------ tie-break keys
+    @classmethod
+    def from_table(
+        cls, table: "MergeTable", paths: Iterable[str] | str, config: TrainerConfig | None = None, **count_options
+    ) -> "Trainer":
+        """Go on training from a saved table on the corpus at ``paths``.
 
-    def _material(self, token_id: int, surface) -> object:
-        """Per-token tie-break material; a pair's key is (material[left], material[right]).
-
-        lexical-min: the surface as a str that sorts like bytes (latin-1 keeps byte order).
-        lexical-max: the same with every code point inverted and a terminator above them all,
-                     so the greatest pair sorts first (and a longer string before its prefix).
-        hf:          the token's Hugging Face id rank (alphabet by code point, then creation).
+        The table's merges are applied to the corpus first, its ids are kept, and new merges
+        get ids after its vocabulary; :attr:`first_step` is the number of merges inherited,
+        and event steps number on from it (the first new merge after GPT-2's 50,000 is step
+        50,001). The corpus is read under the table's units, pre-tokenizer, end-of-word
+        marker, lowercase and special tokens (see :func:`table_config`; :attr:`table_rules`
+        names them); ``config`` gives the rest (tie-break, target, constraints).
+        ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client).
         """
-        rule = self.config.tie_break
-        if rule == "hf":
-            return self._hf_base_rank.get(token_id, token_id)
-        text = surface.decode("latin-1") if isinstance(surface, bytes) else surface
-        if rule == "lexical-max":
-            return "".join(chr(0x10FFFE - ord(ch)) for ch in text) + "\U0010ffff"
-        return text
+        cfg, _ = table_config(table, config)
+        from .corpus import corpus_name, read_count_files
+        from .distributed import count_words
 
-    def _merged_material(self, a: int, b: int, new_id: int) -> object:
-        """``_material`` of a token created by merging ``a`` and ``b``, from theirs (cheaper)."""
-        rule = self.config.tie_break
-        material = self._tie_material
-        if rule == "hf":
-            return new_id  # merged tokens rank by creation, after the whole alphabet
-        if rule == "lexical-max":
-            return material[a][:-1] + material[b]  # drop a's terminator; b's ends the key
-        return material[a] + material[b]
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        paths = [os.fspath(p) for p in paths]
+        options = dict(count_options)
+        if options.pop("counts", False):
+            word_counts = read_count_files(paths, progress=options.get("progress"))
+        else:
+            word_counts = count_words(paths, cfg, **options)
+        name = corpus_name(paths)
+        if not word_counts:
+            raise BPEError(f"{name}: the corpus is empty (no words to train on)")
+        return cls(word_counts, config, name=name, start=table)
 
-    def _make_entry_function(self) -> Callable[[str, int], tuple]:
-        """A pair's whole heap entry ``(-count, *tie-break key, pair key)``, built in one call."""
-        if self.config.tie_break == "first-seen":
-            key = self._first_seen_key
-            return lambda p, c: (-c, *key(p), p)
-        material = self._tie_material
-        return lambda p, c: (-c, material[ord(p[0])], material[ord(p[1])], p)
+    # ------------------------------------------------------------------ first-seen
 
-    def _first_seen_key(self, pair: str) -> tuple[int, int]:
-        """(first word containing the pair, character offset of its first occurrence there).
+    def _first_occurrence(self, pair: str) -> tuple[int, int]:
+        """(first word containing the pair, offset of its first occurrence there, in base
+        units: bytes or characters): the first-seen rule's key (see tiebreak.py).
 
-        Words are numbered in order of first appearance and character offsets never move
-        when other symbols merge, so this orders pairs exactly as a fresh left-to-right scan
-        of the corpus would. Words that no longer contain the pair are pruned from the index.
+        Words are numbered in order of first appearance and offsets never move when other
+        symbols merge, so this orders pairs exactly as a fresh left-to-right scan of the
+        corpus would. Words that no longer contain the pair are pruned from the index.
         """
         members = self._where.get(pair)
         surfaces = self._surfaces
@@ -437,6 +550,7 @@ class Trainer:
                 return (w, sum(len(surfaces[ord(ch)]) for ch in word[:i]))
             members.pop(w, None)
         return (1 << 62, 0)
+
 
     # ------------------------------------------------------------------ the queue
 
@@ -451,11 +565,10 @@ class Trainer:
         pc = self._pair_counts
         make = self._entry
         heappop = heapq.heappop
-        # Only first-seen keys move while a pair's count stays put (see _first_seen_key); under
+        # Only first-seen keys move while a pair's count stays put (see tiebreak.py); under
         # the other rules an entry whose count is current is exactly the entry we would build.
-        fixed_keys = self.config.tie_break != "first-seen"
-        limit = self.config.max_token_length
-        surfaces = self._surfaces
+        fixed_keys = not self._rule.moving_keys
+        forbids = self._forbids if self._constrained else None
         while True:
             if front:
                 if heap and heap[0] < front[0]:
@@ -470,8 +583,8 @@ class Trainer:
             count = pc.get(pair, 0)
             if count == 0:
                 continue
-            if limit is not None and len(surfaces[ord(pair[0])]) + len(surfaces[ord(pair[1])]) > limit:
-                continue  # would make a token longer than max_token_length: never merged
+            if forbids is not None and forbids(pair):
+                continue  # a constraint forbids it: never merged (forbidden_pair_count counts it)
             if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
                 return entry
             fresh = make(pair, count)
@@ -501,13 +614,13 @@ class Trainer:
 
     @property
     def steps_done(self) -> int:
-        """How many merges have been applied (the current step k)."""
-        return len(self._history)
+        """How many merges the table has now (the current step k), inherited ones included."""
+        return self.first_step + len(self._history)
 
     @property
     def vocab_size(self) -> int:
         """Base alphabet + special tokens + distinct merged tokens, right now."""
-        return len(self._surfaces)
+        return len(self._surfaces) - self._holes
 
     @property
     def total_tokens(self) -> int:
@@ -516,7 +629,7 @@ class Trainer:
 
     @property
     def history(self) -> list[MergeEvent]:
-        """The MergeEvent of every merge so far, in order."""
+        """The MergeEvent of every merge so far, in order (not the merges of a start table)."""
         return [r.event for r in self._history]
 
     @property
@@ -531,7 +644,14 @@ class Trainer:
 
     def surface(self, token_id: int):
         """The surface (bytes or str) of a token id."""
-        return self._surfaces[token_id]
+        surface = self._surfaces[token_id]
+        if surface is None:
+            raise IndexError(f"no token has id {token_id}")
+        return surface
+
+    def vocab(self) -> dict[int, bytes | str]:
+        """id -> surface for every token right now (special tokens included)."""
+        return {i: s for i, s in enumerate(self._surfaces) if s is not None}
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
@@ -592,16 +712,53 @@ class Trainer:
         left, right = pair
         a = self._surface_to_id.get(left)
         b = self._surface_to_id.get(right)
-        return _key(a, b) if a is not None and b is not None else None
+        return key_of(a, b) if a is not None and b is not None else None
 
     def top_pairs(self, k: int = 10) -> list[tuple[tuple, int]]:
-        """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order.
+        """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order;
+        only pairs the constraints allow (:meth:`forbidden_pair_count` counts the others).
 
         The first one is the pair the next :meth:`step` will merge (unless a stop condition
-        intervenes).
+        intervenes, or the step replays a pair chosen by hand: :meth:`planned_pair`).
         """
         s = self._surfaces
-        return [(_surface_pair(s, e[-1]), -e[0]) for e in self._peek_valid(k)]
+        return [(surface_pair(s, e[-1]), -e[0]) for e in self._peek_valid(k)]
+
+    def forbidden_pair_count(self) -> int:
+        """How many pairs present now the constraints forbid (``max_token_length``: the merged
+        token would be too long; ``no_merge_across``: it would mix characters of the class
+        with others). They are never merged and :meth:`top_pairs` does not list them."""
+        return self._forbidden
+
+    def forbidden_reason(self, pair: tuple) -> str | None:
+        """Why the constraints forbid merging ``pair`` (surfaces), or None if they allow it."""
+        key = self._pair_key(pair)
+        return self._forbidden_reason(key) if key is not None else None
+
+    def _forbids(self, pair: str) -> bool:
+        """Whether a constraint forbids merging ``pair`` (an internal key)."""
+        a, b = ord(pair[0]), ord(pair[1])
+        limit = self.config.max_token_length
+        if limit is not None:
+            surfaces = self._surfaces
+            if len(surfaces[a]) + len(surfaces[b]) > limit:
+                return True
+        if self._across is not None:
+            standing = self._standing
+            return standing[a] | standing[b] == MIXED
+        return False
+
+    def _forbidden_reason(self, pair: str) -> str | None:
+        if not self._constrained or not self._forbids(pair):
+            return None
+        a, b = ids_of(pair)
+        s = self._surfaces
+        shown = show_pair((s[a], s[b]), self.config.end_of_word)
+        limit = self.config.max_token_length
+        size = len(s[a]) + len(s[b])
+        if limit is not None and size > limit:
+            return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
+        return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -627,6 +784,8 @@ class Trainer:
         return reason is not None
 
     def _stop_check(self, respect_target: bool) -> str | None:
+        if self._plan.get(self.steps_done + 1) is not None:  # a hand choice is replayed next
+            return self._target_reason() if respect_target else None
         best = self._peek_valid(1)
         return self._stop_reason(best[0] if best else None, respect_target)
 
@@ -640,14 +799,15 @@ class Trainer:
         """Whether the configured target stops training: "reached" at it, "beyond" past it
         (where a goto went on)."""
         cfg = self.config
-        if cfg.merges is not None and len(self._history) >= cfg.merges:
-            if len(self._history) == cfg.merges:
+        done, size = self.steps_done, self.vocab_size
+        if cfg.merges is not None and done >= cfg.merges:
+            if done == cfg.merges:
                 return f"reached {cfg.merges} merges"
-            return f"beyond the target of {cfg.merges} merges (at step {len(self._history):,})"
-        if cfg.vocab_size is not None and len(self._surfaces) >= cfg.vocab_size:
-            if len(self._surfaces) == cfg.vocab_size:
+            return f"beyond the target of {cfg.merges} merges (at step {done:,})"
+        if cfg.vocab_size is not None and size >= cfg.vocab_size:
+            if size == cfg.vocab_size:
                 return f"reached vocabulary size {cfg.vocab_size}"
-            return f"beyond the target vocabulary size {cfg.vocab_size} (at {len(self._surfaces):,})"
+            return f"beyond the target vocabulary size {cfg.vocab_size} (at {size:,})"
         return None
 
     def _queue_reason(self, best) -> str | None:
@@ -661,12 +821,12 @@ class Trainer:
 
     @property
     def target_steps(self) -> int | None:
-        """The merge count the target corresponds to, if it is known in advance."""
+        """The step (merge number) the target corresponds to, if it is known in advance."""
         cfg = self.config
         if cfg.merges is not None:
             return cfg.merges
         if cfg.vocab_size is not None:
-            return max(0, cfg.vocab_size - self._first_merge_id)
+            return self.first_step + max(0, cfg.vocab_size - (self._first_merge_id - self._holes))
         return None
 
     @property
@@ -677,29 +837,51 @@ class Trainer:
         return MergeTable.from_trainer(self)
 
     def merge_list(self) -> list[tuple[int, int, int]]:
-        """``(left_id, right_id, new_id)`` for every merge so far, in order."""
-        return [(r.pair[0], r.pair[1], r.new_id) for r in self._history]
+        """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
+        table's merges first)."""
+        return self._inherited + [(r.pair[0], r.pair[1], r.new_id) for r in self._history]
 
-    def merge_counts(self) -> list[int]:
-        """The count each merge had when it was made."""
-        return [r.event.count for r in self._history]
-
-    def base_surfaces(self) -> list:
-        """Surfaces of the base alphabet, in id order."""
-        return self._surfaces[: self._base_count]
+    def merge_counts(self) -> list[int] | None:
+        """The count each merge had when it was made; None when going on from a table that
+        does not record its merges' counts."""
+        if self._inherited_counts is None:
+            return None
+        return self._inherited_counts + [r.event.count for r in self._history]
 
     # ------------------------------------------------------------------ stepping
 
-    def step(self) -> MergeEvent | None:
+    def step(self, pair: tuple | None = None) -> MergeEvent | None:
         """Apply one merge and return its event, or None when training is finished.
+
+        Without ``pair``: the pair the rules pick (the first of :meth:`top_pairs`), unless
+        this step was chosen by hand before (see below). With ``pair=(left, right)``
+        (surfaces, as in :attr:`MergeEvent.pair`): merge that pair instead, by hand; the
+        event says ``manual=True``. A pair that does not occur now, or that a constraint
+        forbids, is a BPEError (one line); min_frequency does not apply to a pair chosen by
+        hand, but the target does.
+
+        Hand choices survive undo and goto. The trainer keeps a *plan*: step number -> the
+        pair chosen by hand there. Going forward over a planned step (``step()``, ``goto``,
+        ``run``) replays the planned pair, so undo then redo, or ``goto(0)`` then ``goto(k)``,
+        reproduce the same merges. What replaces the plan: ``step(pair=...)`` at step k
+        records that pair for step k and, if it differs from what step k did before (by
+        hand or by the rules), forgets every hand choice after k (they were made in a future
+        that no longer follows); choosing the same pair again keeps them.
+        :meth:`forget_manual` drops hand choices ahead on request, so that ``step()`` goes by
+        the rules again. :meth:`planned_pair` says what the next step will replay.
 
         Finished means the target (vocab_size or merges) is reached, or nothing is left to
         merge (no pairs, or the best pair is below min_frequency); :attr:`stop_reason` says
         which.
         """
+        if pair is not None:
+            return self._step_by_hand(pair)
         return self._step(respect_target=True)
 
     def _step(self, respect_target: bool) -> MergeEvent | None:
+        planned = self._plan.get(self.steps_done + 1)
+        if planned is not None:
+            return self._replay(planned, respect_target)
         entry = self._pop_valid()  # one pop: the stop check and the merge share it
         reason = self._stop_reason(entry, respect_target)
         if reason is not None:
@@ -712,20 +894,98 @@ class Trainer:
         pair = entry[-1]
 
         # Ties: how many other pairs share this count, and the first few of them by name.
-        # They are exactly the next valid entries, so peek no further than needed.
+        # They are exactly the next valid entries (a stale copy of this pair's own entry may
+        # come first), so peek no further than needed.
         tie_count = max(0, self.pairs_with_count(count) - 1)
         ties: tuple = ()
+        rival = None
         if tie_count:
             s = self._surfaces
-            ties = tuple(
-                _surface_pair(s, e[-1])
-                for e in self._peek_valid(min(tie_count, TIES_LISTED))
-                if -e[0] == count
-            )
-        return self._apply(pair, count, tie_count, ties)
+            listed = min(tie_count, TIES_LISTED)
+            tied = [e for e in self._peek_valid(listed + 1) if -e[0] == count and e[-1] != pair][:listed]
+            ties = tuple(surface_pair(s, e[-1]) for e in tied)
+            rival = tied[0] if tied else None
+        if rival is None:
+            return self._apply(pair, count, tie_count, ties, False, entry[1:-1])
+        return self._apply(pair, count, tie_count, ties, False, entry[1:-1], ties[0], rival[1:-1])
 
-    def _apply(self, pair: str, count: int, tie_count: int, ties: tuple) -> MergeEvent:
-        a, b = _ids(pair)
+    def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
+        """``step(pair=...)``: check the pair, record it in the plan, merge it."""
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise BPEError(f"a pair to merge is (left, right), not {pair!r}")
+        key = self._pair_key(tuple(pair))
+        shown = show_pair(pair, self.config.end_of_word)
+        if key is None or not self._pair_counts.get(key):
+            raise BPEError(f"cannot merge {shown}: the pair does not occur in the corpus now (step {self.steps_done})")
+        reason = self._forbidden_reason(key)
+        if reason is not None:
+            raise BPEError(f"cannot merge {shown}: {reason}")
+        target = self._target_reason()
+        if target is not None:
+            self.stop_reason = target
+            return None
+        k = self.steps_done + 1
+        ids = ids_of(key)
+        if self._plan.get(k) != ids and not self._did_before(k, ids):
+            self._plan = {s: p for s, p in self._plan.items() if s < k}
+        self._plan[k] = ids
+        return self._replay(ids, respect_target=True)
+
+    def _did_before(self, k: int, ids: tuple[int, int]) -> bool:
+        """Whether step k merged ``ids`` the last time it was taken (no plan entry: by the
+        rules, which are deterministic, so the step the rules would take now)."""
+        if k in self._plan:
+            return False
+        best = self._peek_valid(1)
+        return bool(best) and ids_of(best[0][-1]) == ids
+
+    def _replay(self, ids: tuple[int, int], respect_target: bool) -> MergeEvent | None:
+        """Merge the hand-chosen pair ``ids`` (from the plan) as this step."""
+        if respect_target:
+            target = self._target_reason()
+            if target is not None:
+                self.stop_reason = target
+                return None
+        key = key_of(*ids)
+        count = self._pair_counts.get(key, 0)
+        if not count:  # cannot happen on a path the plan was made on; go by the rules from here
+            self._plan = {s: p for s, p in self._plan.items() if s <= self.steps_done}
+            return self._step(respect_target)
+        self.stop_reason = None
+        best = self._peek_valid(1)
+        leader = surface_pair(self._surfaces, best[0][-1]) if best else None
+        return self._apply(key, count, 0, (), True, leader=leader, leader_count=-best[0][0] if best else 0)
+
+    def planned_pair(self) -> tuple | None:
+        """The pair chosen by hand that the next step will replay (surfaces), or None."""
+        planned = self._plan.get(self.steps_done + 1)
+        return surface_pair(self._surfaces, key_of(*planned)) if planned is not None else None
+
+    @property
+    def manual_steps(self) -> dict[int, tuple[int, int]]:
+        """The plan: step number -> ``(left_id, right_id)`` chosen by hand, including steps
+        ahead of the current one that going forward will replay."""
+        return dict(self._plan)
+
+    def forget_manual(self, after: int | None = None) -> int:
+        """Forget the hand choices of the steps after ``after`` (default: the current step),
+        so that going forward follows the rules; return how many were forgotten."""
+        after = self.steps_done if after is None else after
+        before = len(self._plan)
+        self._plan = {s: p for s, p in self._plan.items() if s <= after}
+        return before - len(self._plan)
+
+    def manual_ranks(self) -> frozenset[int]:
+        """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
+        return self._inherited_manual | {r.event.step - 1 for r in self._history if r.event.manual}
+
+    def _apply(
+        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won_key: tuple | None = None,
+        rival: tuple | None = None, rival_key: tuple | None = None, leader: tuple | None = None, leader_count: int = 0,
+    ) -> MergeEvent:
+        """Merge ``pair`` (an internal key) everywhere and return the event; the rest of the
+        arguments are what the event reports and explains (see MergeEvent and events.Why)."""
+        a, b = ids_of(pair)
         surfaces = self._surfaces
         new_surface = surfaces[a] + surfaces[b]
         new_id = self._surface_to_id.get(new_surface)
@@ -736,7 +996,9 @@ class Trainer:
                 raise BPEError(f"the vocabulary cannot grow past {MAX_TOKEN_ID + 1:,} tokens")
             surfaces.append(new_surface)
             self._surface_to_id[new_surface] = new_id
-            self._tie_material.append(self._merged_material(a, b, new_id))
+            self._rule.add_token(a, b, new_id)
+            if self._across is not None:
+                self._standing.append(class_standing(new_surface, self._across, self.config.end_of_word))
         new = chr(new_id)
 
         words = self._words
@@ -746,50 +1008,23 @@ class Trainer:
         get = changes.get
         old_words: list[tuple[int, str]] = []
         touched: list[int] = []
+        occurrences: dict[int, int] = {}  # word -> occurrences of the pair, where not 1
+        same = a == b  # (a, a): occurrences overlap (aaa holds two), merges do not
         saved = 0
         for w in sorted(where.pop(pair, ())):
             old = words[w]
-            word = old.replace(pair, new)  # the merge itself, left to right, in C
-            if word is old:  # replace hands back the same object when the pair is absent
+            if pair not in old:  # a stale member of the index: the pair has left this word
                 continue
+            word, deltas = merge_word(old, pair, new)
             wc = counts[w]
-            n = len(old)
-            i = old.find(pair)
-            # Count changes around each occurrence, left to right: (prev, a) becomes
-            # (prev, new) and (b, next) becomes (new, next).
-            if len(word) == n - 1:  # one occurrence, the usual case: both words line up at i
-                if i:
-                    p = old[i - 1 : i + 1]
-                    changes[p] = get(p, 0) - wc
-                    p = word[i - 1 : i + 1]
-                    changes[p] = get(p, 0) + wc
+            for p, d in deltas:
+                changes[p] = get(p, 0) + d * wc
+                if d > 0:
                     where[p][w] = None
-                if i + 2 < n:
-                    p = old[i + 1 : i + 3]
-                    changes[p] = get(p, 0) - wc
-                    p = word[i : i + 2]
-                    changes[p] = get(p, 0) + wc
-                    where[p][w] = None
-                saved += wc
-            else:  # several: prev is the symbol before as rewritten so far (``new`` if adjacent)
-                merged_here = n - len(word)
-                for k in range(merged_here):
-                    if k:
-                        i = old.find(pair, i + 2)
-                    j = i - k  # where this occurrence's ``new`` stands in the new word
-                    if j:
-                        p = word[j - 1] + pair[0]
-                        changes[p] = get(p, 0) - wc
-                        p = word[j - 1 : j + 1]
-                        changes[p] = get(p, 0) + wc
-                        where[p][w] = None
-                    if i + 2 < n:
-                        p = old[i + 1 : i + 3]
-                        changes[p] = get(p, 0) - wc
-                        p = new + old[i + 2]
-                        changes[p] = get(p, 0) + wc
-                        where[p][w] = None
-                saved += merged_here * wc
+            merged_here = len(old) - len(word)
+            saved += merged_here * wc
+            if merged_here != 1 or same:
+                occurrences[w] = _overlapping(old, pair) if same else merged_here
             if not created:
                 old_words.append((w, old))
             touched.append(w)
@@ -802,7 +1037,7 @@ class Trainer:
         applied = self._apply_changes(changes)
 
         event = _new_event(
-            step=len(self._history) + 1,
+            step=self.steps_done + 1,
             pair=(surfaces[a], surfaces[b]),
             pair_ids=(a, b),
             new_id=new_id,
@@ -813,9 +1048,14 @@ class Trainer:
             rule=self.config.tie_break,
             words_touched=tuple(touched),
             total_tokens=self._total_tokens,
-            vocab_size=len(surfaces),
+            vocab_size=len(surfaces) - self._holes,
+            manual=manual,
             _changes=applied,
             _surfaces=surfaces,
+            _why=Why(
+                self._rule, won_key, rival, rival_key, leader, leader_count,
+                self._word_text, self._counts, occurrences or None, self.config.end_of_word,
+            ),
         )
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
@@ -838,7 +1078,7 @@ class Trainer:
         get = pc.get
         # Under first-seen a pair's key can move with no net change in its count (a merge that
         # reuses an existing token both removes and adds its pairs), so re-queue all of them.
-        requeue_all = self.config.tie_break == "first-seen"
+        requeue_all = self._rule.moving_keys
         for p, d in changes.items():
             if not d:
                 if requeue_all and p in pc:
@@ -860,10 +1100,18 @@ class Trainer:
             applied[p] = (before, after)
             if d > 0 or (requeue_all and after):
                 heappush(heap, entry(p, after))
+        if self._constrained:  # pairs that appear or vanish change the forbidden count
+            forbids = self._forbids
+            for p, (before, after) in applied.items():
+                if (not before) != (not after) and forbids(p):
+                    self._forbidden += 1 if after else -1
         return applied
 
     def undo(self) -> MergeEvent | None:
-        """Take back the last merge exactly; return the event undone (None at step 0)."""
+        """Take back the last merge exactly; return the event undone (None at step 0, or at
+        :attr:`first_step` when going on from a table: its merges cannot be undone).
+
+        A hand choice at the step undone stays in the plan (see :meth:`step`)."""
         if not self._history:
             return None
         record = self._history.pop()
@@ -871,13 +1119,15 @@ class Trainer:
         where = self._where
         for w, old in self._old_segmentations(record):
             words[w] = old
-            for p in _pairs(old):
+            for p in pairs_of(old):
                 where[p][w] = None
         self._total_tokens += record.tokens_saved
         self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
         if record.created:
             del self._surface_to_id[self._drop_last_surface()]
-            self._tie_material.pop()
+            self._rule.drop_last_token()
+            if self._across is not None:
+                self._standing.pop()
         self.stop_reason = None
         return record.event
 
@@ -907,7 +1157,7 @@ class Trainer:
             yield from record.old_words
             return
         new = chr(record.new_id)
-        pair = _key(*record.pair)
+        pair = key_of(*record.pair)
         words = self._words
         for w in record.event.words_touched:
             yield w, words[w].replace(new, pair)
@@ -915,15 +1165,19 @@ class Trainer:
     def goto(self, k: int) -> int:
         """Move to the state after exactly ``k`` merges, forward or back; return the step reached.
 
-        Going forward ignores the vocab_size / merges target; the state equals training ``k``
-        merges from scratch. Only the corpus can stop it early (nothing left to merge, or the
-        best pair below min_frequency): then it returns the step where it stopped, less than
-        ``k``, and :attr:`stop_reason` says why.
+        Going forward ignores the vocab_size / merges target and replays hand choices (see
+        :meth:`step`); the state equals training ``k`` merges from scratch driven the same
+        way. Only the corpus can stop it early (nothing left to merge, or the best pair below
+        min_frequency): then it returns the step where it stopped, less than ``k``, and
+        :attr:`stop_reason` says why. A trainer going on from a table cannot go below
+        :attr:`first_step` (BPEError).
         """
         if isinstance(k, bool) or not isinstance(k, int):
             raise BPEError(f"cannot go to step {k!r}: a step is a whole number")
         if k < 0:
             raise BPEError(f"cannot go to step {k}: steps start at 0")
+        if k < self.first_step:
+            raise BPEError(f"cannot go to step {k:,}: the first {self.first_step:,} merges come from the start table")
         while self.steps_done > k:
             self.undo()
         while self.steps_done < k:
@@ -959,4 +1213,4 @@ class Trainer:
     def pair_counts(self) -> dict[tuple, int]:
         """The incrementally maintained pair counts, as surfaces."""
         s = self._surfaces
-        return {_surface_pair(s, k): c for k, c in self._pair_counts.items()}
+        return {surface_pair(s, k): c for k, c in self._pair_counts.items()}

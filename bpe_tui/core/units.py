@@ -11,6 +11,7 @@ map (``bytes_to_unicode``), which is why a leading space shows up as ``Ġ`` in t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 Surface = "bytes | str"
@@ -95,7 +96,7 @@ def visible(surface: bytes | str, end_of_word: str | None = None) -> str:
     return "".join(out)
 
 
-def _utf8_runs(data: bytes):
+def _utf8_runs(data: bytes) -> Iterator[str | bytes]:
     """Split bytes into decodable str runs and undecodable byte runs, in order."""
     i = 0
     n = len(data)

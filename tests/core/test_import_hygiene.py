@@ -84,3 +84,20 @@ def test_core_sources_never_name_textual_or_rich():
             if words[:1] in (["import"], ["from"]) and len(words) > 1 and words[1].split(".")[0] in UI_PACKAGES:
                 offenders.append(f"{path.relative_to(root)}:{lineno}: {line.strip()}")
     assert not offenders, offenders
+
+
+
+def test_the_table_does_not_import_the_formats():
+    """Format modules build tables; the table module never imports them at import time
+    (``formats.save`` is the one way to write: ``MergeTable.save`` hands over to it when
+    called). ``import bpe_tui`` loads both, so this reads table.py's imports."""
+    import ast
+
+    import bpe_tui.core.table
+
+    tree = ast.parse(open(bpe_tui.core.table.__file__, encoding="utf-8").read())
+    top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert top_level and not [n for n in top_level if "formats" in ast.unparse(n)]
+    inside = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+              for n in ast.walk(f) if isinstance(n, ast.ImportFrom) and "formats" in (n.module or "")]
+    assert inside == ["save"]

@@ -231,6 +231,7 @@ def answers(event) -> dict:
     out = {f.name: getattr(event, f.name) for f in fields(event) if not f.name.startswith("_")}
     out["pair_changes"] = dict(event.pair_changes)
     out["pair_changes_by_id"] = dict(event.pair_changes_by_id)
+    out["explanation"] = event.explanation
     return out
 
 

@@ -2,37 +2,77 @@
 
 ``load(path)`` detects the format from the content (not only the file name) and returns a
 :class:`~bpe_tui.core.table.MergeTable` whose ``source_format`` names what it found.
-``save(table, path, format)`` writes atomically.
+``save(table, path, format)`` writes atomically: it is the one way in for writing
+(``MergeTable.save`` hands over to it).
 
-A format module provides:
+A format module is a :class:`TableReader` (checked by mypy, and by a test):
 
-* ``NAME``: the format name used by ``save(..., format=NAME)`` and ``--format``;
+* ``NAME``: the format name used by ``save(..., format=NAME)`` and ``--format`` (one of
+  :data:`~bpe_tui.core.types.FormatName`, declared ``Final``);
 * ``sniff(path) -> bool``: does this path hold this format? (cheap, content-based);
-* ``read(path) -> MergeTable``;
-* optionally ``write(table, path, **options)``.
+* ``read(path) -> MergeTable``.
 
-To add a format, write its module and list it in ``FORMATS`` (detection order matters: the
-most specific sniffers first).
+A module that writes is also a :class:`TableWriter`:
+
+* ``write(table, path, *, overwrite=True, **its own options)``;
+* ``losses(table) -> list[str]``: what the file cannot hold of ``table`` (``convert`` prints it).
+
+Format modules build tables; the table module never imports them. To add a format, write
+its module, add its name to ``FormatName`` and list it in ``FORMATS`` (detection order
+matters: the most specific sniffers first) and, if it writes, in ``WRITERS``.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from typing import Any, Protocol
 
 from ..errors import BPEError
+from ..table import MergeTable
+from ..types import FormatName
 from . import gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
 
+
+class TableReader(Protocol):
+    """What every format module provides (a module satisfies it with top-level names)."""
+
+    @property
+    def NAME(self) -> FormatName: ...
+
+    def sniff(self, path: str) -> bool:
+        """Does ``path`` hold this format? Cheap and content-based."""
+        ...
+
+    def read(self, path: str) -> MergeTable:
+        """The table in ``path``; BPEError naming what is wrong and where."""
+        ...
+
+
+class TableWriter(TableReader, Protocol):
+    """A format module that also writes."""
+
+    def write(self, table: MergeTable, path: str, *, overwrite: bool = True) -> None:
+        """Write ``table`` to ``path`` atomically (the module may take options of its own)."""
+        ...
+
+    def losses(self, table: MergeTable) -> list[str]:
+        """What this format cannot hold of ``table``, one sentence each (empty: nothing)."""
+        ...
+
+
 #: Every known format module, in detection order.
-FORMATS = [native, hf, gpt2, minbpe, sentencepiece_bpe, tiktoken_bpe, subword_nmt]
+FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, tiktoken_bpe, subword_nmt]
+#: The ones that write.
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt]
 
 
-def readers() -> dict:
+def readers() -> dict[str, TableReader]:
     return {m.NAME: m for m in FORMATS}
 
 
-def writers() -> dict:
-    return {m.NAME: m for m in FORMATS if hasattr(m, "write")}
+def writers() -> dict[str, TableWriter]:
+    return {m.NAME: m for m in WRITERS}
 
 
 def check_readable(path: str) -> None:
@@ -48,7 +88,7 @@ def check_readable(path: str) -> None:
         raise BPEError(f"{path}: not a regular file (a merge table is a file or a directory)")
 
 
-def detect(path: str):
+def detect(path: str) -> TableReader:
     """The format module that can read ``path``; BPEError if none can."""
     path = os.fspath(path)
     check_readable(path)
@@ -63,7 +103,7 @@ def detect(path: str):
     )
 
 
-def load(path: str | os.PathLike, format: str | None = None):
+def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
     """Read a merge table, detecting its format unless ``format`` is given.
 
     Anything wrong with the file is a one-line BPEError naming it; a reader's own checks name
@@ -72,11 +112,11 @@ def load(path: str | os.PathLike, format: str | None = None):
     path = os.fspath(path)
     if format is None:
         module = detect(path)
-    else:
-        module = readers().get(format)
-        if module is None:
-            raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
+    elif format in readers():
+        module = readers()[format]
         check_readable(path)
+    else:
+        raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
     try:
         return module.read(path)
     except BPEError as exc:
@@ -98,7 +138,7 @@ CHARS_ONLY = ("subword-nmt",)
 DIRECTORY_FORMATS = ("gpt2",)
 
 
-def check_save(path: str | os.PathLike, format: str, units: str | None = None, overwrite: bool = True, **options) -> None:
+def check_save(path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True, **options: Any) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
     format and its options, the units it holds, and the target path. The CLI asks this before
     a long training run; ``save`` checks again when it writes."""
@@ -117,7 +157,7 @@ def check_save(path: str | os.PathLike, format: str, units: str | None = None, o
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
 
 
-def save(table, path: str | os.PathLike, format: str = "native", overwrite: bool = True, **options) -> None:
+def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
     """Write ``table`` to ``path`` in ``format`` (atomically). ``overwrite=False`` refuses a
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""

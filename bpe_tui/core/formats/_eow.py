@@ -27,18 +27,24 @@ reference implementation of subword-nmt's apply_bpe in tests/interop).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, cast
+
+from ..table import MergeTable
+from ..types import FormatName
+
 INF = float("inf")
 
 
-def attach(table) -> list[tuple[str, str, int | None]]:
+def attach(table: MergeTable) -> list[tuple[str, str, int | None]]:
     """``(left, right, count)`` merges of a separate-marker chars table in attached form.
 
     Derived ``(y, z</w>)`` merges have count None (the codes file does not say).
     """
-    eow = table.end_of_word
-    vocab = table.vocab
+    eow = cast(str, table.end_of_word)  # callers attach only chars tables with a marker
+    vocab = cast("dict[int, str]", table.vocab)
     merges = table.merge_ids
-    counts = table.counts or [None] * len(merges)
+    counts: list[int | None] = list(table.counts) if table.counts else [None] * len(merges)
     eow_id = table.token_id(eow)
     attach_rank: dict[int, int] = {}  # token id -> rank of its (token, </w>) merge
     creator: dict[int, tuple[int, int, int]] = {}  # token id -> (rank, left, right)
@@ -59,7 +65,7 @@ def attach(table) -> list[tuple[str, str, int | None]]:
     out: list[tuple[str, str, int | None]] = []
     seen: set[tuple[str, str]] = set()
 
-    def emit(left: str, right: str, count) -> None:
+    def emit(left: str, right: str, count: int | None) -> None:
         if (left, right) not in seen:
             seen.add((left, right))
             out.append((left, right, count))
@@ -85,7 +91,9 @@ def split_symbol(token: str, eow: str) -> tuple[str, bool]:
     return token, False
 
 
-def detach(merges: list[tuple[str, str, str]], eow: str, extra_chars=()) -> tuple[list[str], list[tuple[str, str, str]]]:
+def detach(
+    merges: list[tuple[str, str, str]], eow: str, extra_chars: Iterable[str] = ()
+) -> tuple[list[str], list[tuple[str, str, str]]]:
     """Base symbols and separate-marker merges for attached ``(left, right, where)`` merges.
 
     Returns ``(alphabet, merges)``: the characters (sorted by code point) plus the marker,
@@ -103,7 +111,18 @@ def detach(merges: list[tuple[str, str, str]], eow: str, extra_chars=()) -> tupl
     return alphabet + [eow], prefix + list(merges)
 
 
-def build_attached_table(path, vocab, merges, specials, eow, *, source_format, pretokenizer, lowercase=False, config=None):
+def build_attached_table(
+    path: str,
+    vocab: dict[int, str],
+    merges: list[tuple[str, str, str]],
+    specials: dict[str, int],
+    eow: str,
+    *,
+    source_format: FormatName,
+    pretokenizer: str,
+    lowercase: bool = False,
+    config: dict[str, Any] | None = None,
+) -> MergeTable:
     """A table from a vocabulary and merges written with the marker attached (Hugging Face's
     ``end_of_word_suffix``, XLM's and FlauBERT's ``merges.txt``), as our separate marker.
 
@@ -115,7 +134,7 @@ def build_attached_table(path, vocab, merges, specials, eow, *, source_format, p
     from ._shared import build_table
 
     special_ids = set(specials.values())
-    extra = set()
+    extra: set[str] = set()
     for i, surface in vocab.items():
         if i in special_ids:
             continue

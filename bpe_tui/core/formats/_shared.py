@@ -10,23 +10,25 @@ their ids (so decoding works) but are never produced by encoding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
+from typing import Any
 
 from ..errors import BPEError
 from ..table import MergeTable
+from ..types import FormatName, Surface, SurfaceT, Units
 
 
 #: Longest excerpt of an offending value or line quoted in a message.
 SHOWN = 60
 
 
-def short(value, limit: int = SHOWN) -> str:
+def short(value: object, limit: int = SHOWN) -> str:
     """``repr(value)`` cut to about ``limit`` characters (an offending line may be megabytes)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 5] + "...(" + f"{len(text):,} chars)"
 
 
-def check_new_id(path: str, where: str, token_id, taken) -> int:
+def check_new_id(path: str, where: str, token_id: object, taken: Container[int]) -> int:
     """A vocabulary id read from a file: a whole number, not negative (-1 is the unknown
     token), not already given to another token in ``taken``."""
     if not isinstance(token_id, int) or isinstance(token_id, bool):
@@ -44,7 +46,7 @@ def fail(path: str, where: str | None, message: str) -> BPEError:
     return BPEError(" ".join(text.split("\n")))
 
 
-def read_json_object(path: str, what: str = "a JSON object", data: bytes | None = None):
+def read_json_object(path: str, what: str = "a JSON object", data: bytes | None = None) -> dict[str, Any]:
     """Parse a JSON file that must hold an object; one-line errors name the line and column.
 
     ``data`` is the file's bytes if the caller has read them already.
@@ -71,17 +73,17 @@ def read_json_object(path: str, what: str = "a JSON object", data: bytes | None 
 
 def build_table(
     path: str,
-    units: str,
-    vocab: dict,
-    merges: Iterable[tuple],
+    units: Units,
+    vocab: dict[int, SurfaceT],
+    merges: Iterable[tuple[SurfaceT, SurfaceT, str]],
     special_tokens: dict[str, int] | None = None,
     *,
-    source_format: str,
+    source_format: FormatName,
     pretokenizer: str = "gpt2",
     end_of_word: str | None = None,
     lowercase: bool = False,
     counts: list[int] | None = None,
-    config: dict | None = None,
+    config: dict[str, Any] | None = None,
     add_missing_results: bool = False,
 ) -> MergeTable:
     """A MergeTable from id -> surface, ``(left, right, where)`` merges and specials.
@@ -91,7 +93,7 @@ def build_table(
     """
     specials = dict(special_tokens or {})
     special_ids = set(specials.values())
-    surface_to_id: dict = {}
+    surface_to_id: dict[SurfaceT, int] = {}
     for token_id, surface in vocab.items():
         if token_id in special_ids:
             continue
@@ -139,7 +141,7 @@ def build_table(
     )
 
 
-def _show(surface) -> str:
+def _show(surface: Surface) -> str:
     if isinstance(surface, bytes):
         try:
             return repr(surface.decode("utf-8"))

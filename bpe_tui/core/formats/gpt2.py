@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from typing import Any, Final, cast
 
 from ..atomic import atomic_write_dir
 from ..errors import BPEError
@@ -33,7 +34,7 @@ from . import _eow
 from ._shared import build_table, check_new_id, read_json_object, short
 from .tiktoken_known import QWEN_PATTERN
 
-NAME = "gpt2"
+NAME: Final = "gpt2"
 
 
 #: The two files' names: transformers' and OpenAI's original release.
@@ -109,14 +110,14 @@ def read(path: str) -> MergeTable:
     results = {left + right for left, right, _ in merges}
     specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
     notes: list[str] = []
-    config: dict = {"notes": notes}
+    config: dict[str, Any] = {"notes": notes}
     pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes)
     table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer, config=config)
     check_pair(table, vocab_path, merges_path)
     return table
 
 
-def _folder(directory: str, vocab: dict, specials: dict, config: dict, notes: list[str]) -> str:
+def _folder(directory: str, vocab: dict[int, bytes], specials: dict[str, int], config: dict[str, Any], notes: list[str]) -> str:
     """Read what a transformers folder adds (see the module docstring); returns the
     pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks) and ``config``."""
     added_path = os.path.join(directory, "added_tokens.json")
@@ -173,7 +174,7 @@ class AttachedClass:
     not_applied: str  # what bpe-tui cannot do, said in the notes
 
     @property
-    def normalizer(self) -> dict:
+    def normalizer(self) -> dict[str, Any]:
         return {"type": "Sequence", "normalizers": [{"type": step} for step in self.steps]}
 
 
@@ -189,7 +190,7 @@ ATTACHED_CLASSES = {
 }
 
 
-def _marks_word_ends(raw_vocab: dict) -> bool:
+def _marks_word_ends(raw_vocab: dict[str, Any]) -> bool:
     """Does this vocab.json spell word ends with an attached ``</w>`` (XLM, FlauBERT), rather
     than GPT-2's byte alphabet? Such vocabularies end thousands of tokens so; byte-level ones
     none or a handful."""
@@ -197,7 +198,7 @@ def _marks_word_ends(raw_vocab: dict) -> bool:
     return ends > max(10, len(raw_vocab) // 20)
 
 
-def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeTable:
+def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict[str, Any]) -> MergeTable:
     """An XLM / FlauBERT folder: characters (not bytes), ``</w>`` attached to the last one.
 
     ``merges.txt`` has no version line and may carry fastBPE's count as a third column.
@@ -223,7 +224,7 @@ def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeT
             merges.append((parts[0], parts[1], f"line {lineno}"))
     directory = os.path.dirname(vocab_path)
     notes: list[str] = [f"characters with {WORD_END!r} attached to a word's last one (an XLM-style folder); text is split on whitespace"]
-    config: dict = {"notes": notes}
+    config: dict[str, Any] = {"notes": notes}
     specials = _folder_specials(directory, raw_vocab)
     unk = specials.get("<unk>")
     if unk is not None:
@@ -248,12 +249,12 @@ def _read_attached(vocab_path: str, merges_path: str, raw_vocab: dict) -> MergeT
     )
 
 
-def _folder_specials(directory: str, raw_vocab: dict) -> dict[str, int]:
+def _folder_specials(directory: str, raw_vocab: dict[str, Any]) -> dict[str, int]:
     """Special tokens a transformers folder names (special_tokens_map.json, added_tokens.json,
     tokenizer_config.json), with their vocab.json ids."""
     names: list[str] = []
 
-    def collect(value) -> None:
+    def collect(value: object) -> None:
         if isinstance(value, str):
             names.append(value)
         elif isinstance(value, dict) and isinstance(value.get("content"), str):
@@ -309,6 +310,20 @@ def check_pair(table: MergeTable, vocab_path: str, merges_path: str) -> None:
         last = new
 
 
+def losses(table: MergeTable) -> list[str]:
+    """What vocab.json + merges.txt cannot hold of ``table`` (a reader assumes GPT-2's rules)."""
+    out = []
+    if table.counts:
+        out.append("per-merge counts are not stored in merges.txt")
+    if table.pretokenizer != "gpt2":
+        out.append(f"the pre-tokenizer ({table.pretokenizer if len(table.pretokenizer) < 24 else 'a custom regex'}) is not stored; readers assume GPT-2's regex")
+    if table.lowercase:
+        out.append("lowercasing is not stored: readers will encode the text as it is")
+    if table.config.get("tie_break"):
+        out.append("the training config (tie-break, vocab target) is not stored in vocab.json + merges.txt")
+    return out
+
+
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     """Write ``path/vocab.json`` and ``path/merges.txt`` (path is a directory, made if needed).
 
@@ -325,7 +340,8 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         vocab[key] = i
     vocab_bytes = (json.dumps(vocab, ensure_ascii=False) + "\n").encode("utf-8")
     lines = [f"{VERSION_LINE} {FINGERPRINT_KEY}{fingerprint(vocab_bytes)}"]
-    lines += [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in table.merges]
+    byte_merges = cast("list[tuple[bytes, bytes]]", table.merges)  # a bytes table (checked above)
+    lines += [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in byte_merges]
     merges_bytes = ("\n".join(lines) + "\n").encode("utf-8")
     atomic_write_dir(path, {"vocab.json": vocab_bytes, "merges.txt": merges_bytes}, overwrite)
 

@@ -46,17 +46,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
+from ..types import Units
 from ..normalize import from_hf
 from ..units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from . import _eow
 from ..pretokenize import PIPELINE, TOKEN_FLAGS
 from ._shared import build_table, check_new_id, fail, pattern_name, pattern_text, read_head, read_json_object, short
 
-NAME = "hf"
+NAME: Final = "hf"
 
 #: Hugging Face's Whitespace pre-tokenizer, as a regex.
 HF_WHITESPACE = r"\w+|[^\w\s]+"
@@ -138,6 +140,7 @@ def read(path: str) -> MergeTable:
     if model.get("ignore_merges"):
         config["ignore_merges"] = True  # a pre-token that is a token is emitted whole
     space_char = None
+    units: Units
     if byte_level:
         units = "bytes"
         pretokenizer = _pretokenizer(path, parts)

@@ -20,13 +20,14 @@ writes next to ``.model`` is for people only and is not needed.
 """
 
 from __future__ import annotations
+from typing import Final
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..table import MergeTable
 from ._shared import fail, pattern_name, pattern_text, read_head, short
 
-NAME = "minbpe"
+NAME: Final = "minbpe"
 MAGIC = "minbpe v1"
 WHOLE_TEXT = r"(?s).+"
 

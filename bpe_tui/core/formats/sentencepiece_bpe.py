@@ -39,13 +39,13 @@ produced by merges; USER_DEFINED pieces are special tokens.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Final
 
 from ..table import MergeTable
 from ..normalize import sentencepiece_spec
 from ._shared import build_table, fail, read_head
 
-NAME = "sentencepiece"
+NAME: Final = "sentencepiece"
 SPACE = "\u2581"
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
@@ -215,7 +215,7 @@ def _read(path: str, data: bytes) -> MergeTable:
     notes: list[str] = []
     # sentencepiece's normalizer, applied as sentencepiece applies it (normalize.py): the
     # charsmap's rules, squeezed whitespace, the dummy prefix space.
-    config: dict = {
+    config: dict[str, Any] = {
         "notes": notes,
         "normalizer": sentencepiece_spec(
             charsmap if isinstance(charsmap, bytes) and charsmap else None,

@@ -32,6 +32,7 @@ as their own symbols; bpe-tui shows them as unknown).
 """
 
 from __future__ import annotations
+from typing import Any, Final, cast
 
 from ..atomic import atomic_write_text
 from ..errors import BPEError
@@ -39,7 +40,7 @@ from ..table import MergeTable
 from . import _eow
 from ._shared import build_table, fail, read_head, short
 
-NAME = "subword-nmt"
+NAME: Final = "subword-nmt"
 EOW = "</w>"
 
 
@@ -116,7 +117,7 @@ def read(path: str) -> MergeTable:
         bare = any(t == EOW for left, right, _ in raw for t in (left, right))
         version = "0.1" if bare else "0.2"
     notes: list[str] = []
-    config: dict = {"codes_version": version, "notes": notes}
+    config: dict[str, Any] = {"codes_version": version, "notes": notes}
     if version == "0.1":
         chars = sorted({c for left, right, _ in raw for t in (left, right) for c in _chars(t)})
         vocab = {i: s for i, s in enumerate(chars + [EOW])}
@@ -177,7 +178,8 @@ def write(table: MergeTable, path: str, counts: bool = False, version: str = "0.
             merges = [(a.replace(eow, EOW), b.replace(eow, EOW), c) for a, b, c in merges]
     else:
         table_counts: list[int | None] = list(table.counts) if table.counts else [None] * table.num_merges
-        merges = [(a, b, c) for (a, b), c in zip(table.merges, table_counts)]
+        chars_merges = cast("list[tuple[str, str]]", table.merges)  # a chars table (checked above)
+        merges = [(a, b, c) for (a, b), c in zip(chars_merges, table_counts)]
     for a, b, _ in merges:
         for token in (a, b):
             if any(ch.isspace() for ch in token):

@@ -33,6 +33,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import sys
+from typing import Final
 
 from ..atomic import atomic_write_text
 from ..merging import HEAP_FROM, merge_heap
@@ -42,7 +44,7 @@ from ._shared import fail, read_head
 from . import merges_cache
 from .tiktoken_known import DEFAULT, identify
 
-NAME = "tiktoken"
+NAME: Final = "tiktoken"
 
 def sniff(path: str) -> bool:
     head = read_head(path, 4096)
@@ -112,6 +114,8 @@ def _parse(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:
     A well-formed file is read in a few C-level passes, as fast as tiktoken reads it; on
     anything unusual the careful line-by-line reader says what is wrong and where.
     """
+    if sys.version_info < (3, 11):  # a2b_base64's strict_mode is 3.11's: older take the careful reader
+        return _parse_checked(path, data)
     try:
         pairs = [line.split() for line in data.splitlines() if line.strip()]
         if pairs and all(len(p) == 2 and p[1].isdigit() and p[0].strip(b"=") for p in pairs):

@@ -1,0 +1,161 @@
+"""MergeEvent: one merge, as a value a UI (or a learner) can read without asking the trainer.
+
+An event is made at every step, so making one must cost next to nothing: what only some
+readers want (the pair changes by name, the explanation sentence) is kept in the form the
+trainer had at hand and worked out when first asked (``cached_property``). Everything an event
+holds stays valid whatever the trainer does next (steps, undos, a different future): it
+keeps only values, and lists the trainer never changes again (see ``_surfaces``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+from functools import cached_property
+from types import MappingProxyType
+
+from .speed import ids_of, surface_pair
+from .tiebreak import TieBreakRule, ordinal, show, show_pair
+
+#: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
+TIES_LISTED = 5
+
+#: How many words an explanation names (the rest are counted).
+WORDS_NAMED = 3
+
+
+class Why(NamedTuple):
+    """What an explanation needs from the moment of the merge (captured, never recomputed).
+
+    rule:        the tie-break rule in force
+    won_key:     the merged pair's key in the rule's order (None for a hand-chosen pair)
+    rival:       the pair that came next in the rule's order, at the same count, and its key
+    leader:      for a hand-chosen pair: the pair the rules would have merged, and its count
+    words:       the corpus's words by first appearance, and their frequencies (lists the
+                 trainer never changes)
+    occurrences: word -> occurrences of the pair in it, where that is not 1
+    """
+
+    rule: TieBreakRule | None = None
+    won_key: tuple | None = None
+    rival: tuple | None = None
+    rival_key: tuple | None = None
+    leader: tuple | None = None
+    leader_count: int = 0
+    words: Sequence[str] = ()
+    frequencies: Sequence[int] = ()
+    occurrences: Mapping[int, int] | None = None
+    end_of_word: str | None = None
+
+
+_NO_WHY = Why()
+
+
+@dataclass(frozen=True)
+class MergeEvent:
+    """Everything a UI needs to render one merge without asking the trainer again.
+
+    step:          1-based merge number: the merge's rank in the table is step - 1 (a trainer
+                   extending a saved table numbers on after the table's merges)
+    pair:          (left, right) surfaces that were merged
+    pair_ids:      (left_id, right_id)
+    new_id:        id of the merged token (an existing id if that surface already existed)
+    new_token:     surface of the merged token
+    count:         how often the pair occurred when it was merged
+    tie_count:     how many other pairs had the same count (0 = no tie; 0 for a pair
+                   chosen by hand, which no tie decided)
+    ties:          the first few of those pairs, in tie-break order
+    rule:          the tie-break rule in force
+    words_touched: indices of the words whose segmentation changed (see Trainer.word_text)
+    total_tokens:  corpus length in tokens after the merge
+    vocab_size:    vocabulary size after the merge
+    manual:        True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
+                   the rules
+    explanation:   one plain sentence saying what was merged, where, and why this pair
+    """
+
+    step: int
+    pair: tuple
+    pair_ids: tuple[int, int]
+    new_id: int
+    new_token: bytes | str
+    count: int
+    tie_count: int
+    ties: tuple
+    rule: str
+    words_touched: tuple[int, ...]
+    total_tokens: int
+    vocab_size: int
+    manual: bool = False
+    # The pair changes are kept in the trainer's internal form and named only when asked
+    # (naming them at every step would cost more than the merge). ``_surfaces`` is the
+    # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
+    # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
+    # their surfaces here whatever the trainer does next.
+    _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
+    _surfaces: list = field(repr=False, compare=False, default_factory=list)
+    _why: Why = field(repr=False, compare=False, default=_NO_WHY)
+
+    @cached_property
+    def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
+        """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
+        s = self._surfaces
+        return MappingProxyType({surface_pair(s, k): change for k, change in self._changes.items()})
+
+    @cached_property
+    def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
+        """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
+        return MappingProxyType({ids_of(k): change for k, change in self._changes.items()})
+
+    @cached_property
+    def explanation(self) -> str:
+        """One plain sentence for a learner: what merged, how often and where, and why this
+        pair (the tie-break rule's reason when others had the same count, or that it was
+        chosen by hand), e.g.
+
+        "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
+        at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
+        """
+        why = self._why
+        eow = why.end_of_word
+        times = f"{self.count:,} time{'s' if self.count != 1 else ''}"
+        where = self._where()
+        head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
+        if self.manual:
+            if why.leader is None:
+                return f"{head}; chosen by hand"
+            if tuple(why.leader) == tuple(self.pair):
+                return f"{head}; chosen by hand, the pair the rules pick too"
+            return f"{head}; chosen by hand instead of {show_pair(why.leader, eow)} ({why.leader_count:,}), the pair the rules ({self.rule}) pick"
+        if not self.tie_count:
+            return f"{head}; no other pair occurs as often"
+        others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
+        reason = why.rule.why(self.pair, why.rival, why.won_key, why.rival_key, why.words) if why.rule and why.rival else ""
+        return f"{head}; tied with {others} at {self.count:,}" + (f", {reason}" if reason else "")
+
+    def _where(self) -> str:
+        """``, in 'the' (2) and 'that' (1)``: the words the pair occurred in, most first."""
+        why = self._why
+        if not why.words or not self.words_touched:
+            return ""
+        freq = why.frequencies
+        occ = why.occurrences or {}
+        share = sorted(((occ.get(w, 1) * freq[w], w) for w in self.words_touched), key=lambda x: (-x[0], x[1]))
+        named = [f"'{show(why.words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
+        rest = len(share) - len(named)
+        if rest:
+            return f", in {', '.join(named)} and {rest:,} other word{'s' if rest != 1 else ''}"
+        if len(named) == 1:
+            return f", in {named[0]}"
+        return f", in {', '.join(named[:-1])} and {named[-1]}"
+
+    def __getstate__(self) -> dict:
+        """Pickle and copy the fields only: the cached sentence and mappings are rebuilt on demand."""
+        state = dict(self.__dict__)
+        for name in ("pair_changes", "pair_changes_by_id", "explanation"):
+            state.pop(name, None)
+        return state
+
+
+__all__ = ["MergeEvent", "TIES_LISTED", "Why", "ordinal"]
