@@ -522,7 +522,25 @@ class ExplorerApp(App):
     def action_slower(self) -> None:
         self._rate(-1)
 
-    # -- steering: switch the rules, boundaries (behaviour in settings.py, loader.py, corpus.py)
+    # -- steering: merge by hand, switch the rules, boundaries (behaviour in pairs.py, settings.py, loader.py, corpus.py)
+
+    def action_merge_selected(self) -> None:
+        """m in the pair table: merge the selected pair instead of the leader."""
+        if not self._can_act() or self.session.mode != "explore":
+            return
+        pair = self.pairs.selected_pair
+        if pair is None:
+            self.notify("no pair to merge", severity="warning")
+            return
+        self.stop_play()
+        try:
+            event = self.session.merge_by_hand(pair)
+        except BPEError as exc:
+            self.notify(str(exc), title="cannot merge this pair", severity="error", timeout=8)
+            return
+        self.refresh_all()
+        if event is None:
+            self._notify_stopped_short()
 
     def action_settings(self) -> None:
         """, : the settings dialog; a changed config retrains in the Loader's worker."""

@@ -49,8 +49,8 @@ def why_text(row: HistoryRow | None, eow) -> Text:
     """What the "why" line under the history says about ``row``: how its pair was chosen.
 
     A merge a tie decided names the rule, the winner and the pairs it beat; a merge chosen by
-    hand says so; any other explore row gets the marks' legend. Empty for a saved table's row
-    (a table does not record its ties) unless it was chosen by hand.
+    hand says so, and which pair the rules would have picked. Empty otherwise (the line is
+    then hidden): a plain merge's row says it all, and a saved table does not record ties.
     """
     text = Text(end="")
     if row is None:
@@ -59,17 +59,17 @@ def why_text(row: HistoryRow | None, eow) -> Text:
     if ev is None and not row.manual:
         return text
     text.append(f"merge {row.step:,}: ", "bold")
-    if row.manual:
-        text.append(f"[{MANUAL_MARK}] chosen by hand")
-        text.append(" (not the leader)  " if ev is not None else " when the table was trained", "")
+    if row.manual:  # the trainer's sentence names the pair the rules would have picked
+        text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
+        return text
     if ev is not None and ev.tie_count:
         n = ev.tie_count
         more = n - len(ev.ties)
         text.append(f"[{TIE_MARK}] a tie at {ev.count:,}: ", "bold")
         text.append(f"{ev.rule} picked {pair_text(ev.pair, eow)} over ")
         text.append(", ".join(pair_text(p, eow) for p in ev.ties) + (f" and {more:,} more" if more > 0 else ""))
-    elif not row.manual:
-        text.append(f"most frequent, no tie  (marks: {TIE_MARK} tie, {MANUAL_MARK} by hand, {UNDONE_MARK} undone)", "dim")
+    else:  # the leader, no tie: the row says it all (the explanation is under the pair table)
+        return Text(end="")
     return text
 
 

@@ -13,6 +13,7 @@ KEYS: list[tuple[str, str, str | None]] = [
     ("N", "ten merge steps", "step(10)"),
     ("ctrl+n", "a hundred merge steps", "step(100)"),
     ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
+    ("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected"),
     ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
     ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
     ("w", "inspect: encode with the whole table again", "whole_table"),

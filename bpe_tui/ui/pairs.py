@@ -11,9 +11,11 @@ from collections import Counter
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
 from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
@@ -62,6 +64,7 @@ class PairsPane(Vertical):
     """Top pairs (explore) or the encode text's pairs (inspect)."""
 
     BORDER_TITLE = "Pairs"
+    BINDINGS = [Binding("m", "app.merge_selected", "Merge this", show=False)]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -73,6 +76,7 @@ class PairsPane(Vertical):
         self._cells: list[tuple] = []
         self._ids: list = []
         self.caption_text = ""
+        self.why_text = ""  # the latest merge's explanation, as shown under the table
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
         self._session: Session | None = None
@@ -83,6 +87,7 @@ class PairsPane(Vertical):
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="pair-caption", markup=False)
+        yield Static("", id="pair-why", markup=False)
 
     @property
     def table(self) -> DataTable:
@@ -143,6 +148,13 @@ class PairsPane(Vertical):
     def _caption(self, text: Text) -> None:
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
+
+    def _why(self, event: MergeEvent | None) -> None:
+        """Under the table: why the latest merge was made (the trainer's own sentence)."""
+        self.why_text = event.explanation if event is not None else ""
+        line = self.query_one("#pair-why", Static)
+        line.update(Text(self.why_text, end=""))
+        line.display = bool(self.why_text)
 
     # ------------------------------------------------------------------ explore
 
@@ -205,6 +217,7 @@ class PairsPane(Vertical):
         else:
             caption.append("no pairs left")
         self._caption(caption)
+        self._why(snap.last_event)
 
     # ------------------------------------------------------------------ inspect
 
@@ -251,8 +264,15 @@ class PairsPane(Vertical):
         else:
             caption.append("no pair of this text is in the table: encoding is complete")
         self._caption(caption)
+        self._why(None)
 
     # ------------------------------------------------------------------ selection
+
+    @property
+    def selected_pair(self) -> tuple | None:
+        """The pair at the table's cursor (None: the table is empty)."""
+        row = self.table.cursor_row
+        return self.pairs[row] if self.pairs and 0 <= row < len(self.pairs) else None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

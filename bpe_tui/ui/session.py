@@ -206,7 +206,7 @@ class Session:
                 return None
             return HistoryRow(
                 ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
-                ties=ev.tie_count, event=ev,
+                ties=ev.tie_count, manual=ev.manual, event=ev,
             )
         table = self.full_table
         if not 0 <= index < table.num_merges:
@@ -215,7 +215,8 @@ class Session:
         counts = table.counts
         count = counts[index] if counts is not None and index < len(counts) else None
         future = self.cut is not None and index >= self.cut
-        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future)
+        manual = index in table.manual_ranks
+        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future, manual=manual)
 
     def merge_counts(self) -> list[int]:
         if self.trainer is not None:

@@ -102,11 +102,12 @@ def test_settings_dialog_80x24(snap_compare):
 
 
 def test_court_ties_80x24(snap_compare):
-    """Court after three merges: tie marks in the history and the why line on the cursor's row."""
+    """Court after two merges: tie marks in the history, the why line on the cursor's row (a
+    tie), the explanation under the pair table."""
 
     async def three(pilot) -> None:
         await settle(pilot.app, pilot)
-        await pilot.press("space", "space", "space")
+        await pilot.press("space", "space")
         await settle(pilot.app, pilot)
 
     assert snap_compare(classic_app("court.txt"), terminal_size=(80, 24), run_before=three)

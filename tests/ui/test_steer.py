@@ -62,7 +62,8 @@ async def test_why_line_follows_the_mouse_over_history_rows():
         await settle(app, pilot)
         await pilot.press("space", "space", "space")
         await settle(app, pilot)
-        assert app.history.why.startswith("merge 3:")
+        assert app.history.why == ""  # merge 3, (t, </w>), won alone: the line is hidden
+        assert not app.history.query_one("#history-why").display
         await pilot.hover("#history-list", offset=(10, 0))
         await settle(app, pilot)
         assert app.history.why.startswith("merge 1:")
@@ -248,3 +249,91 @@ async def test_settings_from_the_command_palette():
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
+
+
+# ---------------------------------------------------------------------- explanation, merge by hand
+
+
+async def test_explanation_under_the_pair_table_after_each_step():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.pairs.why_text == ""
+        await pilot.press("space")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert app.pairs.why_text == tr.history[-1].explanation
+        assert app.pairs.why_text.startswith("merged t + h into th: 3 times")
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert app.pairs.why_text == tr.history[-1].explanation
+        await pilot.press("b", "b")
+        await settle(app, pilot)
+        assert app.pairs.why_text == ""
+
+
+async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        app.pairs.table.focus()
+        await pilot.press("down", "down")  # the third pair
+        chosen = app.pairs.pairs[2]
+        leader = app.pairs.pairs[0]
+        await pilot.press("m")
+        await settle(app, pilot)
+        ev = tr.history[-1]
+        assert ev.pair == chosen and ev.manual and tr.steps_done == 1
+        assert "chosen by hand instead of" in app.pairs.why_text
+        row = history_rows(app)[0]
+        assert row[7] == "h"
+        assert app.history.why.startswith("merge 1: [h] merged")
+        # the leader is still there, and space merges it next by the rules
+        assert leader in app.pairs.pairs
+        # undo, then step again: the hand choice is replayed
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert tr.steps_done == 0
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.history[-1].manual
+        assert history_rows(app)[0][7] == "h"
+
+
+async def test_m_on_a_pair_that_cannot_merge_is_a_notification():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        await pilot.press("space")  # (t, h): the pairs list on screen still shows what it showed
+        await settle(app, pilot)
+        # a pair that no longer occurs, as a stale row would offer it
+        app.pairs.pairs[0] = ("t", "h")
+        app.pairs.table.move_cursor(row=0)
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.session.trainer.steps_done == 1
+        assert any(n.startswith("cannot merge this pair: cannot merge t + h: the pair does not occur") for n in notes(app))
+        assert app.is_running
+
+
+async def test_a_hand_merge_is_marked_after_save_and_reopen(tmp_path):
+    app = classic_app("court.txt")
+    path = str(tmp_path / "court-2.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space")
+        app.pairs.table.focus()
+        await pilot.press("down", "m")
+        await settle(app, pilot)
+        assert app.save_table(path, "native")
+    table_app = ExplorerApp(table_path=path)
+    async with table_app.run_test(size=(120, 40)) as pilot:
+        await settle(table_app, pilot)
+        rows = history_rows(table_app)
+        assert rows[0][7] == " "  # a saved table does not record ties
+        assert rows[1][7] == "h"
+        table_app.history.view.move_cursor(1)
+        await settle(table_app, pilot)
+        assert "[h] chosen by hand when the table was trained" in table_app.history.why
