@@ -43,7 +43,7 @@ SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert
 def add_training_options(p: argparse.ArgumentParser) -> None:
     """The options that decide which merges are learned (shared by train and the explorer)."""
     g = p.add_argument_group("training rules (each overrides the preset)")
-    g.add_argument("--preset", choices=list(PRESETS), default="gpt2", help="rule set to start from (default gpt2)")
+    g.add_argument("--preset", choices=list(PRESETS), help="rule set to start from (default gpt2)")
     g.add_argument("--units", choices=["chars", "bytes"], help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
         "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, or regex:PATTERN"
@@ -61,6 +61,15 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--max-token-length", type=int, metavar="N",
         help=f"never make a token longer than N bytes/characters (0 = no limit; default: none for train, {EXPLORER_MAX_TOKEN_LENGTH} in the explorer)",
+    )
+    g.add_argument(
+        "--no-merge-across", metavar="CLASS",
+        help=r"a regex character class (\d, \s, \p{P} ...): no token may mix characters in it with others",
+    )
+    g.add_argument(
+        "--from", dest="from_table", metavar="TABLE",
+        help="go on from a saved table (any readable format with merges): its merges first, its ids kept; its units, "
+        "pre-tokenizer, end-of-word marker, lowercase and special tokens rule (default target: 1,000 new merges)",
     )
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
@@ -103,9 +112,10 @@ def load_table(args: argparse.Namespace, path: str):
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
-    kw: dict = {"preset": args.preset, "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
+    kw: dict = {"preset": args.preset or "gpt2", "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
+    kw["no_merge_across"] = args.no_merge_across
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -121,6 +131,52 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
     else:
         kw["vocab_size"] = args.vocab_size if args.vocab_size is not None else default_vocab
     return TrainerConfig(**kw)
+
+
+#: The options a start table decides (--from): option -> (TrainerConfig field, what it says).
+TABLE_DECIDES = {
+    "--preset": "preset",
+    "--units": "units",
+    "--pretokenizer": "pretokenizer",
+    "--end-of-word": "end_of_word",
+    "--no-end-of-word": "no_end_of_word",
+    "--lowercase": "lowercase",
+    "--special": "special",
+}
+
+
+def start_from_args(args: argparse.Namespace, default_max_length: int | None = None):
+    """``(table, config)`` for ``--from TABLE``: the table read (one-line errors), and the
+    rules to go on with: the table's for how the corpus is split and spelled (an option that
+    would change them is an error), the command line's for the rest. Without a target the
+    run adds 1,000 merges."""
+    from .core.formats import load
+    from .core.trainer import table_config
+
+    given = [opt for opt, name in TABLE_DECIDES.items() if getattr(args, name) not in (None, False, [])]
+    if given:
+        raise BPEError(
+            f"{given[0]} does not go with --from: the table's units, pre-tokenizer, end-of-word marker, lowercase "
+            "and special tokens decide how the corpus is split (use --tie-break for the rule)"
+        )
+    table = load(args.from_table)
+    cfg, _ = table_config(table, None)
+    changes: dict = {"min_frequency": args.min_frequency, "no_merge_across": args.no_merge_across}
+    limit = args.max_token_length if args.max_token_length is not None else default_max_length
+    changes["max_token_length"] = limit or None
+    if args.tie_break:
+        changes["tie_break"] = args.tie_break
+    if args.merges is not None:
+        changes.update(merges=args.merges, vocab_size=None)
+    elif args.vocab_size is not None:
+        changes.update(vocab_size=args.vocab_size, merges=None)
+    else:
+        changes.update(merges=table.num_merges + 1000, vocab_size=None)
+    values = cfg.to_dict()
+    values.update(changes)
+    if args.vocab_size is not None and args.vocab_size < len(table):
+        raise BPEError(f"--vocab-size {args.vocab_size:,} is smaller than the {len(table):,} tokens the start table already has")
+    return table, TrainerConfig(**values)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -267,7 +323,11 @@ def refuse_overwrite(path: str, force: bool) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     from .core.trainer import Trainer
 
-    cfg = config_from_args(args)
+    start = None
+    if args.from_table is not None:
+        start, cfg = start_from_args(args)
+    else:
+        cfg = config_from_args(args)
     from .core.formats import check_save
 
     # Everything that would stop the save is checked now, not after a long run.
@@ -277,18 +337,26 @@ def cmd_train(args: argparse.Namespace) -> int:
     if show:
         with stderr_progress() as bar:
             task = bar.add_task(counting_label(dask), total=None)
-            trainer = Trainer.from_files(
-                args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
+            options = dict(
+                errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
                 progress=lambda done, total: bar.update(task, completed=done, total=total or None),
             )
+            if start is not None:
+                trainer = Trainer.from_table(start, args.corpus, cfg, **options)
+            else:
+                trainer = Trainer.from_files(args.corpus, cfg, **options)
             target = trainer.target_steps
-            bar.update(task, description="merging", completed=0, total=target)
+            bar.update(task, description="merging", completed=trainer.first_step, total=target)
             for event in trainer.run():
                 if event.step % 50 == 0:
                     bar.update(task, completed=event.step)
                     stop_if_interrupted()
     else:
-        trainer = Trainer.from_files(args.corpus, cfg, errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
+        options = dict(errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
+        if start is not None:
+            trainer = Trainer.from_table(start, args.corpus, cfg, **options)
+        else:
+            trainer = Trainer.from_files(args.corpus, cfg, **options)
         for event in trainer.run():
             if event.step % 50 == 0:
                 stop_if_interrupted()
@@ -298,6 +366,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not args.quiet:
         ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
         print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")
+        if start is not None:
+            print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
+            new = trainer.steps_done - trainer.first_step
+            print(f"{new:,} new merge{'s' if new != 1 else ''}" + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
         print(f"{trainer.steps_done:,} merges, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
@@ -605,7 +677,11 @@ def conversion_losses(table, fmt: str) -> list[str]:
     """What a target format cannot carry over from this table (reported, not fatal)."""
     from .core import formats
 
-    return formats.writers()[fmt].losses(table)
+    lost = formats.writers()[fmt].losses(table)
+    if table.manual_ranks and fmt != "native":
+        n = len(table.manual_ranks)
+        lost.append(f"which merge{'s' if n != 1 else ''} ({n:,}) {'were' if n != 1 else 'was'} chosen by hand (only the native format records it)")
+    return lost
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -639,13 +715,17 @@ def cmd_open(args: argparse.Namespace) -> int:
 def cmd_explore(argv: Sequence[str]) -> int:
     args = build_explorer_parser().parse_args(argv)
     check_workers(args)
-    cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
+    start = None
+    if args.from_table is not None:  # read here: errors are one line, before the screen opens
+        start, cfg = start_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
+    else:
+        cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     dask = dask_from_args(args)
     from .core.corpus import expand_sources
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
-    if cfg.units == "bytes":  # the alphabet is known before counting: a too small target is exit 2 too
+    if cfg.units == "bytes" and start is None:  # the alphabet is known before counting: a too small target is exit 2 too
         from .core.config import check_vocab_size
         from .core.corpus import corpus_name
 
@@ -656,7 +736,14 @@ def cmd_explore(argv: Sequence[str]) -> int:
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     from .ui.app import run_explorer
 
-    return run_explorer(args.corpus or None, cfg, errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
+    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
+    if start is not None:
+        import inspect
+
+        if "start" not in inspect.signature(run_explorer).parameters:
+            raise BPEError("--from: this explorer cannot open a start table yet (the UI half of #14 is not merged); use `bpe-tui train CORPUS --from TABLE -o OUT`")
+        options["start"] = start  # the table to go on from (ui: run_explorer(..., start=MergeTable))
+    return run_explorer(args.corpus or None, cfg, **options)
 
 
 def run_evaluation(tables, names, corpora, args):

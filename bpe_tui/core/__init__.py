@@ -5,7 +5,11 @@ Modules, in the order data flows through them:
 * ``pretokenize`` text -> pre-tokens (special tokens cut out first)
 * ``corpus``      files -> word counts (streamed)
 * ``config``      TrainerConfig and presets
-* ``trainer``     Trainer: incremental pair counts, priority queue, step/undo/run -> MergeEvent
+* ``trainer``     Trainer: incremental pair counts, priority queue, step/undo/run -> MergeEvent;
+                  merges by hand, going on from a table, constraints
+* ``tiebreak``    the four tie-break rules, each defined once (its order and why a pair wins)
+* ``events``      MergeEvent: one merge as a value, with its explanation sentence
+* ``speed``       the trainer's speed helpers (id strings, the C-level index build, ...)
 * ``table``       MergeTable: merges + vocab; encode/decode/trace/dropout
 * ``formats``     merge-table files: read, write, detect
 """

@@ -131,7 +131,9 @@ class MergeEvent:
         if not self.tie_count:
             return f"{head}; no other pair occurs as often"
         others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
-        reason = why.rule.why(self.pair, why.rival, why.won_key, why.rival_key, why.words) if why.rule and why.rival else ""
+        reason = ""
+        if why.rule is not None and why.rival is not None and why.won_key is not None and why.rival_key is not None:
+            reason = why.rule.why(self.pair, why.rival, why.won_key, why.rival_key, why.words)
         return f"{head}; tied with {others} at {self.count:,}" + (f", {reason}" if reason else "")
 
     def _where(self) -> str:

@@ -108,8 +108,8 @@ def fast_constructor(cls: type) -> Callable[..., object]:
         if len(values) != every:  # the trainer passes every field: no loop
             for name, default, factory in defaults:
                 if name not in values:
-                    values[name] = default if default is not MISSING else factory()  # type: ignore[misc]
-        obj = object.__new__(cls)
+                    values[name] = default if default is not MISSING else factory()  # type: ignore[operator]
+        obj: object = object.__new__(cls)
         obj.__dict__.update(values)
         if post_init is not None:
             post_init(obj)

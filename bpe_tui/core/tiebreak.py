@@ -64,6 +64,10 @@ class TieBreakRule:
         self.end_of_word = end_of_word
         self.material: list = [self.token_material(i, s) for i, s in enumerate(surfaces)]
 
+    def __getstate__(self) -> dict:
+        """Pickled (inside an event) without the material: a copy can explain, not order."""
+        return dict(self.__dict__, material=[])
+
     def token_material(self, token_id: int, surface) -> object:
         """Token ``token_id``'s material, from its surface (None: a hole in the ids)."""
         return None

@@ -201,9 +201,9 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
         value = taken[field_name]
         shown = _shown_rule(field_name, value)
         if config is not None and getattr(config, field_name) != value:
-            notes.append(f"{label}: {shown} from the table (not {_shown_rule(field_name, getattr(config, field_name))})")
+            notes.append(f"{label}: {shown} (the table's; the config had {_shown_rule(field_name, getattr(config, field_name))})")
         else:
-            notes.append(f"{label}: {shown} from the table")
+            notes.append(f"{label}: {shown}")
     values.update(taken)
     values.pop("preset", None)
     preset = config.preset if config is not None else (cfg.get("preset") if cfg.get("preset") in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")

@@ -283,3 +283,215 @@ def test_bad_manual_ranks_are_one_line_errors(tmp_path, bad):
     with pytest.raises(BPEError, match="manual_ranks") as err:
         load(str(path))
     assert "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------------- going on from a table
+
+
+def trained_table(text: str, config: dict, rule: str, k: int) -> MergeTable | None:
+    t = make(text, config, rule)
+    if t is None:
+        return None
+    list(t.run(max_steps=k))
+    return t.table
+
+
+@given(text=texts, config=configs, rule=st.sampled_from([r for r in RULES if r != "hf"]), k=st.integers(0, 12), more=st.integers(0, 12))
+def test_going_on_from_a_table_on_its_own_corpus_continues_the_same_training(text, config, rule, k, more):
+    """Train k merges, save, go on from the table on the same corpus: the next merges are
+    the ones training straight through makes (hf numbers ids its own way, so it is left out)."""
+    straight = make(text, config, rule)
+    if straight is None:
+        return
+    events = list(straight.run(max_steps=k + more))
+    table = trained_table(text, config, rule, k)
+    cfg = TrainerConfig(**config, tie_break=rule)
+    t = Trainer(count_text(text, cfg), cfg, start=table)
+    assert t.first_step == t.steps_done == table.num_merges
+    assert t.pair_counts() == t.recount_pairs()
+    got = list(t.run(max_steps=len(events) - table.num_merges))
+    assert [(e.step, e.pair, e.count) for e in got] == [(e.step, e.pair, e.count) for e in events[table.num_merges :]]
+    assert t.table.merge_ids == straight.table.merge_ids
+
+
+@given(
+    first=texts, second=texts, config=configs, rule=st.sampled_from(RULES), k=st.integers(0, 10), moves=hand_moves
+)
+def test_extended_tables_keep_undo_goto_exact_and_save_load_lossless(tmp_path_factory, first, second, config, rule, k, moves):
+    table = trained_table(first, config, rule, k)
+    if table is None:
+        return
+    path = tmp_path_factory.mktemp("ext") / "start.json"
+    table.save(str(path))
+    start = load(str(path))
+    cfg = TrainerConfig(**config, tie_break=rule)
+    counts = count_text(second, cfg)
+    if not counts:
+        return
+    t = Trainer(counts, cfg, start=start)
+    base = t.first_step
+    drive(t, [(m, n + base if m == "goto" else n) for m, n in moves])
+    assert t.steps_done >= base
+    assert t.pair_counts() == t.recount_pairs()
+    fresh = Trainer(counts, cfg, start=start)
+    for e in t.history:
+        got = fresh.step(pair=e.pair) if e.manual else fresh.step()
+        assert (got.step, got.pair, got.manual) == (e.step, e.pair, e.manual)
+    assert state(fresh) == state(t)
+    k_now = t.steps_done
+    before = state(t)
+    t.goto(base)
+    assert t.undo() is None  # the table's merges cannot be undone
+    t.goto(k_now)
+    assert state(t) == before
+    # Ids of the start table are kept, and the result saves and loads without loss.
+    out = t.table
+    assert all(out.surface(i) == s for i, s in start.vocab.items())
+    assert out.merge_ids[:base] == start.merge_ids
+    saved = tmp_path_factory.mktemp("ext") / "out.json"
+    out.save(str(saved))
+    again = load(str(saved))
+    assert (again.vocab, again.merge_ids, again.counts, again.manual_ranks, again.special_tokens) == (
+        out.vocab, out.merge_ids, out.counts, out.manual_ranks, out.special_tokens
+    )
+
+
+def test_a_start_table_rules_the_corpus_and_says_what_it_decided():
+    table = trained_table(COURT, dict(preset="classic"), "first-seen", 3)
+    t = Trainer(count_text("xyz the", TrainerConfig(preset="classic")), TrainerConfig(preset="gpt2", tie_break="lexical-min"), start=table)
+    assert t.config.units == "chars" and t.config.end_of_word == "</w>" and t.config.tie_break == "lexical-min"
+    assert t.table_rules[0] == "units: chars (the table's; the config had bytes)"
+    assert "pre-tokenizer: whitespace (the table's; the config had gpt2)" in t.table_rules
+    # x, y, z are new characters: ids after the table's vocabulary, named.
+    assert t.table_rules[-1].startswith(f"base symbols the table lacks, added with ids {len(table)}-{len(table) + 2}: x, y, z")
+    assert t.segmentation("the") == ["th", "e", "</w>"]
+    with pytest.raises(BPEError, match="the first 3 merges come from the start table"):
+        t.goto(2)
+
+
+def test_from_table_counts_the_corpus_under_the_table_rules(tmp_path):
+    table = trained_table(COURT, dict(preset="classic"), "first-seen", 3)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the court\n")
+    t = Trainer.from_table(table, [str(corpus)])
+    assert t.first_step == 3 and t.config.units == "chars" and t.config.tie_break == "first-seen"
+    assert t.step().step == 4
+    with pytest.raises(BPEError, match="smaller than the"):
+        Trainer.from_table(table, [str(corpus)], TrainerConfig(vocab_size=5))
+
+
+def test_extending_gpt2_keeps_every_id_and_first_merges_the_most_frequent_pair_left():
+    from tests.conftest import GPT2_DIR, TAYLORSWIFT, need
+
+    gpt2 = load(str(need(GPT2_DIR)))
+    t = Trainer.from_table(gpt2, [str(need(TAYLORSWIFT))], TrainerConfig(tie_break="lexical-max"))
+    assert t.first_step == 50_000 and t.vocab_size == 50_257
+    left = {p: c for p, c in t.recount_pairs().items()}
+    assert left == t.pair_counts()
+    best = max(left.values())
+    event = t.step()
+    assert (event.step, event.new_id, event.count) == (50_001, 50_257, best)
+    assert event.pair == max(p for p, c in left.items() if c == best)  # lexical-max among the most frequent
+    table = t.table
+    assert len(table) == 50_258 and table.num_merges == 50_001
+    assert all(table.surface(i) == s for i, s in gpt2.vocab.items())
+    assert table.special_tokens == gpt2.special_tokens == {"<|endoftext|>": 50_256}
+    text = "Swift's 1989 (Taylor's Version) was released on October 27, 2023."
+    assert table.truncated(50_000).encode(text) == gpt2.encode(text)
+    t.undo()
+    assert t.steps_done == 50_000 and t.undo() is None
+
+
+# ---------------------------------------------------------------------- constraints
+
+
+def allowed_by(config: TrainerConfig):
+    """The constraints as the obvious reference: a pair is allowed when the merged token is no
+    longer than max_token_length and does not mix characters in no_merge_across's class with
+    others (the end-of-word marker is no character; a piece of a UTF-8 character is outside)."""
+    import regex
+
+    across = regex.compile(config.no_merge_across) if config.no_merge_across else None
+    eow = config.end_of_word
+
+    def standing(surface) -> set:
+        text = surface.decode("utf-8", "surrogateescape") if isinstance(surface, bytes) else surface
+        if eow and text.endswith(eow):
+            text = text[: -len(eow)]
+        return {bool(across.fullmatch(ch)) for ch in text}
+
+    def allowed(pair) -> bool:
+        left, right = pair
+        if config.max_token_length is not None and len(left) + len(right) > config.max_token_length:
+            return False
+        return across is None or len(standing(left) | standing(right)) < 2
+
+    return allowed
+
+
+constrained = st.sampled_from(
+    [
+        dict(preset="classic", no_merge_across=r"[bc]"),
+        dict(preset="gpt2", no_merge_across=r"\s"),
+        dict(preset="gpt2", no_merge_across=r"\p{L}", max_token_length=3),
+        dict(preset="classic", units="bytes", no_merge_across=r"[é]"),
+        dict(preset="classic", no_merge_across=r"[a]", max_token_length=2),
+    ]
+)
+
+
+@given(text=texts, config=constrained, rule=st.sampled_from(RULES), moves=hand_moves)
+def test_constraints_forbid_exactly_the_pairs_they_name(text, config, rule, moves):
+    t = make(text, config, rule)
+    if t is None:
+        return
+    allowed = allowed_by(t.config)
+
+    def check() -> None:
+        present = t.recount_pairs()
+        forbidden = [p for p in present if not allowed(p)]
+        assert t.forbidden_pair_count() == len(forbidden)
+        assert all(allowed(p) for p, _ in t.top_pairs(50))
+        assert {p for p, _ in t.top_pairs(len(present) + 1)} == {p for p in present if allowed(p)}
+        for p in forbidden[:3]:
+            assert t.forbidden_reason(p)
+            with pytest.raises(BPEError, match="cannot merge"):
+                t.step(pair=p)
+
+    check()
+    drive(t, moves)
+    check()
+    for event in t.run(max_steps=30):
+        assert allowed(event.pair)
+        # The rules merged the most frequent allowed pair.
+    check()
+    k = t.steps_done
+    before = state(t)
+    t.goto(0)
+    t.goto(k)
+    assert state(t) == before
+
+
+def test_no_merge_across_digits_on_real_words():
+    t = Trainer.from_text("in 2024 we had 1984 and a1 b2 " * 4, TrainerConfig(preset="classic", no_merge_across=r"\d"))
+    tokens = [e.new_token for e in t.run()]
+    assert any(tok.startswith("20") for tok in tokens)
+    for tok in tokens:
+        text = tok.removesuffix("</w>")
+        assert all(c.isdigit() for c in text) or not any(c.isdigit() for c in text)
+    assert t.forbidden_pair_count() > 0 and t.stop_reason.startswith("nothing left")
+
+
+def test_max_token_length_counts_the_units():
+    # Bytes: é is two bytes, so "éé" is four units; characters: two.
+    by_bytes = Trainer.from_text("éé éé éé", TrainerConfig(preset="gpt2", pretokenizer="whitespace", max_token_length=2))
+    assert max(len(e.new_token) for e in by_bytes.run()) == 2
+    by_chars = Trainer.from_text("éé éé éé", TrainerConfig(preset="classic", end_of_word=None, max_token_length=2))
+    assert [e.new_token for e in by_chars.run()] == ["éé"]
+
+
+def test_bad_no_merge_across_is_a_one_line_error():
+    for bad in ("[", "x*", 5):
+        with pytest.raises(BPEError, match="no_merge_across") as err:
+            TrainerConfig(no_merge_across=bad)
+        assert "\n" not in str(err.value)
