@@ -118,8 +118,11 @@ class ExplorerApp(App):
         compare_path: str | None = None,
         workers: int | None = None,
         dask: str | None = None,
+        start: MergeTable | None = None,
     ) -> None:
         super().__init__()
+        #: ``bpe-tui CORPUS --from TABLE``: the corpus is trained on from this table.
+        self.start = start
         #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
         self.dask = dask
         self.session: Session | None = None
@@ -279,7 +282,7 @@ class ExplorerApp(App):
 
     def load_corpus(self, paths: list[str], config: TrainerConfig, errors: str = "strict", counts: bool = False) -> None:
         self._show_progress(f"reading {', '.join(paths)}…", None)
-        self.loader.corpus(list(paths), config, errors, counts, workers=self.count_workers, dask=self.dask)
+        self.loader.corpus(list(paths), config, errors, counts, workers=self.count_workers, dask=self.dask, start=self.start)
 
     def load_table(self, path: str) -> None:
         self._show_progress(f"opening {path}…", None)
@@ -431,8 +434,9 @@ class ExplorerApp(App):
     def action_undo(self) -> None:
         if not self._can_act() or self.session.mode != "explore":
             return
-        if self.session.trainer.steps_done == 0:
-            self.notify("already at step 0", timeout=2)
+        first = self.session.first_step
+        if self.session.trainer.steps_done <= first:
+            self.notify(f"already at step {first:,}" + (": the merges before come from the start table" if first else ""), timeout=3)
             return
         self._move("undo", forward=-1)
 
@@ -441,7 +445,7 @@ class ExplorerApp(App):
             return
         session = self.session
         if session.mode == "explore":
-            prompt = f"go to step (0 – any; target {session.trainer.target_steps}):"
+            prompt = f"go to step ({session.first_step:,} – any; target {session.trainer.target_steps}):"
         else:
             prompt = f"cut the table after merge (0 – {session.full_table.num_merges:,}):"
 
@@ -459,6 +463,9 @@ class ExplorerApp(App):
         if session.mode == "explore":
             if not self._can_act():
                 return
+            if k < session.first_step:
+                self.notify(f"the first {session.first_step:,} merges come from the start table: going to step {session.first_step:,}", timeout=4)
+                k = session.first_step
             self._move(f"go to step {k}", target=k)
         else:
             session.cut = None if k >= session.full_table.num_merges else k
@@ -559,7 +566,7 @@ class ExplorerApp(App):
             self._show_progress("retraining under the new rules…", None)
             self.loader.retrain(session, config, recount, workers=self.count_workers)
 
-        self.push_screen(SettingsScreen(old, recount=session.paths is not None), chosen)
+        self.push_screen(SettingsScreen(old, recount=session.paths is not None, start=session.start is not None), chosen)
 
     def on_retrain_progress(self, message: RetrainProgress) -> None:
         self._show_progress(f"{message.what}: {message.done:,} of {message.total:,}", message.total, message.done)
@@ -824,16 +831,19 @@ def run_explorer(
     counts: bool = False,
     workers: int | None = None,
     dask: str | None = None,
+    start: MergeTable | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
-    with ``dask`` (a scheduler address or "local"), the Dask cluster does."""
+    with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
+    training from this table (``--from``): its merges are applied first, and new merges
+    number on after them."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask)
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start)
     app.run()
     return app.return_code or 0
 

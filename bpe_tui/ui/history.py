@@ -122,11 +122,13 @@ class HistoryPane(Vertical):
         view = self.view
         view.session = session
         view.current = current
-        cursor = max(0, current - 1) if follow else None
+        first = session.first_step  # merges of a start table (--from) are not listed
+        cursor = max(0, current - first - 1) if follow else None
         view.set_count(length, cursor=cursor, follow=follow)
         if session.mode == "explore":
-            undone = length - current
-            head = f"{fmt_int(current)} merges" + (f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else "")
+            undone = length - (current - first)
+            head = f"{fmt_int(current)} merges" + (f" ({fmt_int(first)} from the start table)" if first else "")
+            head += f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else ""
         else:
             head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))

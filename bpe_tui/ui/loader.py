@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.formats import load
+from ..core.table import MergeTable
 from ..core.trainer import Trainer
 from .messages import (
     BATCH_SECONDS,
@@ -77,9 +78,11 @@ class Loader(Widget):
         counts: bool = False,
         workers: int | None = None,
         dask: str | None = None,
+        start: MergeTable | None = None,
     ) -> None:
         """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
-        progress by bytes read, or by blocks counted on Dask.
+        progress by bytes read, or by blocks counted on Dask. With ``start`` (``--from``)
+        the trainer goes on from that table (its merges applied to the corpus first).
 
         ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
         Escape cancels: the next progress report raises, which also stops the worker
@@ -97,10 +100,13 @@ class Loader(Widget):
                 self.post_message(LoadProgress(done, total, dask))
 
         try:
-            trainer = Trainer.from_files(
-                paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
-            )
-            session = Session(trainer=trainer, preview=read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts)
+            if start is not None:
+                trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
+            else:
+                trainer = Trainer.from_files(
+                    paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
+                )
+            session = Session(trainer=trainer, preview=read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -180,8 +186,8 @@ class Loader(Widget):
                     progress=lambda done, total: report("counting the corpus again", done, total),
                 )
             else:
-                trainer = Trainer(old.word_counts(), config, name=name)
-            session = Session(trainer=trainer, preview=old.preview, paths=old.paths, errors=old.errors, counts=old.counts)
+                trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
+            session = Session(trainer=trainer, preview=old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
                     break  # nothing left to merge, or below min frequency: the new rules stop here
@@ -189,7 +195,7 @@ class Loader(Widget):
             if worker.is_cancelled:
                 raise _Cancelled()
             session.word_order()
-            note = first_difference(before, session.merged_pairs(), config.end_of_word)
+            note = first_difference(before, session.merged_pairs(), config.end_of_word, first=session.first_step + 1)
         except _Cancelled:
             self.post_message(Retrained(None, "retraining cancelled: the rules are as they were"))
             return

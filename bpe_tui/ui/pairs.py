@@ -216,6 +216,9 @@ class PairsPane(Vertical):
                 caption.append(" picks it")
         else:
             caption.append("no pairs left")
+        if snap.forbidden:
+            n = snap.forbidden
+            caption.append(f"  ({n:,} pair{'s' if n != 1 else ''} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
         self._caption(caption)
         self._why(snap.last_event)
 

@@ -40,6 +40,7 @@ class Snapshot:
     stop_reason: str | None = None
     top_pairs: list = field(default_factory=list)
     leader_ties: int = 0
+    forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
     last_event: MergeEvent | None = None
     timeline_len: int = 0
     segmentations: dict = field(default_factory=dict)
@@ -97,6 +98,7 @@ class Session:
         paths: list[str] | None = None,
         errors: str = "strict",
         counts: bool = False,
+        start: MergeTable | None = None,
     ):
         if (trainer is None) == (table is None):
             raise ValueError("a session holds a trainer or a table")
@@ -107,6 +109,8 @@ class Session:
         self.paths = paths
         self.errors = errors
         self.counts = counts
+        #: The table the trainer went on from (``bpe-tui CORPUS --from TABLE``), or None.
+        self.start = start
         self.full_table = table
         self.preview = preview
         self.source = source
@@ -122,8 +126,9 @@ class Session:
         self._rank_index: dict | None = None
         self._order: list[int] | None = None
         #: The step last saved (explore): merges are the same at the same step, so a save at
-        #: step k covers the trainer whenever it stands at k again.
-        self.saved_step = 0
+        #: step k covers the trainer whenever it stands at k again. A start table's merges
+        #: are saved already.
+        self.saved_step = self.first_step
 
     # ------------------------------------------------------------------ what it is
 
@@ -144,11 +149,17 @@ class Session:
         return self.full_table.end_of_word
 
     @property
+    def first_step(self) -> int:
+        """The merges a start table brought (``--from``; 0 normally): the timeline, undo and
+        go to never go below them, and new merges number on from them."""
+        return self.trainer.first_step if self.trainer is not None else 0
+
+    @property
     def unsaved(self) -> int:
         """How many merges would be lost if this session were closed now (0: nothing to lose)."""
         if self.trainer is None or self.trainer.steps_done == self.saved_step:
             return 0
-        return self.trainer.steps_done
+        return self.trainer.steps_done - self.first_step
 
     @property
     def step(self) -> int:
@@ -220,14 +231,14 @@ class Session:
 
     def merge_counts(self) -> list[int]:
         if self.trainer is not None:
-            k = self.trainer.steps_done if not self.busy else len(self.timeline)
+            k = self.trainer.steps_done - self.first_step if not self.busy else len(self.timeline)
             return [ev.count for ev in self.timeline[:k]]
         return list(self.full_table.counts or [])
 
     def token_totals(self, step: int) -> list[int]:
         if self.trainer is None:
             return []
-        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[:step]]
+        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[: step - self.first_step]]
 
     # ------------------------------------------------------------------ words
 
@@ -242,7 +253,7 @@ class Session:
     def _record(self, events: list[MergeEvent]) -> None:
         tl = self.timeline
         for ev in events:
-            i = ev.step - 1
+            i = ev.step - 1 - self.first_step  # the timeline holds the merges after a start table's
             if i < len(tl) and tl[i].pair == ev.pair:
                 tl[i] = ev
             else:
@@ -261,7 +272,7 @@ class Session:
         ``respect_target=False`` goes past the configured target (as ``goto`` does).
         """
         tr = self.trainer
-        start = tr.steps_done
+        start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         done = 0
         with self.lock:
             while done < max_steps:
@@ -286,16 +297,15 @@ class Session:
         tr = self.trainer
         return {tr.word_text(w): tr.word_frequency(w) for w in range(tr.word_count)}
 
-    def merged_pairs(self, limit: int | None = None) -> list[tuple]:
-        """The pairs merged so far (surfaces), in order; the first ``limit`` of them."""
-        k = self.trainer.steps_done if limit is None else min(limit, self.trainer.steps_done)
-        return [ev.pair for ev in self.timeline[:k]]
+    def merged_pairs(self) -> list[tuple]:
+        """The pairs merged so far (surfaces), in order (after a start table's merges)."""
+        return [ev.pair for ev in self.timeline[: self.trainer.steps_done - self.first_step]]
 
     def merge_by_hand(self, pair: tuple) -> MergeEvent | None:
         """Merge ``pair`` (surfaces) now instead of the leader; the merges that followed this
         step before are replaced. BPEError (one line) when the pair cannot be merged now."""
         tr = self.trainer
-        start = tr.steps_done
+        start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         with self.lock:
             event = tr.step(pair=pair)
             if event is not None:
@@ -306,7 +316,7 @@ class Session:
         """Undo up to ``n`` merges; return how many were undone."""
         done = 0
         with self.lock:
-            while done < n and self.trainer.steps_done > 0:
+            while done < n and self.trainer.steps_done > self.first_step:
                 self.trainer.undo()
                 done += 1
                 if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
@@ -331,6 +341,7 @@ class Session:
             if top:
                 ties = max(0, tr.pairs_with_count(top[0][1]) - 1)
             finished = tr.finished  # also sets tr.stop_reason
+            forbidden = tr.forbidden_pair_count()
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
@@ -346,7 +357,8 @@ class Session:
                 stop_reason=tr.stop_reason,
                 top_pairs=top,
                 leader_ties=ties,
-                last_event=self.timeline[k - 1] if 0 < k <= len(self.timeline) else None,
+                forbidden=forbidden,
+                last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,
             )

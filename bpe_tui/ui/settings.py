@@ -1,8 +1,8 @@
 """Switching the training rules live: the settings dialog, and what changed in the merges.
 
 The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
-which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer and the longest
-token allowed -- and returns a new
+which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
+token allowed and the characters a token may not mix with others -- and returns a new
 :class:`~bpe_tui.core.config.TrainerConfig`, checked by the config itself (a bad value is
 shown in the dialog, which stays open). The explorer then retrains to the step it stood at
 under the new rules, in the :class:`~bpe_tui.ui.loader.Loader`'s worker, and tells where
@@ -76,15 +76,17 @@ class SettingsScreen(_Dialog):
     """Edit the training rules. Returns the new TrainerConfig, or None (cancelled, or unchanged).
 
     ``recount``: whether the corpus files can be counted again (False for a corpus given as
-    word counts or on stdin: lowercase and the pre-tokenizer are then fixed).
+    word counts or on stdin: lowercase and the pre-tokenizer are then fixed). ``start``: the
+    trainer goes on from a table (``--from``), whose lowercase and pre-tokenizer hold.
     """
 
     CSS_PATH = ["dialogs.tcss", "settings.tcss"]
 
-    def __init__(self, config: TrainerConfig, recount: bool = True) -> None:
+    def __init__(self, config: TrainerConfig, recount: bool = True, start: bool = False) -> None:
         super().__init__()
         self.config = config
-        self.recount = recount
+        self.start = start
+        self.recount = recount and not start
 
     def compose(self) -> ComposeResult:
         cfg = self.config
@@ -120,7 +122,15 @@ class SettingsScreen(_Dialog):
                     id="max-token-length",
                     compact=True,
                 )
-            note = "lowercase and the pre-tokenizer count the corpus files again" if self.recount else "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
+            with Horizontal(classes="setting"):
+                yield Label("no merge across")
+                yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
+            if self.start:
+                note = "lowercase and the pre-tokenizer are the start table's"
+            elif self.recount:
+                note = "lowercase and the pre-tokenizer count the corpus files again"
+            else:
+                note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
             yield Static(Text(note, style="dim"), classes="hint")
             yield Static("", id="settings-error", markup=False)
             with Horizontal(classes="buttons"):
@@ -140,6 +150,7 @@ class SettingsScreen(_Dialog):
             lowercase=self.query_one("#lowercase", Checkbox).value,
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
             max_token_length=_whole(self.query_one("#max-token-length", Input).value, "max token length"),
+            no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
         )
 
     def _result(self) -> None:

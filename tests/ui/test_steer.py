@@ -10,7 +10,7 @@ from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
 from bpe_tui.ui.settings import SettingsScreen, first_difference
 
-from .conftest import CORPORA, classic_app, settle
+from .conftest import CORPORA, classic_app, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -337,3 +337,105 @@ async def test_a_hand_merge_is_marked_after_save_and_reopen(tmp_path):
         table_app.history.view.move_cursor(1)
         await settle(table_app, pilot)
         assert "[h] chosen by hand when the table was trained" in table_app.history.why
+
+
+# ---------------------------------------------------------------------- constraints
+
+
+async def test_settings_no_merge_across_hides_forbidden_pairs_and_says_how_many():
+    # "a1 a1 b22 ..." : with no_merge_across \d no token mixes a digit with a letter
+    app = text_app("a1 a1 a1 b22 b22 c3 x9y x9y\n", preset="classic")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert ("a", "1") in app.pairs.pairs
+        await pilot.press("comma")
+        await pilot.pause()
+        box = app.screen.query_one("#no-merge-across", Input)
+        box.focus()
+        box.value = "["  # an invalid class: said in the dialog, which stays open
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "no_merge_across: '[' is not a valid regex" in str(app.screen.query_one("#settings-error").render())
+        box.value = r"\p{Nope}"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "is not a valid regex" in str(app.screen.query_one("#settings-error").render())
+        box.value = r"\d"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        tr = app.session.trainer
+        assert tr.config.no_merge_across == r"\d"
+        n = tr.forbidden_pair_count()
+        assert n > 0
+        joined = [(p[0] + p[1]).replace("</w>", "") for p in app.pairs.pairs]
+        mixed = [j for j in joined if any(c.isdigit() for c in j) and any(c.isalpha() for c in j)]
+        assert mixed == []
+        assert f"({n} pairs hidden: the constraints forbid them)" in app.pairs.caption_text
+        assert "the same 0 merges" in notes(app)[-1]
+
+
+async def test_m_on_a_forbidden_pair_is_a_notification():
+    app = text_app("a1 a1 a1 b22 b22\n", preset="classic", no_merge_across=r"\d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        app.pairs.pairs[0] = ("a", "1")  # as a stale row would offer it
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.session.trainer.steps_done == 0
+        assert any(n.startswith("cannot merge this pair: cannot merge a + 1") for n in notes(app))
+
+
+# ---------------------------------------------------------------------- --from TABLE
+
+
+async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path):
+    import bpe_tui
+
+    table_path = str(tmp_path / "court-3.json")
+    court = str(CORPORA / "court.txt")
+    bpe_tui.train(court, preset="classic", merges=3).save(table_path)
+    table = bpe_tui.load(table_path)
+    app = ExplorerApp(paths=[str(CORPORA / "cat_sat.txt")], config=bpe_tui.TrainerConfig(preset="classic", merges=10), start=table)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        session = app.session
+        tr = session.trainer
+        assert tr.first_step == 3 and tr.steps_done == 3
+        assert session.start is table and session.unsaved == 0
+        assert "next (merge 4)" in app.pairs.caption_text
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        assert tr.steps_done == 5
+        rows = history_rows(app)
+        assert [r[1:7].strip() for r in rows] == ["4", "5"]
+        assert "5 merges (3 from the start table)" in str(app.history.query_one("#history-head").render())
+        assert session.unsaved == 2
+        # undo stops at the table's merges
+        await pilot.press("b", "b", "b")
+        await settle(app, pilot)
+        assert tr.steps_done == 3
+        assert any("already at step 3: the merges before come from the start table" in n for n in notes(app))
+        # go to below the table clamps to it; forward again replays the same merges
+        app.go_to_step(5)
+        await settle(app, pilot)
+        assert tr.steps_done == 5 and len(history_rows(app)) == 2
+        app.go_to_step(0)
+        await settle(app, pilot)
+        assert tr.steps_done == 3
+        assert any("the first 3 merges come from the start table" in n for n in notes(app))
+        # the rules switched live keep the start table and number after it
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        assert app.screen.query_one("#lowercase", Checkbox).disabled
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.first_step == 3 and tr.steps_done == 5 and app.session.start is table
+        assert notes(app)[-1].startswith("retrained under the new rules: ")
+        assert "merge 1 " not in notes(app)[-1] and "merge 2 " not in notes(app)[-1]
