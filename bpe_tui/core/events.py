@@ -16,7 +16,7 @@ from functools import cached_property
 from types import MappingProxyType
 
 from .speed import ids_of, surface_pair
-from .tiebreak import TieBreakRule, ordinal, show, show_pair
+from .tiebreak import TieBreakRule, show, show_pair
 
 #: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
 TIES_LISTED = 5
@@ -153,11 +153,14 @@ class MergeEvent:
         return f", in {', '.join(named[:-1])} and {named[-1]}"
 
     def __getstate__(self) -> dict:
-        """Pickle and copy the fields only: the cached sentence and mappings are rebuilt on demand."""
+        """Pickle and copy the fields only: the read-only mappings are rebuilt on demand; the
+        explanation goes as its sentence, without the corpus's word list it was made from."""
         state = dict(self.__dict__)
-        for name in ("pair_changes", "pair_changes_by_id", "explanation"):
+        for name in ("pair_changes", "pair_changes_by_id"):
             state.pop(name, None)
+        state["explanation"] = self.explanation
+        state["_why"] = _NO_WHY
         return state
 
 
-__all__ = ["MergeEvent", "TIES_LISTED", "Why", "ordinal"]
+__all__ = ["MergeEvent", "TIES_LISTED", "Why"]
