@@ -45,12 +45,13 @@ def pair_text(pair, eow) -> str:
     return f"({label(pair[0], eow)}, {label(pair[1], eow)})"
 
 
-def why_text(row: HistoryRow | None, eow) -> Text:
+def why_text(row: HistoryRow | None, eow, latest: int | None = None) -> Text:
     """What the "why" line under the history says about ``row``: how its pair was chosen.
 
     A merge a tie decided names the rule, the winner and the pairs it beat; a merge chosen by
     hand says so, and which pair the rules would have picked. Empty otherwise (the line is
     then hidden): a plain merge's row says it all, and a saved table does not record ties.
+    ``latest``: the step whose explanation the pair table shows already (not repeated here).
     """
     text = Text(end="")
     if row is None:
@@ -60,6 +61,8 @@ def why_text(row: HistoryRow | None, eow) -> Text:
         return text
     text.append(f"merge {row.step:,}: ", "bold")
     if row.manual:  # the trainer's sentence names the pair the rules would have picked
+        if row.step == latest:
+            return Text(end="")
         text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
         return text
     if ev is not None and ev.tie_count:
@@ -144,7 +147,7 @@ class HistoryPane(Vertical):
         session = self.view.session
         row = session.history_row(index) if session is not None else None
         eow = session.end_of_word if session is not None else None
-        why = why_text(row, eow)
+        why = why_text(row, eow, latest=self.view.current if session is not None and session.mode == "explore" else None)
         line = self.query_one("#history-why", Static)
         line.update(why)
         line.display = bool(why.plain)

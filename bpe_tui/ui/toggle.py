@@ -13,6 +13,6 @@ from textual.widgets import Checkbox as TextualCheckbox
 class Checkbox(TextualCheckbox):
     """A Checkbox whose mark is ``X`` when on and blank when off."""
 
-    @property  # type: ignore[override]
-    def BUTTON_INNER(self) -> str:  # noqa: N802 - Textual's name for the mark
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - Textual's name for the mark
         return "X" if self.value else " "

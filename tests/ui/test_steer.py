@@ -288,9 +288,17 @@ async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
         assert "chosen by hand instead of" in app.pairs.why_text
         row = history_rows(app)[0]
         assert row[7] == "h"
-        assert app.history.why.startswith("merge 1: [h] merged")
+        assert app.history.why == ""  # the latest merge: its sentence is under the pair table already
         # the leader is still there, and space merges it next by the rules
         assert leader in app.pairs.pairs
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == leader and not tr.history[-1].manual
+        app.history.view.move_cursor(0)
+        await settle(app, pilot)
+        assert app.history.why.startswith("merge 1: [h] merged")
+        await pilot.press("b")
+        await settle(app, pilot)
         # undo, then step again: the hand choice is replayed
         await pilot.press("b")
         await settle(app, pilot)
@@ -439,3 +447,31 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         assert tr.first_step == 3 and tr.steps_done == 5 and app.session.start is table
         assert notes(app)[-1].startswith("retrained under the new rules: ")
         assert "merge 1 " not in notes(app)[-1] and "merge 2 " not in notes(app)[-1]
+
+
+async def test_escape_cancels_retraining_and_keeps_the_old_run():
+    import random
+
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12))) for _ in range(15_000)]
+    app = text_app(" ".join(words), vocab_size=50_000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.go_to_step(4000)
+        await settle(app, pilot)
+        old = app.session
+        assert old.trainer.steps_done == 4000
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#tie-break", Select).value = "first-seen"
+        await pilot.click("#ok")
+        await pilot.pause(0.15)
+        assert app.query_one("#progress-row").display
+        assert old.busy  # the old run is not moved meanwhile: keys say busy
+        await pilot.press("space")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.session is old and not old.busy
+        assert old.trainer.steps_done == 4000 and old.trainer.config.tie_break == "lexical-max"
+        assert any(n == "rules unchanged: retraining cancelled: the rules are as they were" for n in notes(app))
+        assert not app.query_one("#progress-row").display
