@@ -119,8 +119,6 @@ class TrainerConfig:
             parts.append(f"eow {self.end_of_word}")
         if self.lowercase:
             parts.append("lowercase")
-        if self.max_token_length is not None:
-            parts.append(f"max length {self.max_token_length}")
         if self.no_merge_across is not None:
             parts.append(f"no merge across {self.no_merge_across}")
         return " · ".join(parts)
