@@ -111,3 +111,10 @@ def test_court_ties_80x24(snap_compare):
         await settle(pilot.app, pilot)
 
     assert snap_compare(classic_app("court.txt"), terminal_size=(80, 24), run_before=three)
+
+
+def test_no_color_80x24(snap_compare, monkeypatch):
+    """NO_COLOR: Textual greys the colours out; token boundaries are drawn as | and check
+    boxes show their state by their mark."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_ten_steps_and_text)

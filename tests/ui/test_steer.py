@@ -475,3 +475,27 @@ async def test_escape_cancels_retraining_and_keeps_the_old_run():
         assert old.trainer.steps_done == 4000 and old.trainer.config.tie_break == "lexical-max"
         assert any(n == "rules unchanged: retraining cancelled: the rules are as they were" for n in notes(app))
         assert not app.query_one("#progress-row").display
+
+
+async def test_settings_pretokenizer_counts_the_corpus_again(tmp_path):
+    import bpe_tui
+
+    path = tmp_path / "code.txt"
+    path.write_text("x=1; y=22; x=y+1;\n" * 3, encoding="utf-8")
+    app = ExplorerApp(paths=[str(path)], config=bpe_tui.TrainerConfig(preset="gpt2", merges=20))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        before = {tr.word_text(w) for w in range(tr.word_count)}
+        await pilot.press("space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#pretokenizer", Select).value = "whitespace"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.pretokenizer == "whitespace" and tr.steps_done == 1
+        after = {tr.word_text(w) for w in range(tr.word_count)}
+        assert after != before and "x=1;" in after
+        assert notes(app)[-1].startswith("retrained under the new rules: ")
