@@ -564,7 +564,7 @@ class ExplorerApp(App):
                 return
             recount = needs_recount(old, config)
             self._show_progress("retraining under the new rules…", None)
-            self.loader.retrain(session, config, recount, workers=self.count_workers)
+            self.loader.retrain(session, config, recount, workers=self.count_workers, dask=self.dask)
 
         self.push_screen(SettingsScreen(old, recount=session.paths is not None, start=session.start is not None), chosen)
 

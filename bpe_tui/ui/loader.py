@@ -154,12 +154,13 @@ class Loader(Widget):
     # ------------------------------------------------------------------ retraining under new rules
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def retrain(self, old: Session, config: TrainerConfig, recount: bool, workers: int | None = None) -> None:
+    def retrain(self, old: Session, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
         """Train anew under ``config`` up to the step ``old`` stands at, and say where the
         merge lists first differ (:class:`Retrained`); :class:`RetrainProgress` meanwhile.
 
-        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed);
-        otherwise the new trainer starts from ``old``'s word counts. ``old`` is marked busy
+        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed; on
+        the Dask cluster ``dask`` if given); otherwise the new trainer starts from ``old``'s
+        word counts. ``old`` is marked busy
         while this runs, so nothing moves it; escape cancels and leaves it as it was.
         """
         from .settings import first_difference
@@ -182,7 +183,7 @@ class Loader(Widget):
             name = old.trainer.name
             if recount:
                 trainer = Trainer.from_files(
-                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers,
+                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
                     progress=lambda done, total: report("counting the corpus again", done, total),
                 )
             else:
