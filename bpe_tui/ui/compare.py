@@ -20,6 +20,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -327,9 +328,14 @@ class CompareScreen(Screen):
     def action_swap(self) -> None:
         self.set_sides(self.b, self.a)
 
+    @dataclass
+    class OtherTableWanted(Message):
+        """ctrl+o: the person wants to compare with another table B."""
+
     def action_other(self) -> None:
-        """Ask for another table B (the App loads it in a worker and calls :meth:`set_sides`)."""
-        self.app.action_compare()
+        """Ask for another table B (the session's screen asks which, loads it in a worker and
+        calls :meth:`set_sides`)."""
+        self.post_message(self.OtherTableWanted())
 
     def set_sides(self, a: Side, b: Side) -> None:
         self.a, self.b = a, b

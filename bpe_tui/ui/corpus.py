@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from .messages import TokenSelected
 from .render import TOUCHED, chip, chips, fmt_int, label
-from .session import Session, Snapshot
+from .session import ExploreSession, Snapshot
 from .toggle import Checkbox
 from .vlist import VirtualList
 
@@ -69,7 +69,7 @@ class CorpusPane(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.session: Session | None = None
+        self.session: ExploreSession | None = None
         self.snapshot: Snapshot | None = None
         self.touched: set[int] = set()
         self.pair: tuple | None = None
@@ -99,7 +99,7 @@ class CorpusPane(Vertical):
 
     # ------------------------------------------------------------------ updates
 
-    def show(self, session: Session, snap: Snapshot) -> None:
+    def show(self, session: ExploreSession, snap: Snapshot) -> None:
         new_session = session is not self.session
         self.session = session
         self.snapshot = snap
@@ -113,7 +113,7 @@ class CorpusPane(Vertical):
 
     def _rows(self, keep_cursor: bool = True) -> None:
         session = self.session
-        if session is None or session.trainer is None:
+        if session is None:
             return
         tr = session.trainer
         view = self.words_view

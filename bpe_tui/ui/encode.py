@@ -44,7 +44,7 @@ class Encoding:
     pieces: list = field(default_factory=list)  # (token id, surface)
     chip_lines: list = field(default_factory=list)  # (Text, spans): chips, then their ids
     summary: str = ""
-    pairs: object = None  # inspect mode: adjacent token pairs of the text (a Counter)
+    pairs: object = None  # with count_pairs: adjacent token pairs of the text (a Counter)
 
 
 def encode_text(table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool) -> Encoding:
@@ -225,8 +225,10 @@ class EncodePane(Vertical):
 
     BINDINGS = [Binding("ctrl+r", "resample", "Resample dropout", show=False)]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, count_pairs: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
+        #: Count the text's adjacent token pairs too (for the inspect screen's pair table).
+        self.count_pairs = count_pairs
         self.session: Session | None = None
         self.ids: list[int] = []
         self.pieces: list[tuple[int, object]] = []
@@ -277,7 +279,7 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        args = (table, self.text, self.dropout, self.seed, width, session.mode == "inspect")
+        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Static).update(Text(f"encoding {len(self.text):,} characters…", end=""))
             self._encode_in_worker(self._generation, args)

@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from .messages import StepChosen, TokenSelected
 from .render import CHIP_PAIR, TOUCHED, chip, fmt_int, label
-from .session import HistoryRow, Session
+from .session import ExploreSession, HistoryRow, Session
 from .vlist import VirtualList
 
 FUTURE = Style(color="#8a8a8a", bgcolor="#2c2c2c", dim=True)
@@ -83,6 +83,8 @@ class HistoryView(VirtualList):
         super().__init__(**kwargs)
         self.session: Session | None = None
         self.current = 0
+        #: Mark the merge the trainer stands at with ● (a trainer's timeline, not a table).
+        self.mark_current = False
 
     def render_row(self, index: int):
         session = self.session
@@ -91,7 +93,7 @@ class HistoryView(VirtualList):
             return Text("")
         eow = session.end_of_word
         text = Text(no_wrap=True, end="")
-        here = row.step == self.current and session.mode == "explore"
+        here = self.mark_current and row.step == self.current
         text.append("●" if here else UNDONE_MARK if row.future else " ", TOUCHED)
         text.append(f"{row.step:>6}", "dim" if row.future else "")
         text.append(row_mark(row), "bold")
@@ -120,20 +122,31 @@ class HistoryPane(Vertical):
     def view(self) -> HistoryView:
         return self.query_one(HistoryView)
 
-    def show(self, session: Session, length: int, current: int, follow: bool = True) -> None:
-        """Show ``length`` rows; the merge at step ``current`` is the latest applied."""
+    def show(self, session: ExploreSession, length: int, current: int, follow: bool = True) -> None:
+        """A trainer's timeline: ``length`` rows; the merge at step ``current`` is the latest
+        applied, the rows after it were undone (dimmed)."""
         view = self.view
         view.session = session
         view.current = current
+        view.mark_current = True
         first = session.first_step  # merges of a start table (--from) are not listed
         cursor = max(0, current - first - 1) if follow else None
         view.set_count(length, cursor=cursor, follow=follow)
-        if session.mode == "explore":
-            undone = length - (current - first)
-            head = f"{fmt_int(current)} merges" + (f" ({fmt_int(first)} from the start table)" if first else "")
-            head += f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else ""
-        else:
-            head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
+        undone = length - (current - first)
+        head = f"{fmt_int(current)} merges" + (f" ({fmt_int(first)} from the start table)" if first else "")
+        head += f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else ""
+        self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
+        self.show_why(view.cursor)
+
+    def show_table(self, session: Session) -> None:
+        """A saved table's merges (rows past a cut dimmed)."""
+        view = self.view
+        view.session = session
+        view.current = session.step
+        view.mark_current = False
+        length = session.lookup_table().num_merges
+        view.set_count(length, cursor=None, follow=False)
+        head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)
 
@@ -147,7 +160,7 @@ class HistoryPane(Vertical):
         session = self.view.session
         row = session.history_row(index) if session is not None else None
         eow = session.end_of_word if session is not None else None
-        why = why_text(row, eow, latest=self.view.current if session is not None and session.mode == "explore" else None)
+        why = why_text(row, eow, latest=self.view.current if isinstance(session, ExploreSession) else None)
         line = self.query_one("#history-why", Static)
         line.update(why)
         line.display = bool(why.plain)

@@ -1,42 +1,108 @@
-"""What the explorer's keys do, and what its panes show: the help screen and the command
-palette are both built from these lists, so they cannot disagree with each other."""
+"""Every key of the explorer in one table: the bindings, the footer, the help screen and the
+command palette are all built from :data:`COMMANDS`, so they cannot disagree.
+
+A :class:`Command` says what an action does (for the help and the palette), which keys run
+it, whether the footer shows it, and *where* it lives: on every main screen (``MAIN``), on
+both session screens (``SESSION``), only on the explore screen (``EXPLORE``, it needs a trainer) or the inspect screen
+(``INSPECT``, it needs a saved table), or on one pane (``"corpus"``, ``"encode"``: the
+pane's own BINDINGS, active while the pane has the focus). A command without an action is
+a key Textual or a pane handles by itself (enter, tab), listed so the help is complete.
+
+To add a key: add one row here and an ``action_<name>`` method where it lives (the screen
+in :mod:`~bpe_tui.ui.screens`, or the pane). The actions/bindings split follows harlequin.
+"""
 
 from __future__ import annotations
 
-#: Actions that need a trainer (explore mode) and actions that need an opened table (inspect).
-TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower", "merge_selected", "settings", "boundaries"}
-INSPECT_ACTIONS = {"whole_table"}
+from dataclasses import dataclass
 
-#: (keys, what they do, action) -- the help screen and the command palette are built from this.
-KEYS: list[tuple[str, str, str | None]] = [
-    ("space / n", "one merge step", "step"),
-    ("N", "ten merge steps", "step(10)"),
-    ("ctrl+n", "a hundred merge steps", "step(100)"),
-    ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
-    ("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected"),
-    ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
-    ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
-    ("w", "inspect: encode with the whole table again", "whole_table"),
-    (",", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings"),
-    ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
-    ("o", "open a corpus or a merge table", "open"),
-    ("c", "compare the current table with another table on the same text", "compare"),
-    ("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
-    ("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
-    ("/", "find a token by text or id", "find"),
-    ("e", "type in the encode box (escape leaves it)", "focus_encode"),
-    ("p", "auto-play on / off", "play"),
-    ("+ / -", "auto-play faster / slower", "faster"),
-    ("t", "corpus pane: words ↔ running text", None),
-    ("x", "corpus pane: clear the word and pair filters", None),
-    ("|", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries"),
-    ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
-    ("ctrl+r", "encode box: resample BPE-dropout", None),
-    ("tab / shift+tab", "move between panes and boxes", None),
-    ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
-    ("? / f1", "this help (f1 also inside a text box)", "help"),
-    ("ctrl+p", "command palette", None),
-    ("ctrl+q", "quit", None),
+from textual.binding import Binding, BindingType
+
+#: Where a command lives.
+MAIN = "main"  # every main screen, also the start screen shown before anything is open
+SESSION = "session"  # both session screens
+EXPLORE = "explore"  # the explore screen (a trainer)
+INSPECT = "inspect"  # the inspect screen (a saved table)
+GLOBAL = "global"  # the App itself (Textual's own keys: palette, quit)
+
+#: How a Textual key name is written for a person.
+KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "comma": ",",
+    "vertical_line": "|",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One thing a key does."""
+
+    #: Textual key names, comma-separated ("space,n"); the first is the one the footer shows.
+    keys: str
+    #: What it does, for the help screen and (capitalised) the command palette.
+    description: str
+    #: The action run (may carry arguments: "step(10)"); None: handled by Textual or a pane itself.
+    action: str | None = None
+    #: The footer's short label; "" keeps it out of the footer.
+    footer: str = ""
+    #: Where it lives: SESSION, EXPLORE, INSPECT, GLOBAL or a pane's id.
+    where: str = SESSION
+    #: Offered in the command palette (when it has an action).
+    palette: bool = True
+
+    @property
+    def shown_keys(self) -> str:
+        """The keys as the help and the palette write them: "space / n"."""
+        return " / ".join(KEY_NAMES.get(k, k) for k in self.keys.split(","))
+
+    @property
+    def title(self) -> str:
+        """The command palette's title: the description, capitalised."""
+        return self.description[0].upper() + self.description[1:]
+
+    def binding(self) -> Binding:
+        assert self.action is not None
+        return Binding(self.keys, self.action, self.footer or self.title, show=bool(self.footer))
+
+
+# The order is the footer's (it cuts what does not fit 80 columns: help first) and the help's.
+COMMANDS: list[Command] = [
+    Command("question_mark,f1", "this help (f1 also inside a text box)", "help", "Help", MAIN),
+    Command("space,n", "one merge step", "step", "Step", EXPLORE),
+    Command("N", "ten merge steps", "step(10)", where=EXPLORE),
+    Command("ctrl+n", "a hundred merge steps", "step(100)", where=EXPLORE),
+    Command("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run", "Run", EXPLORE),
+    Command("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected", where=EXPLORE),
+    Command("b,backspace", "undo one merge (backspace: outside text boxes)", "undo", "Undo", EXPLORE),
+    Command("g", "go to step k (inspect: cut the table at merge k)", "goto", "Go to"),
+    Command("w", "inspect: encode with the whole table again", "whole_table", "Whole table", INSPECT),
+    Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
+    Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
+    Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
+    Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
+    Command("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
+    Command("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
+    Command("slash", "find a token by text or id", "find", "Find"),
+    Command("e", "type in the encode box (escape leaves it)", "focus_encode"),
+    Command("p", "auto-play on / off", "play", "Play", EXPLORE),
+    Command("plus,equals_sign", "faster auto-play", "faster", where=EXPLORE),
+    Command("minus", "slower auto-play", "slower", where=EXPLORE),
+    Command("1", "show the history tab", "show_tab('history')"),
+    Command("2", "show the stats tab", "show_tab('stats')"),
+    Command("3", "show the token tab", "show_tab('token')"),
+    Command("t", "corpus pane: words ↔ running text", "toggle_text", where=EXPLORE),
+    Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
+    Command("vertical_line", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries", where=EXPLORE),
+    Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
+    Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
+    Command("tab,shift+tab", "move between panes and boxes"),
+    Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False),
+    Command("ctrl+p", "command palette", where=GLOBAL),
+    Command("ctrl+q", "quit", where=GLOBAL),
 ]
 
 PANES = [
@@ -52,3 +118,26 @@ PANES = [
     ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merge steps"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
+
+
+def commands_for(where: str) -> list[Command]:
+    """The commands with an action that live on ``where``: a pane id, or a screen kind (the
+    start screen: MAIN; the explore and inspect screens: EXPLORE or INSPECT, with MAIN and
+    SESSION)."""
+    places = {where}
+    if where in (MAIN, SESSION, EXPLORE, INSPECT):
+        places.add(MAIN)
+    if where in (EXPLORE, INSPECT):
+        places.add(SESSION)
+    return [c for c in COMMANDS if c.action is not None and c.where in places]
+
+
+def bindings_for(where: str) -> list[BindingType]:
+    """The BINDINGS of a screen kind or a pane, in the footer's order."""
+    return [c.binding() for c in commands_for(where)]
+
+
+def help_rows(kind: str | None = None) -> list[tuple[str, str]]:
+    """(keys, what they do) for the help screen: every key, or those that work on ``kind``."""
+    other = {EXPLORE: INSPECT, INSPECT: EXPLORE}.get(kind or "")
+    return [(c.shown_keys, c.description) for c in COMMANDS if c.where != other]

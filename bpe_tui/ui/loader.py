@@ -1,8 +1,8 @@
 """Opening things in the background: a corpus, a merge table, or table B to compare with.
 
 The Loader is a widget with nothing to show. Each of its methods starts a thread worker that
-reads the files and posts what came of it: :class:`LoadProgress` while a corpus is read, then
-:class:`SessionReady` (a corpus or table to show) or :class:`CompareReady` (table B), or
+reads the files and posts what came of it: :class:`LoadProgressed` while a corpus is read, then
+:class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
 :class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
 The messages bubble up to the App, which decides what the screen does with them; the Loader
 never touches another widget.
@@ -25,15 +25,15 @@ from ..core.table import MergeTable
 from ..core.trainer import Trainer
 from .messages import (
     BATCH_SECONDS,
-    CompareReady,
+    CompareLoaded,
     LoadCancelled,
     LoadFailed,
-    LoadProgress,
+    LoadProgressed,
     Retrained,
-    RetrainProgress,
-    SessionReady,
+    RetrainProgressed,
+    SessionOpened,
 )
-from .session import Session, read_preview
+from .session import ExploreSession, InspectSession, read_preview
 
 #: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
 FILE_ERRORS = (OSError, UnicodeError, ValueError)
@@ -97,7 +97,7 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(LoadProgress(done, total, dask))
+                self.post_message(LoadProgressed(done, total, dask))
 
         try:
             if start is not None:
@@ -106,7 +106,7 @@ class Loader(Widget):
                 trainer = Trainer.from_files(
                     paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
                 )
-            session = Session(trainer=trainer, preview=read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
+            session = ExploreSession(trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -117,7 +117,7 @@ class Loader(Widget):
         except FILE_ERRORS as exc:
             self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
             return
-        self.post_message(SessionReady(session))
+        self.post_message(SessionOpened(session))
 
     #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
@@ -126,9 +126,9 @@ class Loader(Widget):
         """Open a merge table in any readable format, to inspect it."""
         table = self._read_table(path)
         if table is not None:
-            session = Session(table=table, source=path)
+            session = InspectSession(table, source=path)
             session.rank_index()
-            self.post_message(SessionReady(session))
+            self.post_message(SessionOpened(session))
 
     #: ``_table`` in a thread worker.
     table = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_table)
@@ -138,7 +138,7 @@ class Loader(Widget):
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
         if table is not None and not get_current_worker().is_cancelled:  # else a newer request replaced this one
-            self.post_message(CompareReady(table, path))
+            self.post_message(CompareLoaded(table, path))
 
     def _read_table(self, path: str, compare: bool = False):
         """The merge table at ``path``, or None once LoadFailed says why not."""
@@ -154,9 +154,9 @@ class Loader(Widget):
     # ------------------------------------------------------------------ retraining under new rules
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def retrain(self, old: Session, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
+    def retrain(self, old: ExploreSession, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
         """Train anew under ``config`` up to the step ``old`` stands at, and say where the
-        merge lists first differ (:class:`Retrained`); :class:`RetrainProgress` meanwhile.
+        merge lists first differ (:class:`Retrained`); :class:`RetrainProgressed` meanwhile.
 
         ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed; on
         the Dask cluster ``dask`` if given); otherwise the new trainer starts from ``old``'s
@@ -174,7 +174,7 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(RetrainProgress(what, done, total))
+                self.post_message(RetrainProgressed(what, done, total))
 
         old.busy = True
         try:
@@ -188,7 +188,7 @@ class Loader(Widget):
                 )
             else:
                 trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
-            session = Session(trainer=trainer, preview=old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
+            session = ExploreSession(trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
                     break  # nothing left to merge, or below min frequency: the new rules stop here

@@ -11,7 +11,6 @@ from collections import Counter
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
@@ -19,7 +18,7 @@ from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
 from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
-from .session import Session, Snapshot
+from .session import ExploreSession, InspectSession, Snapshot
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
 EXPLORE_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 7), ("=", 1), ("Δ", 5))
@@ -64,22 +63,23 @@ class PairsPane(Vertical):
     """Top pairs (explore) or the encode text's pairs (inspect)."""
 
     BORDER_TITLE = "Pairs"
-    BINDINGS = [Binding("m", "app.merge_selected", "Merge this", show=False)]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.mode = ""
+        #: The columns shown: EXPLORE_COLUMNS (a trainer's top pairs) or INSPECT_COLUMNS.
+        self.columns: tuple = ()
         self.pairs: list[tuple] = []  # row -> (left, right)
         self.rows: list[tuple[str, ...]] = []  # row -> plain cell texts (what tests read)
         self.widths: list[int] = []  # column widths in cells
         self._raw: list[tuple] = []  # rows as built, before fitting to the columns
         self._cells: list[tuple] = []
-        self._ids: list = []
+        #: The merged token of each row (the encode text's pairs); None: rows filter the corpus.
+        self._ids: list | None = None
         self.caption_text = ""
         self.why_text = ""  # the latest merge's explanation, as shown under the table
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
-        self._session: Session | None = None
+        self._session: ExploreSession | None = None
         self._shown: tuple[int, dict] | None = None  # (step, pair -> count) last shown while idle
         self._before: dict | None = None  # pair -> count of the state before that
 
@@ -93,29 +93,26 @@ class PairsPane(Vertical):
     def table(self) -> DataTable:
         return self.query_one("#pair-table", DataTable)
 
-    def _columns(self):
-        return EXPLORE_COLUMNS if self.mode == "explore" else INSPECT_COLUMNS
-
-    def _set_mode(self, mode: str) -> None:
-        if mode == self.mode:
+    def _set_columns(self, columns: tuple, title: str) -> None:
+        if columns == self.columns:
             return
-        self.mode = mode
+        self.columns = columns
         self.widths = []
         self._layout()
-        self.border_title = "Pairs — next merge first" if mode == "explore" else "Pairs in the encode text"
+        self.border_title = title
 
     def _layout(self) -> None:
         """(Re)build the columns for the pane's width; refill the rows fitted to them."""
-        if not self.mode:
+        if not self.columns:
             return
         width = (self.size.width or self.app.size.width // 2) - 1  # one cell for the scrollbar
-        widths = column_widths(self._columns(), width)
+        widths = column_widths(self.columns, width)
         if widths == self.widths:
             return
         self.widths = widths
         table = self.table
         table.clear(columns=True)
-        for (header, _), w in zip(self._columns(), widths):
+        for (header, _), w in zip(self.columns, widths):
             table.add_column(header, width=w + 1, key=header or "blank")
         self._cells = []
         if self._raw:
@@ -158,7 +155,7 @@ class PairsPane(Vertical):
 
     # ------------------------------------------------------------------ explore
 
-    def _baseline(self, session: Session, snap: Snapshot, idle: bool) -> dict | None:
+    def _baseline(self, session: ExploreSession, snap: Snapshot, idle: bool) -> dict | None:
         """The pair counts to compare with (None: nothing to compare with yet)."""
         if session is not self._session:  # another corpus: its deltas start empty
             self._session, self._shown, self._before = session, None, None
@@ -169,9 +166,10 @@ class PairsPane(Vertical):
         self._shown = (snap.step, dict(snap.top_pairs))
         return self._before
 
-    def show(self, session: Session, snap: Snapshot, idle: bool = True) -> None:
+    def show(self, session: ExploreSession, snap: Snapshot, idle: bool = True) -> None:
         """The top pairs of ``snap``; ``idle`` is False for a running worker's batches."""
-        self._set_mode("explore")
+        self._set_columns(EXPLORE_COLUMNS, "Pairs — next merge first")
+        self._ids = None
         eow = session.end_of_word
         top = snap.top_pairs
         lead = top[0][1] if top else 0
@@ -224,12 +222,12 @@ class PairsPane(Vertical):
 
     # ------------------------------------------------------------------ inspect
 
-    def show_text_pairs(self, session: Session, text: str, counter: Counter | None = None) -> None:
+    def show_text_pairs(self, session: InspectSession, text: str, counter: Counter | None = None) -> None:
         """Adjacent token pairs of ``text`` under the current (cut) table, with full-table merge numbers.
 
         ``counter``: the text's pairs when already counted (:func:`text_pairs`, in a worker).
         """
-        self._set_mode("inspect")
+        self._set_columns(INSPECT_COLUMNS, "Pairs in the encode text")
         table = session.table()
         full = session.full_table
         ranks = session.rank_index()
@@ -238,7 +236,7 @@ class PairsPane(Vertical):
         rows = sorted(counter.items(), key=lambda kv: (ranks.get(kv[0], 1 << 40), -kv[1], kv[0]))[:50]
         eow = full.end_of_word
         cells = []
-        self._ids = []
+        ids: list[int | None] = []
         for i, ((a, b), count) in enumerate(rows):
             rank = ranks.get((a, b))
             style = NEXT if i == 0 and rank is not None else None
@@ -253,7 +251,8 @@ class PairsPane(Vertical):
                     plain(""),
                 )
             )
-            self._ids.append(full.merge_at(rank)[2] if rank is not None else None)
+            ids.append(full.merge_at(rank)[2] if rank is not None else None)
+        self._ids = ids
         self.pairs = [(full.surface(a), full.surface(b)) for (a, b), _ in rows]
         self._fill(cells)
         caption = Text(end="")
@@ -282,7 +281,7 @@ class PairsPane(Vertical):
         row = event.cursor_row
         if not 0 <= row < len(self.pairs):
             return
-        if self.mode == "explore":
+        if self._ids is None:
             self.post_message(PairSelected(self.pairs[row]))
         elif self._ids[row] is not None:
             self.post_message(TokenSelected(self._ids[row], show=True))

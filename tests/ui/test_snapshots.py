@@ -7,6 +7,7 @@ from textual.widgets import Input, TabbedContent
 
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.compare import CompareScreen
+from bpe_tui.ui.screens import InspectScreen
 
 from .conftest import classic_app, demo_app, settle, wait_for_screen
 
@@ -38,7 +39,7 @@ def test_help_screen(snap_compare):
 def test_inspect_gpt2(snap_compare, gpt2_table_path, size):
     async def encode(pilot):
         app = pilot.app
-        await settle(app, pilot)
+        await wait_for_screen(app, pilot, InspectScreen)
         app.query_one("#encode-input", Input).value = "Hello world, tokenizers! 日本語"
         await settle(app, pilot)
 
@@ -65,7 +66,7 @@ def test_inspect_stats_80x24(snap_compare, compare_tables):
 
     async def stats(pilot):
         app = pilot.app
-        await settle(app, pilot)
+        await wait_for_screen(app, pilot, InspectScreen)
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
 

@@ -185,7 +185,7 @@ async def test_settings_min_frequency_stops_the_new_run_early():
     app = classic_app("court.txt")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        app.go_to_step(6)
+        app.main.go_to_step(6)
         await settle(app, pilot)
         await pilot.press("comma")
         await pilot.pause()
@@ -335,7 +335,7 @@ async def test_a_hand_merge_is_marked_after_save_and_reopen(tmp_path):
         app.pairs.table.focus()
         await pilot.press("down", "m")
         await settle(app, pilot)
-        assert app.save_table(path, "native")
+        assert app.main.save_table(path, "native")
     table_app = ExplorerApp(table_path=path)
     async with table_app.run_test(size=(120, 40)) as pilot:
         await settle(table_app, pilot)
@@ -427,10 +427,10 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         assert tr.steps_done == 3
         assert any("already at step 3: the merges before come from the start table" in n for n in notes(app))
         # go to below the table clamps to it; forward again replays the same merges
-        app.go_to_step(5)
+        app.main.go_to_step(5)
         await settle(app, pilot)
         assert tr.steps_done == 5 and len(history_rows(app)) == 2
-        app.go_to_step(0)
+        app.main.go_to_step(0)
         await settle(app, pilot)
         assert tr.steps_done == 3
         assert any("the first 3 merges come from the start table" in n for n in notes(app))
@@ -457,7 +457,7 @@ async def test_escape_cancels_retraining_and_keeps_the_old_run():
     app = text_app(" ".join(words), vocab_size=50_000)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        app.go_to_step(4000)
+        app.main.go_to_step(4000)
         await settle(app, pilot)
         old = app.session
         assert old.trainer.steps_done == 4000
