@@ -30,7 +30,7 @@ from .detail import TokenDetail
 from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
-from .keys import PANES, help_rows
+from .keys import PANES, help_rows, palette_commands
 from .loader import Loader
 from .messages import LoadCancelled, LoadFailed, SessionOpened
 from .pairs import PairsPane
@@ -67,6 +67,7 @@ class ExplorerApp(App):
         "stats.tcss",
         "detail.tcss",
         "search.tcss",
+        "chips.tcss",
     ]
 
     def __init__(
@@ -238,13 +239,8 @@ class ExplorerApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        if isinstance(screen, CompareScreen):
-            yield SystemCommand("Compare with another table B", "key: ctrl+o", screen.action_other)
-            yield SystemCommand("Swap tables A and B", "key: ctrl+t", screen.action_swap)
-            yield SystemCommand("Back to the explorer", "key: escape", screen.action_close)
-            return
+        yield from palette_commands(screen)
         if isinstance(screen, MainScreen):
-            yield from screen.commands()
             if self.workers and any(w.group == "train" and w.is_running for w in self.workers) or (
                 isinstance(screen, ExploreScreen) and screen.playing
             ):

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from .keys import bindings_for
 from ..core.compare import Comparison, Difference, TokenSpan, compare
 from ..core.table import UNK_ID, MergeTable, merge_number
 from ..core.units import visible
@@ -190,11 +190,8 @@ class CompareScreen(Screen):
     """Two tables on one editable text; escape goes back to the explorer."""
 
     CSS_PATH = "compare.tcss"
-    BINDINGS = [
-        Binding("escape", "close", "Back"),
-        Binding("ctrl+o", "other", "Another B"),
-        Binding("ctrl+t", "swap", "Swap A/B"),
-    ]
+    KIND = "compare"
+    BINDINGS = bindings_for(KIND)
 
     def __init__(self, a: Side, b: Side, text: str = "") -> None:
         super().__init__()
@@ -305,10 +302,10 @@ class CompareScreen(Screen):
 
     # ------------------------------------------------------------------ events
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "compare-input":
-            event.stop()
-            self.refresh_comparison()
+    @on(Input.Changed, "#compare-input")
+    def _text_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.refresh_comparison()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

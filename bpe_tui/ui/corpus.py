@@ -8,13 +8,13 @@ text; choosing a pair in the pair table narrows it to the words containing that 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from .messages import TokenSelected
-from .render import TOUCHED, chip, chips, fmt_int, label
+from .render import chip, chips, fmt_int, label
 from .session import ExploreSession, Snapshot
 from .toggle import Checkbox
 from .vlist import VirtualList
@@ -38,10 +38,11 @@ class CorpusWords(VirtualList):
         w = self.words[index]
         session = pane.session
         tr = session.trainer
+        look = self.chip_styles
         text = Text(no_wrap=True, end="")
         touched = w in pane.touched
-        text.append("●" if touched else " ", TOUCHED)
-        text.append(f"{tr.word_frequency(w):>7,} ", TOUCHED if touched else "dim")
+        text.append("●" if touched else " ", look.touched)
+        text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
         eow = session.end_of_word
         sep = BOUNDARY if pane.boundaries else ""
         if session.busy:
@@ -49,11 +50,11 @@ class CorpusWords(VirtualList):
             if seg is None:
                 text.append(label(tr.word_text(w)), "dim")
                 return text, []
-            body, spans = chips(seg, eow, sep=sep)
+            body, spans = chips(seg, eow, styles=look.pair, sep=sep)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
             ids = tr.segmentation_ids(w)
-            body, spans = chips([tr.surface(i) for i in ids], eow, payloads=list(ids), sep=sep)
+            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep)
         offset = text.cell_len
         text.append_text(body)
         return text, [(s + offset, e + offset, p) for s, e, p in spans]
@@ -61,11 +62,6 @@ class CorpusWords(VirtualList):
 
 class CorpusPane(Vertical):
     BORDER_TITLE = "Corpus"
-
-    BINDINGS = [
-        Binding("t", "toggle_text", "Text view"),
-        Binding("x", "clear_filters", "Clear filters"),
-    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -94,8 +90,6 @@ class CorpusPane(Vertical):
 
     def on_mount(self) -> None:
         self.boundaries = self.app.no_color
-        self.query_one("#corpus-text").display = False
-        self.query_one("#corpus-pair").display = False
 
     # ------------------------------------------------------------------ updates
 
@@ -141,9 +135,7 @@ class CorpusPane(Vertical):
             t.append_text(chip(self.pair[1], session.end_of_word))
             t.append("   (x clears)", "dim")
             bar.update(t)
-            bar.display = True
-        else:
-            bar.display = False
+        bar.set_class(self.pair is not None, "-shown")
 
     def _show_text(self) -> None:
         session = self.session
@@ -188,8 +180,7 @@ class CorpusPane(Vertical):
 
     def set_text_view(self, on: bool) -> None:
         self.text_view = on
-        self.words_view.display = not on
-        self.query_one("#corpus-text").display = on
+        self.set_class(on, "-text-view")  # corpus.tcss: the words or the running text
         box = self.query_one("#corpus-text-toggle", Checkbox)
         if box.value != on:
             with box.prevent(Checkbox.Changed):
@@ -211,15 +202,15 @@ class CorpusPane(Vertical):
         event.stop()
         self.set_text_view(event.value)
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "corpus-filter":
-            event.stop()
-            self._rows(keep_cursor=False)
+    @on(Input.Changed, "#corpus-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._rows(keep_cursor=False)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "corpus-filter":
-            event.stop()
-            self.words_view.focus()
+    @on(Input.Submitted, "#corpus-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.words_view.focus()
 
     def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
         event.stop()

@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import events, work
+from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
 from ..core.table import UNK_ID, MergeTable, merge_number
+from .keys import bindings_for
 from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
 from .render import CHIP_CYCLE, UNKNOWN, chips, label
@@ -223,7 +223,7 @@ class TraceView(VirtualList):
 class EncodePane(Vertical):
     BORDER_TITLE = "Encode"
 
-    BINDINGS = [Binding("ctrl+r", "resample", "Resample dropout", show=False)]
+    BINDINGS = bindings_for("encode")
 
     def __init__(self, count_pairs: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -321,15 +321,11 @@ class EncodePane(Vertical):
 
     # ------------------------------------------------------------------ events
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id in ("encode-input", "dropout-p"):
-            event.stop()
-            self._encode()
-
-    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
-        if event.checkbox.id == "dropout":
-            event.stop()
-            self._encode()
+    @on(Input.Changed, "#encode-input, #dropout-p")
+    @on(Checkbox.Changed, "#dropout")
+    def _settings_changed(self, event: Input.Changed | Checkbox.Changed) -> None:
+        event.stop()
+        self._encode()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter: show the longest token of the word under the cursor in the token detail."""

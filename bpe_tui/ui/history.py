@@ -13,18 +13,15 @@ sentence on the latest merge, :attr:`MergeEvent.explanation`, is under the pair 
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from .messages import StepChosen, TokenSelected
-from .render import CHIP_PAIR, TOUCHED, chip, fmt_int, label
+from .render import chip, fmt_int, label
 from .session import ExploreSession, HistoryRow, Session
 from .vlist import VirtualList
-
-FUTURE = Style(color="#8a8a8a", bgcolor="#2c2c2c", dim=True)
 
 #: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
 MANUAL_MARK = "h"
@@ -92,16 +89,17 @@ class HistoryView(VirtualList):
         if row is None:
             return Text("")
         eow = session.end_of_word
+        look = self.chip_styles
         text = Text(no_wrap=True, end="")
         here = self.mark_current and row.step == self.current
-        text.append("●" if here else UNDONE_MARK if row.future else " ", TOUCHED)
+        text.append("●" if here else UNDONE_MARK if row.future else " ", look.touched)
         text.append(f"{row.step:>6}", "dim" if row.future else "")
         text.append(row_mark(row), "bold")
         text.append(" ")
         spans = []
         for i, (surface, sep) in enumerate(((row.left, " + "), (row.right, " → "), (row.new, ""))):
             start = text.cell_len
-            text.append_text(chip(surface, eow, FUTURE if row.future else CHIP_PAIR[i % 2]))
+            text.append_text(chip(surface, eow, look.future if row.future else look.pair[i % 2]))
             if i == 2:
                 spans.append((start, text.cell_len, row.new_id))
             text.append(sep, "dim")

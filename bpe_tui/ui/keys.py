@@ -14,8 +14,11 @@ in :mod:`~bpe_tui.ui.screens`, or the pane). The actions/bindings split follows 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 
 #: Where a command lives.
@@ -103,7 +106,22 @@ COMMANDS: list[Command] = [
     Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False),
     Command("ctrl+p", "command palette", where=GLOBAL),
     Command("ctrl+q", "quit", where=GLOBAL),
+    # the views pushed over a main screen (each screen's KIND)
+    Command("escape", "back to the explorer", "close", "Back", "compare"),
+    Command("ctrl+o", "compare with another table B", "other", "Another B", "compare"),
+    Command("ctrl+t", "swap tables A and B", "swap", "Swap A/B", "compare"),
+    Command("escape", "cancel the audit, or go back", "close", "Back / cancel", "audit", palette=False),
+    Command("ctrl+o", "audit on a corpus (a text file or directory)", "corpus", "Audit on a corpus", "audit"),
+    Command("escape", "cancel the evaluation, or go back", "close", "Back / cancel", "evaluate", palette=False),
+    Command("left", "the previous metric", "metric(-1)", "Metric ←", "evaluate"),
+    Command("right", "the next metric", "metric(1)", "Metric →", "evaluate"),
+    Command("ctrl+o", "evaluate on another corpus", "corpus", "Another corpus", "evaluate"),
 ]
+
+#: The views a main screen pushes (their keys are listed in their own footers, not the help).
+VIEWS = ("compare", "audit", "evaluate")
+#: Every place that is a screen (the rest are panes, named by their id).
+PLACES = (MAIN, SESSION, EXPLORE, INSPECT, GLOBAL, *VIEWS)
 
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
@@ -137,7 +155,26 @@ def bindings_for(where: str) -> list[BindingType]:
     return [c.binding() for c in commands_for(where)]
 
 
+def palette_commands(screen: Any) -> Iterator[SystemCommand]:
+    """The command palette's entries on ``screen``: its KIND's commands, then those of its
+    panes (a pane's command runs on the pane, as its key would)."""
+    kind = getattr(screen, "KIND", None)
+    if kind is None:
+        return
+    for command in commands_for(kind):
+        if command.palette:
+            yield SystemCommand(command.title, f"key: {command.shown_keys}", _runner(screen, command.action))
+    for command in COMMANDS:
+        if command.palette and command.action and command.where not in PLACES:
+            for pane in screen.query(f"#{command.where}"):
+                yield SystemCommand(command.title, f"key: {command.shown_keys}", _runner(pane, command.action))
+
+
+def _runner(node: Any, action: str | None) -> Callable[[], Any]:
+    return lambda: node.run_action(action)
+
+
 def help_rows(kind: str | None = None) -> list[tuple[str, str]]:
     """(keys, what they do) for the help screen: every key, or those that work on ``kind``."""
     other = {EXPLORE: INSPECT, INSPECT: EXPLORE}.get(kind or "")
-    return [(c.shown_keys, c.description) for c in COMMANDS if c.where != other]
+    return [(c.shown_keys, c.description) for c in COMMANDS if c.where != other and c.where not in VIEWS]

@@ -17,11 +17,11 @@ bindings, footer, help and palette). Panes report by messages, which the screen 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
@@ -34,7 +34,7 @@ from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
-from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for, commands_for
+from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for
 from .loader import Loader
 from .messages import (
     CompareLoaded,
@@ -140,14 +140,6 @@ class MainScreen(Screen):
         """The rules a corpus opened from here is counted with (None: the defaults)."""
         return None
 
-    def commands(self) -> Iterable[SystemCommand]:
-        """This screen's entries in the command palette, from the key registry."""
-        for command in commands_for(self.KIND):
-            if command.palette and command.action is not None:
-                yield SystemCommand(command.title, f"key: {command.shown_keys}", self._runner(command.action))
-
-    def _runner(self, action: str) -> Callable[[], Any]:
-        return lambda: self.run_action(action)
 
 
 class StartScreen(MainScreen):

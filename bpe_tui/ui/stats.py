@@ -11,6 +11,7 @@ its tokens are (a histogram of token lengths).
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Sparkline, Static
@@ -112,10 +113,10 @@ class StatsPane(VerticalScroll):
         line.append_text(body)
         return line
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "watch-input":
-            event.stop()
-            self._watch()
+    @on(Input.Changed, "#watch-input")
+    def _watch_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._watch()
 
 
 #: Bars of the token length histogram are at most this wide (cells).
