@@ -25,31 +25,42 @@ TIES_LISTED = 5
 WORDS_NAMED = 3
 
 
-class Why(NamedTuple):
-    """What an explanation needs from the moment of the merge (captured, never recomputed).
+class Context(NamedTuple):
+    """What every explanation of one trainer shares (made once; lists the trainer never changes).
 
-    rule:        the tie-break rule in force
-    won_key:     the merged pair's key in the rule's order (None for a hand-chosen pair)
-    rival:       the pair that came next in the rule's order, at the same count, and its key
-    leader:      for a hand-chosen pair: the pair the rules would have merged, and its count
-    words:       the corpus's words by first appearance, and their frequencies (lists the
-                 trainer never changes)
-    occurrences: word -> occurrences of the pair in it, where that is not 1
+    rule:        the tie-break rule in force (its ``why`` reads only what it is given)
+    words:       the corpus's words by first appearance, and their frequencies
+    end_of_word: the end-of-word marker, shown as itself
     """
 
     rule: TieBreakRule | None = None
+    words: Sequence[str] = ()
+    frequencies: Sequence[int] = ()
+    end_of_word: str | None = None
+
+
+class Why(NamedTuple):
+    """What an explanation needs from the moment of the merge (captured, never recomputed).
+    The trainer builds it as a plain tuple in this order (no call per step), without the
+    shared Context, which the event holds apart (a tuple of plain values is one the garbage
+    collector can stop tracking).
+
+    won_key:     the merged pair's key in the rule's order (None for a hand-chosen pair)
+    rival:       the pair that came next in the rule's order, at the same count, and its key
+    leader:      for a hand-chosen pair: the pair the rules would have merged, and its count
+    occurrences: word -> occurrences of the pair in it, where that is not 1
+    """
+
     won_key: tuple | None = None
     rival: tuple | None = None
     rival_key: tuple | None = None
     leader: tuple | None = None
     leader_count: int = 0
-    words: Sequence[str] = ()
-    frequencies: Sequence[int] = ()
     occurrences: Mapping[int, int] | None = None
-    end_of_word: str | None = None
 
 
 _NO_WHY = Why()
+_NO_CONTEXT = Context()
 
 
 @dataclass(frozen=True)
@@ -95,7 +106,8 @@ class MergeEvent:
     # their surfaces here whatever the trainer does next.
     _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
-    _why: Why = field(repr=False, compare=False, default=_NO_WHY)
+    _why: tuple = field(repr=False, compare=False, default=_NO_WHY)
+    _context: Context = field(repr=False, compare=False, default=_NO_CONTEXT)
 
     @cached_property
     def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
@@ -117,8 +129,9 @@ class MergeEvent:
         "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
         """
-        why = self._why
-        eow = why.end_of_word
+        why = Why(*self._why)
+        context = self._context
+        eow = context.end_of_word
         times = f"{self.count:,} time{'s' if self.count != 1 else ''}"
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
@@ -132,19 +145,21 @@ class MergeEvent:
             return f"{head}; no other pair occurs as often"
         others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
         reason = ""
-        if why.rule is not None and why.rival is not None and why.won_key is not None and why.rival_key is not None:
-            reason = why.rule.why(self.pair, why.rival, why.won_key, why.rival_key, why.words)
+        rule = context.rule
+        if rule is not None and why.rival is not None and why.won_key is not None and why.rival_key is not None:
+            reason = rule.why(self.pair, why.rival, why.won_key, why.rival_key, context.words)
         return f"{head}; tied with {others} at {self.count:,}" + (f", {reason}" if reason else "")
 
     def _where(self) -> str:
         """``, in 'the' (2) and 'that' (1)``: the words the pair occurred in, most first."""
-        why = self._why
-        if not why.words or not self.words_touched:
+        why = Why(*self._why)
+        words = self._context.words
+        if not words or not self.words_touched:
             return ""
-        freq = why.frequencies
+        freq = self._context.frequencies
         occ = why.occurrences or {}
         share = sorted(((occ.get(w, 1) * freq[w], w) for w in self.words_touched), key=lambda x: (-x[0], x[1]))
-        named = [f"'{show(why.words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
+        named = [f"'{show(words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
         rest = len(share) - len(named)
         if rest:
             return f", in {', '.join(named)} and {rest:,} other word{'s' if rest != 1 else ''}"
@@ -160,7 +175,8 @@ class MergeEvent:
             state.pop(name, None)
         state["explanation"] = self.explanation
         state["_why"] = _NO_WHY
+        state["_context"] = _NO_CONTEXT
         return state
 
 
-__all__ = ["MergeEvent", "TIES_LISTED", "Why"]
+__all__ = ["Context", "MergeEvent", "TIES_LISTED", "Why"]

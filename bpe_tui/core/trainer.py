@@ -42,7 +42,7 @@ import regex
 
 from .config import TrainerConfig, check_vocab_size
 from .errors import BPEError
-from .events import TIES_LISTED, MergeEvent, Why
+from .events import TIES_LISTED, Context, MergeEvent
 from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, utf8_as_ids
 from .tiebreak import make_rule, show, show_pair
 
@@ -55,61 +55,85 @@ __all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "table_config"]
 _new_event = fast_constructor(MergeEvent)
 
 
-def merge_word(word: str, pair: str, new: str, weight: int, deltas: dict[str, int], index: Mapping[str, dict[int, None]], w: int) -> str:
-    """Merge every occurrence of ``pair`` in word number ``w`` (``word``), left to right and
-    non-overlapping, into the token ``new``, and return the new word. The pair-count changes
-    this makes, times ``weight`` (the word's count), are added to ``deltas`` (pair -> change:
-    one dict gathers the changes of all the words one merge rewrites), and ``w`` is filed in
-    ``index`` (pair -> words holding it) under every pair the word gains.
+def merge_word(
+    words: list[str], members: Iterable[int], pair: str, new: str, counts: list[int],
+    deltas: dict[str, int], index: Mapping[str, dict[int, None]], keep_old: bool = True,
+) -> tuple[list[int], list[str], int, dict[int, int]]:
+    """Merge every occurrence of ``pair`` into the token ``new`` in each word ``members``
+    names (an index into ``words``, rewritten in place): left to right, non-overlapping.
 
-    Around each occurrence of ``(a, b)``, the pair ``(prev, a)`` becomes ``(prev, new)`` and
-    ``(b, next)`` becomes ``(new, next)``; ``prev`` is the symbol before as already rewritten
-    (``new`` itself when two occurrences are adjacent, as in ``abab``). The merged pair's own
-    count is not among the changes: it drops to zero everywhere, which the trainer sets once.
-    Words and pairs are id strings (see :mod:`~bpe_tui.core.speed`). A word without the pair
-    comes back as the same object, and nothing changes.
+    The pair-count changes each rewrite makes, times the word's count, are added to
+    ``deltas`` (pair -> change), and each word is filed in ``index`` (pair -> words holding it)
+    under every pair it gains. Around each occurrence of ``(a, b)``, the pair ``(prev, a)``
+    becomes ``(prev, new)`` and ``(b, next)`` becomes ``(new, next)``; ``prev`` is the symbol
+    before as already rewritten (``new`` itself when two occurrences are adjacent, as in
+    ``abab``). The merged pair's own count is not among the changes: it drops to zero
+    everywhere, which the trainer sets once. Words and pairs are id strings (see
+    :mod:`~bpe_tui.core.speed`); a member that no longer holds the pair is skipped.
 
-    This is Hugging Face's ``Word::merge`` (word.rs), which returns its changes as a list of
-    ``(pair, ±1)``; here they go straight into the caller's dict and index, because building
-    and reading back a list per word cost ~20% of the first 1,000 steps.
+    Returns ``(touched, old, tokens saved, occurrences)``: the words rewritten, in order, and
+    their segmentations before (only with ``keep_old``); how many tokens the corpus lost; and word -> occurrences of the
+    pair where that is not 1 (overlapping ones counted, as pair counts count them).
+
+    This is Hugging Face's ``Word::merge`` (word.rs) with the loop over the words inside:
+    in Python a call per word, and a list of ``(pair, ±1)`` built and read back per word, cost
+    20-30% of the stepping time, so the changes go straight into the caller's dict and index.
     """
-    merged = word.replace(pair, new)  # the merge itself, in C
-    if merged is word:  # replace hands back the same object when the pair is absent
-        return word
     get = deltas.get
-    n = len(word)
-    i = word.find(pair)
-    if len(merged) == n - 1:  # one occurrence, the usual case: both words line up at i
-        if i:
-            p = word[i - 1 : i + 1]
-            deltas[p] = get(p, 0) - weight
-            p = merged[i - 1 : i + 1]
-            deltas[p] = get(p, 0) + weight
-            index[p][w] = None
-        if i + 2 < n:
-            p = word[i + 1 : i + 3]
-            deltas[p] = get(p, 0) - weight
-            p = merged[i : i + 2]
-            deltas[p] = get(p, 0) + weight
-            index[p][w] = None
-        return merged
-    for k in range(n - len(merged)):
-        if k:
-            i = word.find(pair, i + 2)
-        j = i - k  # where this occurrence's ``new`` stands in the merged word
-        if j:
-            p = merged[j - 1] + pair[0]
-            deltas[p] = get(p, 0) - weight
-            p = merged[j - 1 : j + 1]
-            deltas[p] = get(p, 0) + weight
-            index[p][w] = None
-        if i + 2 < n:
-            p = word[i + 1 : i + 3]
-            deltas[p] = get(p, 0) - weight
-            p = new + word[i + 2]
-            deltas[p] = get(p, 0) + weight
-            index[p][w] = None
-    return merged
+    touched: list[int] = []
+    olds: list[str] = []
+    occurrences: dict[int, int] = {}
+    saved = 0
+    overlapping = pair[0] == pair[1]  # (a, a): occurrences overlap (aaa holds two), merges do not
+    for w in members:
+        old = words[w]
+        word = old.replace(pair, new)  # the merge itself, in C
+        if word is old:  # replace hands back the same object when the pair is absent
+            continue
+        weight = counts[w]
+        n = len(old)
+        i = old.find(pair)
+        if len(word) == n - 1:  # one occurrence, the usual case: both words line up at i
+            if i:
+                p = old[i - 1 : i + 1]
+                deltas[p] = get(p, 0) - weight
+                p = word[i - 1 : i + 1]
+                deltas[p] = get(p, 0) + weight
+                index[p][w] = None
+            if i + 2 < n:
+                p = old[i + 1 : i + 3]
+                deltas[p] = get(p, 0) - weight
+                p = word[i : i + 2]
+                deltas[p] = get(p, 0) + weight
+                index[p][w] = None
+            saved += weight
+            if overlapping:
+                occurrences[w] = _overlapping(old, pair)
+        else:
+            merged_here = n - len(word)
+            for k in range(merged_here):
+                if k:
+                    i = old.find(pair, i + 2)
+                j = i - k  # where this occurrence's ``new`` stands in the rewritten word
+                if j:
+                    p = word[j - 1] + pair[0]
+                    deltas[p] = get(p, 0) - weight
+                    p = word[j - 1 : j + 1]
+                    deltas[p] = get(p, 0) + weight
+                    index[p][w] = None
+                if i + 2 < n:
+                    p = old[i + 1 : i + 3]
+                    deltas[p] = get(p, 0) - weight
+                    p = new + old[i + 2]
+                    deltas[p] = get(p, 0) + weight
+                    index[p][w] = None
+            saved += merged_here * weight
+            occurrences[w] = _overlapping(old, pair) if overlapping else merged_here
+        touched.append(w)
+        if keep_old:
+            olds.append(old)
+        words[w] = word
+    return touched, olds, saved, occurrences
 
 
 def _overlapping(word: str, pair: str) -> int:
@@ -345,6 +369,9 @@ class Trainer:
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
         self._plan: dict[int, tuple[int, int]] = {}
+
+        # What every event's explanation shares (see events.py).
+        self._context = Context(self._rule, self._word_text, self._counts, eow)
 
         self._entry = self._rule.entry_function(self._first_occurrence)
         entry = self._entry
@@ -1021,30 +1048,10 @@ class Trainer:
                 self._standing.append(class_standing(new_surface, self._across, self.config.end_of_word))
         new = chr(new_id)
 
-        words = self._words
-        counts = self._counts
-        where = self._where
         changes: dict[str, int] = {}
-        old_words: list[tuple[int, str]] = []
-        touched: list[int] = []
-        occurrences: dict[int, int] = {}  # word -> occurrences of the pair, where not 1
-        same = a == b  # (a, a): occurrences overlap (aaa holds two), merges do not
-        saved = 0
-        rewrite = merge_word  # a local name: one look-up less per word
-        for w in sorted(where.pop(pair, ())):
-            old = words[w]
-            wc = counts[w]
-            word = rewrite(old, pair, new, wc, changes, where, w)
-            if word is old:  # a stale member of the index: the pair has left this word
-                continue
-            merged_here = len(old) - len(word)
-            saved += merged_here * wc
-            if merged_here != 1 or same:
-                occurrences[w] = _overlapping(old, pair) if same else merged_here
-            if not created:
-                old_words.append((w, old))
-            touched.append(w)
-            words[w] = word
+        touched, olds, saved, occurrences = merge_word(
+            self._words, sorted(self._where.pop(pair, ())), pair, new, self._counts, changes, self._where, not created
+        )
 
         # The merged pair is gone everywhere (with a == b the local deltas above also touched
         # it; every occurrence has been merged or absorbed, so its count is exactly zero).
@@ -1068,16 +1075,14 @@ class Trainer:
             manual=manual,
             _changes=applied,
             _surfaces=surfaces,
-            _why=Why(
-                self._rule, won_key, rival, rival_key, leader, leader_count,
-                self._word_text, self._counts, occurrences or None, self.config.end_of_word,
-            ),
+            _why=(won_key, rival, rival_key, leader, leader_count, occurrences or None),
+            _context=self._context,
         )
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
-        self._history.append(_StepRecord((a, b), new_id, created, None if created else tuple(old_words), applied, saved, event))
+        self._history.append(_StepRecord((a, b), new_id, created, None if created else tuple(zip(touched, olds)), applied, saved, event))
         return event
 
     def _apply_changes(self, changes: Mapping[str, int]) -> dict:

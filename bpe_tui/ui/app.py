@@ -86,12 +86,15 @@ class ExplorerApp(App):
         workers: int | None = None,
         dask: str | None = None,
         tour: int | None = None,
+        start: MergeTable | None = None,
     ) -> None:
         super().__init__()
         #: ``bpe-tui learn``: open the guided tour at this stop (0-based) once the start screen is up.
         self._tour_start = tour
         #: The guided tour while it is open (bpe_tui.ui.tour; it outlives the screens of its examples).
         self.guide: Guide | None = None
+        #: ``bpe-tui CORPUS --from TABLE``: the corpus is trained on from this table.
+        self.start = start
         #: ``--dask ADDRESS``: corpora opened in this app are counted on that Dask cluster.
         self.dask = dask
         #: Processes counting a corpus's words (None: the core decides by size; --workers).
@@ -135,7 +138,9 @@ class ExplorerApp(App):
             screen.loader.table(table_path)
         elif paths:
             screen.show_progress(f"reading {', '.join(paths)}…", None)
-            screen.loader.corpus(list(paths), config or default_config(None), errors, counts, workers=self.count_workers, dask=self.dask)
+            screen.loader.corpus(
+                list(paths), config or default_config(None), errors, counts, workers=self.count_workers, dask=self.dask, start=self.start
+            )
 
     # ------------------------------------------------------------------ the main screen and its session
 
@@ -336,16 +341,19 @@ def run_explorer(
     counts: bool = False,
     workers: int | None = None,
     dask: str | None = None,
+    start: MergeTable | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
-    with ``dask`` (a scheduler address or "local"), the Dask cluster does."""
+    with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
+    training from this table (``--from``): its merges are applied first, and new merges
+    number on after them."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask)
+    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start)
     app.run()
     return app.return_code or 0
 

@@ -11,15 +11,18 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
 from .messages import TokenSelected
 from .render import chip, chips, fmt_int, label
 from .session import ExploreSession, Snapshot
+from .toggle import Checkbox
 from .vlist import VirtualList
 
 #: Words a text or pair filter looks through (most frequent first).
 FILTER_LIMIT = 20_000
+#: Drawn between two tokens when boundaries are shown.
+BOUNDARY = "|"
 
 
 class CorpusWords(VirtualList):
@@ -41,16 +44,17 @@ class CorpusWords(VirtualList):
         text.append("●" if touched else " ", look.touched)
         text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
         eow = session.end_of_word
+        sep = BOUNDARY if pane.boundaries else ""
         if session.busy:
             seg = pane.snapshot.segmentations.get(w) if pane.snapshot else None
             if seg is None:
                 text.append(label(tr.word_text(w)), "dim")
                 return text, []
-            body, spans = chips(seg, eow, styles=look.pair)
+            body, spans = chips(seg, eow, styles=look.pair, sep=sep)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
             ids = tr.segmentation_ids(w)
-            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids))
+            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep)
         offset = text.cell_len
         text.append_text(body)
         return text, [(s + offset, e + offset, p) for s, e, p in spans]
@@ -66,6 +70,8 @@ class CorpusPane(Vertical):
         self.touched: set[int] = set()
         self.pair: tuple | None = None
         self.text_view = False
+        #: Draw BOUNDARY between tokens (words and running text); on by default under NO_COLOR.
+        self.boundaries = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="corpus-bar"):
@@ -81,6 +87,9 @@ class CorpusPane(Vertical):
     @property
     def words_view(self) -> CorpusWords:
         return self.query_one(CorpusWords)
+
+    def on_mount(self) -> None:
+        self.boundaries = self.app.no_color
 
     # ------------------------------------------------------------------ updates
 
@@ -144,11 +153,15 @@ class CorpusPane(Vertical):
         eow = session.end_of_word
         from .render import CHIP_PAIR, UNKNOWN
 
+        line_start = True
         for i, (token_id, surface) in enumerate(pieces):
             style = UNKNOWN if token_id < 0 else CHIP_PAIR[i % 2]
+            if self.boundaries and not line_start:
+                text.append(BOUNDARY)
             text.append(label(surface, eow), style)
             raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
-            if "\n" in raw:
+            line_start = "\n" in raw
+            if line_start:
                 text.append("\n")
         body.update(text)
 
@@ -157,6 +170,13 @@ class CorpusPane(Vertical):
         if self.text_view:
             self.set_text_view(False)
         self._rows(keep_cursor=False)
+
+    def set_boundaries(self, on: bool) -> None:
+        """Show (or hide) BOUNDARY between tokens, in the word list and the running text."""
+        self.boundaries = on
+        self.words_view.invalidate()
+        if self.text_view:
+            self._show_text()
 
     def set_text_view(self, on: bool) -> None:
         self.text_view = on

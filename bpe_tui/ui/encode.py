@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .keys import bindings_for
@@ -27,6 +27,7 @@ from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
 from .render import CHIP_CYCLE, UNKNOWN, chips, label
 from .session import Session
+from .toggle import Checkbox
 from .vlist import VirtualList
 
 #: Texts longer than this many characters are encoded in a thread worker.

@@ -37,6 +37,8 @@ KEY_NAMES = {
     "minus": "-",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
+    "comma": ",",
+    "vertical_line": "|",
 }
 
 
@@ -91,9 +93,11 @@ COMMANDS: list[Command] = [
     Command("N", "ten merge steps", "step(10)", where=EXPLORE),
     Command("ctrl+n", "a hundred merge steps", "step(100)", where=EXPLORE),
     Command("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run", "Run", EXPLORE),
+    Command("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected", where=EXPLORE),
     Command("b,backspace", "undo one merge (backspace: outside text boxes)", "undo", "Undo", EXPLORE),
     Command("g", "go to step k (inspect: cut the table at merge k)", "goto", "Go to"),
     Command("w", "inspect: encode with the whole table again", "whole_table", "Whole table", INSPECT),
+    Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
     Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
     Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
     Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
@@ -110,6 +114,7 @@ COMMANDS: list[Command] = [
     Command("L", "the guided tour of BPE on the worked examples (bpe-tui learn)", "learn", where=MAIN),
     Command("t", "corpus pane: words ↔ running text", "toggle_text", where=EXPLORE),
     Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
+    Command("vertical_line", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries", where=EXPLORE),
     Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
     Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
     Command("tab,shift+tab", "move between panes and boxes"),
@@ -136,8 +141,8 @@ PLACES = (MAIN, SESSION, EXPLORE, INSPECT, GLOBAL, *VIEWS)
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
-    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
-    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
+    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
+    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies); the line below says why"),
     ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),

@@ -124,3 +124,27 @@ class LoadFailed(Message):
 @dataclass
 class LoadCancelled(Message):
     """Escape stopped the reading of a corpus; nothing was loaded."""
+
+
+class RetrainProgressed(Message):
+    """Retraining under new rules got ``done`` of ``total`` further (``what``: counting the
+    corpus again, in bytes, or merging, in merges)."""
+
+    def __init__(self, what: str, done: int, total: int) -> None:
+        super().__init__()
+        self.what = what
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RetrainProgressed)
+
+
+class Retrained(Message):
+    """Retraining under new rules ended: ``session`` is the new one (None: the old session
+    stays, cancelled or failed); ``note`` says where the merges first differ, or why not."""
+
+    def __init__(self, session: Session | None, note: str) -> None:
+        super().__init__()
+        self.session = session
+        self.note = note

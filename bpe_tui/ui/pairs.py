@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
 from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
@@ -76,6 +77,7 @@ class PairsPane(Vertical):
         #: The merged token of each row (the encode text's pairs); None: rows filter the corpus.
         self._ids: list | None = None
         self.caption_text = ""
+        self.why_text = ""  # the latest merge's explanation, as shown under the table
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
         self._session: ExploreSession | None = None
@@ -89,6 +91,7 @@ class PairsPane(Vertical):
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="pair-caption", markup=False)
+        yield Static("", id="pair-why", markup=False)
 
     @property
     def table(self) -> DataTable:
@@ -146,6 +149,13 @@ class PairsPane(Vertical):
     def _caption(self, text: Text) -> None:
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
+
+    def _why(self, event: MergeEvent | None) -> None:
+        """Under the table: why the latest merge was made (the trainer's own sentence)."""
+        self.why_text = event.explanation if event is not None else ""
+        line = self.query_one("#pair-why", Static)
+        line.update(Text(self.why_text, end=""))
+        line.display = bool(self.why_text)
 
     # ------------------------------------------------------------------ explore
 
@@ -213,7 +223,11 @@ class PairsPane(Vertical):
                 caption.append(" picks it")
         else:
             caption.append("no pairs left")
+        if snap.forbidden:
+            n = snap.forbidden
+            caption.append(f"  ({n:,} pair{'s' if n != 1 else ''} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
         self._caption(caption)
+        self._why(snap.last_event)
 
     # ------------------------------------------------------------------ inspect
 
@@ -261,8 +275,15 @@ class PairsPane(Vertical):
         else:
             caption.append("no pair of this text is in the table: encoding is complete")
         self._caption(caption)
+        self._why(None)
 
     # ------------------------------------------------------------------ selection
+
+    @property
+    def selected_pair(self) -> tuple | None:
+        """The pair at the table's cursor (None: the table is empty)."""
+        row = self.table.cursor_row
+        return self.pairs[row] if self.pairs and 0 <= row < len(self.pairs) else None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -42,6 +43,8 @@ from .messages import (
     PairSelected,
     Played,
     Progressed,
+    Retrained,
+    RetrainProgressed,
     StepChosen,
     TokenSelected,
     WorkDone,
@@ -593,19 +596,24 @@ class ExploreScreen(SessionScreen):
     def action_undo(self) -> None:
         if not self.can_act():
             return
-        if self.session.trainer.steps_done == 0:
-            self.notify("already at step 0", timeout=2)
+        first = self.session.first_step
+        if self.session.trainer.steps_done <= first:
+            self.notify(f"already at step {first:,}" + (": the merges before come from the start table" if first else ""), timeout=3)
             return
         self.move("undo", forward=-1)
 
     def goto_prompt(self) -> str:
-        return f"go to step (0 – any; target {self.session.trainer.target_steps}):"
+        return f"go to step ({self.session.first_step:,} – any; target {self.session.trainer.target_steps}):"
 
     def go_to_step(self, k: int) -> None:
         if k < 0:
             self.notify("steps start at 0", severity="warning")
             return
         if self.can_act():
+            first = self.session.first_step
+            if k < first:
+                self.notify(f"the first {first:,} merges come from the start table: going to step {first:,}", timeout=4)
+                k = first
             self.move(f"go to step {k}", target=k)
 
     def action_cancel(self) -> None:
@@ -663,6 +671,62 @@ class ExploreScreen(SessionScreen):
         if guide is not None and guide.take_answer(message.pair):
             return
         self.corpus.set_pair(message.pair)
+
+    def action_boundaries(self) -> None:
+        """|: token boundaries between the corpus pane's chips, on or off."""
+        self.corpus.set_boundaries(not self.corpus.boundaries)
+
+    # ------------------------------------------------------------------ steering (behaviour in pairs.py, settings.py, loader.py)
+
+    def action_merge_selected(self) -> None:
+        """m: merge the pair table's selected pair instead of the leader."""
+        if not self.can_act():
+            return
+        pair = self.pairs.selected_pair
+        if pair is None:
+            self.notify("no pair to merge", severity="warning")
+            return
+        self.stop_play()
+        try:
+            event = self.session.merge_by_hand(pair)
+        except BPEError as exc:
+            self.notify(str(exc), title="cannot merge this pair", severity="error", timeout=8)
+            return
+        self.refresh_all()
+        if event is None:
+            self._notify_stopped_short()
+
+    def action_settings(self) -> None:
+        """, : the settings dialog; a changed config retrains in the Loader's worker."""
+        if not self.can_act():
+            return
+        from .settings import SettingsScreen, needs_recount
+
+        self.stop_play()
+        session = self.session
+        old = session.trainer.config
+
+        def chosen(config: TrainerConfig | None) -> None:
+            if config is None:
+                return
+            self.show_progress("retraining under the new rules…", None)
+            app: Any = self.app  # the ExplorerApp: how (and where) it counts corpora
+            self.loader.retrain(session, config, needs_recount(old, config), workers=app.count_workers, dask=app.dask)
+
+        self.app.push_screen(SettingsScreen(old, recount=session.paths is not None, start=session.start is not None), chosen)
+
+    def on_retrain_progressed(self, message: RetrainProgressed) -> None:
+        self.show_progress(f"{message.what}: {message.done:,} of {message.total:,}", message.total, message.done)
+
+    def on_retrained(self, message: Retrained) -> None:
+        self.hide_progress()
+        if message.session is None:
+            self.notify(message.note, title="rules unchanged", severity="warning", timeout=8)
+            self.refresh_all()
+            return
+        app: Any = self.app
+        app.opened(message.session)
+        self.app.notify(message.note, title="retrained under the new rules", timeout=12)
 
     # ------------------------------------------------------------------ the rest
 

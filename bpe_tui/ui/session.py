@@ -46,6 +46,7 @@ class Snapshot:
     last_event: MergeEvent | None = None
     timeline_len: int = 0
     segmentations: dict = field(default_factory=dict)
+    forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
 
 
 @dataclass
@@ -57,6 +58,9 @@ class HistoryRow:
     new_id: int
     count: int | None
     future: bool  # undone, but still re-appliable (shown dimmed)
+    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
+    manual: bool = False  # chosen by hand, not the leader
+    event: MergeEvent | None = None  # explore mode: the merge as it happened
 
 
 def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
@@ -132,10 +136,26 @@ class Session:
 class ExploreSession(Session):
     """A trainer on a corpus, plus the explorer's bookkeeping around it (explore)."""
 
-    def __init__(self, trainer: Trainer, preview: str | None = None) -> None:
+    def __init__(
+        self,
+        trainer: Trainer,
+        preview: str | None = None,
+        paths: list[str] | None = None,
+        errors: str = "strict",
+        counts: bool = False,
+        start: MergeTable | None = None,
+    ) -> None:
         super().__init__()
         self.trainer = trainer
         self.preview = preview
+        #: The corpus files the trainer's words were counted from (None: given otherwise), how
+        #: their bad bytes were handled and whether they were word counts: switching lowercase
+        #: or the pre-tokenizer counts them again.
+        self.paths = paths
+        self.errors = errors
+        self.counts = counts
+        #: The table the trainer went on from (``bpe-tui CORPUS --from TABLE``), or None.
+        self.start = start
         self.lock = threading.RLock()
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
@@ -144,8 +164,15 @@ class ExploreSession(Session):
         self._table_step = -1
         self._order: list[int] | None = None
         #: The step last saved: merges are the same at the same step, so a save at step k
-        #: covers the trainer whenever it stands at k again.
-        self.saved_step = 0
+        #: covers the trainer whenever it stands at k again. A start table's merges are
+        #: saved already.
+        self.saved_step = self.first_step
+
+    @property
+    def first_step(self) -> int:
+        """The merges a start table brought (``--from``; 0 normally): the timeline, undo and
+        go to never go below them, and new merges number on from them."""
+        return self.trainer.first_step
 
     @property
     def name(self) -> str:
@@ -159,7 +186,7 @@ class ExploreSession(Session):
     def unsaved(self) -> int:
         if self.trainer.steps_done == self.saved_step:
             return 0
-        return self.trainer.steps_done
+        return self.trainer.steps_done - self.first_step
 
     @property
     def step(self) -> int:
@@ -182,16 +209,19 @@ class ExploreSession(Session):
             ev = self.timeline[index]
         except IndexError:
             return None
-        return HistoryRow(ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done)
+        return HistoryRow(
+            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
+            ties=ev.tie_count, manual=ev.manual, event=ev,
+        )
 
     def merge_counts(self) -> list[int]:
         """The counts of the merges applied (while busy: of every merge seen so far)."""
-        k = self.trainer.steps_done if not self.busy else len(self.timeline)
+        k = self.trainer.steps_done - self.first_step if not self.busy else len(self.timeline)
         return [ev.count for ev in self.timeline[:k]]
 
     def token_totals(self, step: int) -> list[int]:
         """Corpus tokens at step 0, 1, ... ``step``."""
-        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[:step]]
+        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[: step - self.first_step]]
 
     def word_order(self) -> list[int]:
         """All word indices, most frequent first (computed once: counts never change)."""
@@ -204,7 +234,7 @@ class ExploreSession(Session):
     def _record(self, events: list[MergeEvent]) -> None:
         tl = self.timeline
         for ev in events:
-            i = ev.step - 1
+            i = ev.step - 1 - self.first_step  # the timeline holds the merges after a start table's
             if i < len(tl) and tl[i].pair == ev.pair:
                 tl[i] = ev
             else:
@@ -223,7 +253,7 @@ class ExploreSession(Session):
         ``respect_target=False`` goes past the configured target (as ``goto`` does).
         """
         tr = self.trainer
-        start = tr.steps_done
+        start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         done = 0
         with self.lock:
             while done < max_steps:
@@ -242,11 +272,32 @@ class ExploreSession(Session):
                 self._record(tr.history[start:])
         return done
 
+    def word_counts(self) -> dict[str, int]:
+        """The trainer's words and their counts, in order of first appearance (to train anew
+        on the same words under other rules)."""
+        tr = self.trainer
+        return {tr.word_text(w): tr.word_frequency(w) for w in range(tr.word_count)}
+
+    def merged_pairs(self) -> list[tuple]:
+        """The pairs merged so far (surfaces), in order (after a start table's merges)."""
+        return [ev.pair for ev in self.timeline[: self.trainer.steps_done - self.first_step]]
+
+    def merge_by_hand(self, pair: tuple) -> MergeEvent | None:
+        """Merge ``pair`` (surfaces) now instead of the leader; the merges that followed this
+        step before are replaced. BPEError (one line) when the pair cannot be merged now."""
+        tr = self.trainer
+        start = tr.steps_done - tr.first_step
+        with self.lock:
+            event = tr.step(pair=pair)
+            if event is not None:
+                self._record(tr.history[start:])
+        return event
+
     def retreat(self, n: int, deadline: float | None = None, stop: Callable[[], bool] | None = None) -> int:
         """Undo up to ``n`` merges; return how many were undone."""
         done = 0
         with self.lock:
-            while done < n and self.trainer.steps_done > 0:
+            while done < n and self.trainer.steps_done > self.first_step:
                 self.trainer.undo()
                 done += 1
                 if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
@@ -262,6 +313,7 @@ class ExploreSession(Session):
             if top:
                 ties = max(0, tr.pairs_with_count(top[0][1]) - 1)
             finished = tr.finished  # also sets tr.stop_reason
+            forbidden = tr.forbidden_pair_count()
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
@@ -276,7 +328,8 @@ class ExploreSession(Session):
                 stop_reason=tr.stop_reason,
                 top_pairs=top,
                 leader_ties=ties,
-                last_event=self.timeline[k - 1] if 0 < k <= len(self.timeline) else None,
+                forbidden=forbidden,
+                last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,
             )
@@ -336,7 +389,8 @@ class InspectSession(Session):
         counts = table.counts
         count = counts[index] if counts is not None and index < len(counts) else None
         future = self.cut is not None and index >= self.cut
-        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future)
+        manual = index in table.manual_ranks
+        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future, manual=manual)
 
     def merge_counts(self) -> list[int]:
         """The counts the table stored (every merge's, whatever the cut; often none)."""

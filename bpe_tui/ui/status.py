@@ -76,7 +76,7 @@ class StatusLine(Static):
         target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
         parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
         parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
-        parts.append((f"tokens {fmt_int(snap.total_tokens)} (step 0: {fmt_int(snap.initial_tokens)})", "", DETAIL))
+        parts.append((f"tokens {fmt_int(snap.total_tokens)} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", "", DETAIL))
         cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
         parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
         if snap.finished:

@@ -104,7 +104,8 @@ class Guide:
                 self.app.notify(str(exc), title="cannot open the example", severity="error", timeout=10)
                 self.show()
                 return
-            session = ExploreSession(trainer, read_preview([str(stop.example.path)]))
+            paths = [str(stop.example.path)]
+            session = ExploreSession(trainer, read_preview(paths), paths=paths)
             self.opened = (stop.example, session)
             self.app.opened(session)
             return

@@ -56,6 +56,9 @@ class VirtualList(ScrollView, can_focus=True):
     class Chosen(RowMessage):
         """Enter (or a click on the cursor row) chose row ``index``."""
 
+    class Hovered(RowMessage):
+        """The mouse moved onto row ``index`` (-1: it left the list)."""
+
     class ChipClicked(RowMessage):
         """A token chip in row ``index`` was clicked; ``payload`` says which."""
 
@@ -69,6 +72,7 @@ class VirtualList(ScrollView, can_focus=True):
         self.cursor = 0
         self.show_cursor = show_cursor
         self._cache: LRUCache[int, tuple[Text, list]] = LRUCache(2048)
+        self._hovered = -1
 
     # ------------------------------------------------------------------ subclass API
 
@@ -178,6 +182,19 @@ class VirtualList(ScrollView, can_focus=True):
     def action_choose(self) -> None:
         if self.count:
             self.post_message(self.Chosen(self, self.cursor))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        offset = event.get_content_offset(self)
+        index = self.scroll_offset.y + offset.y if offset is not None else -1
+        index = index if 0 <= index < self.count else -1
+        if index != self._hovered:
+            self._hovered = index
+            self.post_message(self.Hovered(self, index))
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hovered != -1:
+            self._hovered = -1
+            self.post_message(self.Hovered(self, -1))
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
