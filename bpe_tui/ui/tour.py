@@ -89,6 +89,7 @@ class Guide:
         panel = self.panel
         if panel is not None:
             panel.show()
+            panel.screen.refresh_bindings()  # the footer: 1-4 answer only while a question waits
 
     def arrive(self) -> None:
         """Put the explorer where the current stop begins: its example, its step, its encode text.
@@ -180,6 +181,7 @@ class Guide:
             screen.refresh_all()
             screen.remove_class("-touring")
             screen.query(TourPanel).remove()
+            screen.refresh_bindings()  # the tour's keys leave the footer
 
 
 class TourPanel(Vertical):

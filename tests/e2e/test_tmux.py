@@ -53,11 +53,38 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} did not appear within {timeout}s; the screen was:\n{screen}")
 
+    def cursor(self) -> tuple[int, int]:
+        """Where the terminal cursor is (column, row): Textual puts it at the focused text
+        box's cursor."""
+        out = subprocess.run(["tmux", "display-message", "-p", "-t", self.name, "#{cursor_x} #{cursor_y}"], capture_output=True, text=True)
+        x, y = out.stdout.split()
+        return int(x), int(y)
+
+    def focus(self, key: str, box: str, timeout: float = 20.0) -> None:
+        """Press ``key`` and wait until the cursor is in the text box whose row starts with
+        ``box`` (its placeholder), so the next keys are typed there, not taken as commands (on
+        a loaded machine keys sent at once can arrive before the focus moves)."""
+        self.keys(key)
+        deadline = time.monotonic() + timeout
+        row = ""
+        while time.monotonic() < deadline:
+            lines = self.screen().splitlines()
+            _, y = self.cursor()
+            row = lines[y] if y < len(lines) else ""
+            if row.startswith(box):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"after {key!r} the cursor did not reach the box {box!r} within {timeout}s; its row was:\n{row}")
+
     def alive(self) -> bool:
         return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
 
     def kill(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+#: The empty encode box's row (its placeholder), where e puts the cursor.
+ENCODE_BOX = "type text to encode"
 
 
 def _quote(arg: str) -> str:
@@ -99,8 +126,7 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.keys("b")
     screen = tmux.wait_for("step 10/744")
     assert "(+1 undone" in screen
-    tmux.keys("e")
-    time.sleep(0.2)
+    tmux.focus("e", ENCODE_BOX)
     table = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
     table.goto(10)
     n = len(table.table.encode("the lowest"))
@@ -118,8 +144,7 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.start("open", str(saved))
     screen = tmux.wait_for("format native")
     assert "10 merges" in screen
-    tmux.keys("e")
-    time.sleep(0.2)
+    tmux.focus("e", ENCODE_BOX)
     tmux.keys("the lowest", literal=True)
     screen = tmux.wait_for(f"{n} tokens · ")
     assert "trace of “·lowest”" in screen
@@ -166,8 +191,7 @@ def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
     trainer = bpe_tui.Trainer.from_files([str(TINYSHAKESPEARE)], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=10000))
     trainer.goto(100)
     n = len(trainer.table.encode("To be, or not to be"))
-    tmux.keys("e")
-    time.sleep(0.3)
+    tmux.focus("e", ENCODE_BOX)
     tmux.keys("To be, or not to be", literal=True)
     tmux.wait_for(f"{n} tokens · ", timeout=20)
     tmux.keys("Escape")
