@@ -236,3 +236,25 @@ async def test_a_pair_answer_when_no_pair_is_left_makes_no_merge():
         assert panel(app).answer(("t", "h"))
         assert "No pair is left to merge here." in panel(app).text and "Why:" not in panel(app).text
         assert trainer.steps_done == done
+
+
+async def test_number_keys_answer_only_while_a_numbered_question_waits_else_they_show_tabs():
+    """1-4 are the answer keys while a numbered question is open (the footer says so);
+    answered, or with no tour, 1-3 show the tabs again."""
+    app = ExplorerApp(tour=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        active = app.screen.active_bindings
+        assert active["1"].binding.action == "answer(1)" and active["4"].binding.action == "answer(4)"
+        assert active["right_square_bracket"].binding.show and active["q"].binding.action == "tour('leave')"
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert "✓ Right" in panel(app).text
+        assert app.screen.active_bindings["1"].binding.action == "show_tab('history')"
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.main.query_one("#tabs").active == "tab-stats"
+        await pilot.press("q")
+        await settle(app, pilot)
+        active = app.screen.active_bindings
+        assert "right_square_bracket" not in active and "q" not in active and "4" not in active
