@@ -202,10 +202,16 @@ class ExplorerApp(App):
 
     # ------------------------------------------------------------------ opening, quitting
 
-    def action_open(self) -> None:
+    def free(self) -> bool:
+        """True when no worker moves the open session; else say so (a bell and a note)."""
         if self.session is not None and self.session.busy:
             self.bell()
             self.notify("busy — escape cancels the run", severity="warning", timeout=2)
+            return False
+        return True
+
+    def action_open(self) -> None:
+        if not self.free():
             return
 
         def chosen(path: str | None) -> None:
@@ -245,9 +251,7 @@ class ExplorerApp(App):
 
     def action_learn(self) -> None:
         """The guided tour (bpe_tui.ui.tour) under the panes, from its first stop."""
-        if self.session is not None and self.session.busy:
-            self.bell()
-            self.notify("busy — escape cancels the run", severity="warning", timeout=2)
+        if not self.free():
             return
         self.confirm_discard("Start the tour", lambda: open_tour(self))
 

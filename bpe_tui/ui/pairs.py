@@ -155,7 +155,7 @@ class PairsPane(Vertical):
         self.why_text = event.explanation if event is not None else ""
         line = self.query_one("#pair-why", Static)
         line.update(Text(self.why_text, end=""))
-        line.display = bool(self.why_text)
+        line.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)
 
     # ------------------------------------------------------------------ explore
 

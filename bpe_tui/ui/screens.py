@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -56,6 +56,9 @@ from .session import ExploreSession, InspectSession, Session, Snapshot
 from .stats import StatsPane
 from .status import StatusLine
 from .tour import Guide, TourPanel
+
+if TYPE_CHECKING:
+    from .app import ExplorerApp
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
@@ -259,12 +262,8 @@ class SessionScreen(MainScreen):
         raise NotImplementedError
 
     def can_act(self) -> bool:
-        """True when the session is free; else say why not."""
-        if self.session.busy:
-            self.app.bell()
-            self.notify("busy — escape cancels the run", severity="warning", timeout=2)
-            return False
-        return True
+        """True when the session is free; else say why not (as the App does)."""
+        return not self.session.busy or cast("ExplorerApp", self.app).free()
 
     # ------------------------------------------------------------------ go to, find, tabs
 

@@ -128,8 +128,7 @@ class Guide:
 
     def move(self, delta: int) -> None:
         """The next (1) or previous (-1) stop."""
-        if self.app.busy:
-            self.app.notify("busy — escape cancels the run", severity="warning", timeout=2)
+        if not self.app.free():
             return
         self.why = ""
         if not self.tour.go(delta):
