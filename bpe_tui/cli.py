@@ -14,6 +14,7 @@
     bpe-tui compare TABLE_A TABLE_B [TEXT]   how two tables split the same text, and where they differ
     bpe-tui audit TABLE [--corpus FILE...]   tokens a table never or hardly uses: unreachable, partial UTF-8, ...
     bpe-tui eval TABLE... --corpus [L=]FILE  bytes/token, fertility, Rényi efficiency, premium per table x corpus
+    bpe-tui learn [--stop N]                 a guided tour of BPE on the worked examples
 
 Every error is one line on stderr and exit status 2; the core raises ``BPEError`` for bad
 input and this module prints it. Subcommands only call the core, never the other way round.
@@ -35,7 +36,7 @@ from .core.errors import BPEError
 from .core.table import merge_number
 from .core.units import visible
 
-SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval")
+SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn")
 
 
 # ---------------------------------------------------------------------- options
@@ -232,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("table")
     o.add_argument("--compare", metavar="TABLE_B", help="open the comparison view of TABLE and TABLE_B on the same text")
     add_table_rules(o)
+
+    le = sub.add_parser("learn", help="a guided tour of BPE on the worked examples, in the explorer")
+    le.add_argument("--stop", type=int, default=1, metavar="N", help="begin at stop N (default 1)")
 
     c = sub.add_parser("convert", help="convert a merge table to another format")
     c.add_argument("input")
@@ -718,6 +722,17 @@ def cmd_open(args: argparse.Namespace) -> int:
     return run_inspect(args.table, compare_path=args.compare, table=table)
 
 
+def cmd_learn(args: argparse.Namespace) -> int:
+    from .core.lessons import STOPS
+
+    if not 1 <= args.stop <= len(STOPS):
+        raise BPEError(f"--stop {args.stop}: the tour has stops 1 to {len(STOPS)}")
+    STOPS[args.stop - 1].example.trainer()  # a missing worked example: one line, before the screen opens
+    from .ui.tour import run_tour
+
+    return run_tour(args.stop - 1)
+
+
 def cmd_explore(argv: Sequence[str]) -> int:
     args = build_explorer_parser().parse_args(argv)
     check_workers(args)
@@ -848,6 +863,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "audit": cmd_audit,
     "eval": cmd_eval,
+    "learn": cmd_learn,
 }
 
 

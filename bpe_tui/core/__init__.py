@@ -1,6 +1,8 @@
 """The BPE engine: pure Python + regex, importable without textual.
 
-Modules, in the order data flows through them:
+Start with ``educational``: the whole algorithm, training and encoding, written the way the
+tutorials write it (``python -m bpe_tui.core.educational`` prints a short trace). The other
+modules do the same work fast, in the order data flows through them:
 
 * ``pretokenize`` text -> pre-tokens (special tokens cut out first)
 * ``corpus``      files -> word counts (streamed)
@@ -12,6 +14,7 @@ Modules, in the order data flows through them:
 * ``speed``       the trainer's speed helpers (id strings, the C-level index build, ...)
 * ``table``       MergeTable: merges + vocab; encode/decode/trace/dropout
 * ``formats``     merge-table files: read, write, detect
+* ``lessons``     the guided tour's stops (``bpe-tui learn``): text, questions, checks
 """
 
 from .config import PRESETS, TrainerConfig

@@ -18,10 +18,10 @@ from collections import Counter
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
+from .keys import bindings_for
 from ..core.audit import Audit, Cancelled, audit, tree_text
 from ..core.errors import BPEError
 from ..core.table import MergeTable
@@ -83,10 +83,8 @@ class AuditScreen(WorkScreen):
     WORK_GROUP = "audit"
     WORK_NAME = "audit"
     CSS_PATH = ["audit.tcss", "workbar.tcss"]
-    BINDINGS = [
-        Binding("escape", "close", "Back / cancel"),
-        Binding("ctrl+o", "corpus", "Audit on a corpus"),
-    ]
+    KIND = "audit"
+    BINDINGS = bindings_for(KIND)
 
     def __init__(self, table: MergeTable, name: str, trainer=None) -> None:
         super().__init__()

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from .keys import bindings_for
 from ..core.compare import Comparison, Difference, TokenSpan, compare
 from ..core.table import UNK_ID, MergeTable, merge_number
 from ..core.units import visible
@@ -189,11 +190,8 @@ class CompareScreen(Screen):
     """Two tables on one editable text; escape goes back to the explorer."""
 
     CSS_PATH = "compare.tcss"
-    BINDINGS = [
-        Binding("escape", "close", "Back"),
-        Binding("ctrl+o", "other", "Another B"),
-        Binding("ctrl+t", "swap", "Swap A/B"),
-    ]
+    KIND = "compare"
+    BINDINGS = bindings_for(KIND)
 
     def __init__(self, a: Side, b: Side, text: str = "") -> None:
         super().__init__()
@@ -304,10 +302,10 @@ class CompareScreen(Screen):
 
     # ------------------------------------------------------------------ events
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "compare-input":
-            event.stop()
-            self.refresh_comparison()
+    @on(Input.Changed, "#compare-input")
+    def _text_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.refresh_comparison()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -327,9 +325,14 @@ class CompareScreen(Screen):
     def action_swap(self) -> None:
         self.set_sides(self.b, self.a)
 
+    @dataclass
+    class OtherTableWanted(Message):
+        """ctrl+o: the person wants to compare with another table B."""
+
     def action_other(self) -> None:
-        """Ask for another table B (the App loads it in a worker and calls :meth:`set_sides`)."""
-        self.app.action_compare()
+        """Ask for another table B (the session's screen asks which, loads it in a worker and
+        calls :meth:`set_sides`)."""
+        self.post_message(self.OtherTableWanted())
 
     def set_sides(self, a: Side, b: Side) -> None:
         self.a, self.b = a, b

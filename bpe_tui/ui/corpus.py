@@ -8,18 +8,21 @@ text; choosing a pair in the pair table narrows it to the words containing that 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
 from .messages import TokenSelected
-from .render import TOUCHED, chip, chips, fmt_int, label
-from .session import Session, Snapshot
+from .render import chip, chips, fmt_int, label
+from .session import ExploreSession, Snapshot
+from .toggle import Checkbox
 from .vlist import VirtualList
 
 #: Words a text or pair filter looks through (most frequent first).
 FILTER_LIMIT = 20_000
+#: Drawn between two tokens when boundaries are shown.
+BOUNDARY = "|"
 
 
 class CorpusWords(VirtualList):
@@ -35,21 +38,23 @@ class CorpusWords(VirtualList):
         w = self.words[index]
         session = pane.session
         tr = session.trainer
+        look = self.chip_styles
         text = Text(no_wrap=True, end="")
         touched = w in pane.touched
-        text.append("●" if touched else " ", TOUCHED)
-        text.append(f"{tr.word_frequency(w):>7,} ", TOUCHED if touched else "dim")
+        text.append("●" if touched else " ", look.touched)
+        text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
         eow = session.end_of_word
+        sep = BOUNDARY if pane.boundaries else ""
         if session.busy:
             seg = pane.snapshot.segmentations.get(w) if pane.snapshot else None
             if seg is None:
                 text.append(label(tr.word_text(w)), "dim")
                 return text, []
-            body, spans = chips(seg, eow)
+            body, spans = chips(seg, eow, styles=look.pair, sep=sep)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
             ids = tr.segmentation_ids(w)
-            body, spans = chips([tr.surface(i) for i in ids], eow, payloads=list(ids))
+            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep)
         offset = text.cell_len
         text.append_text(body)
         return text, [(s + offset, e + offset, p) for s, e, p in spans]
@@ -58,18 +63,15 @@ class CorpusWords(VirtualList):
 class CorpusPane(Vertical):
     BORDER_TITLE = "Corpus"
 
-    BINDINGS = [
-        Binding("t", "toggle_text", "Text view"),
-        Binding("x", "clear_filters", "Clear filters"),
-    ]
-
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.session: Session | None = None
+        self.session: ExploreSession | None = None
         self.snapshot: Snapshot | None = None
         self.touched: set[int] = set()
         self.pair: tuple | None = None
         self.text_view = False
+        #: Draw BOUNDARY between tokens (words and running text); on by default under NO_COLOR.
+        self.boundaries = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="corpus-bar"):
@@ -87,12 +89,11 @@ class CorpusPane(Vertical):
         return self.query_one(CorpusWords)
 
     def on_mount(self) -> None:
-        self.query_one("#corpus-text").display = False
-        self.query_one("#corpus-pair").display = False
+        self.boundaries = self.app.no_color
 
     # ------------------------------------------------------------------ updates
 
-    def show(self, session: Session, snap: Snapshot) -> None:
+    def show(self, session: ExploreSession, snap: Snapshot) -> None:
         new_session = session is not self.session
         self.session = session
         self.snapshot = snap
@@ -106,7 +107,7 @@ class CorpusPane(Vertical):
 
     def _rows(self, keep_cursor: bool = True) -> None:
         session = self.session
-        if session is None or session.trainer is None:
+        if session is None:
             return
         tr = session.trainer
         view = self.words_view
@@ -134,9 +135,7 @@ class CorpusPane(Vertical):
             t.append_text(chip(self.pair[1], session.end_of_word))
             t.append("   (x clears)", "dim")
             bar.update(t)
-            bar.display = True
-        else:
-            bar.display = False
+        bar.set_class(self.pair is not None, "-shown")
 
     def _show_text(self) -> None:
         session = self.session
@@ -154,11 +153,15 @@ class CorpusPane(Vertical):
         eow = session.end_of_word
         from .render import CHIP_PAIR, UNKNOWN
 
+        line_start = True
         for i, (token_id, surface) in enumerate(pieces):
             style = UNKNOWN if token_id < 0 else CHIP_PAIR[i % 2]
+            if self.boundaries and not line_start:
+                text.append(BOUNDARY)
             text.append(label(surface, eow), style)
             raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
-            if "\n" in raw:
+            line_start = "\n" in raw
+            if line_start:
                 text.append("\n")
         body.update(text)
 
@@ -168,10 +171,16 @@ class CorpusPane(Vertical):
             self.set_text_view(False)
         self._rows(keep_cursor=False)
 
+    def set_boundaries(self, on: bool) -> None:
+        """Show (or hide) BOUNDARY between tokens, in the word list and the running text."""
+        self.boundaries = on
+        self.words_view.invalidate()
+        if self.text_view:
+            self._show_text()
+
     def set_text_view(self, on: bool) -> None:
         self.text_view = on
-        self.words_view.display = not on
-        self.query_one("#corpus-text").display = on
+        self.set_class(on, "-text-view")  # corpus.tcss: the words or the running text
         box = self.query_one("#corpus-text-toggle", Checkbox)
         if box.value != on:
             with box.prevent(Checkbox.Changed):
@@ -193,15 +202,15 @@ class CorpusPane(Vertical):
         event.stop()
         self.set_text_view(event.value)
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "corpus-filter":
-            event.stop()
-            self._rows(keep_cursor=False)
+    @on(Input.Changed, "#corpus-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._rows(keep_cursor=False)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "corpus-filter":
-            event.stop()
-            self.words_view.focus()
+    @on(Input.Submitted, "#corpus-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.words_view.focus()
 
     def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
         event.stop()

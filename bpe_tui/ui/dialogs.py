@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -46,8 +47,13 @@ class ConfirmScreen(_Dialog):
     def action_cancel(self) -> None:
         self.dismiss(False)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+    @on(Button.Pressed, "#yes")
+    def _yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no(self) -> None:
+        self.dismiss(False)
 
 
 class GotoScreen(_Dialog):
@@ -113,11 +119,13 @@ class PathScreen(_Dialog):
         event.stop()
         self._result()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._result()
-        else:
-            self.dismiss(None)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        self._result()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancelled(self) -> None:
+        self.dismiss(None)
 
 
 class FindScreen(_Dialog):

@@ -16,17 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import events, work
+from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
 from ..core.table import UNK_ID, MergeTable, merge_number
+from .keys import bindings_for
 from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
 from .render import CHIP_CYCLE, UNKNOWN, chips, label
 from .session import Session
+from .toggle import Checkbox
 from .vlist import VirtualList
 
 #: Texts longer than this many characters are encoded in a thread worker.
@@ -43,7 +44,7 @@ class Encoding:
     pieces: list = field(default_factory=list)  # (token id, surface)
     chip_lines: list = field(default_factory=list)  # (Text, spans): chips, then their ids
     summary: str = ""
-    pairs: object = None  # inspect mode: adjacent token pairs of the text (a Counter)
+    pairs: object = None  # with count_pairs: adjacent token pairs of the text (a Counter)
 
 
 def encode_text(table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool) -> Encoding:
@@ -222,10 +223,12 @@ class TraceView(VirtualList):
 class EncodePane(Vertical):
     BORDER_TITLE = "Encode"
 
-    BINDINGS = [Binding("ctrl+r", "resample", "Resample dropout", show=False)]
+    BINDINGS = bindings_for("encode")
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, count_pairs: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
+        #: Count the text's adjacent token pairs too (for the inspect screen's pair table).
+        self.count_pairs = count_pairs
         self.session: Session | None = None
         self.ids: list[int] = []
         self.pieces: list[tuple[int, object]] = []
@@ -259,6 +262,14 @@ class EncodePane(Vertical):
             return 0.0
         return min(max(p, 0.0), 1.0)
 
+    def set_text(self, text: str, dropout: float = 0.0) -> None:
+        """Put ``text`` in the box, with BPE-dropout on at ``dropout`` (0: off), and encode it."""
+        self.query_one("#encode-input", Input).value = text
+        if dropout:
+            self.query_one("#dropout-p", Input).value = f"{dropout:g}"
+        self.query_one("#dropout", Checkbox).value = bool(dropout)
+        self._encode()
+
     # ------------------------------------------------------------------ encoding
 
     def update_table(self, session: Session) -> None:
@@ -276,7 +287,7 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        args = (table, self.text, self.dropout, self.seed, width, session.mode == "inspect")
+        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Static).update(Text(f"encoding {len(self.text):,} characters…", end=""))
             self._encode_in_worker(self._generation, args)
@@ -318,15 +329,11 @@ class EncodePane(Vertical):
 
     # ------------------------------------------------------------------ events
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id in ("encode-input", "dropout-p"):
-            event.stop()
-            self._encode()
-
-    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
-        if event.checkbox.id == "dropout":
-            event.stop()
-            self._encode()
+    @on(Input.Changed, "#encode-input, #dropout-p")
+    @on(Checkbox.Changed, "#dropout")
+    def _settings_changed(self, event: Input.Changed | Checkbox.Changed) -> None:
+        event.stop()
+        self._encode()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter: show the longest token of the word under the cursor in the token detail."""

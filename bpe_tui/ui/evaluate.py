@@ -19,10 +19,10 @@ import os
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
+from .keys import bindings_for
 from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
@@ -88,12 +88,8 @@ class EvalScreen(WorkScreen):
     WORK_GROUP = "evaluate"
     WORK_NAME = "evaluation"
     CSS_PATH = ["evaluate.tcss", "workbar.tcss"]
-    BINDINGS = [
-        Binding("escape", "close", "Back / cancel"),
-        Binding("left", "metric(-1)", "Metric ←"),
-        Binding("right", "metric(1)", "Metric →"),
-        Binding("ctrl+o", "corpus", "Another corpus"),
-    ]
+    KIND = "evaluate"
+    BINDINGS = bindings_for(KIND)
 
     def __init__(self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "") -> None:
         super().__init__()

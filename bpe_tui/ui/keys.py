@@ -1,46 +1,148 @@
-"""What the explorer's keys do, and what its panes show: the help screen and the command
-palette are both built from these lists, so they cannot disagree with each other."""
+"""Every key of the explorer in one table: the bindings, the footer, the help screen and the
+command palette are all built from :data:`COMMANDS`, so they cannot disagree.
+
+A :class:`Command` says what an action does (for the help and the palette), which keys run
+it, whether the footer shows it, and *where* it lives: on every main screen (``MAIN``), on
+both session screens (``SESSION``), only on the explore screen (``EXPLORE``, it needs a trainer) or the inspect screen
+(``INSPECT``, it needs a saved table), or on one pane (``"corpus"``, ``"encode"``: the
+pane's own BINDINGS, active while the pane has the focus). A command without an action is
+a key Textual or a pane handles by itself (enter, tab), listed so the help is complete.
+
+To add a key: add one row here and an ``action_<name>`` method where it lives (the screen
+in :mod:`~bpe_tui.ui.screens`, or the pane). The actions/bindings split follows harlequin.
+"""
 
 from __future__ import annotations
 
-#: Actions that need a trainer (explore mode) and actions that need an opened table (inspect).
-TRAIN_ACTIONS = {"step", "run", "undo", "play", "faster", "slower"}
-INSPECT_ACTIONS = {"whole_table"}
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
-#: (keys, what they do, action) -- the help screen and the command palette are built from this.
-KEYS: list[tuple[str, str, str | None]] = [
-    ("space / n", "one merge step", "step"),
-    ("N", "ten merge steps", "step(10)"),
-    ("ctrl+n", "a hundred merge steps", "step(100)"),
-    ("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run"),
-    ("b / backspace", "undo one merge (backspace: outside text boxes)", "undo"),
-    ("g", "go to step k (inspect: cut the table at merge k)", "goto"),
-    ("w", "inspect: encode with the whole table again", "whole_table"),
-    ("s", "save the merge table (choose the format; asks before overwriting)", "save"),
-    ("o", "open a corpus or a merge table", "open"),
-    ("c", "compare the current table with another table on the same text", "compare"),
-    ("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
-    ("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
-    ("/", "find a token by text or id", "find"),
-    ("e", "type in the encode box (escape leaves it)", "focus_encode"),
-    ("p", "auto-play on / off", "play"),
-    ("+ / -", "auto-play faster / slower", "faster"),
-    ("t", "corpus pane: words ↔ running text", None),
-    ("x", "corpus pane: clear the word and pair filters", None),
-    ("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail", None),
-    ("ctrl+r", "encode box: resample BPE-dropout", None),
-    ("tab / shift+tab", "move between panes and boxes", None),
-    ("escape", "cancel a run, stop auto-play, leave a text box", "cancel"),
-    ("? / f1", "this help (f1 also inside a text box)", "help"),
-    ("ctrl+p", "command palette", None),
-    ("ctrl+q", "quit", None),
+from textual.app import SystemCommand
+from textual.binding import Binding, BindingType
+
+#: Where a command lives.
+MAIN = "main"  # every main screen, also the start screen shown before anything is open
+SESSION = "session"  # both session screens
+EXPLORE = "explore"  # the explore screen (a trainer)
+INSPECT = "inspect"  # the inspect screen (a saved table)
+GLOBAL = "global"  # the App itself (Textual's own keys: palette, quit)
+
+#: How a Textual key name is written for a person.
+KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "comma": ",",
+    "vertical_line": "|",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One thing a key does."""
+
+    #: Textual key names, comma-separated ("space,n"); the first is the one the footer shows.
+    keys: str
+    #: What it does, for the help screen and (capitalised) the command palette.
+    description: str
+    #: The action run (may carry arguments: "step(10)"); None: handled by Textual or a pane itself.
+    action: str | None = None
+    #: The footer's short label; "" keeps it out of the footer.
+    footer: str = ""
+    #: Where it lives: SESSION, EXPLORE, INSPECT, GLOBAL or a pane's id.
+    where: str = SESSION
+    #: Offered in the command palette (when it has an action).
+    palette: bool = True
+    #: Rows with the same group share one label in the footer ("1 2 3 4 Answer").
+    group: str = ""
+
+    @property
+    def shown_keys(self) -> str:
+        """The keys as the help and the palette write them: "space / n"."""
+        return " / ".join(KEY_NAMES.get(k, k) for k in self.keys.split(","))
+
+    @property
+    def title(self) -> str:
+        """The command palette's title: the description, capitalised."""
+        return self.description[0].upper() + self.description[1:]
+
+    def binding(self) -> Binding:
+        assert self.action is not None
+        group = Binding.Group(self.group, compact=True) if self.group else None
+        return Binding(self.keys, self.action, self.footer or self.title, show=bool(self.footer), group=group)
+
+
+# The order is the footer's (it cuts what does not fit 80 columns: help first) and the help's.
+COMMANDS: list[Command] = [
+    Command("question_mark,f1", "this help (f1 also inside a text box)", "help", "Help", MAIN),
+    # The tour's keys (ui/tour.py) are on only while the tour is open, so they come first in its footer.
+    Command("right_square_bracket", "tour: next stop", "tour('next')", "Next", EXPLORE, palette=False),
+    Command("left_square_bracket", "tour: previous stop", "tour('back')", "Back", EXPLORE, palette=False),
+    Command("q", "tour: leave the tour", "tour('leave')", "Leave", EXPLORE, palette=False),
+    # 1-4 answer a numbered question while one is open; otherwise 1-3 show the tabs (below).
+    *(
+        Command(str(n), "tour: answer a numbered question (a pair question: enter in the pair table)", f"answer({n})", "Answer", EXPLORE, palette=False, group="Answer")
+        for n in range(1, 5)
+    ),
+    Command("space,n", "one merge step", "step", "Step", EXPLORE),
+    Command("N", "ten merge steps", "step(10)", where=EXPLORE),
+    Command("ctrl+n", "a hundred merge steps", "step(100)", where=EXPLORE),
+    Command("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run", "Run", EXPLORE),
+    Command("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected", where=EXPLORE),
+    Command("b,backspace", "undo one merge (backspace: outside text boxes)", "undo", "Undo", EXPLORE),
+    Command("g", "go to step k (inspect: cut the table at merge k)", "goto", "Go to"),
+    Command("w", "inspect: encode with the whole table again", "whole_table", "Whole table", INSPECT),
+    Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
+    Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
+    Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
+    Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
+    Command("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
+    Command("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
+    Command("slash", "find a token by text or id", "find", "Find"),
+    Command("e", "type in the encode box (escape leaves it)", "focus_encode"),
+    Command("p", "auto-play on / off", "play", "Play", EXPLORE),
+    Command("plus,equals_sign", "faster auto-play", "faster", where=EXPLORE),
+    Command("minus", "slower auto-play", "slower", where=EXPLORE),
+    Command("1", "show the history tab", "show_tab('history')"),
+    Command("2", "show the stats tab", "show_tab('stats')"),
+    Command("3", "show the token tab", "show_tab('token')"),
+    Command("L", "the guided tour of BPE on the worked examples (bpe-tui learn)", "learn", where=MAIN),
+    Command("t", "corpus pane: words ↔ running text", "toggle_text", where=EXPLORE),
+    Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
+    Command("vertical_line", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries", where=EXPLORE),
+    Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
+    Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
+    Command("tab,shift+tab", "move between panes and boxes"),
+    Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False),
+    Command("ctrl+p", "command palette", where=GLOBAL),
+    Command("ctrl+q", "quit", where=GLOBAL),
+    # the views pushed over a main screen (each screen's KIND)
+    Command("escape", "back to the explorer", "close", "Back", "compare"),
+    Command("ctrl+o", "compare with another table B", "other", "Another B", "compare"),
+    Command("ctrl+t", "swap tables A and B", "swap", "Swap A/B", "compare"),
+    Command("escape", "cancel the audit, or go back", "close", "Back / cancel", "audit", palette=False),
+    Command("ctrl+o", "audit on a corpus (a text file or directory)", "corpus", "Audit on a corpus", "audit"),
+    Command("escape", "cancel the evaluation, or go back", "close", "Back / cancel", "evaluate", palette=False),
+    Command("left", "the previous metric", "metric(-1)", "Metric ←", "evaluate"),
+    Command("right", "the next metric", "metric(1)", "Metric →", "evaluate"),
+    Command("ctrl+o", "evaluate on another corpus", "corpus", "Another corpus", "evaluate"),
 ]
+
+#: The views a main screen pushes (their keys are listed in their own footers, not the help).
+VIEWS = ("compare", "audit", "evaluate")
+#: Every place that is a screen (the rest are panes, named by their id).
+PLACES = (MAIN, SESSION, EXPLORE, INSPECT, GLOBAL, *VIEWS)
 
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
-    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next"),
-    ("history", "every merge; dimmed rows were undone (enter re-applies); click a token for detail"),
+    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
+    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies); the line below says why"),
     ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
@@ -49,3 +151,55 @@ PANES = [
     ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merge steps"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
+
+
+def commands_for(where: str) -> list[Command]:
+    """The commands with an action that live on ``where``: a pane id, or a screen kind (the
+    start screen: MAIN; the explore and inspect screens: EXPLORE or INSPECT, with MAIN and
+    SESSION)."""
+    places = {where}
+    if where in (MAIN, SESSION, EXPLORE, INSPECT):
+        places.add(MAIN)
+    if where in (EXPLORE, INSPECT):
+        places.add(SESSION)
+    return [c for c in COMMANDS if c.action is not None and c.where in places]
+
+
+def bindings_for(where: str) -> list[BindingType]:
+    """The BINDINGS of a screen kind or a pane, in the footer's order."""
+    return [c.binding() for c in commands_for(where)]
+
+
+def palette_commands(screen: Any) -> Iterator[SystemCommand]:
+    """The command palette's entries on ``screen``: its KIND's commands, then those of its
+    panes (a pane's command runs on the pane, as its key would)."""
+    kind = getattr(screen, "KIND", None)
+    if kind is None:
+        return
+    for command in commands_for(kind):
+        if command.palette:
+            yield SystemCommand(command.title, f"key: {command.shown_keys}", _runner(screen, command.action))
+    for command in COMMANDS:
+        if command.palette and command.action and command.where not in PLACES:
+            for pane in screen.query(f"#{command.where}"):
+                yield SystemCommand(command.title, f"key: {command.shown_keys}", _runner(pane, command.action))
+
+
+def _runner(node: Any, action: str | None) -> Callable[[], Any]:
+    return lambda: node.run_action(action)
+
+
+def help_rows(kind: str | None = None) -> list[tuple[str, str]]:
+    """(keys, what they do) for the help screen: every key, or those that work on ``kind``."""
+    other = {EXPLORE: INSPECT, INSPECT: EXPLORE}.get(kind or "")
+    rows: list[tuple[str, str]] = []
+    last_group = ""
+    for c in COMMANDS:
+        if c.where == other or c.where in VIEWS:
+            continue
+        if c.group and c.group == last_group:  # a group is one row: "1 / 2 / 3 / 4"
+            rows[-1] = (f"{rows[-1][0]} / {c.shown_keys}", c.description)
+        else:
+            rows.append((c.shown_keys, c.description))
+        last_group = c.group
+    return rows

@@ -1,8 +1,8 @@
 """Opening things in the background: a corpus, a merge table, or table B to compare with.
 
 The Loader is a widget with nothing to show. Each of its methods starts a thread worker that
-reads the files and posts what came of it: :class:`LoadProgress` while a corpus is read, then
-:class:`SessionReady` (a corpus or table to show) or :class:`CompareReady` (table B), or
+reads the files and posts what came of it: :class:`LoadProgressed` while a corpus is read, then
+:class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
 :class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
 The messages bubble up to the App, which decides what the screen does with them; the Loader
 never touches another widget.
@@ -21,9 +21,19 @@ from textual.worker import get_current_worker
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.formats import load
+from ..core.table import MergeTable
 from ..core.trainer import Trainer
-from .messages import BATCH_SECONDS, CompareReady, LoadCancelled, LoadFailed, LoadProgress, SessionReady
-from .session import Session, read_preview
+from .messages import (
+    BATCH_SECONDS,
+    CompareLoaded,
+    LoadCancelled,
+    LoadFailed,
+    LoadProgressed,
+    Retrained,
+    RetrainProgressed,
+    SessionOpened,
+)
+from .session import ExploreSession, InspectSession, read_preview
 
 #: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
 FILE_ERRORS = (OSError, UnicodeError, ValueError)
@@ -68,9 +78,11 @@ class Loader(Widget):
         counts: bool = False,
         workers: int | None = None,
         dask: str | None = None,
+        start: MergeTable | None = None,
     ) -> None:
         """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
-        progress by bytes read, or by blocks counted on Dask.
+        progress by bytes read, or by blocks counted on Dask. With ``start`` (``--from``)
+        the trainer goes on from that table (its merges applied to the corpus first).
 
         ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
         Escape cancels: the next progress report raises, which also stops the worker
@@ -85,13 +97,16 @@ class Loader(Widget):
             now = time.monotonic()
             if now - last[0] >= BATCH_SECONDS:
                 last[0] = now
-                self.post_message(LoadProgress(done, total, dask))
+                self.post_message(LoadProgressed(done, total, dask))
 
         try:
-            trainer = Trainer.from_files(
-                paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
-            )
-            session = Session(trainer=trainer, preview=read_preview(paths, counts))
+            if start is not None:
+                trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
+            else:
+                trainer = Trainer.from_files(
+                    paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
+                )
+            session = ExploreSession(trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -102,7 +117,7 @@ class Loader(Widget):
         except FILE_ERRORS as exc:
             self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
             return
-        self.post_message(SessionReady(session))
+        self.post_message(SessionOpened(session))
 
     #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
@@ -111,9 +126,9 @@ class Loader(Widget):
         """Open a merge table in any readable format, to inspect it."""
         table = self._read_table(path)
         if table is not None and self._merges_built(table):
-            session = Session(table=table, source=path)
+            session = InspectSession(table, source=path)
             session.rank_index()
-            self.post_message(SessionReady(session))
+            self.post_message(SessionOpened(session))
 
     #: ``_table`` in a thread worker.
     table = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_table)
@@ -123,7 +138,7 @@ class Loader(Widget):
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
         if table is not None and self._merges_built(table, compare=True) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
-            self.post_message(CompareReady(table, path))
+            self.post_message(CompareLoaded(table, path))
 
     def _merges_built(self, table, compare: bool = False) -> bool:
         """Build a rank file's merge list here, in the worker (the views ask for it), unless
@@ -145,3 +160,62 @@ class Loader(Widget):
             message = f"{path}: {exc}"
         self.post_message(LoadFailed(message, compare=compare))
         return None
+
+    # ------------------------------------------------------------------ retraining under new rules
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def retrain(self, old: ExploreSession, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
+        """Train anew under ``config`` up to the step ``old`` stands at, and say where the
+        merge lists first differ (:class:`Retrained`); :class:`RetrainProgressed` meanwhile.
+
+        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed; on
+        the Dask cluster ``dask`` if given); otherwise the new trainer starts from ``old``'s
+        word counts. ``old`` is marked busy
+        while this runs, so nothing moves it; escape cancels and leaves it as it was.
+        """
+        from .settings import first_difference
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def report(what: str, done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last[0] >= BATCH_SECONDS:
+                last[0] = now
+                self.post_message(RetrainProgressed(what, done, total))
+
+        old.busy = True
+        try:
+            target = old.trainer.steps_done
+            before = old.merged_pairs()
+            name = old.trainer.name
+            if recount:
+                trainer = Trainer.from_files(
+                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
+                    progress=lambda done, total: report("counting the corpus again", done, total),
+                )
+            else:
+                trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
+            session = ExploreSession(trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
+            while trainer.steps_done < target:
+                if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
+                    break  # nothing left to merge, or below min frequency: the new rules stop here
+                report("retraining under the new rules", trainer.steps_done, target)
+            if worker.is_cancelled:
+                raise _Cancelled()
+            session.word_order()
+            note = first_difference(before, session.merged_pairs(), config.end_of_word, first=session.first_step + 1)
+        except _Cancelled:
+            self.post_message(Retrained(None, "retraining cancelled: the rules are as they were"))
+            return
+        except BPEError as exc:
+            self.post_message(Retrained(None, f"cannot retrain: {exc}"))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(Retrained(None, f"cannot count {', '.join(old.paths or [])} again: {exc}"))
+            return
+        finally:
+            old.busy = False
+        self.post_message(Retrained(session, note))

@@ -1,9 +1,14 @@
-"""Messages the panes and workers send; the App routes them (panes never call each other)."""
+"""Messages the panes and workers send; the screens and the App route them (panes never call
+each other). Each is a small dataclass named for what happened, in the past tense."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 from textual.message import Message
 
+from ..core.table import MergeTable
 from .session import Session, Snapshot
 
 #: Seconds of work between two messages from a worker (training batches, reading progress):
@@ -11,121 +16,135 @@ from .session import Session, Snapshot
 BATCH_SECONDS = 0.08
 
 
+@dataclass
 class TokenSelected(Message):
     """A token was picked somewhere (history, corpus chip, encode box, search).
 
     ``show`` asks to bring the token detail into view (an explicit choice, not a hover).
     """
 
-    def __init__(self, token_id: int, show: bool = False) -> None:
-        super().__init__()
-        self.token_id = token_id
-        self.show = show
+    token_id: int
+    show: bool = False
 
 
+@dataclass
 class PairSelected(Message):
     """A pair was chosen in the pair table (None clears the corpus filter)."""
 
-    def __init__(self, pair: tuple | None) -> None:
-        super().__init__()
-        self.pair = pair
+    pair: tuple | None
 
 
+@dataclass
 class StepChosen(Message):
     """A history row was chosen: go to just after merge ``step`` (explore) or cut there (inspect)."""
 
-    def __init__(self, step: int) -> None:
-        super().__init__()
-        self.step = step
+    step: int
 
 
+@dataclass
 class EncodeChanged(Message):
     """The encode box's text or its table changed (the inspect pair table follows it).
 
     ``pairs``: the text's adjacent token pairs (:func:`~bpe_tui.ui.pairs.text_pairs`), when
-    the encoding counted them already (inspect mode), so a long text is not encoded twice.
+    the encoding counted them already (inspect), so a long text is not encoded twice.
     """
 
-    def __init__(self, text: str, pairs=None) -> None:
-        super().__init__()
-        self.text = text
-        self.pairs = pairs
+    text: str
+    pairs: Counter | None = None
 
 
+@dataclass
 class Progressed(Message):
     """A batch of training work was done by a worker (one message per ~80 ms, not per merge)."""
 
-    def __init__(self, snapshot: Snapshot, done: int, total: int | None) -> None:
-        super().__init__()
-        self.snapshot = snapshot
-        self.done = done
-        self.total = total
+    snapshot: Snapshot
+    done: int
+    total: int | None
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Progressed)
 
 
+@dataclass
 class Played(Message):
     """Auto-play made one merge; ``stopped`` says why it stopped after it (None: it goes on)."""
 
-    def __init__(self, stopped: str | None = None) -> None:
-        super().__init__()
-        self.stopped = stopped
+    stopped: str | None = None
 
 
-class LoadProgress(Message):
+@dataclass
+class LoadProgressed(Message):
     """Bytes of the corpus read so far, or with ``dask`` blocks counted on that cluster
     (posted at most every ~80 ms)."""
 
-    def __init__(self, done: int, total: int, dask: str | None = None) -> None:
-        super().__init__()
-        self.done = done
-        self.total = total
-        self.dask = dask
+    done: int
+    total: int
+    dask: str | None = None
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, LoadProgress)
+        return isinstance(message, LoadProgressed)
 
 
-class SessionReady(Message):
+@dataclass
+class SessionOpened(Message):
     """A corpus or table finished loading in a worker."""
 
-    def __init__(self, session: Session) -> None:
-        super().__init__()
-        self.session = session
+    session: Session
 
 
+@dataclass
 class WorkDone(Message):
     """A training worker finished (or was cancelled) after ``done`` merges / undos."""
 
-    def __init__(self, what: str, done: int, cancelled: bool, error: str | None = None) -> None:
-        super().__init__()
-        self.what = what
-        self.done = done
-        self.cancelled = cancelled
-        self.error = error
+    what: str
+    done: int
+    cancelled: bool
+    error: str | None = None
 
 
-class CompareReady(Message):
+@dataclass
+class CompareLoaded(Message):
     """The second table of a comparison finished loading in a worker."""
 
-    def __init__(self, table, path: str) -> None:
-        super().__init__()
-        self.table = table
-        self.path = path
+    table: MergeTable
+    path: str
 
 
+@dataclass
 class LoadFailed(Message):
     """Opening a corpus or table failed; ``message`` says what and where, in one line.
 
     ``compare``: it was table B of a comparison (the current session is untouched).
     """
 
-    def __init__(self, message: str, compare: bool = False) -> None:
-        super().__init__()
-        self.message = message
-        self.compare = compare
+    message: str
+    compare: bool = False
 
 
+@dataclass
 class LoadCancelled(Message):
     """Escape stopped the reading of a corpus; nothing was loaded."""
+
+
+class RetrainProgressed(Message):
+    """Retraining under new rules got ``done`` of ``total`` further (``what``: counting the
+    corpus again, in bytes, or merging, in merges)."""
+
+    def __init__(self, what: str, done: int, total: int) -> None:
+        super().__init__()
+        self.what = what
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RetrainProgressed)
+
+
+class Retrained(Message):
+    """Retraining under new rules ended: ``session`` is the new one (None: the old session
+    stays, cancelled or failed); ``note`` says where the merges first differ, or why not."""
+
+    def __init__(self, session: Session | None, note: str) -> None:
+        super().__init__()
+        self.session = session
+        self.note = note

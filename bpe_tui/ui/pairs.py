@@ -6,6 +6,7 @@ with the rank each pair has in the table (the lowest rank is the merge that woul
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from rich.text import Text
@@ -14,10 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
 from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
-from .session import Session, Snapshot
+from .session import ExploreSession, InspectSession, Snapshot
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
 EXPLORE_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 7), ("=", 1), ("Δ", 5))
@@ -65,52 +67,56 @@ class PairsPane(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.mode = ""
+        #: The columns shown: EXPLORE_COLUMNS (a trainer's top pairs) or INSPECT_COLUMNS.
+        self.columns: tuple = ()
         self.pairs: list[tuple] = []  # row -> (left, right)
         self.rows: list[tuple[str, ...]] = []  # row -> plain cell texts (what tests read)
         self.widths: list[int] = []  # column widths in cells
         self._raw: list[tuple] = []  # rows as built, before fitting to the columns
         self._cells: list[tuple] = []
-        self._ids: list = []
+        #: The merged token of each row (the encode text's pairs); None: rows filter the corpus.
+        self._ids: list | None = None
         self.caption_text = ""
+        self.why_text = ""  # the latest merge's explanation, as shown under the table
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
-        self._session: Session | None = None
+        self._session: ExploreSession | None = None
         self._shown: tuple[int, dict] | None = None  # (step, pair -> count) last shown while idle
         self._before: dict | None = None  # pair -> count of the state before that
+        #: A question asks which pair merges next (the tour): list the pairs without saying
+        #: which one wins, tied pairs in an order shuffled per step.
+        self.hide_next = False
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="pair-caption", markup=False)
+        yield Static("", id="pair-why", markup=False)
 
     @property
     def table(self) -> DataTable:
         return self.query_one("#pair-table", DataTable)
 
-    def _columns(self):
-        return EXPLORE_COLUMNS if self.mode == "explore" else INSPECT_COLUMNS
-
-    def _set_mode(self, mode: str) -> None:
-        if mode == self.mode:
+    def _set_columns(self, columns: tuple, title: str) -> None:
+        if columns == self.columns:
             return
-        self.mode = mode
+        self.columns = columns
         self.widths = []
         self._layout()
-        self.border_title = "Pairs — next merge first" if mode == "explore" else "Pairs in the encode text"
+        self.border_title = title
 
     def _layout(self) -> None:
         """(Re)build the columns for the pane's width; refill the rows fitted to them."""
-        if not self.mode:
+        if not self.columns:
             return
         width = (self.size.width or self.app.size.width // 2) - 1  # one cell for the scrollbar
-        widths = column_widths(self._columns(), width)
+        widths = column_widths(self.columns, width)
         if widths == self.widths:
             return
         self.widths = widths
         table = self.table
         table.clear(columns=True)
-        for (header, _), w in zip(self._columns(), widths):
+        for (header, _), w in zip(self.columns, widths):
             table.add_column(header, width=w + 1, key=header or "blank")
         self._cells = []
         if self._raw:
@@ -144,9 +150,16 @@ class PairsPane(Vertical):
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
 
+    def _why(self, event: MergeEvent | None) -> None:
+        """Under the table: why the latest merge was made (the trainer's own sentence)."""
+        self.why_text = event.explanation if event is not None else ""
+        line = self.query_one("#pair-why", Static)
+        line.update(Text(self.why_text, end=""))
+        line.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)
+
     # ------------------------------------------------------------------ explore
 
-    def _baseline(self, session: Session, snap: Snapshot, idle: bool) -> dict | None:
+    def _baseline(self, session: ExploreSession, snap: Snapshot, idle: bool) -> dict | None:
         """The pair counts to compare with (None: nothing to compare with yet)."""
         if session is not self._session:  # another corpus: its deltas start empty
             self._session, self._shown, self._before = session, None, None
@@ -157,11 +170,15 @@ class PairsPane(Vertical):
         self._shown = (snap.step, dict(snap.top_pairs))
         return self._before
 
-    def show(self, session: Session, snap: Snapshot, idle: bool = True) -> None:
+    def show(self, session: ExploreSession, snap: Snapshot, idle: bool = True) -> None:
         """The top pairs of ``snap``; ``idle`` is False for a running worker's batches."""
-        self._set_mode("explore")
+        self._set_columns(EXPLORE_COLUMNS, "Pairs — next merge first")
+        self._ids = None
         eow = session.end_of_word
         top = snap.top_pairs
+        if self.hide_next:
+            shuffle = random.Random(snap.step).random
+            top = sorted(top, key=lambda pc: (-pc[1], shuffle()))
         lead = top[0][1] if top else 0
         before = self._baseline(session, snap, idle)
         changes = snap.last_event.pair_changes if snap.last_event is not None and before is None else {}
@@ -172,7 +189,7 @@ class PairsPane(Vertical):
             else:
                 delta = delta_cell(count, None) if pair in changes else plain("")
             tied = count == lead and snap.leader_ties > 0
-            style = NEXT if i == 0 and not snap.finished else None
+            style = NEXT if i == 0 and not snap.finished and not self.hide_next else None
             rows.append(
                 (
                     plain("▶1" if style else str(i + 1), "bold" if style else ""),
@@ -190,6 +207,8 @@ class PairsPane(Vertical):
             caption.append("finished: " + (snap.stop_reason or "target reached"), "#ffd75f")
             if top:
                 caption.append("  (g goes past the target)", "dim")
+        elif top and self.hide_next:
+            caption.append(f"merge {merge_number(snap.step):,}: which pair? ↑↓, enter")
         elif top:
             (left, right), count = top[0]
             caption.append(f"next (merge {merge_number(snap.step):,}): ")
@@ -204,16 +223,20 @@ class PairsPane(Vertical):
                 caption.append(" picks it")
         else:
             caption.append("no pairs left")
+        if snap.forbidden:
+            n = snap.forbidden
+            caption.append(f"  ({n:,} pair{'s' if n != 1 else ''} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
         self._caption(caption)
+        self._why(snap.last_event)
 
     # ------------------------------------------------------------------ inspect
 
-    def show_text_pairs(self, session: Session, text: str, counter: Counter | None = None) -> None:
+    def show_text_pairs(self, session: InspectSession, text: str, counter: Counter | None = None) -> None:
         """Adjacent token pairs of ``text`` under the current (cut) table, with full-table merge numbers.
 
         ``counter``: the text's pairs when already counted (:func:`text_pairs`, in a worker).
         """
-        self._set_mode("inspect")
+        self._set_columns(INSPECT_COLUMNS, "Pairs in the encode text")
         table = session.table()
         full = session.full_table
         ranks = session.rank_index()
@@ -222,7 +245,7 @@ class PairsPane(Vertical):
         rows = sorted(counter.items(), key=lambda kv: (ranks.get(kv[0], 1 << 40), -kv[1], kv[0]))[:50]
         eow = full.end_of_word
         cells = []
-        self._ids = []
+        ids: list[int | None] = []
         for i, ((a, b), count) in enumerate(rows):
             rank = ranks.get((a, b))
             style = NEXT if i == 0 and rank is not None else None
@@ -237,7 +260,8 @@ class PairsPane(Vertical):
                     plain(""),
                 )
             )
-            self._ids.append(full.merge_at(rank)[2] if rank is not None else None)
+            ids.append(full.merge_at(rank)[2] if rank is not None else None)
+        self._ids = ids
         self.pairs = [(full.surface(a), full.surface(b)) for (a, b), _ in rows]
         self._fill(cells)
         caption = Text(end="")
@@ -251,15 +275,22 @@ class PairsPane(Vertical):
         else:
             caption.append("no pair of this text is in the table: encoding is complete")
         self._caption(caption)
+        self._why(None)
 
     # ------------------------------------------------------------------ selection
+
+    @property
+    def selected_pair(self) -> tuple | None:
+        """The pair at the table's cursor (None: the table is empty)."""
+        row = self.table.cursor_row
+        return self.pairs[row] if self.pairs and 0 <= row < len(self.pairs) else None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         row = event.cursor_row
         if not 0 <= row < len(self.pairs):
             return
-        if self.mode == "explore":
+        if self._ids is None:
             self.post_message(PairSelected(self.pairs[row]))
         elif self._ids[row] is not None:
             self.post_message(TokenSelected(self._ids[row], show=True))

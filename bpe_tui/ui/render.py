@@ -11,6 +11,8 @@ from __future__ import annotations
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
+from dataclasses import dataclass
+from typing import Any
 
 from ..core.table import UNK_ID
 from ..core.units import visible
@@ -26,6 +28,33 @@ SPECIAL = Style(color="#101010", bgcolor="#e0e0e0", bold=True)
 DIM = Style(dim=True)
 TOUCHED = Style(color="#ffd75f", bold=True)
 NEXT = Style(color="#101010", bgcolor="#ffd75f", bold=True)
+
+
+@dataclass(frozen=True)
+class ChipStyles:
+    """The styles a list draws its token chips with, read from the theme.
+
+    A widget that draws chips lists :data:`CHIP_CLASSES` in its COMPONENT_CLASSES; their
+    colours are set in ``chips.tcss`` from theme variables, so a theme change (ctrl+p ->
+    theme) recolours the chips as it does Textual's own widgets (DataTable's cursor, say).
+    """
+
+    pair: tuple[Style, Style]  # alternating chips
+    next: Style  # the pair that merges next
+    touched: Style  # the ● mark of words the last merge touched
+    future: Style  # a merge that was undone (history)
+    unknown: Style  # a character the table cannot encode
+
+    @classmethod
+    def of(cls, widget: Any) -> ChipStyles:
+        def get(name: str) -> Style:
+            return widget.get_component_rich_style(name, partial=True)
+
+        return cls((get("chip--a"), get("chip--b")), get("chip--next"), get("chip--touched"), get("chip--future"), get("chip--unknown"))
+
+
+#: Component classes of a widget that draws chips with :meth:`ChipStyles.of`.
+CHIP_CLASSES = {"chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown"}
 
 
 def label(surface, end_of_word: str | None = None) -> str:
@@ -48,6 +77,7 @@ def chips(
     ids=None,
     payloads=None,
     sep: str = "",
+    unknown: Style = UNKNOWN,
 ) -> tuple[Text, list[tuple[int, int, object]]]:
     """Tokens side by side with alternating styles.
 
@@ -60,7 +90,7 @@ def chips(
     pos = 0
     for i, surface in enumerate(surfaces):
         token_id = ids[i] if ids is not None else None
-        style = UNKNOWN if token_id == UNK_ID else styles[i % len(styles)]
+        style = unknown if token_id == UNK_ID else styles[i % len(styles)]
         piece = label(surface, end_of_word)
         if sep and i:
             text.append(sep)

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from .messages import BATCH_SECONDS, Played, Progressed, WorkDone
-from .session import Session
+from .session import ExploreSession
 
 #: Auto-play rates (merges per second); ``+`` and ``-`` move along them.
 RATES = (1, 2, 4, 8, 16, 32, 64)
@@ -42,7 +42,7 @@ class Runner(Widget):
     def __init__(self) -> None:
         super().__init__()
         self.rate = DEFAULT_RATE
-        self._session: Session | None = None
+        self._session: ExploreSession | None = None
         self._timer: Timer | None = None
         #: The app's clock (Textual's timers run on it); auto-play counts merges against it.
         self.clock = _time.get_time
@@ -52,7 +52,7 @@ class Runner(Widget):
     # ------------------------------------------------------------------ long moves
 
     @work(thread=True, exclusive=True, group="train", exit_on_error=False)
-    def train(self, session: Session, what: str, amount: int, respect_target: bool) -> None:
+    def train(self, session: ExploreSession, what: str, amount: int, respect_target: bool) -> None:
         """``amount`` merges forward (or ``-amount`` undos) in batches; see the module docstring."""
         worker = get_current_worker()
         session.busy = True
@@ -88,7 +88,7 @@ class Runner(Widget):
     def playing(self) -> bool:
         return self._timer is not None
 
-    def play(self, session: Session) -> None:
+    def play(self, session: ExploreSession) -> None:
         """Start (or restart, at the current rate) one merge per tick on ``session``."""
         self._session = session
         if self._timer is not None:
@@ -113,7 +113,7 @@ class Runner(Widget):
 
     def _tick(self) -> None:
         session = self._session
-        if session is None or session.busy or session.mode != "explore":
+        if session is None or session.busy:
             return
         due = int((self.clock() - self._play_start) * self.rate) - self._played
         if due <= 0:

@@ -1,7 +1,11 @@
-"""The explorer's model: a trainer (explore mode) or a saved table (inspect mode).
+"""The explorer's two kinds of session: a trainer (:class:`ExploreSession`) or a saved table
+(:class:`InspectSession`), each shown by its own screen (:mod:`bpe_tui.ui.screens`).
 
-The panes never reach into trainer internals; they render :class:`Snapshot` objects and ask
-the session narrow questions. While a worker thread is moving the trainer (``busy``), the UI
+Both answer the questions every pane asks (:class:`Session`: the table to encode with, the
+history rows, the merge counts); what only one of them has -- a trainer to move, a table to
+cut -- lives on its own class, so no pane asks "which kind is this?". The panes never reach
+into trainer internals; they render :class:`Snapshot` objects and ask the session narrow
+questions. While a worker thread is moving the trainer (``busy``), the UI
 thread must not touch the trainer: it renders the snapshots the worker posts, and
 :meth:`Session.table` returns the last table built while idle.
 """
@@ -27,9 +31,8 @@ PREVIEW_CHARS = 4000
 
 @dataclass
 class Snapshot:
-    """What the panes need after a change, computed where the trainer is safe to read."""
+    """What the panes need after a training move, computed where the trainer is safe to read."""
 
-    mode: str
     step: int = 0
     target: int | None = None
     vocab_size: int = 0
@@ -43,6 +46,7 @@ class Snapshot:
     last_event: MergeEvent | None = None
     timeline_len: int = 0
     segmentations: dict = field(default_factory=dict)
+    forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
 
 
 @dataclass
@@ -54,6 +58,9 @@ class HistoryRow:
     new_id: int
     count: int | None
     future: bool  # undone, but still re-appliable (shown dimmed)
+    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
+    manual: bool = False  # chosen by hand, not the leader
+    event: MergeEvent | None = None  # explore mode: the merge as it happened
 
 
 def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
@@ -83,82 +90,113 @@ def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
 
 
 class Session:
-    """One trainer or one table, plus the explorer's bookkeeping around it."""
+    """What both kinds of session answer: a name, the table to encode with, the history rows.
+
+    ``busy`` is True while a worker moves a trainer (never for a table).
+    """
+
+    def __init__(self) -> None:
+        self.busy = False
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def end_of_word(self) -> str | None:
+        raise NotImplementedError
+
+    @property
+    def step(self) -> int:
+        """The merges in effect: the trainer's steps, or where the table is cut."""
+        raise NotImplementedError
+
+    @property
+    def unsaved(self) -> int:
+        """How many merges would be lost if this session were closed now (0: nothing to lose)."""
+        return 0
+
+    def table(self) -> MergeTable | None:
+        """The table to encode with (None only while a first training run builds it)."""
+        raise NotImplementedError
+
+    def lookup_table(self) -> MergeTable | None:
+        """The table for token details."""
+        return self.table()
+
+    def history_row(self, index: int) -> HistoryRow | None:
+        """Row ``index`` (0-based) of the history pane; None if out of range."""
+        raise NotImplementedError
+
+    def merge_counts(self) -> list[int]:
+        """The count of each merge in effect (as far as known)."""
+        raise NotImplementedError
+
+
+class ExploreSession(Session):
+    """A trainer on a corpus, plus the explorer's bookkeeping around it (explore)."""
 
     def __init__(
         self,
-        trainer: Trainer | None = None,
-        table: MergeTable | None = None,
+        trainer: Trainer,
         preview: str | None = None,
-        source: str | None = None,
-    ):
-        if (trainer is None) == (table is None):
-            raise ValueError("a session holds a trainer or a table")
+        paths: list[str] | None = None,
+        errors: str = "strict",
+        counts: bool = False,
+        start: MergeTable | None = None,
+    ) -> None:
+        super().__init__()
         self.trainer = trainer
-        self.full_table = table
         self.preview = preview
-        self.source = source
-        self.busy = False
+        #: The corpus files the trainer's words were counted from (None: given otherwise), how
+        #: their bad bytes were handled and whether they were word counts: switching lowercase
+        #: or the pre-tokenizer counts them again.
+        self.paths = paths
+        self.errors = errors
+        self.counts = counts
+        #: The table the trainer went on from (``bpe-tui CORPUS --from TABLE``), or None.
+        self.start = start
         self.lock = threading.RLock()
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
         self.timeline: list[MergeEvent] = []
         self._table: MergeTable | None = None
         self._table_step = -1
-        self.cut: int | None = None  # inspect mode: encode with the first `cut` merges
-        self._cut_tables: dict[int, MergeTable] = {}
-        self._rank_index: dict | None = None
         self._order: list[int] | None = None
-        #: The step last saved (explore): merges are the same at the same step, so a save at
-        #: step k covers the trainer whenever it stands at k again.
-        self.saved_step = 0
-
-    # ------------------------------------------------------------------ what it is
+        #: The step last saved: merges are the same at the same step, so a save at step k
+        #: covers the trainer whenever it stands at k again. A start table's merges are
+        #: saved already.
+        self.saved_step = self.first_step
 
     @property
-    def mode(self) -> str:
-        return "explore" if self.trainer is not None else "inspect"
+    def first_step(self) -> int:
+        """The merges a start table brought (``--from``; 0 normally): the timeline, undo and
+        go to never go below them, and new merges number on from them."""
+        return self.trainer.first_step
 
     @property
     def name(self) -> str:
-        if self.trainer is not None:
-            return self.trainer.name
-        return os.path.basename(os.path.normpath(self.source or self.full_table.source or "table"))
+        return self.trainer.name
 
     @property
     def end_of_word(self) -> str | None:
-        if self.trainer is not None:
-            return self.trainer.config.end_of_word
-        return self.full_table.end_of_word
+        return self.trainer.config.end_of_word
 
     @property
     def unsaved(self) -> int:
-        """How many merges would be lost if this session were closed now (0: nothing to lose)."""
-        if self.trainer is None or self.trainer.steps_done == self.saved_step:
+        if self.trainer.steps_done == self.saved_step:
             return 0
-        return self.trainer.steps_done
+        return self.trainer.steps_done - self.first_step
 
     @property
     def step(self) -> int:
-        if self.trainer is not None:
-            return self.trainer.steps_done
-        return self.full_table.num_merges if self.cut is None else self.cut
-
-    # ------------------------------------------------------------------ tables
+        return self.trainer.steps_done
 
     def table(self) -> MergeTable | None:
-        """The table to encode with: the trainer's merges so far, or the (cut) saved table.
+        """The trainer's merges so far.
 
         While busy this is the last table built while idle (possibly a few steps old).
         """
-        if self.trainer is None:
-            if self.cut is None or self.cut >= self.full_table.num_merges:
-                return self.full_table
-            if self.cut not in self._cut_tables:
-                if len(self._cut_tables) > 8:
-                    self._cut_tables.clear()
-                self._cut_tables[self.cut] = self.full_table.truncated(self.cut)
-            return self._cut_tables[self.cut]
         if self.busy:
             return self._table
         if self._table_step != self.trainer.steps_done or self._table is None:
@@ -166,54 +204,24 @@ class Session:
             self._table_step = self.trainer.steps_done
         return self._table
 
-    def lookup_table(self) -> MergeTable | None:
-        """The table for token details: the whole saved table, or the explorer's current one."""
-        return self.full_table if self.trainer is None else self.table()
-
-    def rank_index(self) -> dict:
-        """``(left_id, right_id) -> rank`` of the saved table (inspect mode)."""
-        if self._rank_index is None:
-            self._rank_index = {}
-            for rank, (a, b, _) in enumerate(self.full_table.merge_ids):
-                self._rank_index.setdefault((a, b), rank)
-        return self._rank_index
-
-    # ------------------------------------------------------------------ history rows
-
-    def history_len(self) -> int:
-        if self.trainer is not None:
-            return len(self.timeline)
-        return self.full_table.num_merges
-
     def history_row(self, index: int) -> HistoryRow | None:
-        """Row ``index`` (0-based) of the history pane; None if out of range."""
-        if self.trainer is not None:
-            try:
-                ev = self.timeline[index]
-            except IndexError:
-                return None
-            return HistoryRow(ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done)
-        table = self.full_table
-        if not 0 <= index < table.num_merges:
+        try:
+            ev = self.timeline[index]
+        except IndexError:
             return None
-        a, b, new = table.merge_at(index)
-        counts = table.counts
-        count = counts[index] if counts is not None and index < len(counts) else None
-        future = self.cut is not None and index >= self.cut
-        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future)
+        return HistoryRow(
+            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
+            ties=ev.tie_count, manual=ev.manual, event=ev,
+        )
 
     def merge_counts(self) -> list[int]:
-        if self.trainer is not None:
-            k = self.trainer.steps_done if not self.busy else len(self.timeline)
-            return [ev.count for ev in self.timeline[:k]]
-        return list(self.full_table.counts or [])
+        """The counts of the merges applied (while busy: of every merge seen so far)."""
+        k = self.trainer.steps_done - self.first_step if not self.busy else len(self.timeline)
+        return [ev.count for ev in self.timeline[:k]]
 
     def token_totals(self, step: int) -> list[int]:
-        if self.trainer is None:
-            return []
-        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[:step]]
-
-    # ------------------------------------------------------------------ words
+        """Corpus tokens at step 0, 1, ... ``step``."""
+        return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[: step - self.first_step]]
 
     def word_order(self) -> list[int]:
         """All word indices, most frequent first (computed once: counts never change)."""
@@ -226,7 +234,7 @@ class Session:
     def _record(self, events: list[MergeEvent]) -> None:
         tl = self.timeline
         for ev in events:
-            i = ev.step - 1
+            i = ev.step - 1 - self.first_step  # the timeline holds the merges after a start table's
             if i < len(tl) and tl[i].pair == ev.pair:
                 tl[i] = ev
             else:
@@ -245,7 +253,7 @@ class Session:
         ``respect_target=False`` goes past the configured target (as ``goto`` does).
         """
         tr = self.trainer
-        start = tr.steps_done
+        start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         done = 0
         with self.lock:
             while done < max_steps:
@@ -264,11 +272,32 @@ class Session:
                 self._record(tr.history[start:])
         return done
 
+    def word_counts(self) -> dict[str, int]:
+        """The trainer's words and their counts, in order of first appearance (to train anew
+        on the same words under other rules)."""
+        tr = self.trainer
+        return {tr.word_text(w): tr.word_frequency(w) for w in range(tr.word_count)}
+
+    def merged_pairs(self) -> list[tuple]:
+        """The pairs merged so far (surfaces), in order (after a start table's merges)."""
+        return [ev.pair for ev in self.timeline[: self.trainer.steps_done - self.first_step]]
+
+    def merge_by_hand(self, pair: tuple) -> MergeEvent | None:
+        """Merge ``pair`` (surfaces) now instead of the leader; the merges that followed this
+        step before are replaced. BPEError (one line) when the pair cannot be merged now."""
+        tr = self.trainer
+        start = tr.steps_done - tr.first_step
+        with self.lock:
+            event = tr.step(pair=pair)
+            if event is not None:
+                self._record(tr.history[start:])
+        return event
+
     def retreat(self, n: int, deadline: float | None = None, stop: Callable[[], bool] | None = None) -> int:
         """Undo up to ``n`` merges; return how many were undone."""
         done = 0
         with self.lock:
-            while done < n and self.trainer.steps_done > 0:
+            while done < n and self.trainer.steps_done > self.first_step:
                 self.trainer.undo()
                 done += 1
                 if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
@@ -278,26 +307,17 @@ class Session:
     def snapshot(self, words: list[int] | None = None) -> Snapshot:
         """The panes' view of the state (call where the trainer may be read)."""
         tr = self.trainer
-        if tr is None:
-            table = self.full_table
-            return Snapshot(
-                mode="inspect",
-                step=self.step,
-                target=table.num_merges,
-                vocab_size=len(table),
-                timeline_len=table.num_merges,
-            )
         with self.lock:
             top = tr.top_pairs(TOP_PAIRS)
             ties = 0
             if top:
                 ties = max(0, tr.pairs_with_count(top[0][1]) - 1)
             finished = tr.finished  # also sets tr.stop_reason
+            forbidden = tr.forbidden_pair_count()
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
             return Snapshot(
-                mode="explore",
                 step=k,
                 target=tr.target_steps,
                 vocab_size=tr.vocab_size,
@@ -308,7 +328,70 @@ class Session:
                 stop_reason=tr.stop_reason,
                 top_pairs=top,
                 leader_ties=ties,
-                last_event=self.timeline[k - 1] if 0 < k <= len(self.timeline) else None,
+                forbidden=forbidden,
+                last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,
             )
+
+
+class InspectSession(Session):
+    """A saved merge table, to browse, search and encode with, whole or cut (inspect)."""
+
+    def __init__(self, table: MergeTable, source: str | None = None) -> None:
+        super().__init__()
+        self.full_table = table
+        self.source = source
+        #: Encode with the first ``cut`` merges only (None: the whole table).
+        self.cut: int | None = None
+        self._cut_tables: dict[int, MergeTable] = {}
+        self._rank_index: dict | None = None
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(os.path.normpath(self.source or self.full_table.source or "table"))
+
+    @property
+    def end_of_word(self) -> str | None:
+        return self.full_table.end_of_word
+
+    @property
+    def step(self) -> int:
+        return self.full_table.num_merges if self.cut is None else self.cut
+
+    def table(self) -> MergeTable:
+        """The saved table, cut after ``cut`` merges if a cut is set."""
+        if self.cut is None or self.cut >= self.full_table.num_merges:
+            return self.full_table
+        if self.cut not in self._cut_tables:
+            if len(self._cut_tables) > 8:
+                self._cut_tables.clear()
+            self._cut_tables[self.cut] = self.full_table.truncated(self.cut)
+        return self._cut_tables[self.cut]
+
+    def lookup_table(self) -> MergeTable:
+        """The whole saved table (a token past the cut still has its details)."""
+        return self.full_table
+
+    def rank_index(self) -> dict:
+        """``(left_id, right_id) -> rank`` of the saved table."""
+        if self._rank_index is None:
+            self._rank_index = {}
+            for rank, (a, b, _) in enumerate(self.full_table.merge_ids):
+                self._rank_index.setdefault((a, b), rank)
+        return self._rank_index
+
+    def history_row(self, index: int) -> HistoryRow | None:
+        table = self.full_table
+        if not 0 <= index < table.num_merges:
+            return None
+        a, b, new = table.merge_at(index)
+        counts = table.counts
+        count = counts[index] if counts is not None and index < len(counts) else None
+        future = self.cut is not None and index >= self.cut
+        manual = index in table.manual_ranks
+        return HistoryRow(merge_number(index), table.surface(a), table.surface(b), table.surface(new), new, count, future, manual=manual)
+
+    def merge_counts(self) -> list[int]:
+        """The counts the table stored (every merge's, whatever the cut; often none)."""
+        return list(self.full_table.counts or [])

@@ -11,6 +11,7 @@ its tokens are (a histogram of token lengths).
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Sparkline, Static
@@ -19,7 +20,7 @@ from collections import Counter
 
 from ..core.table import MergeTable, merge_number
 from .render import chips, label
-from .session import Session
+from .session import ExploreSession, InspectSession, Session
 
 
 class StatsPane(VerticalScroll):
@@ -40,39 +41,40 @@ class StatsPane(VerticalScroll):
         yield Input(placeholder="watch words: low lower newest", id="watch-input", compact=True)
         yield Static("", id="watch-body", markup=False)
 
-    def show(self, session: Session, step: int) -> None:
+    def show(self, session: ExploreSession, step: int) -> None:
+        """A trainer at ``step``: its merge counts and the corpus tokens after each merge."""
         self.session = session
-        self.counts = session.merge_counts()[:step] if session.mode == "explore" else session.merge_counts()
-        counts = self.counts
-        if counts:
-            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}"
-        else:
-            head = "merge counts: no merges yet" if session.mode == "explore" else "merge counts: not stored in this table"
-        self.query_one("#counts-label", Static).update(Text(head, end=""))
-        spark = self.query_one("#counts-spark", Sparkline)
-        spark.data = counts or [0]
-        spark.display = bool(counts)
-        explore = session.mode == "explore"
-        for part in ("#totals-label", "#totals-spark"):
-            self.query_one(part).display = explore
-        lengths = self.query_one("#lengths", Static)
-        lengths.display = not explore
-        if not explore:
-            histogram = length_histogram(session.full_table)
-            self.lengths_text = histogram.plain
-            lengths.update(histogram)
+        self._counts(session.merge_counts()[:step], "merge counts: no merges yet")
         totals = session.token_totals(step)
         self.totals = totals
         if len(totals) > 1:
             saved = 1 - totals[-1] / totals[0] if totals[0] else 0
             head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {len(totals) - 1:,} merges"
-        elif totals:
-            head = f"corpus tokens: {totals[0]:,} at step 0"
         else:
-            head = "corpus tokens: no corpus in inspect mode"
+            head = f"corpus tokens: {totals[0]:,} at step 0"
         self.query_one("#totals-label", Static).update(Text(head, end=""))
         self.query_one("#totals-spark", Sparkline).data = totals or [0]
         self._watch()
+
+    def show_table(self, session: InspectSession) -> None:
+        """A saved table: the merge counts it stored (if any) and how long its tokens are."""
+        self.session = session
+        self._counts(session.merge_counts(), "merge counts: not stored in this table")
+        histogram = length_histogram(session.full_table)
+        self.lengths_text = histogram.plain
+        self.query_one("#lengths", Static).update(histogram)
+        self._watch()
+
+    def _counts(self, counts: list[int], none: str) -> None:
+        self.counts = counts
+        if counts:
+            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}"
+        else:
+            head = none
+        self.query_one("#counts-label", Static).update(Text(head, end=""))
+        spark = self.query_one("#counts-spark", Sparkline)
+        spark.data = counts or [0]
+        spark.set_class(not counts, "-empty")
 
     def _watch(self) -> None:
         body = self.query_one("#watch-body", Static)
@@ -111,10 +113,10 @@ class StatsPane(VerticalScroll):
         line.append_text(body)
         return line
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "watch-input":
-            event.stop()
-            self._watch()
+    @on(Input.Changed, "#watch-input")
+    def _watch_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._watch()
 
 
 #: Bars of the token length histogram are at most this wide (cells).

@@ -12,7 +12,7 @@ from textual import events
 from textual.widgets import Static
 
 from .render import fit, fmt_int
-from .session import Session, Snapshot
+from .session import ExploreSession, InspectSession, Snapshot
 
 SEPARATOR = " │ "
 MAX_LINES = 2
@@ -63,48 +63,58 @@ class StatusLine(Static):
         self.text = ""
         self.parts: list[tuple[str, str, int]] = []
 
-    def show(self, session: Session | None, snap: Snapshot | None, play_rate: float | None = None, note: str = "") -> None:
+    def show_nothing(self, note: str = "") -> None:
+        """Nothing is open yet (``note``: why, e.g. a load failed)."""
+        self._set([(note or "no corpus loaded — press o to open a corpus or a table", "bold", KEEP)])
+
+    def show_training(self, session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> None:
+        """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
+        cfg = session.trainer.config
         parts: list[tuple[str, str, int]] = []
-        if session is None or snap is None:
-            parts.append((note or "no corpus loaded — press o to open a corpus or a table", "bold", KEEP))
-        elif snap.mode == "explore":
-            cfg = session.trainer.config
-            parts.append((session.name, "bold #8ec5ff", KEEP))
-            parts.append((cfg.describe(), "", DETAIL))
-            target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
-            parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
-            parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
-            parts.append((f"tokens {fmt_int(snap.total_tokens)} (step 0: {fmt_int(snap.initial_tokens)})", "", DETAIL))
-            cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
-            parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
-            if snap.finished:
-                parts.append(("done: " + (snap.stop_reason or "target reached"), "#ffd75f", KEEP))
-            if play_rate:
-                parts.append((f"▶ playing {play_rate:g}/s", "bold #a8e6a3", KEEP))
-        else:
-            table = session.full_table
-            d = table.describe()
-            parts.append((session.name, "bold #8ec5ff", KEEP))
-            parts.append((f"format {d['format']}", "", USEFUL))
-            parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
-            parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
-            rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
-            if d.get("tie_break"):
-                rules.append(d["tie_break"])
-            if d.get("end_of_word"):
-                rules.append(f"eow {d['end_of_word']}")
-            if d.get("lowercase"):
-                rules.append("lowercase")
-            if d.get("prefix_space"):
-                rules.append(f"prefix space ({d['prefix_space']})")
-            if d.get("special_tokens"):
-                rules.append(f"{len(d['special_tokens'])} special")
-            parts.append((" · ".join(rules), "", DETAIL))
-            if session.cut is not None:
-                parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold #ffd75f", KEEP))
-        if note and session is not None:
+        parts.append((session.name, "bold #8ec5ff", KEEP))
+        parts.append((cfg.describe(), "", DETAIL))
+        target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
+        parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
+        parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
+        parts.append((f"tokens {fmt_int(snap.total_tokens)} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", "", DETAIL))
+        cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
+        parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
+        if snap.finished:
+            parts.append(("done: " + (snap.stop_reason or "target reached"), "#ffd75f", KEEP))
+        if play_rate:
+            parts.append((f"▶ playing {play_rate:g}/s", "bold #a8e6a3", KEEP))
+        if note:
             parts.append((note, "italic", KEEP))
-        self.parts = [(value, style, priority) for value, style, priority in parts]
+        self._set(parts)
+
+    def show_table(self, session: InspectSession, note: str = "") -> None:
+        """A saved table: format, size, rules, and the cut if one is set."""
+        d = session.full_table.describe()
+        parts: list[tuple[str, str, int]] = []
+        parts.append((session.name, "bold #8ec5ff", KEEP))
+        parts.append((f"format {d['format']}", "", USEFUL))
+        parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
+        parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
+        rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
+        if d.get("tie_break"):
+            rules.append(d["tie_break"])
+        if d.get("end_of_word"):
+            rules.append(f"eow {d['end_of_word']}")
+        if d.get("lowercase"):
+            rules.append("lowercase")
+        if d.get("prefix_space"):
+            rules.append(f"prefix space ({d['prefix_space']})")
+        if d.get("special_tokens"):
+            rules.append(f"{len(d['special_tokens'])} special")
+        parts.append((" · ".join(rules), "", DETAIL))
+        if session.cut is not None:
+            parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold #ffd75f", KEEP))
+        if note:
+            parts.append((note, "italic", KEEP))
+        self._set(parts)
+
+    def _set(self, parts: list[tuple[str, str, int]]) -> None:
+        self.parts = parts
         self.text = SEPARATOR.join(value for value, _, _ in self.parts)
         self._lay_out()
 
@@ -113,4 +123,6 @@ class StatusLine(Static):
         self.update(lay_out(self.parts, max(10, width)))
 
     def on_resize(self, event: events.Resize) -> None:
-        self._lay_out()
+        # After the resize is done: a layout asked for while one runs is lost, and the line
+        # count (the height) may change with the width.
+        self.call_after_refresh(self._lay_out)

@@ -8,7 +8,6 @@ a click can be mapped to the token under the mouse.
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -18,12 +17,16 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-CURSOR = Style(bgcolor="#3a3a70", bold=True)
-CURSOR_BLURRED = Style(bgcolor="#2a2a40")
-
+from .render import CHIP_CLASSES, ChipStyles
 
 class VirtualList(ScrollView, can_focus=True):
-    """Rows 0..count-1 drawn on demand by :meth:`render_row`; a row cursor; enter chooses."""
+    """Rows 0..count-1 drawn on demand by :meth:`render_row`; a row cursor; enter chooses.
+
+    The cursor and the chips take their colours from the theme (component classes, styled in
+    chips.tcss); a theme change redraws the rows.
+    """
+
+    COMPONENT_CLASSES = {"vlist--cursor", "vlist--cursor-blurred"} | CHIP_CLASSES
 
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -53,6 +56,9 @@ class VirtualList(ScrollView, can_focus=True):
     class Chosen(RowMessage):
         """Enter (or a click on the cursor row) chose row ``index``."""
 
+    class Hovered(RowMessage):
+        """The mouse moved onto row ``index`` (-1: it left the list)."""
+
     class ChipClicked(RowMessage):
         """A token chip in row ``index`` was clicked; ``payload`` says which."""
 
@@ -66,6 +72,7 @@ class VirtualList(ScrollView, can_focus=True):
         self.cursor = 0
         self.show_cursor = show_cursor
         self._cache: LRUCache[int, tuple[Text, list]] = LRUCache(2048)
+        self._hovered = -1
 
     # ------------------------------------------------------------------ subclass API
 
@@ -117,10 +124,24 @@ class VirtualList(ScrollView, can_focus=True):
         text, _ = self.row(index)
         if self.show_cursor and index == self.cursor:
             text = text.copy()
-            text.stylize_before(CURSOR if self.has_focus else CURSOR_BLURRED)
+            cursor = "vlist--cursor" if self.has_focus else "vlist--cursor-blurred"
+            text.stylize_before(self.get_component_rich_style(cursor, partial=True))
             text.pad_right(max(0, width - text.cell_len))
         strip = Strip(list(text.render(self.app.console)))
         return strip.crop_extend(scroll_x, scroll_x + width, base)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: object) -> None:
+        """Rows were drawn with the old theme's chip colours: draw them again."""
+        self._rich_style_cache.clear()
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def chip_styles(self) -> ChipStyles:
+        return ChipStyles.of(self)
 
     def on_focus(self) -> None:
         self.refresh()
@@ -161,6 +182,19 @@ class VirtualList(ScrollView, can_focus=True):
     def action_choose(self) -> None:
         if self.count:
             self.post_message(self.Chosen(self, self.cursor))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        offset = event.get_content_offset(self)
+        index = self.scroll_offset.y + offset.y if offset is not None else -1
+        index = index if 0 <= index < self.count else -1
+        if index != self._hovered:
+            self._hovered = index
+            self.post_message(self.Hovered(self, index))
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hovered != -1:
+            self._hovered = -1
+            self.post_message(self.Hovered(self, -1))
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -20,12 +20,12 @@ class WorkBar(Horizontal):
         yield ProgressBar(show_eta=False)
 
     def show(self, label: str, total: float | None = None, done: float = 0) -> None:
-        self.display = True
+        self.remove_class("-hidden")
         self.query_one(".work-label", Static).update(label)
         self.query_one(ProgressBar).update(total=total, progress=done)
 
     def hide(self) -> None:
-        self.display = False
+        self.add_class("-hidden")
 
 
 class WorkScreen(Screen):

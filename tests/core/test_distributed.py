@@ -310,14 +310,14 @@ async def test_the_explorer_counts_on_dask_and_shows_blocks(client, corpus_dir):
 
     from bpe_tui.ui import app as app_module
     from bpe_tui.ui.app import ExplorerApp
-    from bpe_tui.ui.messages import LoadProgress
+    from bpe_tui.ui.messages import LoadProgressed
 
     seen: list = []
 
     class Recording(ExplorerApp):
         CSS_PATH = [os.path.join(os.path.dirname(app_module.__file__), p) for p in ExplorerApp.CSS_PATH]
 
-        def on_load_progress(self, message: LoadProgress) -> None:  # ExplorerApp's handler runs too
+        def on_load_progressed(self, message: LoadProgressed) -> None:  # the screen's handler runs first
             seen.append((message.done, message.total, message.dask))
 
     address = client.scheduler.address
@@ -329,6 +329,6 @@ async def test_the_explorer_counts_on_dask_and_shows_blocks(client, corpus_dir):
         trainer = app.session.trainer
         local = count_files([str(corpus_dir)], cfg, workers=1)
         assert [trainer.word_text(i) for i in range(trainer.word_count)] == list(local)
-        ExplorerApp.on_load_progress(app, LoadProgress(3, 10, address))
+        app.main.on_load_progressed(LoadProgressed(3, 10, address))
         assert str(app.query_one("#progress-label", Static).render()) == f"counting on dask {address}: 3 of 10 blocks"
     assert seen and all(d == address for _, _, d in seen)

@@ -30,6 +30,7 @@ def modules_after(code: str) -> set[str]:
         "import bpe_tui",
         "import bpe_tui.core",
         "import bpe_tui.core.educational",
+        "import bpe_tui.core.lessons",
         "import bpe_tui.cli",
         "import bpe_tui.core.formats",
     ],

@@ -8,22 +8,20 @@ import time
 import bpe_tui
 from tests.conftest import SHARED, need
 
-from .test_tmux import Tmux, tmux, wait_exit  # noqa: F401  (tmux is a fixture)
+from .test_tmux import ENCODE_BOX, Tmux, tmux, wait_exit  # noqa: F401  (tmux is a fixture)
 
 
 def test_o200k_opens_and_answers_find_and_encode(tmux: Tmux):
     path = need(SHARED / "tables" / "o200k" / "o200k_base.tiktoken")
     tmux.start("open", str(path))
     tmux.wait_for("200,000 tokens", timeout=60)
-    tmux.keys("/")
-    time.sleep(1.0)  # (a loaded machine: the focus must reach Find before "g" could mean Go to)
+    tmux.focus("/", "token text or id")  # before "g" could mean Go to
     tmux.keys("ings", literal=True)
     screen = tmux.wait_for("tokens match", timeout=30)
     assert "ings" in screen
     tmux.keys("Escape")
     time.sleep(0.3)
-    tmux.keys("e")
-    time.sleep(0.3)
+    tmux.focus("e", ENCODE_BOX)
     text = "Hello wörld 日本語 tokenizers"
     tmux.keys(text, literal=True)
     table = bpe_tui.load(str(path))

@@ -53,11 +53,38 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} did not appear within {timeout}s; the screen was:\n{screen}")
 
+    def cursor(self) -> tuple[int, int]:
+        """Where the terminal cursor is (column, row): Textual puts it at the focused text
+        box's cursor."""
+        out = subprocess.run(["tmux", "display-message", "-p", "-t", self.name, "#{cursor_x} #{cursor_y}"], capture_output=True, text=True)
+        x, y = out.stdout.split()
+        return int(x), int(y)
+
+    def focus(self, key: str, box: str, timeout: float = 20.0) -> None:
+        """Press ``key`` and wait until the cursor is in the text box whose row starts with
+        ``box`` (its placeholder), so the next keys are typed there, not taken as commands (on
+        a loaded machine keys sent at once can arrive before the focus moves)."""
+        self.keys(key)
+        deadline = time.monotonic() + timeout
+        row = ""
+        while time.monotonic() < deadline:
+            lines = self.screen().splitlines()
+            _, y = self.cursor()
+            row = lines[y] if y < len(lines) else ""
+            if row.startswith(box):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"after {key!r} the cursor did not reach the box {box!r} within {timeout}s; its row was:\n{row}")
+
     def alive(self) -> bool:
         return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
 
     def kill(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+#: The empty encode box's row (its placeholder), where e puts the cursor.
+ENCODE_BOX = "type text to encode"
 
 
 def _quote(arg: str) -> str:
@@ -99,8 +126,7 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.keys("b")
     screen = tmux.wait_for("step 10/744")
     assert "(+1 undone" in screen
-    tmux.keys("e")
-    time.sleep(0.2)
+    tmux.focus("e", ENCODE_BOX)
     table = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
     table.goto(10)
     n = len(table.table.encode("the lowest"))
@@ -118,8 +144,7 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.start("open", str(saved))
     screen = tmux.wait_for("format native")
     assert "10 merges" in screen
-    tmux.keys("e")
-    time.sleep(0.2)
+    tmux.focus("e", ENCODE_BOX)
     tmux.keys("the lowest", literal=True)
     screen = tmux.wait_for(f"{n} tokens · ")
     assert "trace of “·lowest”" in screen
@@ -166,8 +191,7 @@ def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
     trainer = bpe_tui.Trainer.from_files([str(TINYSHAKESPEARE)], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=10000))
     trainer.goto(100)
     n = len(trainer.table.encode("To be, or not to be"))
-    tmux.keys("e")
-    time.sleep(0.3)
+    tmux.focus("e", ENCODE_BOX)
     tmux.keys("To be, or not to be", literal=True)
     tmux.wait_for(f"{n} tokens · ", timeout=20)
     tmux.keys("Escape")
@@ -206,4 +230,81 @@ def test_big_corpus_opens_with_default_workers_and_escape_cancels_a_run(tmux, tm
     tmux.keys("C-q")  # the merges of the cancelled run are not saved: it asks first
     tmux.wait_for("are not saved", timeout=10)
     tmux.keys("y")
+    wait_exit(tmux)
+
+
+def test_settings_dialog_retrains_under_another_tie_break(tmux):
+    """, opens the rules; a new tie-break retrains to the same step and says where the merges part."""
+    court = str(Path(__file__).resolve().parents[2] / "corpora" / "court.txt")
+    tmux.start(court, "--preset", "classic")
+    tmux.wait_for("step 0/")
+    tmux.keys("Space")
+    tmux.keys("Space")
+    tmux.wait_for("step 2/")
+    tmux.keys(",")
+    tmux.wait_for("Switch the training rules")
+    tmux.keys("Enter")  # open the tie-break list (first-seen is chosen)
+    tmux.wait_for("lexical-max")
+    tmux.keys("Down")
+    tmux.keys("Enter")  # lexical-min
+    time.sleep(0.3)
+    tmux.keys("Tab")  # to the min frequency box; enter there submits
+    time.sleep(0.3)
+    tmux.keys("Enter")
+    screen = tmux.wait_for("retrained under the new rules")
+    assert "lexical-min" in screen and "step 2/" in screen
+    expect = bpe_tui.Trainer.from_files([court], bpe_tui.TrainerConfig(preset="classic", tie_break="lexical-min"))
+    expect.goto(2)
+    first = expect.history[0].pair
+    assert first != ("t", "h")  # first-seen's winner; lexical-min picks another of the four tied pairs
+    tmux.wait_for(f"from merge 1 on: ({first[0]}, {first[1]}) instead of (t, h)")
+    tmux.keys("C-q")
+    tmux.wait_for("not saved")
+    tmux.keys("y")
+    wait_exit(tmux)
+
+
+def test_m_merges_the_selected_pair_by_hand_on_the_demo_corpus(tmux, tmp_path):
+    tmux.start()  # the demo corpus; the pair table has the focus
+    tmux.wait_for("step 0/744")
+    tmux.keys("Down")
+    tmux.keys("Down")
+    tmux.keys("m")
+    tmux.wait_for("step 1/744")
+    tmux.wait_for("chosen by hand")  # the trainer's explanation, under the pair table
+    expect = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
+    third = expect.top_pairs(3)[2][0]
+    event = expect.step(pair=third)
+    from bpe_tui.ui.render import label
+
+    tmux.wait_for(f"→ {label(event.new_token)}")  # the third pair of the table was merged, not the leader
+    tmux.wait_for("     1h")  # the history's mark for a merge chosen by hand
+    # undo, then step: the hand choice is replayed; save and reopen keeps the mark
+    tmux.keys("b")
+    tmux.wait_for("step 0/744")
+    tmux.keys("Space")
+    tmux.wait_for("step 1/744")
+    tmux.wait_for("     1h")
+    saved = tmp_path / "demo-1.json"
+    save_default(tmux, saved)
+    assert bpe_tui.load(str(saved)).manual_ranks == frozenset({0})
+    tmux.keys("C-q")
+    wait_exit(tmux)
+
+
+def test_explorer_from_a_table_numbers_on(tmux, tmp_path):
+    corpora = Path(__file__).resolve().parents[2] / "corpora"
+    table = tmp_path / "court-3.json"
+    bpe_tui.train(str(corpora / "court.txt"), preset="classic", merges=3).save(str(table))
+    tmux.start(str(corpora / "cat_sat.txt"), "--from", str(table), "--merges", "10")
+    screen = tmux.wait_for("next (merge 4)")
+    assert "step 3/10" in screen
+    tmux.keys("Space")
+    tmux.wait_for("step 4/10")
+    tmux.wait_for("4 merges (3 from the start table)")
+    tmux.keys("b")
+    tmux.wait_for("step 3/10")
+    tmux.keys("b")
+    tmux.wait_for("already at step 3")
+    tmux.keys("C-q")
     wait_exit(tmux)

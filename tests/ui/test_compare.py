@@ -13,6 +13,7 @@ from bpe_tui.core.compare import compare
 from bpe_tui.core.formats import readers, writers
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.compare import CompareScreen
+from bpe_tui.ui.session import InspectSession
 from bpe_tui.ui.dialogs import PathScreen
 
 from .conftest import CORPORA, demo_app, settle, wait_for_screen
@@ -169,9 +170,9 @@ async def test_bad_second_table_notifies_and_keeps_what_was_there(compare_tables
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         session = app.session
-        app.compare_with(str(tmp_path / "missing.json"))
+        app.main.compare_with(str(tmp_path / "missing.json"))
         await settle(app, pilot)
-        app.compare_with(str(garbage))
+        app.main.compare_with(str(garbage))
         await settle(app, pilot)
         errors = [n for n in app._notifications if n.severity == "error"]
         assert any("missing.json" in n.message and "no such file" in n.message for n in errors)
@@ -179,8 +180,8 @@ async def test_bad_second_table_notifies_and_keeps_what_was_there(compare_tables
         assert not isinstance(app.screen, CompareScreen)
         assert app.session is session and not app.query_one("#progress-row").display
         # table A is the table as inspected: cut after merge 20 here
-        app.go_to_step(20)
-        app.compare_with(path_b)
+        app.main.go_to_step(20)
+        app.main.compare_with(path_b)
         await wait_for_screen(app, pilot, CompareScreen)
         screen = app.screen
         assert screen.side("A").title_text == "A demo-300.json  format native, first 20 merges"
@@ -249,7 +250,7 @@ async def test_inspect_mode_names_every_format(fmt, saved_formats, tmp_path):
     app = ExplorerApp(table_path=path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
-        assert app.session is not None and app.session.mode == "inspect"
+        assert app.session is not None and isinstance(app.session, InspectSession)
         assert f"format {fmt} │" in app.status.text
         assert os.path.basename(path) in app.status.text
         assert app.history.view.count == table.num_merges

@@ -8,7 +8,9 @@ import random
 from textual.widgets import Checkbox, Input, TabbedContent
 
 import bpe_tui
-from bpe_tui.ui.app import KEYS, ExplorerApp, default_config
+from bpe_tui.ui.app import ExplorerApp, default_config
+from bpe_tui.ui.keys import COMMANDS, EXPLORE, VIEWS, commands_for
+from bpe_tui.ui.session import ExploreSession, InspectSession
 from bpe_tui.ui.dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
 from bpe_tui.ui.messages import Progressed
 
@@ -194,7 +196,7 @@ async def test_goto_past_the_target():
     app = classic_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        app.go_to_step(1000)
+        app.main.go_to_step(1000)
         await settle(app, pilot)
         tr = app.session.trainer
         assert tr.stop_reason.startswith("nothing left to merge")
@@ -396,11 +398,11 @@ async def test_tokens_that_look_like_markup_and_bad_bytes_render():
         assert app.encode.ids == app.session.table().encode("[/b] [red] \x00 日本 🇩🇪")
         # a partial UTF-8 byte shows as <0xNN>
         partial = next(i for i in range(256) if i >= 0x80)
-        app.show_token(partial, True)
+        app.main.show_token(partial, True)
         await settle(app, pilot)
         assert "<0x80>" in app.detail.info
         for ev in tr.history:
-            app.show_token(ev.new_id, False)
+            app.main.show_token(ev.new_id, False)
         await pilot.pause()
         app.save_screenshot(os.devnull)
 
@@ -463,13 +465,13 @@ async def test_failed_save_notifies_and_keeps_the_app(tmp_path):
         await pilot.press("space")
         await settle(app, pilot)
         # chars table cannot be written as gpt2: an error, not a crash
-        assert not app.save_table(str(tmp_path / "g"), "gpt2")
+        assert not app.main.save_table(str(tmp_path / "g"), "gpt2")
         await pilot.pause()
         assert any("gpt2 format holds byte-level" in n.message for n in app._notifications)
         # an unwritable place
         blocker = tmp_path / "file"
         blocker.write_text("x")
-        assert not app.save_table(str(blocker / "t.json"), "native")
+        assert not app.main.save_table(str(blocker / "t.json"), "native")
         await pilot.pause()
         assert any("t.json" in n.message and n.severity == "error" for n in app._notifications)
         assert blocker.read_text() == "x"
@@ -489,12 +491,12 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         # a missing file: notification naming it, session kept
         app.open_path(str(tmp_path / "missing.txt"))
         await settle(app, pilot)
-        assert app.session.mode == "explore" and app.session.trainer.steps_done == 1
+        assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
         assert any("missing.txt" in n.message for n in app._notifications)
         # binary garbage as a corpus: notification naming the file
         app.open_path(str(bad))
         await settle(app, pilot)
-        assert app.session.mode == "explore" and app.session.trainer.steps_done == 1
+        assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
         assert any("bad.json" in n.message for n in app._notifications)
         # o opens a table through the dialog: inspect mode
         await pilot.press("o")
@@ -505,13 +507,13 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         assert isinstance(app.screen, ConfirmScreen)  # the step made is not saved: asks first
         await pilot.press("y")
         await settle(app, pilot)
-        assert app.session.mode == "inspect"
+        assert isinstance(app.session, InspectSession)
         assert app.history.view.count == 12
         assert "format native" in app.status.text
         # and a corpus: explore mode again
         app.open_path(str(CORPORA / "cat_sat.txt"))
         await settle(app, pilot)
-        assert app.session.mode == "explore"
+        assert isinstance(app.session, ExploreSession)
         assert app.session.trainer.name == "cat_sat.txt"
         assert app.session.trainer.steps_done == 0
 
@@ -555,8 +557,9 @@ async def test_help_screen_lists_every_key():
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one("#help-text").render())
-        for keys, what, _ in KEYS:
-            assert keys in text and what in text
+        for command in COMMANDS:
+            if command.where not in VIEWS:  # the compare, audit and evaluate views' own keys
+                assert command.shown_keys in text and command.description in text
         # keys of the main screen do nothing behind the dialog
         await pilot.press("space")
         assert app.session.trainer.steps_done == 0
@@ -614,9 +617,9 @@ async def test_command_palette_has_every_action():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        for keys, what, action in KEYS:
-            if action and action not in ("cancel", "whole_table"):
-                assert what[0].upper() + what[1:] in titles, what
+        for command in commands_for(EXPLORE):
+            if command.palette:
+                assert command.title in titles, command.description
         assert "Slower auto-play" in titles
         await pilot.press("ctrl+p")
         await pilot.pause()
@@ -631,7 +634,7 @@ async def test_stats_and_watch_words():
     app = classic_app("low_lower_lowest.txt")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        app.go_to_step(4)
+        app.main.go_to_step(4)
         await settle(app, pilot)
         tr = app.session.trainer
         assert app.stats.counts == [e.count for e in tr.history]

@@ -7,6 +7,9 @@ from textual.widgets import Input, TabbedContent
 
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.corpus import CorpusPane
+from bpe_tui.ui.pairs import INSPECT_COLUMNS
+from bpe_tui.ui.session import InspectSession
 
 from .conftest import CORPORA, settle
 
@@ -24,10 +27,10 @@ async def test_inspect_history_encode_cut_and_pairs(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         session = app.session
-        assert session.mode == "inspect"
+        assert isinstance(session, InspectSession)
         assert app.history.view.count == 300
         assert "format native" in app.status.text and "300 merges" in app.status.text
-        assert not app.corpus.display and app.search.display
+        assert not app.main.query(CorpusPane) and app.search.display  # the inspect screen has no corpus pane
         assert app.focused is app.history.view
         # training keys are off in inspect mode
         await pilot.press("space", "r", "b")
@@ -40,7 +43,7 @@ async def test_inspect_history_encode_cut_and_pairs(tmp_path):
         await settle(app, pilot)
         assert app.encode.ids == table.encode("the newest thing")
         # the pair table shows the text's pairs; with the whole table none has a rank left
-        assert app.pairs.mode == "inspect"
+        assert app.pairs.columns == INSPECT_COLUMNS
         assert all(r[4] == "—" for r in app.pairs.rows)
         # g cuts the table: encode with the first 20 merges, pairs now have ranks
         await pilot.press("escape", "g")

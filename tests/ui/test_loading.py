@@ -14,6 +14,7 @@ from textual.widgets import ProgressBar, Static
 
 from bpe_tui import Trainer
 from bpe_tui.ui.app import ExplorerApp, default_config
+from bpe_tui.ui.screens import MainScreen
 
 from .conftest import DEMO, settle
 
@@ -32,25 +33,25 @@ def write_corpus(path, megabytes: float):
     return path
 
 
-def record_progress(app) -> list[tuple[str, float | None, float]]:
-    """Every state the progress row is put in, as (label, bar total, bar progress)."""
+def record_progress(monkeypatch) -> list[tuple[str, float | None, float]]:
+    """Every state the progress row of a main screen is put in, as (label, bar total, bar progress)."""
     shown = []
-    real = app._show_progress
+    real = MainScreen.show_progress
 
-    def show(label, total, done=0):
-        real(label, total, done)
-        bar = app.query_one(ProgressBar)
+    def show(screen, label, total, done=0):
+        real(screen, label, total, done)
+        bar = screen.query_one(ProgressBar)
         shown.append((label, bar.total, bar.progress))
 
-    app._show_progress = show
+    monkeypatch.setattr(MainScreen, "show_progress", show)
     return shown
 
 
-async def test_reading_a_big_corpus_moves_the_progress_bar(tmp_path):
+async def test_reading_a_big_corpus_moves_the_progress_bar(tmp_path, monkeypatch):
     corpus = write_corpus(tmp_path / "big.txt", 3.5)
     size = corpus.stat().st_size
     app = ExplorerApp(paths=[str(corpus)], config=default_config(None))
-    shown = record_progress(app)
+    shown = record_progress(monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         reading = [s for s in shown if s[0].startswith("reading corpus:")]

@@ -107,7 +107,7 @@ async def test_inspect_pair_table_and_caption_number_merges_from_one(compare_tab
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         app.session.cut = 10
-        app.refresh_all(follow=False)
+        app.main.refresh_all(follow=False)
         app.encode.query_one("#encode-input", Input).value = "the lowest newest books"
         await settle(app, pilot)
         ranks = app.session.rank_index()
@@ -301,7 +301,7 @@ async def test_quit_and_open_ask_before_losing_unsaved_merges(tmp_path):
         await settle(app, pilot)
         assert app.session.name == "demo.txt" and app.session.step == 10
         # saved: quitting asks nothing
-        assert app.save_table(str(tmp_path / "t.json"), "native")
+        assert app.main.save_table(str(tmp_path / "t.json"), "native")
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert app._exit

@@ -17,7 +17,7 @@ from bpe_tui.core import corpus as core_corpus
 from bpe_tui.core import distributed as core_distributed
 from bpe_tui.ui.app import ExplorerApp, default_config
 from bpe_tui.ui.dialogs import GotoScreen
-from bpe_tui.ui.messages import LoadCancelled, LoadFailed, LoadProgress
+from bpe_tui.ui.messages import LoadCancelled, LoadFailed, LoadProgressed
 
 from .conftest import SHARED, classic_app, demo_app, settle
 
@@ -188,7 +188,7 @@ async def test_a_big_corpus_opens_with_default_workers(tmp_path, monkeypatch):
     seen = record_reports(monkeypatch)
     messages = []
     app = ExplorerApp(paths=[str(path)], config=default_config(None))
-    hook = lambda m: messages.append(m) if isinstance(m, (LoadProgress, LoadFailed)) else None  # noqa: E731
+    hook = lambda m: messages.append(m) if isinstance(m, (LoadProgressed, LoadFailed)) else None  # noqa: E731
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await settle(app, pilot)
         assert not [m for m in messages if isinstance(m, LoadFailed)], [m.message for m in messages]
@@ -200,7 +200,7 @@ async def test_a_big_corpus_opens_with_default_workers(tmp_path, monkeypatch):
         assert seen and all(t == size for _, t in seen)
         assert done == sorted(done) and done[-1] == size
         assert any(0 < d < size for d in done)
-        assert all(0 <= m.done <= size and m.total == size for m in messages if isinstance(m, LoadProgress))
+        assert all(0 <= m.done <= size and m.total == size for m in messages if isinstance(m, LoadProgressed))
         # the words show
         assert app.corpus.words_view.words
     # the same counts as one process

@@ -7,8 +7,9 @@ from textual.widgets import Input, TabbedContent
 
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.compare import CompareScreen
+from bpe_tui.ui.screens import InspectScreen
 
-from .conftest import demo_app, settle, wait_for_screen
+from .conftest import classic_app, demo_app, settle, wait_for_screen
 
 
 async def _ten_steps_and_text(pilot) -> None:
@@ -38,7 +39,7 @@ def test_help_screen(snap_compare):
 def test_inspect_gpt2(snap_compare, gpt2_table_path, size):
     async def encode(pilot):
         app = pilot.app
-        await settle(app, pilot)
+        await wait_for_screen(app, pilot, InspectScreen)
         app.query_one("#encode-input", Input).value = "Hello world, tokenizers! 日本語"
         await settle(app, pilot)
 
@@ -65,7 +66,7 @@ def test_inspect_stats_80x24(snap_compare, compare_tables):
 
     async def stats(pilot):
         app = pilot.app
-        await settle(app, pilot)
+        await wait_for_screen(app, pilot, InspectScreen)
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
 
@@ -88,3 +89,33 @@ def test_compare_view(snap_compare, compare_tables):
 
     app = ExplorerApp(table_path=path_a, compare_path=path_b)
     assert snap_compare(app, terminal_size=(120, 40), run_before=open_compare)
+
+
+def test_settings_dialog_80x24(snap_compare):
+    """The rules dialog fits 80x24 (every field one line, the buttons in view)."""
+
+    async def open_settings(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("comma")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=open_settings)
+
+
+def test_court_ties_80x24(snap_compare):
+    """Court after two merges: tie marks in the history, the why line on the cursor's row (a
+    tie), the explanation under the pair table."""
+
+    async def three(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("space", "space")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(classic_app("court.txt"), terminal_size=(80, 24), run_before=three)
+
+
+def test_no_color_80x24(snap_compare, monkeypatch):
+    """NO_COLOR: Textual greys the colours out; token boundaries are drawn as | and check
+    boxes show their state by their mark."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_ten_steps_and_text)

@@ -1,0 +1,501 @@
+"""Pilot tests for explaining and steering: tie marks and the why line, token boundaries and
+NO_COLOR, merging a pair by hand, the settings dialog that switches the rules live."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Checkbox, Input, Select
+
+from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
+from bpe_tui.ui.settings import SettingsScreen, first_difference
+
+from .conftest import CORPORA, classic_app, settle, text_app
+
+
+def history_rows(app) -> list[str]:
+    view = app.history.view
+    return [view.row_text(i) for i in range(view.count)]
+
+
+def notes(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+# ---------------------------------------------------------------------- explain
+
+
+async def test_history_marks_tie_decided_merges_and_explains_the_row():
+    # seed 001 (court): (t,h) wins a four-way tie at 3 under first-seen; (o,u) a tie as well
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        rows = history_rows(app)
+        tr = app.session.trainer
+        for row, ev in zip(rows, tr.history):
+            mark = row[7]  # "●" or " ", six digits of step, then the mark
+            assert mark == (TIE_MARK if ev.tie_count else " "), row
+        assert rows[0][7] == TIE_MARK
+        # the why line explains the cursor's row: the tied pairs and the rule
+        app.history.view.focus()
+        app.history.view.move_cursor(0)
+        await settle(app, pilot)
+        why = app.history.why
+        assert why.startswith("merge 1:")
+        ev = tr.history[0]
+        assert ev.tie_count == 3 and len(ev.ties) == 3
+        assert "[=] a tie at 3: first-seen picked (t, h) over " in why
+        assert all(f"({a}, {b})" in why for a, b in ev.ties)
+        # enter on the row goes there and keeps explaining it
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert tr.steps_done == 1
+        assert app.history.why.startswith("merge 1:")
+        assert history_rows(app)[1].startswith(UNDONE_MARK)
+
+
+async def test_why_line_follows_the_mouse_over_history_rows():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        assert app.history.why == ""  # merge 3, (t, </w>), won alone: the line is hidden
+        assert not app.history.query_one("#history-why").display
+        await pilot.hover("#history-list", offset=(10, 0))
+        await settle(app, pilot)
+        assert app.history.why.startswith("merge 1:")
+
+
+# ---------------------------------------------------------------------- boundaries, NO_COLOR
+
+
+async def test_bar_key_shows_token_boundaries_in_words_and_text():
+    app = classic_app("low_lower_lowest.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space")  # (l, o)
+        await settle(app, pilot)
+        words = app.corpus.words_view
+        assert not app.corpus.boundaries
+        assert "lo" in words.row_text(0) and "|" not in words.row_text(0)
+        await pilot.press("vertical_line")
+        await settle(app, pilot)
+        assert app.corpus.boundaries
+        assert words.row_text(0).endswith("lo|w|</w>")
+        # a click on a chip still finds its token (spans account for the bars)
+        _, spans = words.row(0)
+        assert [e - s for s, e, _ in spans] == [2, 1, 4]
+        app.corpus.set_text_view(True)
+        await settle(app, pilot)
+        body = str(app.query_one("#corpus-text-body").render())
+        assert "lo|w|</w>" in body
+        await pilot.press("vertical_line")
+        await settle(app, pilot)
+        assert "|" not in str(app.query_one("#corpus-text-body").render())
+
+
+async def test_no_color_shows_boundaries_from_the_start(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = classic_app("low_lower_lowest.txt")
+    assert app.no_color  # Textual read it (and greys every colour out)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.corpus.boundaries
+        assert app.corpus.words_view.row_text(0).endswith("l|o|w|</w>")
+
+
+async def test_check_boxes_read_without_colour(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = classic_app("low_lower_lowest.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        box = app.query_one("#corpus-text-toggle", Checkbox)
+        assert not box.value and str(box.render()).startswith("▐ ▌")
+        await pilot.click("#corpus-text-toggle")
+        await settle(app, pilot)
+        assert box.value and str(box.render()).startswith("▐X▌")
+        assert app.corpus.text_view
+
+
+# ---------------------------------------------------------------------- switching the rules
+
+
+def test_first_difference_sentences():
+    assert first_difference([("t", "h"), ("o", "u")], [("t", "h"), ("o", "u")]) == "the same 2 merges"
+    assert first_difference([("t", "h"), ("th", "e")], [("t", "h"), ("o", "u")]) == "from merge 2 on: (o, u) instead of (th, e)"
+    assert first_difference([("a", "b")], [("a", "b")], first=50_001) == "the same 1 merge"
+    assert first_difference([("a", "b"), ("c", "d")], [("x", "y")], first=50_001).startswith("from merge 50,001 on: (x, y)")
+    assert "stop" in first_difference([("a", "b"), ("c", "d")], [("a", "b")])
+
+
+async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ():
+    # court under first-seen: (t,h), (o,u), ...; under lexical-max the first tie goes another way
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        before = [ev.pair for ev in app.session.trainer.history]
+        await pilot.press("comma")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        tr = app.session.trainer
+        assert tr.config.tie_break == "lexical-max" and tr.steps_done == 3
+        after = [ev.pair for ev in tr.history]
+        assert after != before
+        assert any(f"retrained under the new rules: {first_difference(before, after, '</w>')}" == n for n in notes(app))
+        assert "instead of" in notes(app)[-1]
+        # the history and pair table show the new run
+        assert len(history_rows(app)) == 3
+
+
+async def test_settings_min_frequency_bad_input_stays_in_the_dialog():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        box = app.screen.query_one("#min-frequency", Input)
+        box.value = "lots"
+        await pilot.click("#ok")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "min frequency: 'lots' is not a whole number" in str(app.screen.query_one("#settings-error").render())
+        box.focus()
+        box.value = "0"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "min_frequency must be 1 or more" in str(app.screen.query_one("#settings-error").render())
+        # unchanged rules: nothing retrains
+        box.value = "1"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        assert not any("retrain" in n for n in notes(app))
+
+
+async def test_settings_min_frequency_stops_the_new_run_early():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.main.go_to_step(6)
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        await pilot.press("tab")  # from the tie-break to the min frequency box
+        assert app.screen.focused is app.screen.query_one("#min-frequency", Input)
+        await pilot.press("end", "backspace", "3")
+        await pilot.press("enter")  # submits from the box
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.min_frequency == 3
+        assert tr.steps_done < 6
+        assert "then the new rules stop" in notes(app)[-1]
+
+
+async def test_settings_lowercase_counts_the_corpus_again(tmp_path):
+    path = tmp_path / "cased.txt"
+    path.write_text("The the THE the cat Cat\n", encoding="utf-8")
+    app = ExplorerApp(paths=[str(path)], config=__import__("bpe_tui").TrainerConfig(preset="classic", merges=20))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        words = {tr.word_text(w) for w in range(tr.word_count)}
+        assert "The" in words
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#lowercase", Checkbox).value = True
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.lowercase
+        assert {tr.word_text(w) for w in range(tr.word_count)} == {"the", "cat"}
+        assert tr.steps_done == 2
+        assert app.session.paths == [str(path)]
+
+
+async def test_settings_cannot_recount_a_corpus_without_files():
+    app = classic_app("court.txt")  # built from a trainer: no files are known to the session
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        assert app.screen.query_one("#lowercase", Checkbox).disabled
+        assert app.screen.query_one("#pretokenizer", Select).disabled
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+
+
+async def test_settings_from_the_command_palette():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert any(t.startswith("Switch the training rules") for t in titles)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"switch the training")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+
+
+# ---------------------------------------------------------------------- explanation, merge by hand
+
+
+async def test_explanation_under_the_pair_table_after_each_step():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.pairs.why_text == ""
+        await pilot.press("space")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert app.pairs.why_text == tr.history[-1].explanation
+        assert app.pairs.why_text.startswith("merged t + h into th: 3 times")
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert app.pairs.why_text == tr.history[-1].explanation
+        await pilot.press("b", "b")
+        await settle(app, pilot)
+        assert app.pairs.why_text == ""
+
+
+async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        app.pairs.table.focus()
+        await pilot.press("down", "down")  # the third pair
+        chosen = app.pairs.pairs[2]
+        leader = app.pairs.pairs[0]
+        await pilot.press("m")
+        await settle(app, pilot)
+        ev = tr.history[-1]
+        assert ev.pair == chosen and ev.manual and tr.steps_done == 1
+        assert "chosen by hand instead of" in app.pairs.why_text
+        row = history_rows(app)[0]
+        assert row[7] == "h"
+        assert app.history.why == ""  # the latest merge: its sentence is under the pair table already
+        # the leader is still there, and space merges it next by the rules
+        assert leader in app.pairs.pairs
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == leader and not tr.history[-1].manual
+        app.history.view.move_cursor(0)
+        await settle(app, pilot)
+        assert app.history.why.startswith("merge 1: [h] merged")
+        await pilot.press("b")
+        await settle(app, pilot)
+        # undo, then step again: the hand choice is replayed
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert tr.steps_done == 0
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.history[-1].manual
+        assert history_rows(app)[0][7] == "h"
+
+
+async def test_m_on_a_pair_that_cannot_merge_is_a_notification():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        await pilot.press("space")  # (t, h): the pairs list on screen still shows what it showed
+        await settle(app, pilot)
+        # a pair that no longer occurs, as a stale row would offer it
+        app.pairs.pairs[0] = ("t", "h")
+        app.pairs.table.move_cursor(row=0)
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.session.trainer.steps_done == 1
+        assert any(n.startswith("cannot merge this pair: cannot merge t + h: the pair does not occur") for n in notes(app))
+        assert app.is_running
+
+
+async def test_a_hand_merge_is_marked_after_save_and_reopen(tmp_path):
+    app = classic_app("court.txt")
+    path = str(tmp_path / "court-2.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space")
+        app.pairs.table.focus()
+        await pilot.press("down", "m")
+        await settle(app, pilot)
+        assert app.main.save_table(path, "native")
+    table_app = ExplorerApp(table_path=path)
+    async with table_app.run_test(size=(120, 40)) as pilot:
+        await settle(table_app, pilot)
+        rows = history_rows(table_app)
+        assert rows[0][7] == " "  # a saved table does not record ties
+        assert rows[1][7] == "h"
+        table_app.history.view.move_cursor(1)
+        await settle(table_app, pilot)
+        assert "[h] chosen by hand when the table was trained" in table_app.history.why
+
+
+# ---------------------------------------------------------------------- constraints
+
+
+async def test_settings_no_merge_across_hides_forbidden_pairs_and_says_how_many():
+    # "a1 a1 b22 ..." : with no_merge_across \d no token mixes a digit with a letter
+    app = text_app("a1 a1 a1 b22 b22 c3 x9y x9y\n", preset="classic")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert ("a", "1") in app.pairs.pairs
+        await pilot.press("comma")
+        await pilot.pause()
+        box = app.screen.query_one("#no-merge-across", Input)
+        box.focus()
+        box.value = "["  # an invalid class: said in the dialog, which stays open
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "no_merge_across: '[' is not a valid regex" in str(app.screen.query_one("#settings-error").render())
+        box.value = r"\p{Nope}"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "is not a valid regex" in str(app.screen.query_one("#settings-error").render())
+        box.value = r"\d"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, SettingsScreen)
+        tr = app.session.trainer
+        assert tr.config.no_merge_across == r"\d"
+        n = tr.forbidden_pair_count()
+        assert n > 0
+        joined = [(p[0] + p[1]).replace("</w>", "") for p in app.pairs.pairs]
+        mixed = [j for j in joined if any(c.isdigit() for c in j) and any(c.isalpha() for c in j)]
+        assert mixed == []
+        assert f"({n} pairs hidden: the constraints forbid them)" in app.pairs.caption_text
+        assert "the same 0 merges" in notes(app)[-1]
+
+
+async def test_m_on_a_forbidden_pair_is_a_notification():
+    app = text_app("a1 a1 a1 b22 b22\n", preset="classic", no_merge_across=r"\d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        app.pairs.pairs[0] = ("a", "1")  # as a stale row would offer it
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.session.trainer.steps_done == 0
+        assert any(n.startswith("cannot merge this pair: cannot merge a + 1") for n in notes(app))
+
+
+# ---------------------------------------------------------------------- --from TABLE
+
+
+async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path):
+    import bpe_tui
+
+    table_path = str(tmp_path / "court-3.json")
+    court = str(CORPORA / "court.txt")
+    bpe_tui.train(court, preset="classic", merges=3).save(table_path)
+    table = bpe_tui.load(table_path)
+    app = ExplorerApp(paths=[str(CORPORA / "cat_sat.txt")], config=bpe_tui.TrainerConfig(preset="classic", merges=10), start=table)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        session = app.session
+        tr = session.trainer
+        assert tr.first_step == 3 and tr.steps_done == 3
+        assert session.start is table and session.unsaved == 0
+        assert "next (merge 4)" in app.pairs.caption_text
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        assert tr.steps_done == 5
+        rows = history_rows(app)
+        assert [r[1:7].strip() for r in rows] == ["4", "5"]
+        assert "5 merges (3 from the start table)" in str(app.history.query_one("#history-head").render())
+        assert session.unsaved == 2
+        # undo stops at the table's merges
+        await pilot.press("b", "b", "b")
+        await settle(app, pilot)
+        assert tr.steps_done == 3
+        assert any("already at step 3: the merges before come from the start table" in n for n in notes(app))
+        # go to below the table clamps to it; forward again replays the same merges
+        app.main.go_to_step(5)
+        await settle(app, pilot)
+        assert tr.steps_done == 5 and len(history_rows(app)) == 2
+        app.main.go_to_step(0)
+        await settle(app, pilot)
+        assert tr.steps_done == 3
+        assert any("the first 3 merges come from the start table" in n for n in notes(app))
+        # the rules switched live keep the start table and number after it
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        assert app.screen.query_one("#lowercase", Checkbox).disabled
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.first_step == 3 and tr.steps_done == 5 and app.session.start is table
+        assert notes(app)[-1].startswith("retrained under the new rules: ")
+        assert "merge 1 " not in notes(app)[-1] and "merge 2 " not in notes(app)[-1]
+
+
+async def test_escape_cancels_retraining_and_keeps_the_old_run():
+    import random
+
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12))) for _ in range(15_000)]
+    app = text_app(" ".join(words), vocab_size=50_000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.main.go_to_step(4000)
+        await settle(app, pilot)
+        old = app.session
+        assert old.trainer.steps_done == 4000
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#tie-break", Select).value = "first-seen"
+        await pilot.click("#ok")
+        await pilot.pause(0.15)
+        assert app.query_one("#progress-row").display
+        assert old.busy  # the old run is not moved meanwhile: keys say busy
+        await pilot.press("space")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.session is old and not old.busy
+        assert old.trainer.steps_done == 4000 and old.trainer.config.tie_break == "lexical-max"
+        assert any(n == "rules unchanged: retraining cancelled: the rules are as they were" for n in notes(app))
+        assert not app.query_one("#progress-row").display
+
+
+async def test_settings_pretokenizer_counts_the_corpus_again(tmp_path):
+    import bpe_tui
+
+    path = tmp_path / "code.txt"
+    path.write_text("x=1; y=22; x=y+1;\n" * 3, encoding="utf-8")
+    app = ExplorerApp(paths=[str(path)], config=bpe_tui.TrainerConfig(preset="gpt2", merges=20))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        before = {tr.word_text(w) for w in range(tr.word_count)}
+        await pilot.press("space")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#pretokenizer", Select).value = "whitespace"
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.pretokenizer == "whitespace" and tr.steps_done == 1
+        after = {tr.word_text(w) for w in range(tr.word_count)}
+        assert after != before and "x=1;" in after
+        assert notes(app)[-1].startswith("retrained under the new rules: ")
