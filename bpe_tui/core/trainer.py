@@ -33,7 +33,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import mul
 from typing import TYPE_CHECKING
@@ -56,7 +56,7 @@ _new_event = fast_constructor(MergeEvent)
 
 
 def merge_word(
-    words: list[str], members: Iterable[int], pair: str, new: str, counts: list[int],
+    words: list[str], members: Sequence[int], pair: str, new: str, counts: list[int],
     deltas: dict[str, int], index: Mapping[str, dict[int, None]], keep_old: bool = True,
 ) -> tuple[list[int], list[str], int, dict[int, int]]:
     """Merge every occurrence of ``pair`` into the token ``new`` in each word ``members``
@@ -82,9 +82,11 @@ def merge_word(
     get = deltas.get
     touched: list[int] = []
     olds: list[str] = []
-    occurrences: dict[int, int] = {}
     saved = 0
     overlapping = pair[0] == pair[1]  # (a, a): occurrences overlap (aaa holds two), merges do not
+    # speed: with (a, a), a rare pair, the words' overlapping occurrences are counted up front,
+    # which keeps a check for it out of the loop's usual case (one occurrence).
+    occurrences: dict[int, int] = {w: _overlapping(words[w], pair) for w in members if pair in words[w]} if overlapping else {}
     for w in members:
         old = words[w]
         word = old.replace(pair, new)  # the merge itself, in C
@@ -107,8 +109,6 @@ def merge_word(
                 deltas[p] = get(p, 0) + weight
                 index[p][w] = None
             saved += weight
-            if overlapping:
-                occurrences[w] = _overlapping(old, pair)
         else:
             merged_here = n - len(word)
             for k in range(merged_here):
@@ -128,7 +128,8 @@ def merge_word(
                     deltas[p] = get(p, 0) + weight
                     index[p][w] = None
             saved += merged_here * weight
-            occurrences[w] = _overlapping(old, pair) if overlapping else merged_here
+            if not overlapping:
+                occurrences[w] = merged_here
         touched.append(w)
         if keep_old:
             olds.append(old)
@@ -300,6 +301,22 @@ class Trainer:
     to jump to any step, or iterate :meth:`run` to train to the configured target.
     """
 
+    # Speed: every attribute is a slot. CPython 3.11 keeps an instance's attributes in a
+    # compact shared-key array (fast, specialized attribute and method access on ``self``)
+    # only up to 30 of them; past that the instance gets an ordinary dict and every
+    # ``self.x`` and ``self.method()`` in the stepping loop takes a slower path. The
+    # trainer has more than 30 (38 since start tables, constraints and explanations came
+    # in: 2% more instructions training tinyshakespeare -> 10k). Slots have no such limit.
+    # A new attribute must be added here (assigning one that is not fails loudly).
+    __slots__ = (
+        "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules",
+        "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
+        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
+        "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_pair_counts", "_plan", "_rule",
+        "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
+        "_where", "_word_index", "_word_text", "_words",
+    )
+
     # ------------------------------------------------------------------ construction
 
     def __init__(
@@ -374,6 +391,9 @@ class Trainer:
         self._context = Context(self._rule, self._word_text, self._counts, eow)
 
         self._entry = self._rule.entry_function(self._first_occurrence)
+        # The rule's moving_keys, read at every pop: kept here because CPython 3.11 does not
+        # specialize reading a class attribute through an instance (self._rule.moving_keys).
+        self._keys_move = self._rule.moving_keys
         entry = self._entry
         self._heap: list = [entry(p, c) for p, c in pc.items()]
         heapq.heapify(self._heap)
@@ -611,7 +631,7 @@ class Trainer:
         heappop = heapq.heappop
         # Only first-seen keys move while a pair's count stays put (see tiebreak.py); under
         # the other rules an entry whose count is current is exactly the entry we would build.
-        fixed_keys = not self._rule.moving_keys
+        fixed_keys = not self._keys_move
         forbids = self._forbids if self._constrained else None
         while True:
             if front:
@@ -843,12 +863,12 @@ class Trainer:
         """Whether the configured target stops training: "reached" at it, "beyond" past it
         (where a goto went on)."""
         cfg = self.config
-        done, size = self.steps_done, self.vocab_size
-        if cfg.merges is not None and done >= cfg.merges:
+        # speed: each property is read only when its target is set (a property read is a call)
+        if cfg.merges is not None and (done := self.steps_done) >= cfg.merges:
             if done == cfg.merges:
                 return f"reached {cfg.merges} merges"
             return f"beyond the target of {cfg.merges} merges (at step {done:,})"
-        if cfg.vocab_size is not None and size >= cfg.vocab_size:
+        if cfg.vocab_size is not None and (size := self.vocab_size) >= cfg.vocab_size:
             if size == cfg.vocab_size:
                 return f"reached vocabulary size {cfg.vocab_size}"
             return f"beyond the target vocabulary size {cfg.vocab_size} (at {size:,})"
@@ -923,9 +943,10 @@ class Trainer:
         return self._step(respect_target=True)
 
     def _step(self, respect_target: bool) -> MergeEvent | None:
-        planned = self._plan.get(self.steps_done + 1)
-        if planned is not None:
-            return self._replay(planned, respect_target)
+        if self._plan:  # speed: no plan lookup (and steps_done call) per step when nothing was chosen by hand
+            planned = self._plan.get(self.steps_done + 1)
+            if planned is not None:
+                return self._replay(planned, respect_target)
         entry = self._pop_valid()  # one pop: the stop check and the merge share it
         reason = self._stop_reason(entry, respect_target)
         if reason is not None:
@@ -947,10 +968,12 @@ class Trainer:
             s = self._surfaces
             listed = min(tie_count, TIES_LISTED)
             peeked = self._peek_valid(listed)
-            if any(e[-1] == pair for e in peeked):  # rare: look one further
+            # A valid copy of this pair's entry equals ``entry`` (same count, same key), so
+            # ``in`` finds it (in C, where a generator over the pairs cost a call per step).
+            if entry in peeked:  # rare: look one further
                 peeked = self._peek_valid(listed + 1)
             tied = [e for e in peeked if -e[0] == count and e[-1] != pair][:listed]
-            ties = tuple(surface_pair(s, e[-1]) for e in tied)
+            ties = tuple([surface_pair(s, e[-1]) for e in tied])  # a list comprehension: cheaper than a generator
             rival = tied[0] if tied else None
         if rival is None:
             return self._apply(pair, count, tie_count, ties, False, entry[1:-1])
@@ -1059,25 +1082,28 @@ class Trainer:
         self._total_tokens -= saved
         applied = self._apply_changes(changes)
 
-        event = _new_event(
-            step=self.steps_done + 1,
-            pair=(surfaces[a], surfaces[b]),
-            pair_ids=(a, b),
-            new_id=new_id,
-            new_token=new_surface,
-            count=count,
-            tie_count=tie_count,
-            ties=ties,
-            rule=self.config.tie_break,
-            words_touched=tuple(touched),
-            total_tokens=self._total_tokens,
-            vocab_size=len(surfaces) - self._holes,
-            manual=manual,
-            _changes=applied,
-            _surfaces=surfaces,
-            _why=(won_key, rival, rival_key, leader, leader_count, occurrences or None),
-            _context=self._context,
-        )
+        # speed: the fields go as one dict display. A call with more than 15 keyword arguments
+        # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
+        # it again for the callee: ~3% of the instructions of a training run, at 17 fields.
+        event = _new_event({
+            "step": self.steps_done + 1,
+            "pair": (surfaces[a], surfaces[b]),
+            "pair_ids": (a, b),
+            "new_id": new_id,
+            "new_token": new_surface,
+            "count": count,
+            "tie_count": tie_count,
+            "ties": ties,
+            "rule": self.config.tie_break,
+            "words_touched": tuple(touched),
+            "total_tokens": self._total_tokens,
+            "vocab_size": len(surfaces) - self._holes,
+            "manual": manual,
+            "_changes": applied,
+            "_surfaces": surfaces,
+            "_why": (won_key, rival, rival_key, leader, leader_count, occurrences or None),
+            "_context": self._context,
+        })
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
@@ -1099,7 +1125,7 @@ class Trainer:
         get = pc.get
         # Under first-seen a pair's key can move with no net change in its count (a merge that
         # reuses an existing token both removes and adds its pairs), so re-queue all of them.
-        requeue_all = self._rule.moving_keys
+        requeue_all = self._keys_move
         for p, d in changes.items():
             if not d:
                 if requeue_all and p in pc:
