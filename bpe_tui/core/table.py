@@ -988,8 +988,14 @@ class MergeTable:
 
         The last pre-token of each chunk (and any tail that could begin a special token) is
         held back until more text arrives, because the next chunk may extend it; memory
-        stays bounded by the longest pre-token, not by the input.
+        stays bounded by the longest pre-token, not by the input. (Tables with added tokens
+        matched after normalization, Hugging Face's ``normalized: true`` under a normalizer
+        that changes them, take the whole text at once: the streaming splitter finds special
+        tokens in the raw text only.)
         """
+        if self._pre.matches_normalized_tokens:
+            yield from self.encode("".join(chunks))
+            return
         specials = self.special_tokens
         encode_word = self._encode_word
         for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
@@ -1001,6 +1007,9 @@ class MergeTable:
     def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
         the same pieces as :meth:`pieces` of the whole text."""
+        if self._pre.matches_normalized_tokens:  # see encode_iterable
+            yield from self.pieces("".join(chunks))
+            return
         specials = self.special_tokens
         vocab = self._vocab
         for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):

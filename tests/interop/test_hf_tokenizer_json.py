@@ -263,6 +263,9 @@ def test_added_tokens_normalized_flag(tmp_path, normalizer):
     for text in [*NORMALIZED_TEXTS, *TEXTS]:
         assert table.encode(text) == tok.encode(text).ids, text
         assert [table.unk_id if i == -1 else i for i, _ in table.pieces(text)] == table.encode(text), text
+    lines = [line + "\n" for text in [*NORMALIZED_TEXTS, *TEXTS] for line in text.split("\n")]
+    assert list(table.encode_iterable(iter(lines))) == tok.encode("".join(lines)).ids  # streamed, as bpe-tui encode --ids does
+    assert list(table.pieces_iterable(iter(lines))) == table.pieces("".join(lines))
     again = tmp_path / "again.json"  # written back with the flags
     table.save(str(again), format="hf")
     written = {t["content"]: t["normalized"] for t in json.loads(again.read_text())["added_tokens"]}
