@@ -705,11 +705,16 @@ class ExploreScreen(SessionScreen):
         session = self.session
         old = session.trainer.config
 
+        app: Any = self.app  # the ExplorerApp: how (and where) it counts corpora; asks before losing merges
+
         def chosen(config: TrainerConfig | None) -> None:
-            if config is None:
-                return
+            if config == old:
+                retrain(config)  # nothing to lose: the Loader says the rules are unchanged
+            elif config is not None:
+                app.confirm_discard("Retrain under the new rules", lambda: retrain(config))
+
+        def retrain(config: TrainerConfig) -> None:
             self.show_progress("retraining under the new rules…", None)
-            app: Any = self.app  # the ExplorerApp: how (and where) it counts corpora
             self.loader.retrain(session, config, needs_recount(old, config), workers=app.count_workers, dask=app.dask)
 
         self.app.push_screen(SettingsScreen(old, recount=session.paths is not None, start=session.start is not None), chosen)

@@ -251,6 +251,8 @@ def test_settings_dialog_retrains_under_another_tie_break(tmux):
     tmux.keys("Tab")  # to the min frequency box; enter there submits
     time.sleep(0.3)
     tmux.keys("Enter")
+    tmux.wait_for("not saved")  # the two merges made are not saved: retraining asks first
+    tmux.keys("y")
     screen = tmux.wait_for("retrained under the new rules")
     assert "lexical-min" in screen and "step 2/" in screen
     expect = bpe_tui.Trainer.from_files([court], bpe_tui.TrainerConfig(preset="classic", tie_break="lexical-min"))

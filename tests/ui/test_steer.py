@@ -7,6 +7,7 @@ import pytest
 from textual.widgets import Checkbox, Input, Select
 
 from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.dialogs import ConfirmScreen
 from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
 from bpe_tui.ui.settings import SettingsScreen, first_difference
 
@@ -16,6 +17,13 @@ from .conftest import CORPORA, classic_app, settle, text_app
 def history_rows(app) -> list[str]:
     view = app.history.view
     return [view.row_text(i) for i in range(view.count)]
+
+
+async def yes_lose_unsaved(app, pilot) -> None:
+    """Retraining replaces the run's merges: with unsaved ones the explorer asks first; say yes."""
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmScreen)
+    await pilot.press("y")
 
 
 def notes(app) -> list[str]:
@@ -144,6 +152,7 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#tie-break", Select).value = "lexical-max"
         await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)
         assert not isinstance(app.screen, SettingsScreen)
         tr = app.session.trainer
@@ -154,6 +163,25 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         assert "instead of" in notes(app)[-1]
         # the history and pair table show the new run
         assert len(history_rows(app)) == 3
+
+
+async def test_settings_asks_before_replacing_unsaved_merges_and_no_keeps_the_run():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        before = app.session
+        await pilot.press("comma")
+        await pilot.pause()
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.session is before and app.session.trainer.config.tie_break == "first-seen"
+        assert app.session.trainer.steps_done == 2
 
 
 async def test_settings_min_frequency_bad_input_stays_in_the_dialog():
@@ -193,6 +221,7 @@ async def test_settings_min_frequency_stops_the_new_run_early():
         assert app.screen.focused is app.screen.query_one("#min-frequency", Input)
         await pilot.press("end", "backspace", "3")
         await pilot.press("enter")  # submits from the box
+        await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)
         tr = app.session.trainer
         assert tr.config.min_frequency == 3
@@ -215,6 +244,7 @@ async def test_settings_lowercase_counts_the_corpus_again(tmp_path):
         await pilot.pause()
         app.screen.query_one("#lowercase", Checkbox).value = True
         await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)
         tr = app.session.trainer
         assert tr.config.lowercase
@@ -442,6 +472,7 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         assert app.screen.query_one("#lowercase", Checkbox).disabled
         app.screen.query_one("#tie-break", Select).value = "lexical-max"
         await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)
         tr = app.session.trainer
         assert tr.first_step == 3 and tr.steps_done == 5 and app.session.start is table
@@ -465,6 +496,7 @@ async def test_escape_cancels_retraining_and_keeps_the_old_run():
         await pilot.pause()
         app.screen.query_one("#tie-break", Select).value = "first-seen"
         await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
         await pilot.pause(0.15)
         assert app.query_one("#progress-row").display
         assert old.busy  # the old run is not moved meanwhile: keys say busy
@@ -493,6 +525,7 @@ async def test_settings_pretokenizer_counts_the_corpus_again(tmp_path):
         await pilot.pause()
         app.screen.query_one("#pretokenizer", Select).value = "whitespace"
         await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)
         tr = app.session.trainer
         assert tr.config.pretokenizer == "whitespace" and tr.steps_done == 1
