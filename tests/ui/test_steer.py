@@ -3,11 +3,14 @@ NO_COLOR, merging a pair by hand, the settings dialog that switches the rules li
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from textual.widgets import Checkbox, Input, Select
 
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.dialogs import ConfirmScreen
+from bpe_tui.ui.session import ExploreSession
 from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
 from bpe_tui.ui.settings import SettingsScreen, first_difference
 
@@ -480,7 +483,7 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         assert "merge 1 " not in notes(app)[-1] and "merge 2 " not in notes(app)[-1]
 
 
-async def test_escape_cancels_retraining_and_keeps_the_old_run():
+async def test_escape_cancels_retraining_and_keeps_the_old_run(monkeypatch):
     import random
 
     rng = random.Random(0)
@@ -492,6 +495,18 @@ async def test_escape_cancels_retraining_and_keeps_the_old_run():
         await settle(app, pilot)
         old = app.session
         assert old.trainer.steps_done == 4000
+        # The new run's merging waits until it is cancelled, so escape always comes in time,
+        # however fast the machine (the new run is not the old session: the patch reaches it only).
+        real_advance = ExploreSession.advance
+
+        def held(self, max_steps, *args, stop=None, **kwargs):
+            if self is old:
+                return real_advance(self, max_steps, *args, stop=stop, **kwargs)
+            while not stop():
+                time.sleep(0.01)
+            return 0
+
+        monkeypatch.setattr(ExploreSession, "advance", held)
         await pilot.press("comma")
         await pilot.pause()
         app.screen.query_one("#tie-break", Select).value = "first-seen"
