@@ -56,7 +56,12 @@ def caption_next_style(app):
     return caption.get_style_at_offset(app.console, start)
 
 
-async def test_switching_theme_changes_the_encode_chips_and_the_pair_table():
+def status_name_style(app):
+    """The style of the corpus name at the start of the status line."""
+    return app.status.line.get_style_at_offset(app.console, 0)
+
+
+async def test_switching_theme_changes_the_encode_chips_the_pair_table_and_the_status_line():
     app = demo_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -65,11 +70,14 @@ async def test_switching_theme_changes_the_encode_chips_and_the_pair_table():
         await settle(app, pilot)
         dark = (encode_chip_style(app), next_pair_style(app), caption_next_style(app))
         assert all(style.bgcolor is not None for style in dark)
+        name_dark = status_name_style(app)
+        assert name_dark.color is not None and name_dark.bold
         app.theme = "textual-light"
         await settle(app, pilot)
         light = (encode_chip_style(app), next_pair_style(app), caption_next_style(app))
         for before, after in zip(dark, light):
             assert after.bgcolor is not None and after != before
+        assert status_name_style(app).color != name_dark.color
         app.theme = "textual-dark"
         await settle(app, pilot)
         assert (encode_chip_style(app), next_pair_style(app), caption_next_style(app)) == dark
