@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -43,7 +44,7 @@ class CategoryList(VirtualList):
         text = Text(no_wrap=True, end="")
         title = c.title if len(c.title) <= width else c.title[: width - 1] + "…"
         text.append(f"{title:<{width}}", "bold" if c.ids else "dim")
-        text.append(f"{len(c):>8,}" if c.computed else "       –", "bold #ffd75f" if c.ids else "dim")
+        text.append(f"{len(c):>8,}" if c.computed else "       –", self.chip_styles.note + Style(bold=True) if c.ids else "dim")
         return text
 
     def show(self, report: Audit) -> None:
@@ -67,7 +68,7 @@ class TokenList(VirtualList):
         token_id = self.ids[index]
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(f"{token_id:>7} ", "dim")
-        text.append(f"{self.table.display(token_id):<20}", "bold #8ec5ff")
+        text.append(f"{self.table.display(token_id):<20}", self.chip_styles.name)
         note = self.notes.get(token_id)
         text.append(f" {note}" if note else f" {tree_text(self.table, token_id)}", "dim")
         return text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from .messages import TokenSelected
+from .render import CHIP_CLASSES, ChipStyles
 from .search import TokenSearch
 
 
@@ -152,6 +154,8 @@ class FindScreen(_Dialog):
 class HelpScreen(_Dialog):
     """Every key, what each pane shows, how the mouse works."""
 
+    COMPONENT_CLASSES = CHIP_CLASSES
+
     BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
 
     def __init__(self, keys: list[tuple[str, str]], panes: list[tuple[str, str]]) -> None:
@@ -160,16 +164,22 @@ class HelpScreen(_Dialog):
         self.panes = panes
 
     def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog tall wide"):
+            with VerticalScroll():
+                yield Static("", id="help-text", markup=False)
+
+    def on_mount(self) -> None:
+        """The text, its key and pane names in the theme's colours (chips.tcss)."""
+        look = ChipStyles.of(self)
+        key_style = look.note + Style(bold=True)
         text = Text(end="")
         text.append("bpe-tui — keys\n\n", "bold")
         for key, what in self.keys:
-            text.append(f"  {key:<16}", "bold #ffd75f")
+            text.append(f"  {key:<16}", key_style)
             text.append(what + "\n")
         text.append("\nPanes\n\n", "bold")
         for name, what in self.panes:
-            text.append(f"  {name:<16}", "bold #8ec5ff")
+            text.append(f"  {name:<16}", look.name)
             text.append(what + "\n")
         text.append("\nctrl+p opens the command palette (every action is there). escape closes this help.", "dim")
-        with Vertical(classes="dialog tall wide"):
-            with VerticalScroll():
-                yield Static(text, id="help-text")
+        self.query_one("#help-text", Static).update(text)

@@ -25,7 +25,7 @@ from ..core.table import UNK_ID, MergeTable, merge_number
 from .keys import bindings_for
 from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
-from .render import CHIP_CYCLE, UNKNOWN, chips, label
+from .render import ChipStyles, chips, label
 from .session import Session
 from .toggle import Checkbox
 from .vlist import VirtualList
@@ -47,8 +47,13 @@ class Encoding:
     pairs: object = None  # with count_pairs: adjacent token pairs of the text (a Counter)
 
 
-def encode_text(table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool) -> Encoding:
-    """Encode ``text`` and lay its chips out in lines of ``width`` cells (pure: any thread)."""
+def encode_text(
+    table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool, look: ChipStyles
+) -> Encoding:
+    """Encode ``text`` and lay its chips out in lines of ``width`` cells (pure: any thread).
+
+    ``look``: the chip styles, read from the theme on the UI thread before a worker starts.
+    """
     pieces = table.pieces(text, dropout=dropout, seed=seed) if text else []
     ids = [i for i, _ in pieces]
     unknown = sum(1 for i in ids if i == UNK_ID)
@@ -63,13 +68,13 @@ def encode_text(table: MergeTable, text: str, dropout: float, seed: int, width: 
     return Encoding(
         text=text,
         pieces=pieces,
-        chip_lines=chip_lines(pieces, table.end_of_word, width),
+        chip_lines=chip_lines(pieces, table.end_of_word, width, look),
         summary=" · ".join(parts),
         pairs=text_pairs(table, text) if pairs else None,
     )
 
 
-def chip_lines(pieces, eow, width: int) -> list[tuple[Text, list]]:
+def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
     """Wrap chips into lines of ``width`` cells, each followed by a line of their ids."""
     out = []
     top = Text(no_wrap=True, end="")
@@ -84,7 +89,7 @@ def chip_lines(pieces, eow, width: int) -> list[tuple[Text, list]]:
             out.append((bottom, list(spans)))
             top, bottom, spans = Text(no_wrap=True, end=""), Text(no_wrap=True, end=""), []
         start = top.cell_len
-        style = UNKNOWN if token_id == UNK_ID else CHIP_CYCLE[n % len(CHIP_CYCLE)]
+        style = look.unknown if token_id == UNK_ID else look.cycle[n % len(look.cycle)]
         top.append(name, style)
         top.append(" " * (cell - Text(name).cell_len + 1))
         bottom.append(ident.ljust(cell + 1), "dim")
@@ -123,7 +128,7 @@ def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
     return last
 
 
-def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
+def trace_lines(table: MergeTable, word: str, look: ChipStyles) -> list[tuple[Text, Text, Text]]:
     """The trace of ``word``: the base units, then one line per merge applied.
 
     Each line is ``(label, body, compact body)``: the body shows the segmentation as chips
@@ -134,8 +139,8 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
 
     def bodies(lead: Text, symbols) -> tuple[Text, Text]:
         spaced, compact = lead.copy(), lead.copy()
-        spaced.append_text(chips(symbols, eow, sep=" ")[0])
-        compact.append_text(chips(symbols, eow)[0])
+        spaced.append_text(chips(symbols, eow, look.pair, sep=" ", unknown=look.unknown)[0])
+        compact.append_text(chips(symbols, eow, look.pair, unknown=look.unknown)[0])
         return spaced, compact
 
     base = table.initial_symbols(word.lower() if table.lowercase else word)
@@ -143,7 +148,7 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
     whole = table.whole_token(word)
     if whole is not None and len(base) > 1:
         # tiktoken (and HF's ignore_merges): a pre-token that is a token is emitted whole
-        note = Text(f"is itself token {whole}: emitted whole, the merges are not applied", style="#a8e6a3", end="")
+        note = Text(f"is itself token {whole}: emitted whole, the merges are not applied", style=look.good, end="")
         lines.append((Text("  ", end=""), note, note))
         return lines
     steps = table.trace(word)
@@ -151,7 +156,7 @@ def trace_lines(table: MergeTable, word: str) -> list[tuple[Text, Text, Text]]:
     for step in steps:
         head = Text(f"merge {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
         lead = Text(end="")
-        lead.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), "#ffd75f")
+        lead.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), look.note)
         lead.append(" → ")
         lines.append((head, *bodies(lead, step.symbols)))
     if not steps:
@@ -287,7 +292,7 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs)
+        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Static).update(Text(f"encoding {len(self.text):,} characters…", end=""))
             self._encode_in_worker(self._generation, args)
@@ -323,7 +328,7 @@ class EncodePane(Vertical):
         if word == self.trace_word and self.trace_lines:
             return
         self.trace_word = word
-        lines = trace_lines(table, word) if word is not None else []
+        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles) if word is not None else []
         self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
         self.query_one(TraceView).set_lines(lines)
 
@@ -351,6 +356,12 @@ class EncodePane(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: object) -> None:
+        """The chips were drawn in the old theme's colours: encode (and trace) again."""
+        self.trace_word = None
+        self.call_after_refresh(self._encode)
 
     def _cursor_moved(self, _selection) -> None:
         # the trace follows the word under the cursor

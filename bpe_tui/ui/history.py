@@ -104,7 +104,7 @@ class HistoryView(VirtualList):
                 spans.append((start, text.cell_len, row.new_id))
             text.append(sep, "dim")
         if row.count is not None:
-            text.append(f"  {row.count:,}", "dim" if row.future else "#a8e6a3")
+            text.append(f"  {row.count:,}", "dim" if row.future else look.good)
         return text, spans
 
 

@@ -7,6 +7,7 @@ with the rank each pair has in the table (the lowest rank is the merge that woul
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from collections import Counter
 
 from rich.text import Text
@@ -18,7 +19,7 @@ from textual.widgets import DataTable, Static
 from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
-from .render import NEXT, TOUCHED, chip, fit, label, plain, short_int
+from .render import CHIP_CLASSES, ChipStyles, chip, fit, label, plain, short_int
 from .session import ExploreSession, InspectSession, Snapshot
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
@@ -50,20 +51,22 @@ def text_pairs(table: MergeTable, text: str) -> Counter:
     return counter
 
 
-def delta_cell(now: int, before: int | None) -> Text:
+def delta_cell(now: int, before: int | None, look: ChipStyles) -> Text:
     """The change column: ▲/▼ by how much since ``before``, or "new" (None: was not listed)."""
     if before is None:
-        return plain("new", "bold cyan")
+        return plain("new", look.name)
     d = now - before
     if d == 0:
         return plain("")
-    return plain(("▲" if d > 0 else "▼") + short_int(abs(d), 4), "green" if d > 0 else "red")
+    return plain(("▲" if d > 0 else "▼") + short_int(abs(d), 4), look.good if d > 0 else look.bad)
 
 
 class PairsPane(Vertical):
     """Top pairs (explore) or the encode text's pairs (inspect)."""
 
     BORDER_TITLE = "Pairs"
+    #: The chips, the deltas and the caption take their colours from the theme (chips.tcss).
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -76,6 +79,7 @@ class PairsPane(Vertical):
         self._cells: list[tuple] = []
         #: The merged token of each row (the encode text's pairs); None: rows filter the corpus.
         self._ids: list | None = None
+        self.caption = Text(end="")
         self.caption_text = ""
         self.why_text = ""  # the latest merge's explanation, as shown under the table
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
@@ -86,6 +90,8 @@ class PairsPane(Vertical):
         #: A question asks which pair merges next (the tour): list the pairs without saying
         #: which one wins, tied pairs in an order shuffled per step.
         self.hide_next = False
+        #: Draws the pairs last shown again (a theme change: the colours are baked into the cells).
+        self._redraw: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
@@ -125,6 +131,15 @@ class PairsPane(Vertical):
     def on_resize(self, event: events.Resize) -> None:
         self._layout()
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: object) -> None:
+        """The cells were drawn in the old theme's colours: draw them again."""
+        self._rich_style_cache.clear()
+        if self._redraw is not None:
+            self.call_after_refresh(self._redraw)
+
     def _fill(self, raw: list[tuple]) -> None:
         """Put rows in the table (each cell cut to its column), touching only changed cells."""
         self._raw = raw
@@ -141,12 +156,13 @@ class PairsPane(Vertical):
             else:
                 for r, (new, old) in enumerate(zip(cells, self._cells)):
                     for c, (a, b) in enumerate(zip(new, old)):
-                        if a != b:
+                        if a != b or a.style != b.style:  # Text's == ignores its base style
                             table.update_cell_at((r, c), a)
         self._cells = cells
         self.rows = [tuple(c.plain for c in row) for row in cells]
 
     def _caption(self, text: Text) -> None:
+        self.caption = text  # as drawn, colours and all (what the theme test reads)
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
 
@@ -173,6 +189,8 @@ class PairsPane(Vertical):
     def show(self, session: ExploreSession, snap: Snapshot, idle: bool = True) -> None:
         """The top pairs of ``snap``; ``idle`` is False for a running worker's batches."""
         self._set_columns(EXPLORE_COLUMNS, "Pairs — next merge first")
+        self._redraw = lambda: self.show(session, snap)
+        look = ChipStyles.of(self)
         self._ids = None
         eow = session.end_of_word
         top = snap.top_pairs
@@ -185,18 +203,18 @@ class PairsPane(Vertical):
         rows = []
         for i, (pair, count) in enumerate(top):
             if before is not None:
-                delta = delta_cell(count, before.get(pair))
+                delta = delta_cell(count, before.get(pair), look)
             else:
-                delta = delta_cell(count, None) if pair in changes else plain("")
+                delta = delta_cell(count, None, look) if pair in changes else plain("")
             tied = count == lead and snap.leader_ties > 0
-            style = NEXT if i == 0 and not snap.finished and not self.hide_next else None
+            style = look.next if i == 0 and not snap.finished and not self.hide_next else None
             rows.append(
                 (
                     plain("▶1" if style else str(i + 1), "bold" if style else ""),
                     chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
                     chip(pair[1], eow, style) if style else plain(label(pair[1], eow)),
                     plain(short_int(count, 7), "bold" if style else ""),
-                    plain("=" if tied else "", TOUCHED),
+                    plain("=" if tied else "", look.touched),
                     delta,
                 )
             )
@@ -204,7 +222,7 @@ class PairsPane(Vertical):
         self._fill(rows)
         caption = Text(end="")
         if snap.finished:
-            caption.append("finished: " + (snap.stop_reason or "target reached"), "#ffd75f")
+            caption.append("finished: " + (snap.stop_reason or "target reached"), look.note)
             if top:
                 caption.append("  (g goes past the target)", "dim")
         elif top and self.hide_next:
@@ -212,9 +230,9 @@ class PairsPane(Vertical):
         elif top:
             (left, right), count = top[0]
             caption.append(f"next (merge {merge_number(snap.step):,}): ")
-            caption.append_text(chip(left, eow, NEXT))
+            caption.append_text(chip(left, eow, look.next))
             caption.append(" + ")
-            caption.append_text(chip(right, eow, NEXT))
+            caption.append_text(chip(right, eow, look.next))
             caption.append(f"  ×{count:,}")
             if snap.leader_ties:
                 n = snap.leader_ties
@@ -237,6 +255,8 @@ class PairsPane(Vertical):
         ``counter``: the text's pairs when already counted (:func:`text_pairs`, in a worker).
         """
         self._set_columns(INSPECT_COLUMNS, "Pairs in the encode text")
+        self._redraw = lambda: self.show_text_pairs(session, text, counter)
+        look = ChipStyles.of(self)
         table = session.table()
         full = session.full_table
         ranks = session.rank_index()
@@ -248,7 +268,7 @@ class PairsPane(Vertical):
         ids: list[int | None] = []
         for i, ((a, b), count) in enumerate(rows):
             rank = ranks.get((a, b))
-            style = NEXT if i == 0 and rank is not None else None
+            style = look.next if i == 0 and rank is not None else None
             left, right = full.surface(a), full.surface(b)
             cells.append(
                 (
@@ -269,9 +289,9 @@ class PairsPane(Vertical):
             caption.append("type in the encode box to see its pairs")
         elif rows and ranks.get(rows[0][0]) is not None:
             caption.append(f"next (merge {merge_number(ranks[rows[0][0]]):,}): ")
-            caption.append_text(chip(self.pairs[0][0], eow, NEXT))
+            caption.append_text(chip(self.pairs[0][0], eow, look.next))
             caption.append(" + ")
-            caption.append_text(chip(self.pairs[0][1], eow, NEXT))
+            caption.append_text(chip(self.pairs[0][1], eow, look.next))
         else:
             caption.append("no pair of this text is in the table: encoding is complete")
         self._caption(caption)

@@ -19,24 +19,20 @@ from ..core.units import visible
 
 #: Alternating chip backgrounds for words in the corpus pane.
 CHIP_PAIR = (Style(color="#e8e8e8", bgcolor="#22446a"), Style(color="#e8e8e8", bgcolor="#5a3560"))
-#: A cycle of chip colours for the encode box (tiktokenizer-style).
-CHIP_CYCLE = tuple(
-    Style(color="#101010", bgcolor=c) for c in ("#8ec5ff", "#ffd08a", "#a8e6a3", "#f5a9c8", "#c7b6ff", "#9fe3df")
-)
 UNKNOWN = Style(color="#ffffff", bgcolor="#b00020", bold=True, underline=True)
 SPECIAL = Style(color="#101010", bgcolor="#e0e0e0", bold=True)
 DIM = Style(dim=True)
-TOUCHED = Style(color="#ffd75f", bold=True)
 NEXT = Style(color="#101010", bgcolor="#ffd75f", bold=True)
 
 
 @dataclass(frozen=True)
 class ChipStyles:
-    """The styles a list draws its token chips with, read from the theme.
+    """The styles a widget draws its token chips and coloured notes with, read from the theme.
 
     A widget that draws chips lists :data:`CHIP_CLASSES` in its COMPONENT_CLASSES; their
     colours are set in ``chips.tcss`` from theme variables, so a theme change (ctrl+p ->
     theme) recolours the chips as it does Textual's own widgets (DataTable's cursor, say).
+    The styles are plain rich Styles: read them on the UI thread and hand them to a worker.
     """
 
     pair: tuple[Style, Style]  # alternating chips
@@ -44,17 +40,38 @@ class ChipStyles:
     touched: Style  # the ● mark of words the last merge touched
     future: Style  # a merge that was undone (history)
     unknown: Style  # a character the table cannot encode
+    cycle: tuple[Style, ...]  # the encode box's chips, one colour after another
+    good: Style  # a gain: a pair count up, a merge that helped
+    bad: Style  # a loss: a pair count down
+    note: Style  # worth a look: finished, a key name, a tie
+    name: Style  # a name: a table, a corpus, a pane
 
     @classmethod
     def of(cls, widget: Any) -> ChipStyles:
         def get(name: str) -> Style:
             return widget.get_component_rich_style(name, partial=True)
 
-        return cls((get("chip--a"), get("chip--b")), get("chip--next"), get("chip--touched"), get("chip--future"), get("chip--unknown"))
+        return cls(
+            (get("chip--a"), get("chip--b")),
+            get("chip--next"),
+            get("chip--touched"),
+            get("chip--future"),
+            get("chip--unknown"),
+            tuple(get(f"chip--cycle-{n}") for n in range(1, CYCLE + 1)),
+            get("chip--good"),
+            get("chip--bad"),
+            get("chip--note"),
+            get("chip--name"),
+        )
 
 
+#: How many colours the encode box's chips cycle through (chip--cycle-1 .. chip--cycle-N).
+CYCLE = 6
 #: Component classes of a widget that draws chips with :meth:`ChipStyles.of`.
-CHIP_CLASSES = {"chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown"}
+CHIP_CLASSES = {
+    "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
+    "chip--good", "chip--bad", "chip--note", "chip--name",
+} | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
 
 
 def label(surface, end_of_word: str | None = None) -> str:

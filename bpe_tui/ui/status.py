@@ -7,11 +7,14 @@ that is not enough, the least important phrases are left out (see :func:`lay_out
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from .render import fit, fmt_int
+from .render import CHIP_CLASSES, fit, fmt_int
 from .session import ExploreSession, InspectSession, Snapshot
 
 SEPARATOR = " │ "
@@ -20,8 +23,16 @@ MAX_LINES = 2
 KEEP, USEFUL, DETAIL = 0, 1, 2
 
 
-def lay_out(parts: list[tuple[str, str, int]], width: int, max_lines: int = MAX_LINES) -> Text:
+def lay_out(
+    parts: list[tuple[str, str, int]],
+    width: int,
+    max_lines: int = MAX_LINES,
+    style_of: Callable[[str], Style | str] = lambda style: style,
+) -> Text:
     """Phrases ``(text, style, priority)`` as at most ``max_lines`` lines of ``width`` cells.
+
+    ``style_of`` turns a phrase's style name into the style drawn (the status line's reads
+    the theme's colours, e.g. ``"chip--name"``).
 
     Lines break only between phrases. While the phrases do not fit, the one with the highest
     priority number (the last of them on a tie) is left out; a single phrase wider than a line
@@ -50,18 +61,26 @@ def lay_out(parts: list[tuple[str, str, int]], width: int, max_lines: int = MAX_
         for i, (value, style, _) in enumerate(line):
             if i:
                 row.append(SEPARATOR, "dim")
-            row.append(value, style)
+            row.append(value, style_of(style))
         text.append_text(fit(row, width))
     return text
 
 
 class StatusLine(Static):
-    """One or two lines of facts; rebuilt from each snapshot, re-laid out on resize."""
+    """One or two lines of facts; rebuilt from each snapshot, re-laid out on resize.
+
+    A phrase's style is a rich style string whose words may name a chip class (``"bold
+    chip--good"``): its colour comes from the theme (chips.tcss), so a theme change re-lays
+    the line out in the new colours.
+    """
+
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, **kwargs) -> None:
         super().__init__("loading…", markup=False, **kwargs)
         self.text = ""
         self.parts: list[tuple[str, str, int]] = []
+        self.line = Text(end="")
 
     def show_nothing(self, note: str = "") -> None:
         """Nothing is open yet (``note``: why, e.g. a load failed)."""
@@ -71,7 +90,7 @@ class StatusLine(Static):
         """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
         cfg = session.trainer.config
         parts: list[tuple[str, str, int]] = []
-        parts.append((session.name, "bold #8ec5ff", KEEP))
+        parts.append((session.name, "chip--name", KEEP))
         parts.append((cfg.describe(), "", DETAIL))
         target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
         parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
@@ -80,9 +99,9 @@ class StatusLine(Static):
         cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
         parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
         if snap.finished:
-            parts.append(("done: " + (snap.stop_reason or "target reached"), "#ffd75f", KEEP))
+            parts.append(("done: " + (snap.stop_reason or "target reached"), "chip--note", KEEP))
         if play_rate:
-            parts.append((f"▶ playing {play_rate:g}/s", "bold #a8e6a3", KEEP))
+            parts.append((f"▶ playing {play_rate:g}/s", "bold chip--good", KEEP))
         if note:
             parts.append((note, "italic", KEEP))
         self._set(parts)
@@ -91,7 +110,7 @@ class StatusLine(Static):
         """A saved table: format, size, rules, and the cut if one is set."""
         d = session.full_table.describe()
         parts: list[tuple[str, str, int]] = []
-        parts.append((session.name, "bold #8ec5ff", KEEP))
+        parts.append((session.name, "chip--name", KEEP))
         parts.append((f"format {d['format']}", "", USEFUL))
         parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
         parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
@@ -108,7 +127,7 @@ class StatusLine(Static):
             rules.append(f"{len(d['special_tokens'])} special")
         parts.append((" · ".join(rules), "", DETAIL))
         if session.cut is not None:
-            parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold #ffd75f", KEEP))
+            parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold chip--note", KEEP))
         if note:
             parts.append((note, "italic", KEEP))
         self._set(parts)
@@ -120,7 +139,23 @@ class StatusLine(Static):
 
     def _lay_out(self) -> None:
         width = (self.size.width or self.app.size.width) - 2  # the padding
-        self.update(lay_out(self.parts, max(10, width)))
+        self.line = lay_out(self.parts, max(10, width), style_of=self._style)  # as drawn
+        self.update(self.line)
+
+    def _style(self, style: str) -> Style:
+        """A phrase's style string, its chip class names read from the theme."""
+        return Style.combine(
+            [Style.null()]
+            + [self.get_component_rich_style(word, partial=True) if word.startswith("chip--") else Style.parse(word) for word in style.split()]
+        )
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: object) -> None:
+        """The line was drawn in the old theme's colours: lay it out again."""
+        self._rich_style_cache.clear()
+        self.call_after_refresh(self._lay_out)
 
     def on_resize(self, event: events.Resize) -> None:
         # After the resize is done: a layout asked for while one runs is lost, and the line
