@@ -312,7 +312,7 @@ class Trainer:
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
-        "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_pair_counts", "_plan", "_rule",
+        "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
         "_where", "_word_index", "_word_text", "_words",
     )
@@ -394,14 +394,24 @@ class Trainer:
         # The rule's moving_keys, read at every pop: kept here because CPython 3.11 does not
         # specialize reading a class attribute through an instance (self._rule.moving_keys).
         self._keys_move = self._rule.moving_keys
-        entry = self._entry
-        self._heap: list = [entry(p, c) for p, c in pc.items()]
-        heapq.heapify(self._heap)
-        # Valid entries taken off the heap by a peek, smallest first; each is no greater than
-        # anything left in the heap, so the queue is front + heap (see _pop_valid).
+        self._heap: list = []
         self._front: deque = deque()
+        self._requeue_all()
+        #: merged token id -> the surface it was made as; an id made again after an undo as
+        #: another token (a hand choice went another way) makes the queue's keys stale.
+        self._made: dict[int, object] = {}
         self._history: list[_StepRecord] = []
         self.stop_reason: str | None = None
+
+    def _requeue_all(self) -> None:
+        """Build the queue afresh from the pair counts (at the start, and when the tie-break
+        keys of queued entries may be stale: see _apply). The queue is the heap plus ``_front``:
+        valid entries taken off the heap by a peek, smallest first; each is no greater than
+        anything left in the heap (see _pop_valid)."""
+        entry = self._entry
+        self._heap = [entry(p, c) for p, c in self._pair_counts.items()]
+        heapq.heapify(self._heap)
+        self._front.clear()
 
     def _fresh_alphabet(self) -> list[str]:
         """Set up the base alphabet and specials of a fresh run; return the words as id strings.
@@ -1060,6 +1070,7 @@ class Trainer:
         new_surface = surfaces[a] + surfaces[b]
         new_id = self._surface_to_id.get(new_surface)
         created = new_id is None
+        stale_keys = False
         if created:
             new_id = len(surfaces)
             if new_id > MAX_TOKEN_ID:
@@ -1067,6 +1078,13 @@ class Trainer:
             surfaces.append(new_surface)
             self._surface_to_id[new_surface] = new_id
             self._rule.add_token(a, b, new_id)
+            # Queue entries name tokens by id and carry their tie-break key; under the fixed-key
+            # rules an entry whose count is current is trusted as it is (_pop_valid). An id made
+            # before as another token and undone (a hand choice went another way) can still
+            # stand in entries with that token's key: rebuild the queue once the counts are in.
+            stale_keys = self._made.setdefault(new_id, new_surface) != new_surface
+            if stale_keys:
+                self._made[new_id] = new_surface
             if self._across is not None:
                 self._standing.append(class_standing(new_surface, self._across, self.config.end_of_word))
         new = chr(new_id)
@@ -1081,6 +1099,8 @@ class Trainer:
         changes[pair] = -self._pair_counts.get(pair, 0)
         self._total_tokens -= saved
         applied = self._apply_changes(changes)
+        if created and stale_keys:
+            self._requeue_all()
 
         # speed: the fields go as one dict display. A call with more than 15 keyword arguments
         # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
