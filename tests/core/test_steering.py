@@ -13,7 +13,7 @@ from bpe_tui.core.corpus import count_text
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.formats import load
 from tests.conftest import CORPORA
-from tests.core.test_trainer_properties import RULES, answers, configs, make, texts
+from tests.core.test_trainer_properties import RULES, answers, configs, make, snapshot, texts
 
 COURT = (CORPORA / "court.txt").read_text()
 LOW = (CORPORA / "low_lower_lowest.txt").read_text()
@@ -183,16 +183,8 @@ def drive(t: Trainer, moves) -> None:
 
 
 def state(t: Trainer):
-    return (
-        t.steps_done,
-        t.vocab_size,
-        t.total_tokens,
-        t.pair_counts(),
-        [t.segmentation(i) for i in range(t.word_count)],
-        t.top_pairs(6),
-        [(e.pair, e.count, e.manual, e.explanation) for e in t.history],
-        t.forbidden_pair_count(),
-    )
+    """A trainer's observable state (snapshot) plus what steering adds: hand marks, explanations, hidden pairs."""
+    return snapshot(t) + ([(e.manual, e.explanation) for e in t.history], t.forbidden_pair_count())
 
 
 @given(text=texts, config=configs, rule=st.sampled_from(RULES), moves=hand_moves)
