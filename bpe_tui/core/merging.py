@@ -76,6 +76,7 @@ def merge(
     symbols = list(symbols)
     get = ranks.get
     joined = made is None
+    made = made or {}  # (read only when not joined)
     while len(symbols) > stop_at:
         best = _NO_RANK
         best_i = 0
@@ -111,6 +112,7 @@ def _heap(
     alive = [True] * n
     count = n
     joined = made is None
+    made = made or {}  # (read only when not joined)
     get = ranks.get
     # (a pair's key is written out at each lookup, not asked of a helper: this loop runs once
     # per symbol of a whole text for tables without a pre-tokenizer)

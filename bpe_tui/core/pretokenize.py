@@ -172,6 +172,16 @@ class Pattern(Protocol):
     def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]: ...
 
 
+class WholeTextNormalizer(Protocol):
+    """A normalizer that takes the whole text before special tokens are looked for
+    (sentencepiece's: see :class:`~bpe_tui.core.normalize.SentencePieceNormalizer`), at once
+    or as a stream of chunks."""
+
+    def __call__(self, text: str) -> str: ...
+
+    def stream(self, chunks: Iterable[str]) -> Iterator[str]: ...
+
+
 class _Span:
     """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
 
@@ -480,7 +490,7 @@ class PreTokenizer:
         lowercase: bool = False,
         prefix_space: PrefixScheme | None = None,
         normalizer: Callable[[str], str] | None = None,
-        text_normalizer: Callable[[str], str] | None = None,
+        text_normalizer: WholeTextNormalizer | None = None,
         special_flags: dict[str, dict[str, Any]] | None = None,
         normalized_tokens: Iterable[str] = (),
     ):

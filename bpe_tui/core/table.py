@@ -22,7 +22,7 @@ import itertools
 import os
 import random
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +30,8 @@ from .errors import BPEError
 from .merging import MergeLog, PieceCache, merge
 from .normalize import SentencePieceNormalizer, from_spec
 from .pretokenize import PreTokenizer, ascii_findall, special_token_list, valid_text
-from .types import FormatName, Pair, Surface
-from .units import visible
+from .types import FormatName, Pair, PrefixScheme, Surface
+from .units import text_of, visible
 
 
 def merge_number(rank: int) -> int:
@@ -61,12 +61,13 @@ class TraceStep:
     pair: Pair  # (left, right) surfaces
     new_token: Surface
     position: int  # symbol index where the merge happened
-    _log: object = field(default=None, repr=False, compare=False)
+    _log: "MergeLog | _SurfaceLog | None" = field(default=None, repr=False, compare=False)
     _step: int = field(default=0, repr=False, compare=False)
 
     @property
     def symbols(self) -> tuple:
         """The segmentation right after this merge (surfaces)."""
+        assert self._log is not None, "a TraceStep is made with its trace's log"
         return self._log.symbols_after(self._step)
 
 
@@ -95,10 +96,10 @@ class MergeNode:
     def leaves(self) -> list:
         """The base symbols under this node, left to right (no recursion: trees run deep)."""
         out = []
-        todo = [self]
+        todo: list[MergeNode] = [self]
         while todo:
             node = todo.pop()
-            if node.left is None:
+            if node.left is None or node.right is None:
                 out.append(node.surface)
             else:
                 todo += [node.right, node.left]
@@ -170,10 +171,10 @@ class MergeTable:
         self.source = source
         #: 0-based ranks of the merges chosen by hand while training (Trainer.step(pair=...)).
         self.manual_ranks: frozenset[int] = frozenset(manual_ranks)
-        prefix = self.config.get("continuing_subword_prefix")
+        continuing = self.config.get("continuing_subword_prefix")
         #: Hugging Face's ``continuing_subword_prefix`` (e.g. ``##``), chars tables only: every
         #: symbol of a word but its first starts as the prefixed character (see merged_surface).
-        self.continuing_prefix: str | None = prefix if isinstance(prefix, str) and prefix and units == "chars" else None
+        self.continuing_prefix: str | None = continuing if isinstance(continuing, str) and continuing and units == "chars" else None
 
         self._merges: list[tuple[int, int, int]] | None = None
         self._pair_ranks: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> rank
@@ -207,7 +208,7 @@ class MergeTable:
         if self.continuing_prefix is not None:
             cut = len(self.continuing_prefix)
             for token_id, surface in self._vocab.items():
-                if len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:
+                if isinstance(surface, str) and len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:
                     self._continuing_base[surface[cut:]] = token_id
         self._eow_id = None
         if end_of_word is not None:
@@ -216,21 +217,23 @@ class MergeTable:
         self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
         # The space sentencepiece-style tokenizers put in front of the text (see
         # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
-        prefix = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
+        prefix: PrefixScheme | None = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
         # What the table's library does to the text first (config["normalizer"], see
         # normalize.py): sentencepiece's normalizer takes the whole text, others each segment.
         spec = self.config.get("normalizer")
         normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
-        whole = isinstance(normalizer, SentencePieceNormalizer)
+        whole = normalizer if isinstance(normalizer, SentencePieceNormalizer) else None
         flags = self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None
         self._pre = PreTokenizer(
             pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
-            normalizer=None if whole else normalizer, text_normalizer=normalizer if whole else None,
+            normalizer=None if whole else normalizer, text_normalizer=whole,
             special_flags=flags,
             normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
         )
         #: Decoding takes off the space encoding put in front of the text.
-        self._strips_prefix = (prefix is not None and units == "chars") or (whole and normalizer.add_dummy_prefix and not normalizer.treat_whitespace_as_suffix)
+        self._strips_prefix = (prefix is not None and units == "chars") or (
+            whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
+        )
         # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
         # (byte_fallback), else the unknown token, runs of them fused into one (fuse_unk).
         self._byte_tokens: dict[int, int] = {}
@@ -243,13 +246,13 @@ class MergeTable:
                         pass
         self._byte_token_values = {i: b for b, i in self._byte_tokens.items()}
         self._fuse_unk = bool(self.config.get("fuse_unk"))
-        surface = self.config.get("unk_surface")
-        self._unk_surface = surface if isinstance(surface, str) else None
+        unk_surface = self.config.get("unk_surface")
+        self._unk_surface = unk_surface if isinstance(unk_surface, str) else None
         self._cache = PieceCache()
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
         self.by_token_rank = self.config.get("merge_by") == BY_TOKEN_RANK and bytes_mode and end_of_word is None
         self._single_bytes = [bytes([b]) for b in range(256)]
-        self._search: list | None = None  # see _search_index
+        self._search: tuple[str, list[int], list[int]] | None = None  # see _search_index
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
         #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
         #: Hugging Face's ``ignore_merges``): the table's ``config["ignore_merges"]``.
@@ -277,7 +280,7 @@ class MergeTable:
         source = self.source
         vocab = self._vocab
         prefix = self.continuing_prefix
-        checked = [tuple(m) for m in merges]
+        checked: list[tuple[int, int, int]] = [(a, b, new) for a, b, new in merges]
         pair_ranks: dict[tuple[int, int], int] = {}
         pair_made: dict[tuple[int, int], int] = {}
         creator: dict[int, int] = {}
@@ -404,7 +407,7 @@ class MergeTable:
         for token_id, surface in id_to_surface.items():
             if token_id in outputs or len(surface) == 1 or surface == end_of_word:
                 continue
-            text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            text = text_of(surface)
             specials[text] = token_id
         next_id = max(id_to_surface) + 1
         for special in special_token_list(special_tokens):  # a str is one token; none empty
@@ -450,8 +453,10 @@ class MergeTable:
             notes.append(f"pre-tokenizer set by hand to {pretokenizer} (the reader had {self.pretokenizer})")
         else:
             pretokenizer = self.pretokenizer
+        merges = self._merges if self._merges is not None else self._build
+        assert merges is not None, "a table has its merge list or the builder that makes it"
         return MergeTable(
-            self.units, vocab, self._merges if self._merges is not None else self._build, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
+            self.units, vocab, merges, specials, pretokenizer=pretokenizer, end_of_word=self.end_of_word,
             lowercase=self.lowercase, counts=self.counts, config=dict(self.config, notes=notes),
             source_format=self.source_format, source=self.source, manual_ranks=self.manual_ranks,
         )
@@ -492,7 +497,7 @@ class MergeTable:
         if not self.manual_ranks:
             return []
         kept = set(keep)
-        new_rank = {}
+        new_rank: dict[int, int] = {}
         for old, merge in enumerate(self._merge_list()[:k]):
             if merge in kept:
                 new_rank[old] = len(new_rank)
@@ -532,7 +537,7 @@ class MergeTable:
         """The id of a surface, or None."""
         found = self._surface_to_id.get(surface)
         if found is None and isinstance(surface, (str, bytes)):
-            text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+            text = text_of(surface)
             found = self.special_tokens.get(text)
         return found
 
@@ -583,13 +588,13 @@ class MergeTable:
         """
         if token_id in self._special_surfaces or token_id in self.base_ids():
             return True
-        surface = self._vocab[token_id]
+        surface: Any = self._vocab[token_id]  # bytes in a bytes table, str in a chars table
         eow = self.end_of_word
         bytes_mode = self.units == "bytes"
-        marker = (eow.encode("utf-8") if bytes_mode else eow) if eow else None
+        marker: Any = (eow.encode("utf-8") if bytes_mode else eow) if eow else None
         whole_word = marker is not None and surface.endswith(marker)
         body = surface[: len(surface) - len(marker)] if whole_word else surface
-        prefix = self.continuing_prefix
+        prefix: Any = self.continuing_prefix
         # (with a continuing prefix, a token that carries it is the inside of a word)
         inside = prefix is not None and body.startswith(prefix) and len(body) > len(prefix)
         if inside:
@@ -682,7 +687,7 @@ class MergeTable:
         haystack, starts, ids = self._search_index()
         if "\n" in q or "\x00" in q:  # the index has no line breaks inside a line: look token by token
             vocab = self._vocab
-            matches = (k for k, t in enumerate(ids) if q in (vocab[t].decode("utf-8", "replace") if isinstance(vocab[t], bytes) else vocab[t]).lower())
+            matches = (k for k, t in enumerate(ids) if q in text_of(vocab[t]).lower())
         else:
             matches = self._index_matches(haystack, starts, q)
         for n, k in enumerate(matches):
@@ -711,7 +716,7 @@ class MergeTable:
         if self._search is None:
             rows = []
             for token_id, surface in self._vocab.items():
-                raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+                raw = text_of(surface)
                 text = visible(surface, self.end_of_word)
                 rows.append((len(text), token_id, text.lower() + "\x00" + raw.lower().replace("\n", "\x00")))
             rows.sort()
@@ -780,8 +785,8 @@ class MergeTable:
             if i == UNK_ID:
                 if prefix is not None and k > 0:
                     ch = prefix + ch  # tokenizers spells the prefixed symbol's bytes
-                spelled = [byte_tokens.get(b) for b in ch.encode("utf-8")] if byte_tokens else [None]
-                if None not in spelled:
+                spelled = [t for b in ch.encode("utf-8") if (t := byte_tokens.get(b)) is not None]
+                if byte_tokens and len(spelled) == len(ch.encode("utf-8")):
                     out += spelled
                     continue
                 if self._fuse_unk and out and out[-1] == UNK_ID:
@@ -837,9 +842,9 @@ class MergeTable:
         vocab = self._vocab
         steps = []
         if self.by_token_rank:
-            shared: MergeLog | _SurfaceLog = MergeLog(symbols, log)
-            for k, ((left, right), (_, rank, new, position)) in enumerate(zip(shared.pairs(), log)):
-                steps.append(TraceStep(self._creator.get(rank, -1), (left, right), new, position, shared, k))
+            rank_log = MergeLog(symbols, log)
+            for k, ((left, right), (_, rank, new, position)) in enumerate(zip(rank_log.pairs(), log)):
+                steps.append(TraceStep(self._creator.get(rank, -1), (left, right), new, position, rank_log, k))
             return steps
         shared = _SurfaceLog(MergeLog(symbols, log), vocab)
         for k, (_, rank, new, position) in enumerate(log):
@@ -860,11 +865,11 @@ class MergeTable:
             return [self.unk_id if i == UNK_ID else i for i in ids]
         return ids
 
-    def _inside(self, ids: list[int]) -> list[int]:
+    def _inside(self, ids: Sequence[int]) -> list[int]:
         """``ids`` with helper symbols outside the file's vocabulary (see
         ``config["outside_vocab_from"]``) made unknown."""
         limit = self._outside_from
-        return [UNK_ID if i >= limit else i for i in ids] if limit is not None else ids
+        return [UNK_ID if i >= limit else i for i in ids] if limit is not None else list(ids)
 
     def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
         text = valid_text(text)
@@ -880,12 +885,12 @@ class MergeTable:
                 out += (specials[piece],) if is_special else self._encode_word(piece)
             return out
         # The same pieces as self._pre.split(text), without a tuple per piece.
-        specials = pre.special_matcher
-        if specials is None:
+        matcher = pre.special_matcher
+        if matcher is None:
             self._encode_segment(pre.prefixed(text, True), out)
             return out
         pos = 0
-        for m in specials.finditer(text):
+        for m in matcher.finditer(text):
             if m.start() > pos:
                 self._encode_segment(pre.prefixed(text[pos : m.start()], pos == 0), out)
             out.append(self.special_tokens[m.group()])
@@ -957,7 +962,7 @@ class MergeTable:
 
     def _decode(self, ids: list[int]) -> str:
         vocab = self._vocab
-        parts = []
+        parts: list[Any] = []  # bytes in a bytes table, str in a chars table
         for i in ids:
             if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
                 raise BPEError(f"token id {i!r} is not an integer")

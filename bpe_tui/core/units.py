@@ -57,6 +57,12 @@ def gpt2_str_to_bytes(text: str) -> bytes:
     return bytes(table[c] for c in text)
 
 
+def text_of(surface: bytes | str) -> str:
+    """A surface's text as it is, not made visible: bytes decoded as UTF-8, each piece
+    of a character that is not valid alone as U+FFFD (what search and special tokens match)."""
+    return surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+
+
 _VISIBLE = {" ": "·", "\n": "⏎", "\t": "→", "\r": "␍"}
 
 

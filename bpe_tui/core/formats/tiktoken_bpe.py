@@ -279,6 +279,7 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         last = new
     seen: dict[bytes, int] = {}
     for i, surface in sorted(vocab.items()):
+        assert isinstance(surface, bytes)  # (a bytes table: checked above)
         if not (i in made or (len(surface) == 1 and not table.is_special(i))):
             continue  # special tokens, and tokens no merge makes (tiktoken would build them)
         if surface in seen:
