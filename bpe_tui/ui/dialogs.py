@@ -5,7 +5,9 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from typing import ClassVar
+
+from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -17,7 +19,7 @@ from .search import TokenSearch
 
 
 class _Dialog(ModalScreen):
-    CSS_PATH = "dialogs.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = "dialogs.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def action_cancel(self) -> None:

@@ -13,6 +13,7 @@ never freezes; short texts are encoded inline, as you type.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -44,7 +45,7 @@ class Encoding:
     pieces: list = field(default_factory=list)  # (token id, surface)
     chip_lines: list = field(default_factory=list)  # (Text, spans): chips, then their ids
     summary: str = ""
-    pairs: object = None  # with count_pairs: adjacent token pairs of the text (a Counter)
+    pairs: Counter | None = None  # with count_pairs: adjacent token pairs of the text
 
 
 def encode_text(
@@ -328,7 +329,7 @@ class EncodePane(Vertical):
         if word == self.trace_word and self.trace_lines:
             return
         self.trace_word = word
-        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles) if word is not None else []
+        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles) if table is not None and word is not None else []
         self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
         self.query_one(TraceView).set_lines(lines)
 

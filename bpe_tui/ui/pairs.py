@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from ..core.events import MergeEvent
@@ -94,7 +95,7 @@ class PairsPane(Vertical):
         self._redraw: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
-        table = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
+        table: DataTable[Text] = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="pair-caption", markup=False)
         yield Static("", id="pair-why", markup=False)
@@ -157,7 +158,7 @@ class PairsPane(Vertical):
                 for r, (new, old) in enumerate(zip(cells, self._cells)):
                     for c, (a, b) in enumerate(zip(new, old)):
                         if a != b or a.style != b.style:  # Text's == ignores its base style
-                            table.update_cell_at((r, c), a)
+                            table.update_cell_at(Coordinate(r, c), a)
         self._cells = cells
         self.rows = [tuple(c.plain for c in row) for row in cells]
 

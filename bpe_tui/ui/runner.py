@@ -107,7 +107,7 @@ class Runner(Widget):
         """Move the rate ``delta`` places along RATES (clamped); a running play follows it."""
         i = RATES.index(self.rate) if self.rate in RATES else RATES.index(DEFAULT_RATE)
         self.rate = RATES[max(0, min(len(RATES) - 1, i + delta))]
-        if self.playing:
+        if self.playing and self._session is not None:
             self.play(self._session)
         return self.rate
 

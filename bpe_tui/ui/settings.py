@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,6 +26,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ..core.config import TIE_BREAKS, TrainerConfig
 from ..core.errors import BPEError
+from ..core.types import TieBreak
 from .dialogs import _Dialog
 from .render import label
 from .toggle import Checkbox
@@ -145,7 +147,7 @@ class SettingsScreen(_Dialog):
         min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
         return dataclasses.replace(
             self.config,
-            tie_break=str(self.query_one("#tie-break", Select).value),
+            tie_break=cast(TieBreak, str(self.query_one("#tie-break", Select).value)),  # (a Select of TIE_BREAKS)
             min_frequency=1 if min_frequency is None else min_frequency,
             lowercase=self.query_one("#lowercase", Checkbox).value,
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
