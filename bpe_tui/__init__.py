@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from .core import PRESETS, UNK_ID, BPEError, MergeEvent, MergeNode, MergeTable, TraceStep, Trainer, TrainerConfig
 from .core.distributed import count_words
 from .core.formats import load, save
+from .core.shipped import demo_corpus_path
 
 __version__ = "0.1.0"
 
@@ -52,8 +53,3 @@ def train(paths: Iterable[str] | str, **config) -> MergeTable:
     return trainer.table
 
 
-def demo_corpus_path() -> str:
-    """Path of the built-in demo corpus (original short stories shipped with the package)."""
-    import os
-
-    return os.path.join(os.path.dirname(__file__), "data", "demo.txt")

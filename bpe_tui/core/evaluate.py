@@ -77,6 +77,7 @@ from .corpus import (
     resolve_workers,
 )
 from .errors import BPEError
+from .shipped import shipped
 from .table import UNK_ID, MergeTable
 
 #: The Rényi order of Zouhar et al. 2023.
@@ -414,8 +415,8 @@ def _first_safe(chunk: bytes, start: int) -> int | None:
 
 # ---------------------------------------------------------------------- running it
 
-#: The parallel text set shipped in the repository (corpora/parallel), English first.
-PARALLEL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "corpora", "parallel")
+#: The parallel text set shipped with bpe-tui (corpora/parallel), English first.
+PARALLEL_DIR = str(shipped("parallel"))
 PARALLEL_LANGUAGES = ["en", "de", "fr", "es", "tr", "ru", "el", "ar", "hi", "zh", "ja", "ko"]
 
 
@@ -448,7 +449,7 @@ def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:
         if os.path.isfile(os.path.join(directory, f"{lang}.txt"))
     ]
     if not corpora:
-        raise BPEError(f"{directory}: the parallel text set is not there (it ships in the repository's corpora/parallel)")
+        raise BPEError(f"{directory}: the parallel text set is not there (it ships with bpe-tui: reinstall it, or give corpora)")
     return corpora
 
 

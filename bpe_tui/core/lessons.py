@@ -23,13 +23,9 @@ from pathlib import Path
 
 from .config import TrainerConfig
 from .errors import BPEError
+from .shipped import shipped
 from .trainer import Trainer
 from .units import visible
-
-
-def corpora_dir() -> Path:
-    """The ``corpora/`` folder of the checkout the package runs from (the worked examples)."""
-    return Path(__file__).resolve().parents[2] / "corpora"
 
 
 def show_pair(pair: tuple) -> str:
@@ -42,14 +38,14 @@ def show_pair(pair: tuple) -> str:
 
 @dataclass(frozen=True)
 class Example:
-    """A corpus from ``corpora/`` and the rules (TrainerConfig keywords) to train it with."""
+    """A worked example shipped with bpe-tui (``corpora/``) and the rules (TrainerConfig keywords) to train it with."""
 
     corpus: str
     rules: Mapping[str, object]
 
     @property
     def path(self) -> Path:
-        return corpora_dir() / self.corpus
+        return shipped(self.corpus)
 
     def config(self) -> TrainerConfig:
         return TrainerConfig(**self.rules)  # type: ignore[arg-type]
@@ -61,7 +57,7 @@ class Example:
     def trainer(self) -> Trainer:
         """A fresh trainer on this example, at step 0 (BPEError if the corpus is missing)."""
         if not self.path.is_file():
-            raise BPEError(f"{self.path}: the worked example is missing (the tour reads corpora/ of a bpe-tui checkout)")
+            raise BPEError(f"{self.path}: the worked example is missing from the installed package (reinstall bpe-tui)")
         return Trainer.from_files([str(self.path)], self.config())
 
 

@@ -118,7 +118,7 @@ def test_tour_moves_between_stops_and_takes_one_answer_per_stop():
 def test_a_missing_corpus_is_a_clear_error(tmp_path, monkeypatch):
     from bpe_tui.core import lessons
 
-    monkeypatch.setattr(lessons, "corpora_dir", lambda: tmp_path)
+    monkeypatch.setattr(lessons, "shipped", lambda name: tmp_path / name)
     with pytest.raises(BPEError, match="court.txt: the worked example is missing"):
         lessons.COURT.trainer()
 
@@ -134,8 +134,38 @@ def test_learn_without_the_worked_examples_is_one_line_before_the_screen(capsys,
     from bpe_tui.cli import main
     from bpe_tui.core import lessons
 
-    monkeypatch.setattr(lessons, "corpora_dir", lambda: tmp_path)
+    monkeypatch.setattr(lessons, "shipped", lambda name: tmp_path / name)
     assert main(["learn"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bpe-tui: error: ") and "low_lower_lowest.txt: the worked example is missing" in err
     assert err.count("\n") == 1
+
+
+def test_the_tour_and_the_parallel_set_run_from_an_installed_wheel(tmp_path):
+    """The worked examples and the parallel text set ship inside the package (bpe_tui/data),
+    so a non-editable install runs the tour's stops and the Evaluate view's default set."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    from tests.conftest import REPO
+
+    source = tmp_path / "source"  # (a copy: building writes build/ beside the sources)
+    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(".*", "build", "*.egg-info", "tests", "benchmarks", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("bpe_tui-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for stop in STOPS:
+        assert f"bpe_tui/data/{stop.example.corpus}" in names
+    assert {f"bpe_tui/data/parallel/{lang}.txt" for lang in ("en", "zh", "ar")} <= set(names)
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    # The unpacked wheel, not the checkout, is what Python imports here.
+    code = (
+        "import bpe_tui, bpe_tui.core.lessons as l, bpe_tui.core.evaluate as e;"
+        "assert bpe_tui.__file__.startswith(%r), bpe_tui.__file__;"
+        "print(len(l.COURT.trainer().top_pairs(3)), len(e.parallel_set()))" % str(site)
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": ""})
+    assert out.stdout.split() == ["3", "12"]
