@@ -102,3 +102,13 @@ def test_eval_gpt2_on_tinyshakespeare_matches_tiktoken_numbers(capsys):
     code, out, _ = run(capsys, "eval", GPT2_DIR, "--corpus", need(TINYSHAKESPEARE), "--json")
     row = json.loads(out)[0]
     assert code == 0 and (row["tokens"], round(row["bytes_per_token"], 4), row["used"]) == (338_025, 3.2997, 11_706)
+
+
+def test_a_repeated_corpus_option_adds_corpora(capsys, small_table):
+    """``--corpus a --corpus b`` is ``--corpus a b`` (it kept only the last one)."""
+    code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", "--corpus", f"de={PARALLEL / 'de.txt'}")
+    assert code == 0
+    rows = [line.split()[1] for line in out.strip().splitlines()[2:]]
+    assert rows == ["en", "de"] and out.split()[11] == "premium"  # two corpora: de's premium against en
+    code, out, _ = run(capsys, "audit", small_table, "--corpus", PARALLEL / "en.txt", "--corpus", PARALLEL / "de.txt")
+    assert code == 0 and f"corpus {PARALLEL / 'en.txt'}, {PARALLEL / 'de.txt'}:" in out
