@@ -23,6 +23,7 @@ low / lower / lowest example, then the encoding of a word the corpus never had.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -209,4 +210,7 @@ def demo(out=None) -> None:
 
 
 if __name__ == "__main__":
-    demo()
+    try:
+        demo()
+    except BrokenPipeError:  # `| head` stopped reading: stop quietly, as command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
