@@ -63,12 +63,21 @@ def read_json_object(path: str, what: str = "a JSON object", data: bytes | None 
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        if _cut_short(text[exc.pos :], exc.msg):
+            raise fail(path, None, f"the JSON ends early, at line {exc.lineno}, column {exc.colno} (a truncated file?)") from None
         raise fail(path, None, f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise fail(path, None, "bad JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise fail(path, None, f"not {what} (expected a JSON object)")
     return data
+
+
+def _cut_short(rest: str, message: str) -> bool:
+    """Whether a JSON error at the text ``rest`` means the file stops early: nothing is left,
+    a string is still open, or what is left starts a true, false or null."""
+    rest = rest.strip()
+    return not rest or message.startswith("Unterminated string") or any(rest != w and w.startswith(rest) for w in ("true", "false", "null"))
 
 
 def build_table(
