@@ -25,6 +25,7 @@ import regex
 from .errors import BPEError
 from .pretokenize import resolve_pattern, special_token_list
 from .types import TIE_BREAKS, UNITS, TieBreak, Units
+from .wording import plural
 
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
@@ -154,8 +155,9 @@ def check_vocab_size(vocab_size: int | None, base_count: int, special_count: int
     (the first merged token's id is ``base_count + special_count``)."""
     least = base_count + special_count
     if vocab_size is not None and vocab_size < least:
-        parts = f"{base_count:,} base symbols" + (f" + {special_count} special token{'s' if special_count != 1 else ''}" if special_count else "")
-        raise BPEError(f"{name}: vocabulary size {vocab_size:,} is smaller than the base alphabet ({parts} = {least:,}); choose {least:,} or more")
+        parts = plural(base_count, "base symbol") + (f" + {plural(special_count, 'special token')}" if special_count else "")
+        total = f" = {least:,}" if special_count else ""
+        raise BPEError(f"{name}: vocabulary size {vocab_size:,} is smaller than the base alphabet ({parts}{total}); choose {least:,} or more")
 
 
 def _is_named(pretokenizer: str) -> bool:

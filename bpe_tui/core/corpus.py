@@ -207,6 +207,12 @@ def corpus_name(paths: list[str]) -> str:
     return first if len(paths) == 1 else f"{first} +{len(paths) - 1}"
 
 
+def corpus_where(paths: list[str]) -> str:
+    """Where, for an error message: the paths as the user gave them ('a/b.txt', 'a/b.txt and c.txt')."""
+    named = ["stdin" if p == "-" else p for p in paths] or ["corpus"]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
 # ---------------------------------------------------------------------- reading text
 
 
@@ -374,7 +380,7 @@ def count_files(
                 raise RegexTimeout(f"{'stdin' if path == '-' else path}: {exc}") from None
             done += sizes.get(path, 0)
     if not counts:
-        raise BPEError(f"{corpus_name(sources)}: the corpus is empty (no words found)")
+        raise BPEError(f"{corpus_where(sources)}: the corpus is empty (no words found)")
     return dict(counts)
 
 
@@ -692,7 +698,7 @@ def read_count_files(paths: Iterable[str], progress: Progress | None = None) -> 
             word = unescape_word(word, where)
             counts[word] = counts.get(word, 0) + n
     if not counts:
-        raise BPEError(f"{corpus_name(sources)}: the count file is empty (no words found)")
+        raise BPEError(f"{corpus_where(sources)}: the count file is empty (no words found)")
     return counts
 
 

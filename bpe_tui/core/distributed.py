@@ -44,7 +44,7 @@ from .config import TrainerConfig
 from .corpus import (
     Progress,
     add_range_counts,
-    corpus_name,
+    corpus_where,
     count_files,
     count_range,
     expand_sources,
@@ -230,7 +230,7 @@ def _count_on_dask(client: Any, sources: list[str], config: TrainerConfig, error
         if unfinished:  # cancelled, or a range failed: stop the rest on the cluster
             client.cancel(unfinished)
     if not counts:
-        raise BPEError(f"{corpus_name(sources)}: the corpus is empty (no words found)")
+        raise BPEError(f"{corpus_where(sources)}: the corpus is empty (no words found)")
     return dict(counts)
 
 

@@ -71,6 +71,7 @@ from .corpus import (
     RANGES_PER_WORKER,
     _pool_context,
     corpus_name,
+    corpus_where,
     expand_sources,
     iter_text_blocks,
     plan_ranges,
@@ -548,7 +549,7 @@ def evaluate(
         for c, corpus in enumerate(corpora):
             tally = tallies[t][c]
             if not tally.chars:
-                raise BPEError(f"{corpus_name(list(corpus.paths))}: the corpus is empty")
+                raise BPEError(f"{corpus_where(list(corpus.paths))}: the corpus is empty")
             row.append(
                 Metrics(
                     names[t], corpus.label, len(table), tally.tokens, tally.bytes, tally.chars, tally.words,

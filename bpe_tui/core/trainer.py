@@ -292,6 +292,14 @@ def class_standing(surface, pattern, end_of_word: str | None) -> int:
     return standing
 
 
+def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
+    """A corpus with no words is an error that names its files as the user gave them."""
+    if not word_counts:
+        from .corpus import corpus_where
+
+        raise BPEError(f"{corpus_where(paths)}: the corpus is empty (no words to train on)")
+
+
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
@@ -572,6 +580,7 @@ class Trainer:
             word_counts = read_count_files(paths, progress=progress)
         else:
             word_counts = count_words(paths, config, client=client, errors=errors, progress=progress, workers=workers)
+        _check_words(word_counts, paths)
         return cls.from_counts(word_counts, config, name=corpus_name(paths))
 
     @classmethod
@@ -600,8 +609,7 @@ class Trainer:
         else:
             word_counts = count_words(paths, cfg, **options)
         name = corpus_name(paths)
-        if not word_counts:
-            raise BPEError(f"{name}: the corpus is empty (no words to train on)")
+        _check_words(word_counts, paths)
         return cls(word_counts, config, name=name, start=table)
 
     # ------------------------------------------------------------------ first-seen

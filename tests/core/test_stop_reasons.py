@@ -59,12 +59,12 @@ def test_goto_past_the_end_returns_where_it_stopped_and_why():
 @pytest.mark.parametrize(
     "config, message",
     [
-        (dict(preset="gpt2", vocab_size=100), "vocabulary size 100 is smaller than the base alphabet (256 base symbols = 256); choose 256 or more"),
+        (dict(preset="gpt2", vocab_size=100), "vocabulary size 100 is smaller than the base alphabet (256 base symbols); choose 256 or more"),
         (
             dict(preset="gpt2", vocab_size=256, special_tokens=["<s>", "</s>"]),
             "vocabulary size 256 is smaller than the base alphabet (256 base symbols + 2 special tokens = 258); choose 258 or more",
         ),
-        (dict(preset="classic", vocab_size=3), "vocabulary size 3 is smaller than the base alphabet (5 base symbols = 5); choose 5 or more"),
+        (dict(preset="classic", vocab_size=3), "vocabulary size 3 is smaller than the base alphabet (5 base symbols); choose 5 or more"),
     ],
 )
 def test_vocab_size_below_the_alphabet_is_an_error(config, message):
@@ -84,7 +84,7 @@ def test_cli_vocab_size_below_the_alphabet_exits_2(capsys, tmp_path):
     err = capsys.readouterr().err
     assert code == 2
     assert err.splitlines() == [
-        "bpe-tui: error: demo.txt: vocabulary size 100 is smaller than the base alphabet (256 base symbols = 256); choose 256 or more"
+        f"bpe-tui: error: {CORPORA / 'demo.txt'}: vocabulary size 100 is smaller than the base alphabet (256 base symbols); choose 256 or more"
     ]
     assert not out.exists()
 
@@ -105,4 +105,4 @@ def test_explorer_with_a_vocab_size_below_the_bytes_alphabet_is_exit_2(capsys):
 
     assert main([demo_corpus_path(), "--vocab-size", "100"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == "bpe-tui: error: demo.txt: vocabulary size 100 is smaller than the base alphabet (256 base symbols = 256); choose 256 or more"
+    assert err.strip() == f"bpe-tui: error: {demo_corpus_path()}: vocabulary size 100 is smaller than the base alphabet (256 base symbols); choose 256 or more"
