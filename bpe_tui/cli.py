@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
+from .core.wording import plural
 from .core.types import TIE_BREAKS, UNITS
 from .core.errors import BPEError
 from .core.table import merge_number
@@ -258,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("audit", help="list a table's unreachable, partial, scaffold, unused ... tokens")
     a.add_argument("table")
-    a.add_argument("--corpus", nargs="+", default=[], metavar="FILE", help="encode these files to find intermediate and unused tokens")
+    a.add_argument("--corpus", nargs="+", action="extend", default=[], metavar="FILE", help="encode these files to find intermediate and unused tokens (repeatable)")
     a.add_argument("--json", action="store_true", help="print the categories as JSON (lists of ids) with a summary")
     a.add_argument("--limit", type=int, default=10, metavar="N", help="tokens shown per category (default 10; 0 = all)")
     a.add_argument("--long", type=int, default=None, metavar="N", help="tokens of N characters or more are 'very long' (default 16)")
@@ -266,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium")
     v.add_argument("tables", nargs="+", metavar="TABLE")
-    v.add_argument("--corpus", nargs="+", required=True, metavar="[LABEL=]FILE", help="corpora; on parallel text the first is the premium's reference")
+    v.add_argument("--corpus", nargs="+", action="extend", required=True, metavar="[LABEL=]FILE", help="corpora (repeatable); on parallel text the first is the premium's reference")
     out = v.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object per table x corpus, in a list")
     out.add_argument("--markdown", action="store_true", help="print a Markdown table")
@@ -298,12 +299,21 @@ def build_explorer_parser() -> argparse.ArgumentParser:
 
 def stderr_progress(unit: str = "items"):
     """A rich progress bar on stderr that disappears when done (use it as a context manager);
-    amounts read as sizes for ``unit="bytes"``, as ``k/n`` otherwise."""
+    amounts read as sizes for ``unit="bytes"``, as ``1,234/5,678`` otherwise. A task whose
+    unit changes as it goes (train: counting bytes, then merging) says so in its ``unit`` field."""
     from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.filesize import decimal
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
-    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
-    return Progress(TextColumn("{task.description}"), BarColumn(), amount, TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    class Amount(ProgressColumn):
+        def render(self, task) -> Text:
+            done, total = int(task.completed), task.total
+            if task.fields.get("unit", unit) == "bytes":
+                return Text(decimal(done) + (f"/{decimal(int(total))}" if total else ""), style="progress.download")
+            return Text(f"{done:,}" + (f"/{int(total):,}" if total else ""), style="progress.download")
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), Amount(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
 
 
 @contextlib.contextmanager
@@ -321,6 +331,16 @@ def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
 def counting_label(dask: str | None) -> str:
     """What the counting progress counts: bytes read here, or blocks counted on Dask."""
     return f"counting on dask {dask} (blocks)" if dask else "counting words (bytes)"
+
+
+def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
+    """A vocabulary size below a byte-level alphabet is exit 2 before a corpus is counted
+    (a chars alphabet is known only after counting: the trainer checks it then)."""
+    if cfg.units == "bytes":
+        from .core.config import check_vocab_size
+        from .core.corpus import corpus_where
+
+        check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_where(paths))
 
 
 def refuse_overwrite(path: str, force: bool) -> None:
@@ -342,11 +362,13 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
+    if start is None:
+        check_target_before_counting(cfg, args.corpus)
     dask = dask_from_args(args)
     show = sys.stderr.isatty() and not args.quiet
     if show:
         with stderr_progress() as bar:
-            task = bar.add_task(counting_label(dask), total=None)
+            task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
             options = dict(
                 errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
                 progress=lambda done, total: bar.update(task, completed=done, total=total or None),
@@ -356,7 +378,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             else:
                 trainer = Trainer.from_files(args.corpus, cfg, **options)
             target = trainer.target_steps
-            bar.update(task, description="merging", completed=trainer.first_step, total=target)
+            bar.update(task, description="merging", completed=trainer.first_step, total=target, unit="merges")
             for event in trainer.run():
                 if event.step % 50 == 0:
                     bar.update(task, completed=event.step)
@@ -379,7 +401,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if start is not None:
             print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step
-            print(f"{new:,} new merge{'s' if new != 1 else ''}" + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
+            print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
         print(f"{trainer.steps_done:,} merges, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
@@ -446,6 +468,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if args.text is not None:
         chunks = iter([argv_text(args.text, "TEXT")])
     else:
+        if sys.stdin.isatty():  # (a person at a terminal, not a pipe: say what is awaited)
+            print("bpe-tui: reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)", file=sys.stderr)
         chunks = iter_stdin_text()
     if args.ids and not args.dropout:
         # Streamed: ids are written as they are made, memory stays flat on any input size.
@@ -512,7 +536,7 @@ def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
             line = Text()
     console.print(line)
     chars = chars_read[0]
-    print(f"{len(ids)} tokens, {chars} characters, {chars / max(1, len(ids)):.2f} characters per token")
+    print(f"{plural(len(ids), 'token')}, {plural(chars, 'character')}, {chars / max(1, len(ids)):.2f} characters per token")
     print(" ".join(map(str, ids)))
     return 0
 
@@ -540,7 +564,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     steps = table.trace(word)
     show = lambda s: visible(s, table.end_of_word)  # noqa: E731
     start = table.initial_symbols(word.lower() if table.lowercase else word)
-    print(f"{show(word if table.units == 'chars' else word)!s}: {len(start)} symbols -> {len(start) - len(steps)} tokens in {len(steps)} merges")
+    print(f"{show(word if table.units == 'chars' else word)!s}: {plural(len(start), 'symbol')} -> {plural(len(start) - len(steps), 'token')} in {plural(len(steps), 'merge')}")
     print("  start  " + " ".join(show(s) for s in start))
     before = list(start)
     for step in steps:
@@ -690,7 +714,7 @@ def conversion_losses(table, fmt: str) -> list[str]:
     lost = formats.writers()[fmt].losses(table)
     if table.manual_ranks and fmt != "native":
         n = len(table.manual_ranks)
-        lost.append(f"which merge{'s' if n != 1 else ''} ({n:,}) {'were' if n != 1 else 'was'} chosen by hand (only the native format records it)")
+        lost.append(f"which merges were chosen by hand ({plural(n, 'merge')}; only the native format records it)")
     return lost
 
 
@@ -746,11 +770,8 @@ def cmd_explore(argv: Sequence[str]) -> int:
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
-    if cfg.units == "bytes" and start is None:  # the alphabet is known before counting: a too small target is exit 2 too
-        from .core.config import check_vocab_size
-        from .core.corpus import corpus_name
-
-        check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_name(args.corpus or ["demo.txt"]))
+    if start is None:
+        check_target_before_counting(cfg, args.corpus or ["demo.txt"])
     if args.workers is not None:
         from .core.corpus import resolve_workers
 
@@ -771,7 +792,7 @@ def run_evaluation(tables, names, corpora, args):
     """Encode the corpora with the tables, with a progress bar on a terminal."""
     from .core.evaluate import evaluate
 
-    with progress_bar(f"encoding ({len(tables)} table{'s' if len(tables) > 1 else ''})", args.quiet) as progress:
+    with progress_bar(f"encoding ({plural(len(tables), 'table')})", args.quiet) as progress:
         return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
 
 

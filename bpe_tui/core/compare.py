@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .table import UNK_ID, MergeTable
 from .units import visible
+from .wording import plural
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def format_comparison(result: Comparison, name_a: str = "A", name_b: str = "B", 
     if not n:
         lines.append("both tables split the text at the same places")
         return "\n".join(lines)
-    lines.append(f"{n:,} span{'s' if n != 1 else ''} split differently:")
+    lines.append(f"{plural(n, 'span')} split differently:")
     shown = result.differences if limit is None else result.differences[:limit]
     for d in shown:
         lines.append(f"  [{d.start}:{d.end}] {visible(d.text)!r}")

@@ -184,3 +184,73 @@ def test_help(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["train", "--help"])
     assert exc.value.code == 0 and "--vocab-size" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- wording and where
+
+
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    table = tmp_path / "t.json"
+    assert run(capsys, "train", str(CORPORA / "court.txt"), "-o", str(table), "--preset", "classic", "--merges", "20")[0] == 0
+    code, out, _ = run(capsys, "trace", "-t", str(table), "court")
+    assert code == 0 and out.splitlines()[0] == "court: 6 symbols -> 1 token in 5 merges"
+
+
+def test_a_truncated_json_file_is_called_truncated(capsys, tmp_path):
+    whole = '{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0, "b": false}}}'
+    for cut in (len(whole) - 2, whole.index("false") + 3, whole.index('"b"') + 2):
+        path = tmp_path / f"cut{cut}.json"
+        path.write_text(whole[:cut])
+        msg = error_of(capsys, "inspect", str(path))
+        assert msg.startswith(f"bpe-tui: error: {path}: the JSON ends early, at line 1, column ") and msg.endswith("(a truncated file?)")
+
+
+def test_corpus_errors_name_the_path_as_given(capsys, tmp_path):
+    empty = tmp_path / "sub" / "empty.txt"
+    empty.parent.mkdir()
+    empty.write_text("")
+    assert error_of(capsys, "train", str(empty), "-o", str(tmp_path / "o.json")) == f"bpe-tui: error: {empty}: the corpus is empty (no words found)"
+    two = error_of(capsys, "train", str(empty), str(empty), "-o", str(tmp_path / "o.json"))
+    assert two == f"bpe-tui: error: {empty} and {empty}: the corpus is empty (no words found)"
+
+
+def test_encode_from_a_terminal_says_it_is_reading(capsys, tmp_path, monkeypatch):
+    """With no TEXT, encode reads stdin; a person at a terminal is told so (a pipe is not)."""
+    import io
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self) -> bool:
+            return True
+
+    table = tmp_path / "t.json"
+    bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=5).save(str(table))
+    monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"the court")))
+    code, out, err = run(capsys, "encode", "-t", str(table))
+    assert code == 0 and out.split("\t")[1].startswith("the")  # (ids, one per line: stdout is not a terminal)
+    assert err.strip() == "bpe-tui: reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"the court")))
+    assert run(capsys, "encode", "-t", str(table))[2] == ""
+
+
+def test_progress_amounts_have_thousands_separators():
+    """train's bar counts bytes while counting, then merges (it showed 0/10150044)."""
+    from rich.progress import Progress
+
+    from bpe_tui.cli import stderr_progress
+
+    bar: Progress = stderr_progress()
+    task = bar.add_task("counting", total=10_150_044, completed=5_000_000, unit="bytes")
+    amount = bar.columns[2]
+    assert amount.render(bar.tasks[0]).plain == "5.0 MB/10.2 MB"
+    bar.update(task, completed=1234, total=10_000, unit="merges")
+    assert amount.render(bar.tasks[0]).plain == "1,234/10,000"
+
+
+def test_the_educational_demo_piped_into_head_stops_quietly():
+    """``python -m bpe_tui.core.educational | head`` ends without a BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "bpe_tui.core.educational"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader has gone before the first line
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert err == b""
