@@ -170,7 +170,7 @@ def _minimal(**model):
 @pytest.mark.parametrize(
     "content, needles",
     [
-        ('{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}', ["bad JSON", "line"]),
+        ('{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}', ["the JSON ends early", "line 1", "truncated"]),
         (json.dumps(_minimal(merges=[["a", "c"]])), ["model.merges[0]", "'c'", "not in the vocabulary"]),
         (json.dumps(_minimal(merges=["a b c"])), ["model.merges[0]", "legacy merge"]),
         (json.dumps(_minimal(merges=[["a", "b"], ["ab", "b"]])), ["model.merges[1]", "'abb'", "not in the vocabulary"]),
