@@ -51,15 +51,21 @@ def gpt2_table_path() -> str:
     return str(GPT2_TABLE)
 
 
-async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
-    """Settle until ``app.screen`` is a ``kind`` (loads chain: table A, then table B)."""
+async def settle_until(app, pilot, condition, what: str, seconds: float = 60.0) -> None:
+    """Settle until ``condition()`` holds (work that starts from a message, a chain of loads):
+    a wait with a generous bound for a loaded machine, never a statement about speed."""
     import time
 
     deadline = time.monotonic() + seconds
-    while not isinstance(app.screen, kind):
-        assert time.monotonic() < deadline, f"{kind.__name__} did not open; screen is {app.screen!r}"
+    while not condition():
+        assert time.monotonic() < deadline, what
         await settle(app, pilot)
     await settle(app, pilot)
+
+
+async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
+    """Settle until ``app.screen`` is a ``kind`` (loads chain: table A, then table B)."""
+    await settle_until(app, pilot, lambda: isinstance(app.screen, kind), f"{kind.__name__} did not open; screen is {app.screen!r}", seconds)
 
 
 @pytest.fixture(scope="session")
