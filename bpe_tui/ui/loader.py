@@ -13,8 +13,10 @@ Workers are *exclusive* per group: opening something new cancels the load still 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
@@ -47,6 +49,25 @@ class Loader(Widget):
     """Reads corpora and merge tables in thread workers; reports by messages."""
 
     DEFAULT_CSS = "Loader { display: none; }"
+
+    def _reporter(self, message: Callable[[int, int], Message]) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` for long work in the current worker: it posts
+        ``message(done, total)`` at most every :data:`BATCH_SECONDS` (a few screen updates a
+        second, never one per block or merge), and raises :class:`_Cancelled` once escape has
+        cancelled the worker, which stops the work at its next report."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last >= BATCH_SECONDS:
+                last = now
+                self.post_message(message(done, total))
+
+        return progress
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def path(self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None) -> None:
@@ -88,17 +109,7 @@ class Loader(Widget):
         Escape cancels: the next progress report raises, which also stops the worker
         processes of a parallel count (they report several times a second while they read).
         """
-        worker = get_current_worker()
-        last = [0.0]
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise _Cancelled()
-            now = time.monotonic()
-            if now - last[0] >= BATCH_SECONDS:
-                last[0] = now
-                self.post_message(LoadProgressed(done, total, dask))
-
+        progress = self._reporter(lambda done, total: LoadProgressed(done, total, dask))
         try:
             if start is not None:
                 trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
@@ -176,16 +187,8 @@ class Loader(Widget):
         from .settings import first_difference
 
         worker = get_current_worker()
-        last = [0.0]
-
-        def report(what: str, done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise _Cancelled()
-            now = time.monotonic()
-            if now - last[0] >= BATCH_SECONDS:
-                last[0] = now
-                self.post_message(RetrainProgressed(what, done, total))
-
+        counting = self._reporter(lambda done, total: RetrainProgressed("counting the corpus again", done, total))
+        merging = self._reporter(lambda done, total: RetrainProgressed("retraining under the new rules", done, total))
         old.busy = True
         try:
             target = old.trainer.steps_done
@@ -194,7 +197,7 @@ class Loader(Widget):
             if recount:
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
-                    progress=lambda done, total: report("counting the corpus again", done, total),
+                    progress=counting,
                 )
             else:
                 trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
@@ -202,7 +205,7 @@ class Loader(Widget):
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
                     break  # nothing left to merge, or below min frequency: the new rules stop here
-                report("retraining under the new rules", trainer.steps_done, target)
+                merging(trainer.steps_done, target)
             if worker.is_cancelled:
                 raise _Cancelled()
             session.word_order()
