@@ -70,6 +70,7 @@ class ExplorerApp(App):
         "search.tcss",
         "chips.tcss",
         "tour.tcss",
+        "workbar.tcss",
     ]
 
     def __init__(

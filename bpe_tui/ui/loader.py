@@ -5,7 +5,9 @@ reads the files and posts what came of it: :class:`LoadProgressed` while a corpu
 :class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
 :class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
 The messages bubble up to the App, which decides what the screen does with them; the Loader
-never touches another widget.
+never touches another widget. A rank file (o200k) opens without its merge list; the inspect
+screen then has its Loader build the list behind the panes (:meth:`Loader.merges`:
+:class:`MergesProgressed`, then :class:`MergesBuilt` or :class:`MergesCancelled`).
 
 Workers are *exclusive* per group: opening something new cancels the load still running.
 """
@@ -31,6 +33,9 @@ from .messages import (
     LoadCancelled,
     LoadFailed,
     LoadProgressed,
+    MergesBuilt,
+    MergesCancelled,
+    MergesProgressed,
     Retrained,
     RetrainProgressed,
     SessionOpened,
@@ -134,11 +139,14 @@ class Loader(Widget):
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
 
     def _table(self, path: str) -> None:
-        """Open a merge table in any readable format, to inspect it."""
+        """Open a merge table in any readable format, to inspect it. A rank file's merge list
+        is not built here: the inspect screen shows the table at once and builds it behind
+        the panes (:meth:`merges`)."""
         table = self._read_table(path)
-        if table is not None and self._merges_built(table):
+        if table is not None:
             session = InspectSession(table, source=path)
-            session.rank_index()
+            if table.merges_built:
+                session.rank_index()
             self.post_message(SessionOpened(session))
 
     #: ``_table`` in a thread worker.
@@ -148,18 +156,35 @@ class Loader(Widget):
     def compare_table(self, path: str) -> None:
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
-        if table is not None and self._merges_built(table, compare=True) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
+        if table is not None and self._merges_built(table) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
             self.post_message(CompareLoaded(table, path))
 
-    def _merges_built(self, table, compare: bool = False) -> bool:
-        """Build a rank file's merge list here, in the worker (the views ask for it), unless
-        escape cancels; True when it is there."""
+    def _merges_built(self, table) -> bool:
+        """Build table B's merge list here, in the worker (the comparison asks for it), unless
+        a newer request cancels; True when it is there."""
         worker = get_current_worker()
-        if table.build_merges(cancelled=lambda: worker.is_cancelled):
-            return True
-        if not compare:
-            self.post_message(LoadCancelled())
-        return False
+        return table.build_merges(cancelled=lambda: worker.is_cancelled)
+
+    @work(thread=True, exclusive=True, group="merges", exit_on_error=False)
+    def merges(self, session: InspectSession) -> None:
+        """Build the inspected rank file's merge list (read from the cache when it was built
+        before): :class:`MergesProgressed` meanwhile, then :class:`MergesBuilt`, or
+        :class:`MergesCancelled` when escape stopped it (nothing is kept)."""
+        worker = get_current_worker()
+        progress = self._reporter(MergesProgressed)
+        table = session.full_table
+        try:
+            built = table.build_merges(progress, cancelled=lambda: worker.is_cancelled)
+        except _Cancelled:
+            built = False
+        except BPEError as exc:  # not a rank file's replay (it cannot fail): a table built lazily elsewhere
+            self.post_message(MergesCancelled(str(exc)))
+            return
+        if not built:
+            self.post_message(MergesCancelled())
+            return
+        session.rank_index()  # the pair table's merge numbers, made here rather than on the UI thread
+        self.post_message(MergesBuilt(table))
 
     def _read_table(self, path: str, compare: bool = False):
         """The merge table at ``path``, or None once LoadFailed says why not."""
