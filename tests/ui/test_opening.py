@@ -176,3 +176,36 @@ async def test_o200k_shows_before_its_merge_list_is_built(tmp_path, monkeypatch)
         await until(pilot, lambda: app.session.full_table.merges_built and "merges ·" in head(app), "the merges shown")
         assert head(app).startswith("199,742 merges") and app.history.view.count == 199_742
         assert "199,742 merges" in app.status.text
+
+
+async def test_the_open_dialog_shows_a_rank_file_at_once_too(small_rank_file, monkeypatch):
+    """o from the explore screen: the rank file's screen comes up while its build is held."""
+    from .conftest import demo_app
+
+    held = HeldBuild(monkeypatch)
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        app.screen.query_one("#path-input", Input).value = small_rank_file
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.main, InspectScreen) and "49%" in head(app), "the screen, building")
+        assert app.session.name == "small.tiktoken" and not app.session.full_table.merges_built
+        held.release.set()
+        await until(pilot, lambda: "merges ·" in head(app), "the merges shown")
+
+
+async def test_open_a_compare_b_waits_for_the_merge_list_of_a(small_rank_file, monkeypatch, compare_tables):
+    """``bpe-tui open A --compare B`` with a rank file A: the comparison (which numbers A's
+    merges) opens once A's merge list is built, not before."""
+    from bpe_tui.ui.compare import CompareScreen
+
+    held = HeldBuild(monkeypatch)
+    app = ExplorerApp(table=bpe_tui.load(small_rank_file), compare_path=compare_tables[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "49%" in head(app), "the build")
+        assert isinstance(app.screen, InspectScreen)
+        held.release.set()
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the comparison")
+        assert app.session.full_table.merges_built
