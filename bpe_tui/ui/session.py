@@ -81,7 +81,9 @@ class MergeListBuild:
 
     @property
     def percent(self) -> int:
-        return 100 * self.done // self.total if self.total else 0
+        """How far the build has come; 99 at most (after the replay the list is still checked,
+        indexed and cached: it is done when it is there)."""
+        return min(99, 100 * self.done // self.total) if self.total else 0
 
     def note(self) -> str:
         """What a pane that needs the merge list says instead, for now."""

@@ -176,6 +176,7 @@ async def test_o200k_shows_before_its_merge_list_is_built(tmp_path, monkeypatch)
         await until(pilot, lambda: app.session.full_table.merges_built and "merges ·" in head(app), "the merges shown")
         assert head(app).startswith("199,742 merges") and app.history.view.count == 199_742
         assert "199,742 merges" in app.status.text
+        await settle(app, pilot)
 
 
 async def test_the_open_dialog_shows_a_rank_file_at_once_too(small_rank_file, monkeypatch):
@@ -194,6 +195,7 @@ async def test_the_open_dialog_shows_a_rank_file_at_once_too(small_rank_file, mo
         assert app.session.name == "small.tiktoken" and not app.session.full_table.merges_built
         held.release.set()
         await until(pilot, lambda: "merges ·" in head(app), "the merges shown")
+        await settle(app, pilot)
 
 
 async def test_open_a_compare_b_waits_for_the_merge_list_of_a(small_rank_file, monkeypatch, compare_tables):
@@ -208,4 +210,5 @@ async def test_open_a_compare_b_waits_for_the_merge_list_of_a(small_rank_file, m
         assert isinstance(app.screen, InspectScreen)
         held.release.set()
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the comparison")
-        assert app.session.full_table.merges_built
+        await settle(app, pilot)  # (its panes mount before the test ends)
+        assert app.screen.a.table is app.session.full_table and app.session.full_table.merges_built
