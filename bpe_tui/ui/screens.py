@@ -791,6 +791,9 @@ class InspectScreen(SessionScreen):
         #: ``bpe-tui open A --compare B`` with a rank file A: the comparison opens once A's
         #: merge list is built (it shows merge numbers).
         self._compare_when_built: str | None = None
+        #: The reader's notes shown on opening; building the merge list may add some (the
+        #: tokens no merge builds), which are shown when it is built.
+        self._notes_shown = len(session.full_table.notes)
 
     def compose_left(self) -> ComposeResult:
         yield TokenSearch(id="search")
@@ -848,6 +851,10 @@ class InspectScreen(SessionScreen):
         self.query_one(WorkBar).hide()
         self.search.show_merges_state()
         self.show_merges_state()
+        added = message.table.notes[self._notes_shown :]
+        self._notes_shown += len(added)
+        if added:
+            self.notify("\n".join("• " + n[:160] for n in added), title=f"merge list of {self.session.name}: notes", timeout=12)
         if self._compare_when_built is not None:
             path, self._compare_when_built = self._compare_when_built, None
             self.compare_with(path)

@@ -110,7 +110,8 @@ async def test_screen_shows_and_encodes_while_the_merge_list_builds(small_rank_f
         await until(pilot, lambda: table.merges_built and "merges ·" in head(app), "the merges shown")
         await settle(app, pilot)
         merges = len(reference.merge_ids)
-        assert merges == 8  # xabcdy: no merge builds it
+        assert merges == 8  # xabcdy: no merge builds it, and the build's note says so
+        assert any(n.startswith("• 1 tokens no merge builds") for n in notes(app))
         assert head(app) == f"{merges} merges · enter: encode with merges up to here"
         assert app.history.view.count == merges and app.history.view.row_text(0).split()[:4] == ["1", "a", "+", "b"]
         assert f"{merges} merges" in app.status.text and "building" not in app.status.text
