@@ -133,6 +133,7 @@ async def test_escape_cancels_the_build_and_m_builds_it_again(small_rank_file, m
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: held.started.is_set() and "49%" in head(app), "the build")
         table = app.session.full_table
+        assert "Cancel" in [c.title for c in app.get_system_commands(app.screen)]  # the palette offers it too
         await pilot.press("escape")
         await until(pilot, lambda: "not built" in head(app), "the cancel")
         assert head(app) == "the merge list was not built (cancelled): press M to build it"
