@@ -156,14 +156,10 @@ class Loader(Widget):
     def compare_table(self, path: str) -> None:
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
-        if table is not None and self._merges_built(table) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
-            self.post_message(CompareLoaded(table, path))
-
-    def _merges_built(self, table) -> bool:
-        """Build table B's merge list here, in the worker (the comparison asks for it), unless
-        a newer request cancels; True when it is there."""
         worker = get_current_worker()
-        return table.build_merges(cancelled=lambda: worker.is_cancelled)
+        # a rank file's merge list is built here (the comparison numbers B's merges too), unless a newer request replaced this one
+        if table is not None and table.build_merges(cancelled=lambda: worker.is_cancelled) and not worker.is_cancelled:
+            self.post_message(CompareLoaded(table, path))
 
     @work(thread=True, exclusive=True, group="merges", exit_on_error=False)
     def merges(self, session: InspectSession) -> None:
@@ -177,7 +173,7 @@ class Loader(Widget):
             built = table.build_merges(progress, cancelled=lambda: worker.is_cancelled)
         except _Cancelled:
             built = False
-        except BPEError as exc:  # not a rank file's replay (it cannot fail): a table built lazily elsewhere
+        except BPEError as exc:  # a built merge that does not check out (the replay's always do): say what
             self.post_message(MergesCancelled(str(exc)))
             return
         if not built:
