@@ -725,8 +725,13 @@ class MergeTable:
             self._search = ("\n".join(lines), starts, [token_id for _, token_id, _ in rows])
         return self._search
 
-    def describe(self) -> dict:
-        """A summary for ``inspect`` and status lines."""
+    def describe(self, build: bool = True) -> dict:
+        """A summary for ``inspect`` and status lines.
+
+        ``build=False``: do not build a rank file's merge list to count its merges; while it
+        is not built (:attr:`merges_built`), ``"merges"`` is None. A UI thread asks this way,
+        so that a summary never waits seconds for the merges a worker is building.
+        """
         return {
             "format": self.source_format,
             "source": self.source,
@@ -735,7 +740,7 @@ class MergeTable:
             "end_of_word": self.end_of_word,
             "lowercase": self.lowercase,
             "vocab_size": len(self._vocab),
-            "merges": self.num_merges,
+            "merges": self.num_merges if build or self.merges_built else None,
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
             "notes": self.notes,

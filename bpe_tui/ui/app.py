@@ -70,6 +70,7 @@ class ExplorerApp(App):
         "search.tcss",
         "chips.tcss",
         "tour.tcss",
+        "workbar.tcss",
     ]
 
     def __init__(
@@ -264,10 +265,10 @@ class ExplorerApp(App):
         yield from super().get_system_commands(screen)
         yield from palette_commands(screen)
         if isinstance(screen, MainScreen):
-            if self.workers and any(w.group == "train" and w.is_running for w in self.workers) or (
+            if self.workers and any(w.group in ("train", "merges") and w.is_running for w in self.workers) or (
                 isinstance(screen, ExploreScreen) and screen.playing
             ):
-                yield SystemCommand("Cancel", "stop the run or auto-play (escape)", lambda: screen.run_action("cancel"))
+                yield SystemCommand("Cancel", "stop the run, auto-play or the merge list's build (escape)", lambda: screen.run_action("cancel"))
 
     # ------------------------------------------------------------------ the main screen's panes, by name
     # (what tests and other screens reach for: app.pairs, app.encode, ...)

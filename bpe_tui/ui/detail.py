@@ -23,15 +23,30 @@ class TokenDetail(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("select a token (history, corpus chip, encode box, or / to find one)", id="detail-info", markup=False)
+        yield Static("", id="detail-pending", markup=False)
         tree: Tree = Tree(Text("—"), id="detail-tree")
         tree.show_root = True
         yield tree
 
-    def show(self, table: MergeTable | None, token_id: int) -> None:
+    def show(self, table: MergeTable | None, token_id: int, pending: str | None = None) -> None:
+        """The token's id, merge number and merge tree. ``pending``: the table's merge list is
+        not there yet (a rank file's, being built): the token's id and text, and this note in
+        place of the merge number and the tree."""
         tree = self.query_one("#detail-tree", Tree)
         info = self.query_one("#detail-info", Static)
         self.token_id = token_id
         if table is None:
+            return
+        self.set_class(pending is not None, "-pending")
+        self.query_one("#detail-pending", Static).update(Text(f"merge tree: {pending}" if pending else "", end=""))
+        if pending is not None:
+            head = Text(end="")
+            head.append_text(chip(table.surface(token_id), table.end_of_word, NEXT))
+            head.append(f"  id {token_id:,}" + (" · special token" if table.is_special(token_id) else ""))
+            head.append(f"\n{table.surface(token_id)!r}", "dim")
+            self.info = head.plain + "\n" + f"merge tree: {pending}"
+            info.update(head)
+            tree.clear()
             return
         try:
             node = table.merge_tree(token_id)

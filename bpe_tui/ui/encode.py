@@ -129,12 +129,14 @@ def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
     return last
 
 
-def trace_lines(table: MergeTable, word: str, look: ChipStyles) -> list[tuple[Text, Text, Text]]:
+def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | None = None) -> list[tuple[Text, Text, Text]]:
     """The trace of ``word``: the base units, then one line per merge applied.
 
     Each line is ``(label, body, compact body)``: the body shows the segmentation as chips
     with a space between tokens; the compact body puts them side by side in alternating
     colours (as the corpus pane does), for a pane too narrow for the spaced line.
+    ``pending``: the table's merge list is not there yet (a rank file's, being built): this
+    note stands where the merges would (a word that is itself a token needs none).
     """
     eow = table.end_of_word
 
@@ -151,6 +153,10 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles) -> list[tuple[Te
         # tiktoken (and HF's ignore_merges): a pre-token that is a token is emitted whole
         note = Text(f"is itself token {whole}: emitted whole, the merges are not applied", style=look.good, end="")
         lines.append((Text("  ", end=""), note, note))
+        return lines
+    if pending is not None:
+        wait = Text(pending, style=look.note, end="")
+        lines.append((Text("  ", end=""), wait, wait))
         return lines
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
@@ -329,7 +335,8 @@ class EncodePane(Vertical):
         if word == self.trace_word and self.trace_lines:
             return
         self.trace_word = word
-        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles) if table is not None and word is not None else []
+        pending = self.session.merges_note() if self.session is not None else None
+        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles, pending) if table is not None and word is not None else []
         self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
         self.query_one(TraceView).set_lines(lines)
 
@@ -358,6 +365,14 @@ class EncodePane(Vertical):
     def on_mount(self) -> None:
         self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def show_merges_state(self) -> None:
+        """The merge list's build moved on (or ended): trace the word again."""
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is not None and self.text:
+            self.trace_word = None
+            self._trace(table)
 
     def _theme_changed(self, theme: object) -> None:
         """The chips were drawn in the old theme's colours: encode (and trace) again."""

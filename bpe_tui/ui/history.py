@@ -137,11 +137,19 @@ class HistoryPane(Vertical):
         self.show_why(view.cursor)
 
     def show_table(self, session: Session) -> None:
-        """A saved table's merges (rows past a cut dimmed)."""
+        """A saved table's merges (rows past a cut dimmed); while a rank file's merge list is
+        being built, no rows and a head that says how far the build has come."""
         view = self.view
         view.session = session
-        view.current = session.step
         view.mark_current = False
+        pending = session.merges_note()
+        self.set_class(pending is not None, "-pending")
+        if pending is not None:
+            view.set_count(0, cursor=None, follow=False)
+            self.query_one("#history-head", Static).update(Text(pending, end=""))
+            self.show_why(view.cursor)
+            return
+        view.current = session.step
         length = session.lookup_table().num_merges
         view.set_count(length, cursor=None, follow=False)
         head = f"{fmt_int(length)} merges · enter: encode with merges up to here"

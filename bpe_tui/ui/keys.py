@@ -97,6 +97,7 @@ COMMANDS: list[Command] = [
     Command("b,backspace", "undo one merge (backspace: outside text boxes)", "undo", "Undo", EXPLORE),
     Command("g", "go to step k (inspect: cut the table at merge k)", "goto", "Go to"),
     Command("w", "inspect: encode with the whole table again", "whole_table", "Whole table", INSPECT),
+    Command("M", "inspect: build a rank file's merge list (after escape stopped it)", "build_merges", where=INSPECT),
     Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
     Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
     Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
@@ -163,6 +164,11 @@ def commands_for(where: str) -> list[Command]:
     if where in (EXPLORE, INSPECT):
         places.add(SESSION)
     return [c for c in COMMANDS if c.action is not None and c.where in places]
+
+
+def key_for(action: str) -> str:
+    """The keys of ``action`` as a person reads them ("M"), for a sentence that names them."""
+    return next(c.shown_keys for c in COMMANDS if c.action == action)
 
 
 def bindings_for(where: str) -> list[BindingType]:

@@ -5,7 +5,9 @@ reads the files and posts what came of it: :class:`LoadProgressed` while a corpu
 :class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
 :class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
 The messages bubble up to the App, which decides what the screen does with them; the Loader
-never touches another widget.
+never touches another widget. A rank file (o200k) opens without its merge list; the inspect
+screen then has its Loader build the list behind the panes (:meth:`Loader.merges`:
+:class:`MergesProgressed`, then :class:`MergesBuilt` or :class:`MergesCancelled`).
 
 Workers are *exclusive* per group: opening something new cancels the load still running.
 """
@@ -13,8 +15,10 @@ Workers are *exclusive* per group: opening something new cancels the load still 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
@@ -29,6 +33,9 @@ from .messages import (
     LoadCancelled,
     LoadFailed,
     LoadProgressed,
+    MergesBuilt,
+    MergesCancelled,
+    MergesProgressed,
     Retrained,
     RetrainProgressed,
     SessionOpened,
@@ -47,6 +54,25 @@ class Loader(Widget):
     """Reads corpora and merge tables in thread workers; reports by messages."""
 
     DEFAULT_CSS = "Loader { display: none; }"
+
+    def _reporter(self, message: Callable[[int, int], Message]) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` for long work in the current worker: it posts
+        ``message(done, total)`` at most every :data:`BATCH_SECONDS` (a few screen updates a
+        second, never one per block or merge), and raises :class:`_Cancelled` once escape has
+        cancelled the worker, which stops the work at its next report."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last >= BATCH_SECONDS:
+                last = now
+                self.post_message(message(done, total))
+
+        return progress
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def path(self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None) -> None:
@@ -88,17 +114,7 @@ class Loader(Widget):
         Escape cancels: the next progress report raises, which also stops the worker
         processes of a parallel count (they report several times a second while they read).
         """
-        worker = get_current_worker()
-        last = [0.0]
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise _Cancelled()
-            now = time.monotonic()
-            if now - last[0] >= BATCH_SECONDS:
-                last[0] = now
-                self.post_message(LoadProgressed(done, total, dask))
-
+        progress = self._reporter(lambda done, total: LoadProgressed(done, total, dask))
         try:
             if start is not None:
                 trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
@@ -123,11 +139,14 @@ class Loader(Widget):
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
 
     def _table(self, path: str) -> None:
-        """Open a merge table in any readable format, to inspect it."""
+        """Open a merge table in any readable format, to inspect it. A rank file's merge list
+        is not built here: the inspect screen shows the table at once and builds it behind
+        the panes (:meth:`merges`)."""
         table = self._read_table(path)
-        if table is not None and self._merges_built(table):
+        if table is not None:
             session = InspectSession(table, source=path)
-            session.rank_index()
+            if table.merges_built:
+                session.rank_index()
             self.post_message(SessionOpened(session))
 
     #: ``_table`` in a thread worker.
@@ -137,18 +156,31 @@ class Loader(Widget):
     def compare_table(self, path: str) -> None:
         """Open table B for the comparison view."""
         table = self._read_table(path, compare=True)
-        if table is not None and self._merges_built(table, compare=True) and not get_current_worker().is_cancelled:  # else a newer request replaced this one
+        worker = get_current_worker()
+        # a rank file's merge list is built here (the comparison numbers B's merges too), unless a newer request replaced this one
+        if table is not None and table.build_merges(cancelled=lambda: worker.is_cancelled) and not worker.is_cancelled:
             self.post_message(CompareLoaded(table, path))
 
-    def _merges_built(self, table, compare: bool = False) -> bool:
-        """Build a rank file's merge list here, in the worker (the views ask for it), unless
-        escape cancels; True when it is there."""
+    @work(thread=True, exclusive=True, group="merges", exit_on_error=False)
+    def merges(self, session: InspectSession) -> None:
+        """Build the inspected rank file's merge list (read from the cache when it was built
+        before): :class:`MergesProgressed` meanwhile, then :class:`MergesBuilt`, or
+        :class:`MergesCancelled` when escape stopped it (nothing is kept)."""
         worker = get_current_worker()
-        if table.build_merges(cancelled=lambda: worker.is_cancelled):
-            return True
-        if not compare:
-            self.post_message(LoadCancelled())
-        return False
+        progress = self._reporter(MergesProgressed)
+        table = session.full_table
+        try:
+            built = table.build_merges(progress, cancelled=lambda: worker.is_cancelled)
+        except _Cancelled:
+            built = False
+        except BPEError as exc:  # a built merge that does not check out (the replay's always do): say what
+            self.post_message(MergesCancelled(str(exc)))
+            return
+        if not built:
+            self.post_message(MergesCancelled())
+            return
+        session.rank_index()  # the pair table's merge numbers, made here rather than on the UI thread
+        self.post_message(MergesBuilt(table))
 
     def _read_table(self, path: str, compare: bool = False):
         """The merge table at ``path``, or None once LoadFailed says why not."""
@@ -176,16 +208,8 @@ class Loader(Widget):
         from .settings import first_difference
 
         worker = get_current_worker()
-        last = [0.0]
-
-        def report(what: str, done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise _Cancelled()
-            now = time.monotonic()
-            if now - last[0] >= BATCH_SECONDS:
-                last[0] = now
-                self.post_message(RetrainProgressed(what, done, total))
-
+        counting = self._reporter(lambda done, total: RetrainProgressed("counting the corpus again", done, total))
+        merging = self._reporter(lambda done, total: RetrainProgressed("retraining under the new rules", done, total))
         old.busy = True
         try:
             target = old.trainer.steps_done
@@ -194,7 +218,7 @@ class Loader(Widget):
             if recount:
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
-                    progress=lambda done, total: report("counting the corpus again", done, total),
+                    progress=counting,
                 )
             else:
                 trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
@@ -202,7 +226,7 @@ class Loader(Widget):
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
                     break  # nothing left to merge, or below min frequency: the new rules stop here
-                report("retraining under the new rules", trainer.steps_done, target)
+                merging(trainer.steps_done, target)
             if worker.is_cancelled:
                 raise _Cancelled()
             session.word_order()

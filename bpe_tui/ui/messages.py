@@ -126,6 +126,34 @@ class LoadCancelled(Message):
     """Escape stopped the reading of a corpus; nothing was loaded."""
 
 
+@dataclass
+class MergesProgressed(Message):
+    """The merge list of a rank file is being built in a worker: ``done`` of ``total`` tokens
+    replayed (posted at most every ~80 ms)."""
+
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, MergesProgressed)
+
+
+@dataclass
+class MergesBuilt(Message):
+    """The merge list of the inspected table was built (or read from the cache) in a worker:
+    the panes that need it fill in."""
+
+    table: MergeTable
+
+
+@dataclass
+class MergesCancelled(Message):
+    """Escape stopped the building of the merge list (or, with ``error``, it failed: what and
+    where, in one line); nothing was kept."""
+
+    error: str | None = None
+
+
 class RetrainProgressed(Message):
     """Retraining under new rules got ``done`` of ``total`` further (``what``: counting the
     corpus again, in bytes, or merging, in merges)."""

@@ -141,6 +141,12 @@ class PairsPane(Vertical):
         if self._redraw is not None:
             self.call_after_refresh(self._redraw)
 
+    def show_merges_state(self) -> None:
+        """The merge list's build moved on (or ended): the encode text's pairs again, with
+        their merge numbers once the list is there."""
+        if self._redraw is not None:
+            self._redraw()
+
     def _fill(self, raw: list[tuple]) -> None:
         """Put rows in the table (each cell cut to its column), touching only changed cells."""
         self._raw = raw
@@ -260,7 +266,8 @@ class PairsPane(Vertical):
         look = ChipStyles.of(self)
         table = session.table()
         full = session.full_table
-        ranks = session.rank_index()
+        pending = session.merges_note()  # merge numbers wait for a rank file's merge list
+        ranks = session.rank_index() if pending is None else {}
         if counter is None:
             counter = text_pairs(table, text)
         rows = sorted(counter.items(), key=lambda kv: (ranks.get(kv[0], 1 << 40), -kv[1], kv[0]))[:50]
@@ -277,7 +284,7 @@ class PairsPane(Vertical):
                     chip(left, eow, style) if style else plain(label(left, eow)),
                     chip(right, eow, style) if style else plain(label(right, eow)),
                     plain(short_int(count, 6)),
-                    plain(short_int(merge_number(rank), 7) if rank is not None else "—"),
+                    plain(short_int(merge_number(rank), 7) if rank is not None else "…" if pending else "—"),
                     plain(""),
                 )
             )
@@ -288,6 +295,8 @@ class PairsPane(Vertical):
         caption = Text(end="")
         if not text:
             caption.append("type in the encode box to see its pairs")
+        elif pending is not None:
+            caption.append(f"merge numbers: {pending}", look.note)
         elif rows and ranks.get(rows[0][0]) is not None:
             caption.append(f"next (merge {merge_number(ranks[rows[0][0]]):,}): ")
             caption.append_text(chip(self.pairs[0][0], eow, look.next))

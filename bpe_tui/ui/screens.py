@@ -34,12 +34,15 @@ from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
-from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for
+from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for, key_for
 from .loader import Loader
 from .messages import (
     CompareLoaded,
     EncodeChanged,
     LoadProgressed,
+    MergesBuilt,
+    MergesCancelled,
+    MergesProgressed,
     PairSelected,
     Played,
     Progressed,
@@ -52,10 +55,11 @@ from .messages import (
 from .pairs import PairsPane
 from .runner import Runner
 from .search import TokenSearch
-from .session import ExploreSession, InspectSession, Session, Snapshot
+from .session import ExploreSession, InspectSession, MergeListBuild, Session, Snapshot
 from .stats import StatsPane
 from .status import StatusLine
 from .tour import Guide, TourPanel
+from .workbar import WorkBar
 
 if TYPE_CHECKING:
     from .app import ExplorerApp
@@ -142,8 +146,9 @@ class MainScreen(Screen):
         self.cancel_work()
 
     def cancel_work(self) -> bool:
-        """Cancel the training run or the loading in progress; False if there was none."""
-        running = [w for w in self.app.workers if w.group in ("train", "load") and w.is_running]
+        """Cancel the training run, the loading or the building of a merge list in progress;
+        False if there was none."""
+        running = [w for w in self.app.workers if w.group in ("train", "load", "merges") and w.is_running]
         for w in running:
             w.cancel()
         return bool(running)
@@ -256,7 +261,7 @@ class SessionScreen(MainScreen):
         if self.detail.token_id is not None:
             table = session.lookup_table()
             if table is not None and self.detail.token_id in table.vocab:
-                self.detail.show(table, self.detail.token_id)
+                self.detail.show(table, self.detail.token_id, pending=session.merges_note())
 
     def focus_main(self) -> None:
         raise NotImplementedError
@@ -265,10 +270,19 @@ class SessionScreen(MainScreen):
         """True when the session is free; else say why not (as the App does)."""
         return not self.session.busy or cast("ExplorerApp", self.app).free()
 
+    def merges_ready(self, doing: str) -> bool:
+        """True when the merge list that ``doing`` needs is there (a trainer's always is);
+        else a notification says how far its build has come, or how to build it."""
+        note = self.session.merges_note()
+        if note is None:
+            return True
+        self.notify(f"{doing} needs the merge list: {note}", title=doing, severity="warning", timeout=5)
+        return False
+
     # ------------------------------------------------------------------ go to, find, tabs
 
     def action_goto(self) -> None:
-        if not self.can_act():
+        if not self.can_act() or not self.merges_ready("go to"):
             return
 
         def done(value: int | None) -> None:
@@ -301,7 +315,7 @@ class SessionScreen(MainScreen):
         table = self.session.lookup_table()
         if table is None:
             return
-        self.detail.show(table, token_id)
+        self.detail.show(table, token_id, pending=self.session.merges_note())
         if show:
             self.action_show_tab("token")
 
@@ -314,7 +328,7 @@ class SessionScreen(MainScreen):
     # ------------------------------------------------------------------ save
 
     def action_save(self) -> None:
-        if not self.can_act():
+        if not self.can_act() or not self.merges_ready("saving"):
             return
         from ..core.formats import writers
 
@@ -362,7 +376,7 @@ class SessionScreen(MainScreen):
     # ------------------------------------------------------------------ compare, audit, evaluate
 
     def action_compare(self) -> None:
-        if not self.can_act():
+        if not self.can_act() or not self.merges_ready("the comparison"):
             return
 
         def chosen(path: str | None) -> None:
@@ -402,7 +416,7 @@ class SessionScreen(MainScreen):
         """Another screen (audit, evaluate) is about to cover this one."""
 
     def action_audit(self) -> None:
-        if self.can_act():
+        if self.can_act() and self.merges_ready("the audit"):
             from .audit import AuditScreen
 
             self.leaving()
@@ -415,7 +429,7 @@ class SessionScreen(MainScreen):
         return None
 
     def action_evaluate(self) -> None:
-        if self.can_act():
+        if self.can_act() and self.merges_ready("the evaluation"):
             from .evaluate import EvalScreen
 
             self.leaving()
@@ -772,8 +786,20 @@ class InspectScreen(SessionScreen):
 
     session: InspectSession
 
+    def __init__(self, session: InspectSession, compare_path: str | None = None) -> None:
+        super().__init__(session, compare_path)
+        #: ``bpe-tui open A --compare B`` with a rank file A: the comparison opens once A's
+        #: merge list is built (it shows merge numbers).
+        self._compare_when_built: str | None = None
+        #: The reader's notes shown on opening; building the merge list may add some (the
+        #: tokens no merge builds), which are shown when it is built.
+        self._notes_shown = len(session.full_table.notes)
+
     def compose_left(self) -> ComposeResult:
         yield TokenSearch(id="search")
+
+    def compose_below(self) -> ComposeResult:
+        yield WorkBar(id="merges-bar", classes="-hidden")
 
     @property
     def search(self) -> TokenSearch:
@@ -781,7 +807,71 @@ class InspectScreen(SessionScreen):
 
     def on_mount(self) -> None:
         self.search.set_table(self.session.full_table)
+        if not self.session.full_table.merges_built:
+            self._compare_when_built, self._compare_path = self._compare_path, None
+            self.call_after_refresh(self.action_build_merges)  # after the first frame: the build takes the CPU
         super().on_mount()
+
+    # ------------------------------------------------------------------ a rank file's merge list, built behind the panes
+
+    def action_build_merges(self) -> None:
+        """Build the merge list in the Loader's worker (a rank file stores none; encoding and
+        search do not need it, the history, trees, traces and merge numbers do)."""
+        session = self.session
+        if session.full_table.merges_built:
+            self.notify(f"the merge list is there: {session.full_table.num_merges:,} merges", timeout=3)
+            return
+        if any(w.group == "merges" and w.is_running for w in self.app.workers):
+            return
+        session.build = MergeListBuild()
+        self.query_one(WorkBar).show(f"{session.build.note()} (escape cancels)", None)
+        self.show_merges_state()
+        self.loader.merges(session)
+
+    def show_merges_state(self) -> None:
+        """The panes that need the merge list say how far its build has come (or fill in)."""
+        with self.app.batch_update():
+            self.status.show_table(self.session)
+            self.history.show_table(self.session)
+            self.pairs.show_merges_state()
+            self.encode.show_merges_state()
+            self.stats.show_merges_state()
+            if self.detail.token_id is not None:
+                self.show_token(self.detail.token_id, False)
+
+    def on_merges_progressed(self, message: MergesProgressed) -> None:
+        message.stop()
+        build = self.session.build
+        build.done, build.total = message.done, message.total
+        self.query_one(WorkBar).show(f"{build.note()} (escape cancels)", message.total, message.done)
+        self.show_merges_state()
+
+    def on_merges_built(self, message: MergesBuilt) -> None:
+        message.stop()
+        self.query_one(WorkBar).hide()
+        self.search.show_merges_state()
+        self.show_merges_state()
+        added = message.table.notes[self._notes_shown :]
+        self._notes_shown += len(added)
+        if added:
+            self.notify("\n".join("• " + n[:160] for n in added), title=f"merge list of {self.session.name}: notes", timeout=12)
+        if self._compare_when_built is not None:
+            path, self._compare_when_built = self._compare_when_built, None
+            self.compare_with(path)
+
+    def on_merges_cancelled(self, message: MergesCancelled) -> None:
+        message.stop()
+        self.query_one(WorkBar).hide()
+        self.session.build.stopped = True
+        self.show_merges_state()
+        key = key_for("build_merges")
+        if message.error is not None:
+            self.notify(message.error, title="the merge list was not built", severity="error", timeout=10)
+        else:
+            self.notify(f"the merge list was not built: press {key} to build it", title="cancelled", timeout=6)
+        if self._compare_when_built is not None:
+            self._compare_when_built = None
+            self.notify(f"the comparison needs the merge list: press {key}, then c", title="compare", severity="warning")
 
     def focus_main(self) -> None:
         self.history.view.focus()
@@ -825,7 +915,7 @@ class InspectScreen(SessionScreen):
 
     def on_token_selected(self, message: TokenSelected) -> None:
         super().on_token_selected(message)
-        if message.show:
+        if message.show and self.session.full_table.merges_built:
             rank = self.session.full_table.rank_of(message.token_id)
             if rank is not None:
                 self.history.view.move_cursor(rank, notify=False)

@@ -31,13 +31,15 @@ class SearchResults(VirtualList):
         start = text.cell_len
         text.append_text(chip(table.surface(token_id), table.end_of_word, CHIP_PAIR[0]))
         end = text.cell_len
-        rank = table.rank_of(token_id)
+        rank = table.rank_of(token_id) if table.merges_built else None  # (a rank file's merge list may be building)
         if rank is not None:
             text.append(f"  merge {merge_number(rank):,}", "dim")
         elif table.is_special(token_id):
             text.append("  special", "dim")
-        else:
+        elif table.merges_built or token_id in table.base_ids():
             text.append("  base", "dim")
+        else:
+            text.append("  merge …", "dim")  # its number comes with the merge list
         return text, [(start, end, token_id)]
 
 
@@ -62,6 +64,10 @@ class TokenSearch(Vertical):
     def set_table(self, table: MergeTable | None) -> None:
         self.table = table
         self._search()
+
+    def show_merges_state(self) -> None:
+        """A rank file's merge list was built: draw the rows again, with merge numbers."""
+        self.results.invalidate()
 
     def _search(self) -> None:
         """Search in a thread worker (a 200,000-token table's first search builds its index);

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..core.table import MergeTable, merge_number
 from ..core.trainer import MergeEvent, Trainer
+from .keys import key_for
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -61,6 +62,40 @@ class HistoryRow:
     ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
     manual: bool = False  # chosen by hand, not the leader
     event: MergeEvent | None = None  # explore mode: the merge as it happened
+
+
+@dataclass
+class MergeListBuild:
+    """Where the building of a rank file's merge list stands.
+
+    A tiktoken rank file (o200k, cl100k, Llama 3) stores no merges: the table encodes by
+    token rank without them, so the inspect screen shows the table at once and builds the
+    list behind it, in a worker (seconds for o200k). Meanwhile the panes that need the merges
+    (history, merge trees, traces, the pair table's merge numbers) say so with :meth:`note`.
+    """
+
+    done: int = 0
+    total: int = 0
+    #: Escape stopped the build: nothing was kept, and the key builds it again.
+    stopped: bool = False
+
+    @property
+    def percent(self) -> int:
+        """How far the build has come; 99 at most (after the replay the list is still checked,
+        indexed and cached: it is done when it is there)."""
+        return min(99, 100 * self.done // self.total) if self.total else 0
+
+    def note(self) -> str:
+        """What a pane that needs the merge list says instead, for now."""
+        if self.stopped:
+            return f"the merge list was not built (cancelled): press {key_for('build_merges')} to build it"
+        return f"building the merge list… {self.percent}%"
+
+    def short(self) -> str:
+        """The same for the status line, in a few words."""
+        if self.stopped:
+            return f"merges not built ({key_for('build_merges')} builds them)"
+        return f"merges: building… {self.percent}%"
 
 
 def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
@@ -131,6 +166,11 @@ class Session:
     def merge_counts(self) -> list[int]:
         """The count of each merge in effect (as far as known)."""
         raise NotImplementedError
+
+    def merges_note(self) -> str | None:
+        """None when the merge list is there (a trainer's always is); else what a pane that
+        needs it shows instead (see :class:`MergeListBuild`)."""
+        return None
 
 
 class ExploreSession(Session):
@@ -346,6 +386,8 @@ class InspectSession(Session):
         self.cut: int | None = None
         self._cut_tables: dict[int, MergeTable] = {}
         self._rank_index: dict | None = None
+        #: How far the building of the merge list has come (a rank file's; see merges_note).
+        self.build = MergeListBuild()
 
     @property
     def name(self) -> str:
@@ -373,17 +415,24 @@ class InspectSession(Session):
         """The whole saved table (a token past the cut still has its details)."""
         return self.full_table
 
+    def merges_note(self) -> str | None:
+        if self.full_table.merges_built:
+            return None
+        return self.build.note()
+
     def rank_index(self) -> dict:
-        """``(left_id, right_id) -> rank`` of the saved table."""
+        """``(left_id, right_id) -> rank`` of the saved table (made whole, then kept: the
+        merges worker makes it, and the UI thread may ask at the same time)."""
         if self._rank_index is None:
-            self._rank_index = {}
+            index: dict = {}
             for rank, (a, b, _) in enumerate(self.full_table.merge_ids):
-                self._rank_index.setdefault((a, b), rank)
+                index.setdefault((a, b), rank)
+            self._rank_index = index
         return self._rank_index
 
     def history_row(self, index: int) -> HistoryRow | None:
         table = self.full_table
-        if not 0 <= index < table.num_merges:
+        if not table.merges_built or not 0 <= index < table.num_merges:
             return None
         a, b, new = table.merge_at(index)
         counts = table.counts

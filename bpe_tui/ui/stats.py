@@ -87,12 +87,13 @@ class StatsPane(VerticalScroll):
             return
         out = Text(end="")
         lines = []
+        pending = session.merges_note() if session is not None else None  # the trace needs the merge list
         for word in words:
             forms = [word]
             if table.pretokenizer != "whitespace" and not word.startswith(" "):
                 forms.append(" " + word)
             for form in forms:
-                line = self._watch_line(table, form)
+                line = self._watch_line(table, form) if pending is None else Text(f"{label(form)}: {pending}", end="")
                 lines.append(line.plain)
                 if out.plain:
                     out.append("\n")
@@ -112,6 +113,10 @@ class StatsPane(VerticalScroll):
         body, _ = chips(symbols, table.end_of_word, sep=" ")
         line.append_text(body)
         return line
+
+    def show_merges_state(self) -> None:
+        """The merge list's build moved on (or ended): watch the words again."""
+        self._watch()
 
     @on(Input.Changed, "#watch-input")
     def _watch_changed(self, event: Input.Changed) -> None:

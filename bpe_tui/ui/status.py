@@ -108,12 +108,15 @@ class StatusLine(Static):
 
     def show_table(self, session: InspectSession, note: str = "") -> None:
         """A saved table: format, size, rules, and the cut if one is set."""
-        d = session.full_table.describe()
+        d = session.full_table.describe(build=False)  # a rank file's merge list may be building
         parts: list[tuple[str, str, int]] = []
         parts.append((session.name, "chip--name", KEEP))
         parts.append((f"format {d['format']}", "", USEFUL))
         parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
-        parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
+        if d["merges"] is None:
+            parts.append((session.build.short(), "chip--note", KEEP))
+        else:
+            parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
         rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
         if d.get("tie_break"):
             rules.append(d["tie_break"])

@@ -171,3 +171,16 @@ def test_dropout_is_seeded_and_only_splits_further():
     assert a == table.encode(text, dropout=0.3, seed=1)
     assert table.decode(a) == text and len(a) >= len(table.encode(text))
     assert len(table.encode(text, dropout=1.0)) == len(text.encode("utf-8"))
+
+
+def test_describe_without_building_a_rank_files_merges(tmp_path, monkeypatch):
+    """describe(build=False) leaves a rank file's merge list unbuilt (merges: None) until it
+    is built; describe() builds it to count the merges."""
+    from tests.conftest import rank_file
+
+    monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
+    table = bpe_tui.load(rank_file(tmp_path / "r.tiktoken", [b"ab", b"cd", b"abcd"]))
+    summary = table.describe(build=False)
+    assert summary["merges"] is None and summary["vocab_size"] == 259 and not table.merges_built
+    assert table.describe()["merges"] == 3 and table.merges_built
+    assert table.describe(build=False)["merges"] == 3

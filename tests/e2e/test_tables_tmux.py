@@ -30,3 +30,21 @@ def test_o200k_opens_and_answers_find_and_encode(tmux: Tmux):
     assert " ".join(str(i) for i in ids[:2]) in screen.replace("  ", " ") or str(ids[0]) in screen
     tmux.keys("C-q")
     wait_exit(tmux)
+
+
+def test_o200k_shows_before_its_merge_list_then_fills_in(tmux: Tmux, tmp_path):
+    """With an empty merges cache, the installed ``bpe-tui open o200k`` shows the table while
+    it builds the merge list behind the panes (a replay of seconds), encodes meanwhile, then
+    lists the 199,742 merges."""
+    path = need(SHARED / "tables" / "o200k" / "o200k_base.tiktoken")
+    tmux.env["BPE_TUI_CACHE"] = str(tmp_path / "cache")
+    tmux.start("open", str(path))
+    first = tmux.wait_for("200,000 tokens", timeout=60)
+    assert "merges: building…" in first and "building the merge list…" in first
+    tmux.focus("e", ENCODE_BOX)
+    tmux.keys("Hello tokenizers", literal=True)
+    tmux.wait_for("3 tokens · ", timeout=30)
+    screen = tmux.wait_for("199,742 merges · enter", timeout=180)
+    assert "merge 23,968 iz+ers" in screen  # the trace of " tokenizers" filled in
+    tmux.keys("C-q")
+    wait_exit(tmux)
