@@ -215,7 +215,7 @@ class Loader(Widget):
             target = old.trainer.steps_done
             before = old.merged_pairs()
             name = old.trainer.name
-            if recount:
+            if recount and old.paths is not None:  # (the dialog offers a recount only for files)
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
                     progress=counting,

@@ -28,6 +28,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
+from ..core.types import FormatName
 from .compare import CompareScreen, Side
 from .corpus import CorpusPane
 from .detail import TokenDetail
@@ -359,7 +360,7 @@ class SessionScreen(MainScreen):
         if table is None:
             return False
         try:
-            table.save(path, format=fmt)
+            table.save(path, format=cast(FormatName, fmt))  # (the dialog offers writers() only)
         except BPEError as exc:
             self.notify(str(exc), title="save failed", severity="error", timeout=10)
             return False
