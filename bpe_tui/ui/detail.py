@@ -9,15 +9,19 @@ from textual.widgets import Static, Tree
 
 from ..core.errors import BPEError
 from ..core.table import MergeNode, MergeTable, merge_number
-from .render import CHIP_PAIR, NEXT, chip, label
+from .render import CHIP_CLASSES, ChipStyles, chip, label, redraw_on_theme_change
 
 #: Nodes drawn before the tree is cut short (a deep GPT-2 token has a few dozen).
 MAX_NODES = 400
 
 
 class TokenDetail(Vertical):
+    #: The token's chip and the tree's labels take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.table: MergeTable | None = None
         self.token_id: int | None = None
         self.info = ""
 
@@ -27,12 +31,21 @@ class TokenDetail(Vertical):
         tree.show_root = True
         yield tree
 
+    def on_mount(self) -> None:
+        redraw_on_theme_change(self, self._redraw)
+
+    def _redraw(self) -> None:
+        """The token shown again, in the theme's colours."""
+        if self.table is not None and self.token_id is not None:
+            self.show(self.table, self.token_id)
+
     def show(self, table: MergeTable | None, token_id: int) -> None:
         tree = self.query_one("#detail-tree", Tree)
         info = self.query_one("#detail-info", Static)
         self.token_id = token_id
         if table is None:
             return
+        self.table = table
         try:
             node = table.merge_tree(token_id)
         except BPEError as exc:
@@ -41,8 +54,9 @@ class TokenDetail(Vertical):
             tree.clear()
             return
         eow = table.end_of_word
+        look = ChipStyles.of(self)
         head = Text(end="")
-        head.append_text(chip(node.surface, eow, NEXT))
+        head.append_text(chip(node.surface, eow, look.next))
         head.append(f"  id {token_id:,}")
         if node.rank is not None:
             head.append(f" · merge {merge_number(node.rank):,}")
@@ -59,13 +73,13 @@ class TokenDetail(Vertical):
         self.info = head.plain
         info.update(head)
         tree.clear()
-        tree.root.set_label(self._label(node, eow))
+        tree.root.set_label(self._label(node, eow, look))
         tree.root.data = node.id
         budget = [MAX_NODES]
-        self._add(tree.root, node, eow, budget)
+        self._add(tree.root, node, eow, look, budget)
         tree.root.expand_all()
 
-    def _add(self, parent, node: MergeNode, eow, budget: list[int]) -> None:
+    def _add(self, parent, node: MergeNode, eow, look: ChipStyles, budget: list[int]) -> None:
         for child in (node.left, node.right):
             if child is None:
                 continue
@@ -74,15 +88,16 @@ class TokenDetail(Vertical):
                 parent.add_leaf(Text("…", end=""))
                 return
             if child.left is None:
-                parent.add_leaf(self._label(child, eow), data=child.id)
+                parent.add_leaf(self._label(child, eow, look), data=child.id)
             else:
-                branch = parent.add(self._label(child, eow), data=child.id)
-                self._add(branch, child, eow, budget)
+                branch = parent.add(self._label(child, eow, look), data=child.id)
+                self._add(branch, child, eow, look, budget)
 
     @staticmethod
-    def _label(node: MergeNode, eow) -> Text:
+    def _label(node: MergeNode, eow, look: ChipStyles) -> Text:
+        """A merged token on the first chip colour, a base unit on the second."""
         text = Text(end="")
-        text.append(label(node.surface, eow), CHIP_PAIR[0] if node.rank is not None else CHIP_PAIR[1])
+        text.append(label(node.surface, eow), look.pair[0] if node.rank is not None else look.pair[1])
         if node.rank is None:
             text.append(f"  id {node.id}", "dim")
         else:
