@@ -28,7 +28,7 @@ class ChipStyles:
     There are no colours in the Python code: every coloured thing on screen is drawn with one
     of these roles.
 
-    A filled chip's text colour may be ``auto`` in chips.tcss: Textual picks a readable colour for
+    A filled chip's text colour is ``auto`` in chips.tcss: Textual picks a readable colour for
     the chip's own background (dark on a light chip, light on a dark one), in every theme.
     """
 

@@ -306,6 +306,79 @@ async def test_theme_recolours_the_audit_title_and_the_evaluate_view():
         assert_recoloured(await under_each_theme(app, pilot, read))
 
 
+# ---------------------------------------------------------------------------- readable in every theme
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG 2's contrast ratio of two colours (1 to 21)."""
+
+    def luminance(rgb: tuple[int, int, int]) -> float:
+        def channel(v: int) -> float:
+            c = v / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(v) for v in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_every_chip_note_and_the_cursor_read_well_in_every_builtin_theme():
+    """Text on a chip or in a theme colour has a contrast of 3:1 or more (WCAG's least, for
+    large text and interface parts) in each of Textual's built-in themes, light ones too."""
+    from dataclasses import fields
+
+    from textual.theme import BUILTIN_THEMES
+
+    from bpe_tui.ui.render import ChipStyles, component_style
+
+    app = demo_app()
+    poor = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        themes = [name for name in sorted(BUILTIN_THEMES) if "ansi" not in name]
+        assert "textual-light" in themes and len(themes) > 10
+        for theme in themes:
+            app.theme = theme
+            await settle(app, pilot)
+            background = app.screen.rich_style.bgcolor.get_truecolor()
+            foreground = app.screen.rich_style.color.get_truecolor()
+            look = ChipStyles.of(app.status)
+            styles = {}
+            for field in fields(look):
+                value = getattr(look, field.name)
+                for k, style in enumerate(value if isinstance(value, tuple) else (value,)):
+                    styles[f"{field.name}[{k}]"] = style
+            styles["cursor"] = component_style(app.history.view, "vlist--cursor")
+            for name, style in styles.items():
+                if style.color is None and style.bgcolor is None:
+                    continue  # (an undone merge: dim only)
+                fg = style.color.get_truecolor() if style.color else foreground
+                bg = style.bgcolor.get_truecolor() if style.bgcolor else background
+                if contrast(fg, bg) < 3:
+                    poor.append(f"{theme} {name}: {contrast(fg, bg):.2f} ({style})")
+    assert not poor, "hard to read:\n" + "\n".join(poor)
+
+
+async def test_list_rows_are_drawn_on_the_themes_background():
+    """A list row's unstyled cells (a merge number, the padding) take the list's own colours,
+    not the terminal's default ones (black behind dark text in a light theme)."""
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N")
+        app.theme = "textual-light"
+        await settle(app, pilot)
+        view = app.history.view
+        assert view.count >= 2 and view.cursor != 0
+        strip = view.render_line(0 - view.scroll_offset.y)  # the first merge: not under the cursor
+        base = view.rich_style.bgcolor
+        for segment in strip:
+            assert segment.style is not None and segment.style.bgcolor is not None, f"{segment.text!r} has no background"
+        assert any(segment.style.bgcolor == base for segment in strip)
+
+
 # ---------------------------------------------------------------------------- the rule
 
 
