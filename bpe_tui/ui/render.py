@@ -72,11 +72,12 @@ class ChipStyles:
 
 def component_style(widget: Any, name: str) -> Style:
     """The style a widget's component class ``name`` has in the theme, as a rich Style of its
-    own properties (laid over the text it styles), with ``color: auto`` worked out: a colour
-    that reads well on the component's own background."""
+    own properties (laid over the text it styles); on a component with its own background (a
+    filled chip), with the text colour of the full style, where Textual works ``color: auto``
+    out: a colour that reads well on that background. (Both styles are cached by Textual: this
+    runs for every row drawn.)"""
     style: Style = widget.get_component_rich_style(name, partial=True)
-    if widget.get_component_styles(name).auto_color:
-        # (Textual works `auto` out against the background in the full style only)
+    if style.bgcolor is not None:
         style += Style.from_color(widget.get_component_rich_style(name).color)
     return style
 
