@@ -306,6 +306,27 @@ async def test_theme_recolours_the_audit_title_and_the_evaluate_view():
         assert_recoloured(await under_each_theme(app, pilot, read))
 
 
+async def test_theme_recolours_the_help_screen_while_it_is_open():
+    from bpe_tui.ui.dialogs import HelpScreen
+
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+
+        def read() -> dict[str, Style]:
+            text = static_text(help_screen, "#help-text")
+            return {
+                "a key": style_at(app, text, "  ", after="keys\n\n"),
+                "a pane's name": style_at(app, text, "  ", after="Panes\n\n"),
+            }
+
+        assert_recoloured(await under_each_theme(app, pilot, read))
+
+
 # ---------------------------------------------------------------------------- readable in every theme
 
 
