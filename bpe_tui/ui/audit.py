@@ -27,6 +27,7 @@ from ..core.audit import Audit, Cancelled, audit, tree_text
 from ..core.errors import BPEError
 from ..core.table import MergeTable
 from .detail import TokenDetail
+from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .vlist import VirtualList
 from .workbar import WorkBar, WorkScreen
 
@@ -86,6 +87,8 @@ class AuditScreen(WorkScreen):
     CSS_PATH = ["audit.tcss", "workbar.tcss"]
     KIND = "audit"
     BINDINGS = bindings_for(KIND)
+    #: The title's table name takes its colour from the theme (the lists have their own).
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, table: MergeTable, name: str, trainer=None) -> None:
         super().__init__()
@@ -109,13 +112,14 @@ class AuditScreen(WorkScreen):
 
     def on_mount(self) -> None:
         self._title()
+        redraw_on_theme_change(self, self._title)
         self.query_one(CategoryList).focus()
         self.run_audit()
 
     def _title(self) -> None:
         head = Text(end="", no_wrap=True, overflow="ellipsis")
         head.append("Audit ", "bold")
-        head.append(self.table_name, "bold #8ec5ff")
+        head.append(self.table_name, ChipStyles.of(self).name)
         head.append(f"  {len(self.table):,} tokens · {self.table.num_merges:,} merges")
         if self.report is not None and self.report.used is not None:
             head.append(f" · on {self.corpus_name}: {self.report.used:,} ids used ({self.report.utilization:.1%})")

@@ -28,16 +28,15 @@ from .keys import bindings_for
 from ..core.compare import Comparison, Difference, TokenSpan, compare
 from ..core.table import UNK_ID, MergeTable, merge_number
 from ..core.units import visible
-from .render import CHIP_PAIR, SPECIAL, UNKNOWN
+from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .vlist import VirtualList
 
 #: Text the view opens with when the encode box is empty.
 DEFAULT_TEXT = "the bookshelf by the window holds unbelievably old books"
-#: Chips of tokens both tables agree on (muted), and of tokens in a differing span (bright).
-SAME = CHIP_PAIR
-DIFFERENT = (Style(color="#101010", bgcolor="#ffd75f"), Style(color="#101010", bgcolor="#ff9f5f"))
 #: The differing span under the list's cursor.
 SELECTED = Style(underline=True, bold=True)
+#: The letters A and B where they name a table.
+LETTER = Style(bold=True)
 
 
 @dataclass(frozen=True)
@@ -58,15 +57,17 @@ class Side:
         return " · ".join(parts)
 
 
-def chip_style(index: int, token: TokenSpan, diff: int | None, selected: int | None) -> Style:
+def chip_style(index: int, token: TokenSpan, diff: int | None, selected: int | None, look: ChipStyles) -> Style:
+    """A token's chip: the usual alternating colours where both tables agree, bright ones
+    (``look.different``) inside a span they split differently, underlined when selected."""
     if token.special:
-        style = SPECIAL
+        style = look.special
     elif token.id == UNK_ID:
-        style = UNKNOWN
+        style = look.unknown
     elif diff is not None:
-        style = DIFFERENT[index % 2]
+        style = look.different[index % 2]
     else:
-        style = SAME[index % 2]
+        style = look.pair[index % 2]
     if diff is not None and diff == selected:
         style = style + SELECTED
     return style
@@ -89,12 +90,17 @@ class ChipView(VirtualList):
     def render_row(self, index: int):
         return self.lines[index] if index < len(self.lines) else Text("")
 
+    def on_mount(self) -> None:
+        # (VirtualList's own on_mount runs too)
+        redraw_on_theme_change(self, self._layout)
+
     def show(self, tokens: list[TokenSpan], diff_of: dict[int, int], selected: int | None) -> None:
         self.tokens, self.diff_of, self.selected = tokens, diff_of, selected
         self._layout()
 
     def _layout(self) -> None:
         width = max(10, (self.size.width or 50) - 1)
+        look = self.chip_styles
         lines: list[tuple[Text, list]] = []
         line = Text(no_wrap=True, end="")
         spans: list = []
@@ -106,7 +112,7 @@ class ChipView(VirtualList):
                 lines.append((line, spans))
                 line, spans = Text(no_wrap=True, end=""), []
             start = line.cell_len
-            line.append(name, chip_style(i, token, diff, self.selected))
+            line.append(name, chip_style(i, token, diff, self.selected, look))
             spans.append((start, line.cell_len, diff))
         if spans:
             lines.append((line, spans))
@@ -121,6 +127,9 @@ class ChipView(VirtualList):
 
 class CompareSide(Vertical):
     """One side: name and format, rules, the summary numbers, the chips."""
+
+    #: The letter and the table's name take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, letter: str, side: Side, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -137,13 +146,15 @@ class CompareSide(Vertical):
 
     def on_mount(self) -> None:
         self.set_side(self.side)
+        redraw_on_theme_change(self, lambda: self.set_side(self.side))
 
     def set_side(self, side: Side) -> None:
         """Name the table this side shows (the chips follow with the next :meth:`show`)."""
         self.side = side
+        look = ChipStyles.of(self)
         head = Text(end="", no_wrap=True, overflow="ellipsis")
-        head.append(f"{self.letter} ", "bold #ffd75f")
-        head.append(side.name, "bold #8ec5ff")
+        head.append(f"{self.letter} ", look.note + LETTER)
+        head.append(side.name, look.name)
         head.append(f"  {side.origin}")
         self.title_text = head.plain
         self.query_one(".side-name", Static).update(head)
@@ -169,15 +180,16 @@ class DiffList(VirtualList):
 
     def render_row(self, index: int):
         d = self.differences[index]
+        look = self.chip_styles
         text = Text(no_wrap=True, end="")
         text.append(f"{d.start:>4}–{d.end:<4} ", "dim")
         text.append(visible(d.text) or "∅", "bold")
         for letter, tokens in (("A", d.a), ("B", d.b)):
-            text.append(f"   {letter} ", "bold #ffd75f")
+            text.append(f"   {letter} ", look.note + LETTER)
             for i, token in enumerate(tokens):
                 if i:
                     text.append("|", "dim")
-                text.append(token.display or "∅", DIFFERENT[i % 2])
+                text.append(token.display or "∅", look.different[i % 2])
             text.append(f" ({len(tokens)})", "dim")
         return text
 
@@ -192,6 +204,9 @@ class CompareScreen(Screen):
     CSS_PATH = "compare.tcss"
     KIND = "compare"
     BINDINGS = bindings_for(KIND)
+    #: The line over the differences and the selected span's tokens take their colours from
+    #: the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, a: Side, b: Side, text: str = "") -> None:
         super().__init__()
@@ -216,6 +231,7 @@ class CompareScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#compare-input", Input).focus()
         self.refresh_comparison()
+        redraw_on_theme_change(self, self.refresh_comparison)
 
     # ------------------------------------------------------------------ the comparison
 
@@ -244,7 +260,8 @@ class CompareScreen(Screen):
         if not result.text:
             head.update(Text("type some text above", style="dim", end=""))
         elif not n:
-            head.update(Text("both tables split this text at the same places", style="bold #a8e6a3", end=""))
+            same = ChipStyles.of(self).good + Style(bold=True)
+            head.update(Text("both tables split this text at the same places", style=same, end=""))
         else:
             head.update(Text(f"{n} span{'s' if n != 1 else ''} split differently (↑↓ or click a highlighted chip)", style="bold", end=""))
         view = self.diff_list
@@ -273,15 +290,16 @@ class CompareScreen(Screen):
             why.update("")
             return
         d = self.comparison.differences[selected]
+        look = ChipStyles.of(self)
         text = Text(end="")
         lines = []
         for letter, side, tokens in (("A", self.a, d.a), ("B", self.b, d.b)):
             line = Text(no_wrap=True, overflow="ellipsis", end="")
-            line.append(f"{letter} ", "bold #ffd75f")
+            line.append(f"{letter} ", look.note + LETTER)
             for i, token in enumerate(tokens):
                 if i:
                     line.append("  ")
-                line.append(token.display or "∅", DIFFERENT[i % 2])
+                line.append(token.display or "∅", look.different[i % 2])
                 line.append(f" ({self._made_by(side.table, token)})", "dim")
             lines.append(line)
         for i, line in enumerate(lines):

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from .messages import TokenSelected
-from .render import chip, chips, fmt_int, label
+from .render import CHIP_CLASSES, ChipStyles, chip, chips, fmt_int, label, redraw_on_theme_change
 from .session import ExploreSession, Snapshot
 from .toggle import Checkbox
 from .vlist import VirtualList
@@ -62,6 +62,8 @@ class CorpusWords(VirtualList):
 
 class CorpusPane(Vertical):
     BORDER_TITLE = "Corpus"
+    #: The pair filter's chips and the running text take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -90,6 +92,13 @@ class CorpusPane(Vertical):
 
     def on_mount(self) -> None:
         self.boundaries = self.app.no_color
+        redraw_on_theme_change(self, self._redraw)
+
+    def _redraw(self) -> None:
+        """The pair filter and the running text in the theme's colours (the words redraw themselves)."""
+        self._pair_bar()
+        if self.text_view:
+            self._show_text()
 
     # ------------------------------------------------------------------ updates
 
@@ -127,12 +136,18 @@ class CorpusPane(Vertical):
         view.set_count(len(view.words), cursor=None if keep_cursor else 0)
         shown = fmt_int(len(view.words))
         self.border_title = f"Corpus — {shown} of {fmt_int(tr.word_count)} words"
+        self._pair_bar()
+
+    def _pair_bar(self) -> None:
+        """Above the words: the pair they are filtered by, if any."""
+        session = self.session
         bar = self.query_one("#corpus-pair", Static)
-        if self.pair is not None:
+        if self.pair is not None and session is not None:
+            look = ChipStyles.of(self)
             t = Text("containing ", end="")
-            t.append_text(chip(self.pair[0], session.end_of_word))
+            t.append_text(chip(self.pair[0], session.end_of_word, look.pair[0]))
             t.append(" + ")
-            t.append_text(chip(self.pair[1], session.end_of_word))
+            t.append_text(chip(self.pair[1], session.end_of_word, look.pair[0]))
             t.append("   (x clears)", "dim")
             bar.update(t)
         bar.set_class(self.pair is not None, "-shown")
@@ -151,11 +166,10 @@ class CorpusPane(Vertical):
         pieces = table.pieces(session.preview)
         text = Text(end="")
         eow = session.end_of_word
-        from .render import CHIP_PAIR, UNKNOWN
-
+        look = ChipStyles.of(self)
         line_start = True
         for i, (token_id, surface) in enumerate(pieces):
-            style = UNKNOWN if token_id < 0 else CHIP_PAIR[i % 2]
+            style = look.unknown if token_id < 0 else look.pair[i % 2]
             if self.boundaries and not line_start:
                 text.append(BOUNDARY)
             text.append(label(surface, eow), style)

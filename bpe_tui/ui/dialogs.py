@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from .messages import TokenSelected
-from .render import CHIP_CLASSES, ChipStyles
+from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .search import TokenSearch
 
 
@@ -171,6 +171,10 @@ class HelpScreen(_Dialog):
                 yield Static("", id="help-text", markup=False)
 
     def on_mount(self) -> None:
+        self._draw()
+        redraw_on_theme_change(self, self._draw)  # (ctrl+p works over the help)
+
+    def _draw(self) -> None:
         """The text, its key and pane names in the theme's colours (chips.tcss)."""
         look = ChipStyles.of(self)
         key_style = look.note + Style(bold=True)

@@ -26,7 +26,7 @@ from ..core.table import UNK_ID, MergeTable, merge_number
 from .keys import bindings_for
 from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
-from .render import ChipStyles, chips, label
+from .render import ChipStyles, chips, label, redraw_on_theme_change
 from .session import Session
 from .toggle import Checkbox
 from .vlist import VirtualList
@@ -142,8 +142,8 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
 
     def bodies(lead: Text, symbols) -> tuple[Text, Text]:
         spaced, compact = lead.copy(), lead.copy()
-        spaced.append_text(chips(symbols, eow, look.pair, sep=" ", unknown=look.unknown)[0])
-        compact.append_text(chips(symbols, eow, look.pair, unknown=look.unknown)[0])
+        spaced.append_text(chips(symbols, eow, look.pair, sep=" ")[0])
+        compact.append_text(chips(symbols, eow, look.pair)[0])
         return spaced, compact
 
     base = table.initial_symbols(word.lower() if table.lowercase else word)
@@ -364,7 +364,7 @@ class EncodePane(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        redraw_on_theme_change(self, self._theme_changed)
 
     def show_merges_state(self) -> None:
         """The merge list's build moved on (or ended): trace the word again."""
@@ -374,10 +374,10 @@ class EncodePane(Vertical):
             self.trace_word = None
             self._trace(table)
 
-    def _theme_changed(self, theme: object) -> None:
+    def _theme_changed(self) -> None:
         """The chips were drawn in the old theme's colours: encode (and trace) again."""
         self.trace_word = None
-        self.call_after_refresh(self._encode)
+        self._encode()
 
     def _cursor_moved(self, _selection) -> None:
         # the trace follows the word under the cursor

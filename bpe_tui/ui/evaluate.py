@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -27,6 +28,7 @@ from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
 from ..core.table import MergeTable
+from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
@@ -90,6 +92,8 @@ class EvalScreen(WorkScreen):
     CSS_PATH = ["evaluate.tcss", "workbar.tcss"]
     KIND = "evaluate"
     BINDINGS = bindings_for(KIND)
+    #: The title, bars, curves and tokens take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
 
     def __init__(self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "") -> None:
         super().__init__()
@@ -123,15 +127,21 @@ class EvalScreen(WorkScreen):
                 self.notify(str(exc), title="no parallel text", severity="warning", timeout=10)
                 self.corpora = []
         self._title()
+        redraw_on_theme_change(self, self._redraw)
         if self.corpora:
             self.run_evaluation()
         else:
             self.query_one("#eval-metric", Static).update(Text("no corpus: ctrl+o picks one", style="dim"))
 
+    def _redraw(self) -> None:
+        """Everything coloured again, in the theme's colours."""
+        self._title()
+        self.render_metric()
+
     def _title(self) -> None:
         head = Text(end="", no_wrap=True, overflow="ellipsis")
         head.append("Evaluate ", "bold")
-        head.append(self.table_name, "bold #8ec5ff")
+        head.append(self.table_name, ChipStyles.of(self).name)
         if self.origin:
             head.append(f"  {self.origin}")
         head.append(f"  · {len(self.table):,} tokens · on {len(self.corpora or [])} corpora", "dim")
@@ -184,8 +194,11 @@ class EvalScreen(WorkScreen):
         if result is None:
             return
         attr, title, higher = METRICS[self.metric]
+        look = ChipStyles.of(self)
+        # the first corpus is the reference (the premium is measured over it)
+        series_style = [look.reference if c == 0 else look.bar for c in range(len(result.corpora))]
         head = Text(end="")
-        head.append(f"◀ {title} ▶", "bold #ffd75f")
+        head.append(f"◀ {title} ▶", look.note + Style(bold=True))
         head.append(f"  higher: {higher}", "dim")
         self.query_one("#eval-metric", Static).update(head)
 
@@ -198,7 +211,7 @@ class EvalScreen(WorkScreen):
                 bars.append("\n")
             bars.append(f"{label:<{width}} ", "bold")
             value = values[c]
-            bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", "#8ec5ff" if c else "#a8e6a3")
+            bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", series_style[c])
             bars.append(f" {_fmt(attr, value)}")
         self.bar_lines = bars.plain.splitlines()
         self.query_one("#eval-bars", Static).update(bars)
@@ -211,7 +224,7 @@ class EvalScreen(WorkScreen):
         for c, label in enumerate(result.corpora):
             s = series[c]
             curves.append(f"{label:<{width}} ", "bold")
-            curves.append(sparkline(s, low, high), "#8ec5ff" if c else "#a8e6a3")
+            curves.append(sparkline(s, low, high), series_style[c])
             first = next((v for v in s if v is not None), None)
             curves.append(f"  {_fmt(attr, first)} → {_fmt(attr, s[-1] if s else None)}\n", "dim")
         self.curve_lines = curves.plain.strip("\n").splitlines()
@@ -223,7 +236,7 @@ class EvalScreen(WorkScreen):
             helped.append(f"{label:<{width}} ", "bold")
             for k, (rank, saved) in enumerate(self.helped[c]):
                 new = self.table.merge_at(rank)[2]
-                helped.append(("  " if k else "") + self.table.display(new), "bold #8ec5ff")
+                helped.append(("  " if k else "") + self.table.display(new), look.name)
                 helped.append(f" (merge {rank + 1:,}, −{saved:,})", "dim")
             helped.append("\n")
         self.query_one("#eval-helped", Static).update(helped)

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
 from .messages import PairSelected, TokenSelected
-from .render import CHIP_CLASSES, ChipStyles, chip, fit, label, plain, short_int
+from .render import CHIP_CLASSES, ChipStyles, chip, fit, label, plain, redraw_on_theme_change, short_int
 from .session import ExploreSession, InspectSession, Snapshot
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
@@ -133,13 +133,12 @@ class PairsPane(Vertical):
         self._layout()
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        redraw_on_theme_change(self, self._theme_changed)
 
-    def _theme_changed(self, theme: object) -> None:
+    def _theme_changed(self) -> None:
         """The cells were drawn in the old theme's colours: draw them again."""
-        self._rich_style_cache.clear()
         if self._redraw is not None:
-            self.call_after_refresh(self._redraw)
+            self._redraw()
 
     def show_merges_state(self) -> None:
         """The merge list's build moved on (or ended): the encode text's pairs again, with

@@ -12,17 +12,9 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from ..core.table import UNK_ID
 from ..core.units import visible
-
-#: Alternating chip backgrounds for words in the corpus pane.
-CHIP_PAIR = (Style(color="#e8e8e8", bgcolor="#22446a"), Style(color="#e8e8e8", bgcolor="#5a3560"))
-UNKNOWN = Style(color="#ffffff", bgcolor="#b00020", bold=True, underline=True)
-SPECIAL = Style(color="#101010", bgcolor="#e0e0e0", bold=True)
-DIM = Style(dim=True)
-NEXT = Style(color="#101010", bgcolor="#ffd75f", bold=True)
 
 
 @dataclass(frozen=True)
@@ -33,6 +25,11 @@ class ChipStyles:
     colours are set in ``chips.tcss`` from theme variables, so a theme change (ctrl+p ->
     theme) recolours the chips as it does Textual's own widgets (DataTable's cursor, say).
     The styles are plain rich Styles: read them on the UI thread and hand them to a worker.
+    There are no colours in the Python code: every coloured thing on screen is drawn with one
+    of these roles.
+
+    A filled chip's text colour is ``auto`` in chips.tcss: Textual picks a readable colour for
+    the chip's own background (dark on a light chip, light on a dark one), in every theme.
     """
 
     pair: tuple[Style, Style]  # alternating chips
@@ -45,11 +42,15 @@ class ChipStyles:
     bad: Style  # a loss: a pair count down
     note: Style  # worth a look: finished, a key name, a tie
     name: Style  # a name: a table, a corpus, a pane
+    special: Style  # a special token (<|endoftext|>), never merged
+    different: tuple[Style, Style]  # alternating chips of a span two tables split differently
+    bar: Style  # a chart's bars and curves
+    reference: Style  # the series the others are measured against (Evaluate's first corpus)
 
     @classmethod
     def of(cls, widget: Any) -> ChipStyles:
         def get(name: str) -> Style:
-            return widget.get_component_rich_style(name, partial=True)
+            return component_style(widget, name)
 
         return cls(
             (get("chip--a"), get("chip--b")),
@@ -62,7 +63,38 @@ class ChipStyles:
             get("chip--bad"),
             get("chip--note"),
             get("chip--name"),
+            get("chip--special"),
+            (get("chip--diff-a"), get("chip--diff-b")),
+            get("chip--bar"),
+            get("chip--reference"),
         )
+
+
+def component_style(widget: Any, name: str) -> Style:
+    """The style a widget's component class ``name`` has in the theme, as a rich Style of its
+    own properties (laid over the text it styles); on a component with its own background (a
+    filled chip), with the text colour of the full style, where Textual works ``color: auto``
+    out: a colour that reads well on that background. (Both styles are cached by Textual: this
+    runs for every row drawn.)"""
+    style: Style = widget.get_component_rich_style(name, partial=True)
+    if style.bgcolor is not None:
+        style += Style.from_color(widget.get_component_rich_style(name).color)
+    return style
+
+
+def redraw_on_theme_change(widget: Any, redraw: Callable[[], object]) -> None:
+    """Call ``redraw`` after every theme change (ctrl+p -> theme), once the new theme's styles
+    are in (call it from ``on_mount``).
+
+    Text built with :meth:`ChipStyles.of` keeps the colours it was built with; a widget that
+    keeps such Text (a Static's content, a list's cached rows) builds it again in ``redraw``.
+    """
+
+    def changed(theme: object) -> None:
+        widget._rich_style_cache.clear()  # component styles read under the old theme
+        widget.call_after_refresh(redraw)
+
+    widget.app.theme_changed_signal.subscribe(widget, changed)
 
 
 #: How many colours the encode box's chips cycle through (chip--cycle-1 .. chip--cycle-N).
@@ -70,7 +102,8 @@ CYCLE = 6
 #: Component classes of a widget that draws chips with :meth:`ChipStyles.of`.
 CHIP_CLASSES = {
     "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
-    "chip--good", "chip--bad", "chip--note", "chip--name",
+    "chip--good", "chip--bad", "chip--note", "chip--name", "chip--special", "chip--diff-a",
+    "chip--diff-b", "chip--bar", "chip--reference",
 } | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
 
 
@@ -82,39 +115,34 @@ def label(surface, end_of_word: str | None = None) -> str:
     return text if text else "∅"
 
 
-def chip(surface, end_of_word: str | None = None, style: Style | None = None) -> Text:
-    """One token as a chip (a coloured run of text)."""
-    return Text(label(surface, end_of_word), style=style or CHIP_PAIR[0], end="")
+def chip(surface, end_of_word: str | None, style: Style) -> Text:
+    """One token as a chip (a coloured run of text) in ``style`` (a :class:`ChipStyles` role)."""
+    return Text(label(surface, end_of_word), style=style, end="")
 
 
 def chips(
     surfaces,
-    end_of_word: str | None = None,
-    styles=CHIP_PAIR,
-    ids=None,
+    end_of_word: str | None,
+    styles: tuple[Style, ...],
     payloads=None,
     sep: str = "",
-    unknown: Style = UNKNOWN,
 ) -> tuple[Text, list[tuple[int, int, object]]]:
-    """Tokens side by side with alternating styles.
+    """Tokens side by side, their chips taking ``styles`` in turn (``ChipStyles.pair``, say).
 
-    Returns the Text and ``(start, end, payload)`` cell spans (payload: the token id when
-    ``ids`` is given, else the index), so a click at column x can be mapped to a token.
-    Ids equal to UNK_ID are drawn as unknown.
+    Returns the Text and ``(start, end, payload)`` cell spans (payload: ``payloads[i]`` when
+    given, else the index), so a click at column x can be mapped to a token.
     """
     text = Text(end="", no_wrap=True)
     spans = []
     pos = 0
     for i, surface in enumerate(surfaces):
-        token_id = ids[i] if ids is not None else None
-        style = unknown if token_id == UNK_ID else styles[i % len(styles)]
         piece = label(surface, end_of_word)
         if sep and i:
             text.append(sep)
             pos += len(sep)
-        text.append(piece, style)
+        text.append(piece, styles[i % len(styles)])
         width = text.cell_len - pos
-        spans.append((pos, pos + width, payloads[i] if payloads is not None else (token_id if ids is not None else i)))
+        spans.append((pos, pos + width, payloads[i] if payloads is not None else i))
         pos += width
     return text, spans
 

@@ -12,7 +12,7 @@ from textual.worker import get_current_worker
 
 from ..core.table import MergeTable, merge_number
 from .messages import TokenSelected
-from .render import CHIP_PAIR, chip, fmt_int
+from .render import chip, fmt_int
 from .vlist import VirtualList
 
 LIMIT = 500
@@ -29,7 +29,7 @@ class SearchResults(VirtualList):
         token_id = self.ids[index]
         text = Text(f"{token_id:>7} ", style="dim", end="", no_wrap=True)
         start = text.cell_len
-        text.append_text(chip(table.surface(token_id), table.end_of_word, CHIP_PAIR[0]))
+        text.append_text(chip(table.surface(token_id), table.end_of_word, self.chip_styles.pair[0]))
         end = text.cell_len
         rank = table.rank_of(token_id) if table.merges_built else None  # (a rank file's merge list may be building)
         if rank is not None:

@@ -10,6 +10,7 @@ its tokens are (a histogram of token lengths).
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -19,11 +20,14 @@ from textual.widgets import Input, Sparkline, Static
 from collections import Counter
 
 from ..core.table import MergeTable, merge_number
-from .render import chips, label
+from .render import CHIP_CLASSES, ChipStyles, chips, label, redraw_on_theme_change
 from .session import ExploreSession, InspectSession, Session
 
 
 class StatsPane(VerticalScroll):
+    #: "Watch a word" and the token length bars take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session: Session | None = None
@@ -40,6 +44,15 @@ class StatsPane(VerticalScroll):
         yield Static("", id="lengths", markup=False)
         yield Input(placeholder="watch words: low lower newest", id="watch-input", compact=True)
         yield Static("", id="watch-body", markup=False)
+
+    def on_mount(self) -> None:
+        redraw_on_theme_change(self, self._redraw)
+
+    def _redraw(self) -> None:
+        """The coloured parts again, in the theme's colours (the sparklines follow by themselves)."""
+        if isinstance(self.session, InspectSession):
+            self._lengths(self.session)
+        self._watch()
 
     def show(self, session: ExploreSession, step: int) -> None:
         """A trainer at ``step``: its merge counts and the corpus tokens after each merge."""
@@ -60,10 +73,13 @@ class StatsPane(VerticalScroll):
         """A saved table: the merge counts it stored (if any) and how long its tokens are."""
         self.session = session
         self._counts(session.merge_counts(), "merge counts: not stored in this table")
-        histogram = length_histogram(session.full_table)
+        self._lengths(session)
+        self._watch()
+
+    def _lengths(self, session: InspectSession) -> None:
+        histogram = length_histogram(session.full_table, ChipStyles.of(self).bar)
         self.lengths_text = histogram.plain
         self.query_one("#lengths", Static).update(histogram)
-        self._watch()
 
     def _counts(self, counts: list[int], none: str) -> None:
         self.counts = counts
@@ -88,12 +104,13 @@ class StatsPane(VerticalScroll):
         out = Text(end="")
         lines = []
         pending = session.merges_note() if session is not None else None  # the trace needs the merge list
+        look = ChipStyles.of(self)
         for word in words:
             forms = [word]
             if table.pretokenizer != "whitespace" and not word.startswith(" "):
                 forms.append(" " + word)
             for form in forms:
-                line = self._watch_line(table, form) if pending is None else Text(f"{label(form)}: {pending}", end="")
+                line = self._watch_line(table, form, look) if pending is None else Text(f"{label(form)}: {pending}", end="")
                 lines.append(line.plain)
                 if out.plain:
                     out.append("\n")
@@ -102,15 +119,15 @@ class StatsPane(VerticalScroll):
         body.update(out)
 
     @staticmethod
-    def _watch_line(table: MergeTable, word: str) -> Text:
+    def _watch_line(table: MergeTable, word: str, look: ChipStyles) -> Text:
         line = Text(f"{label(word)}: ", style="bold", end="")
         trace = table.trace(word)
         if trace and len(trace[-1].symbols) == 1:
-            line.append(f"one token since merge {merge_number(trace[-1].rank):,}", "#a8e6a3")
+            line.append(f"one token since merge {merge_number(trace[-1].rank):,}", look.good)
             return line
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
-        line.append(f"{len(symbols)} tokens now ", "#ffd75f")
-        body, _ = chips(symbols, table.end_of_word, sep=" ")
+        line.append(f"{len(symbols)} tokens now ", look.note)
+        body, _ = chips(symbols, table.end_of_word, look.pair, sep=" ")
         line.append_text(body)
         return line
 
@@ -130,8 +147,9 @@ BAR_WIDTH = 24
 LONGEST_ROW = 16
 
 
-def length_histogram(table: MergeTable) -> Text:
-    """How many tokens of the vocabulary have each length (in the table's units), as bars."""
+def length_histogram(table: MergeTable, bar: Style) -> Text:
+    """How many tokens of the vocabulary have each length (in the table's units), as bars
+    drawn in ``bar`` (``ChipStyles.bar``)."""
     unit = "bytes" if table.units == "bytes" else "characters"
     lengths = Counter(min(len(table.surface(i)), LONGEST_ROW) for i in table.vocab if not table.is_special(i))
     text = Text(f"token lengths ({unit}) of {sum(lengths.values()):,} tokens", end="")
@@ -141,6 +159,6 @@ def length_histogram(table: MergeTable) -> Text:
             continue
         name = f"{n}+" if n == LONGEST_ROW else str(n)
         text.append(f"\n{name:>3} ")
-        text.append("█" * max(1, round(lengths[n] / top * BAR_WIDTH)), "#8ec5ff")
+        text.append("█" * max(1, round(lengths[n] / top * BAR_WIDTH)), bar)
         text.append(f" {lengths[n]:,}", "dim")
     return text

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from .render import CHIP_CLASSES, fit, fmt_int
+from .render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
 from .session import ExploreSession, InspectSession, Snapshot
 
 SEPARATOR = " │ "
@@ -153,12 +153,8 @@ class StatusLine(Static):
         )
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def _theme_changed(self, theme: object) -> None:
-        """The line was drawn in the old theme's colours: lay it out again."""
-        self._rich_style_cache.clear()
-        self.call_after_refresh(self._lay_out)
+        # the line was drawn in the old theme's colours: lay it out again
+        redraw_on_theme_change(self, self._lay_out)
 
     def on_resize(self, event: events.Resize) -> None:
         # After the resize is done: a layout asked for while one runs is lost, and the line

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .render import CHIP_CLASSES, ChipStyles
+from .render import CHIP_CLASSES, ChipStyles, component_style, redraw_on_theme_change
 
 class VirtualList(ScrollView, can_focus=True):
     """Rows 0..count-1 drawn on demand by :meth:`render_row`; a row cursor; enter chooses.
@@ -125,19 +125,16 @@ class VirtualList(ScrollView, can_focus=True):
         if self.show_cursor and index == self.cursor:
             text = text.copy()
             cursor = "vlist--cursor" if self.has_focus else "vlist--cursor-blurred"
-            text.stylize_before(self.get_component_rich_style(cursor, partial=True))
+            text.stylize_before(component_style(self, cursor))
             text.pad_right(max(0, width - text.cell_len))
-        strip = Strip(list(text.render(self.app.console)))
+        # the list's own style (the theme's background and text colour) under the row's styles,
+        # or the row's unstyled cells show the terminal's default colours
+        strip = Strip(list(text.render(self.app.console))).apply_style(base)
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-
-    def _theme_changed(self, theme: object) -> None:
-        """Rows were drawn with the old theme's chip colours: draw them again."""
-        self._rich_style_cache.clear()
-        self._cache.clear()
-        self.refresh()
+        # rows were drawn with the old theme's chip colours: draw them again
+        redraw_on_theme_change(self, self.invalidate)
 
     @property
     def chip_styles(self) -> ChipStyles:
