@@ -40,6 +40,7 @@ class CategoryList(VirtualList):
         self.report: Audit | None = None
 
     def render_row(self, index: int) -> Text:
+        assert self.report is not None  # (rows exist once there is a report)
         c = self.report.categories[index]
         width = max(8, min(31, (self.size.width or 40) - 9))
         text = Text(no_wrap=True, end="")
@@ -66,6 +67,7 @@ class TokenList(VirtualList):
         self.notes: dict = {}
 
     def render_row(self, index: int) -> Text:
+        assert self.table is not None  # (rows exist once a category is shown)
         token_id = self.ids[index]
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(f"{token_id:>7} ", "dim")

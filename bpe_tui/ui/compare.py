@@ -272,6 +272,8 @@ class CompareScreen(Screen):
 
     def _show(self, selected: int | None) -> None:
         result = self.comparison
+        if result is None:
+            return
         diff_a: dict[int, int] = {}
         diff_b: dict[int, int] = {}
         for k, d in enumerate(result.differences):
@@ -285,11 +287,12 @@ class CompareScreen(Screen):
     def _why(self, selected: int | None) -> None:
         """The selected span's tokens in each table with the merge that made each one."""
         why = self.query_one("#diff-why", Static)
-        if selected is None or selected >= len(self.comparison.differences):
+        result = self.comparison
+        if result is None or selected is None or selected >= len(result.differences):
             self.why_lines = []
             why.update("")
             return
-        d = self.comparison.differences[selected]
+        d = result.differences[selected]
         look = ChipStyles.of(self)
         text = Text(end="")
         lines = []

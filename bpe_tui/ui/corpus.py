@@ -35,6 +35,7 @@ class CorpusWords(VirtualList):
 
     def render_row(self, index: int):
         pane = self.pane
+        assert pane is not None and pane.session is not None  # (rows exist once the pane shows a session)
         w = self.words[index]
         session = pane.session
         tr = session.trainer

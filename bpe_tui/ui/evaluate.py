@@ -151,7 +151,7 @@ class EvalScreen(WorkScreen):
 
     def run_evaluation(self) -> None:
         self.show_work("encoding…", None)
-        self._worker(list(self.corpora))
+        self._worker(list(self.corpora or []))
 
     @work(thread=True, exclusive=True, group="evaluate")
     def _worker(self, corpora: list[Corpus]) -> None:

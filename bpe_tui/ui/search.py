@@ -26,6 +26,7 @@ class SearchResults(VirtualList):
 
     def render_row(self, index: int):
         table = self.table
+        assert table is not None  # (rows exist once a search has a table)
         token_id = self.ids[index]
         text = Text(f"{token_id:>7} ", style="dim", end="", no_wrap=True)
         start = text.cell_len
