@@ -30,7 +30,7 @@ from .detail import TokenDetail
 from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
-from .keys import PANES, help_rows, palette_commands
+from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
 from .loader import Loader
 from .messages import LoadCancelled, LoadFailed, SessionOpened
 from .pairs import PairsPane
@@ -258,7 +258,11 @@ class ExplorerApp(App):
     # ------------------------------------------------------------------ help and palette
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(help_rows(), PANES))
+        """The keys of the main screen shown (the tour's while the tour is open)."""
+        main = self.main
+        tour = isinstance(main, ExploreScreen) and main.guide is not None
+        heading = {EXPLORE: "keys while training", INSPECT: "keys of a saved table"}.get(main.KIND, "keys")
+        self.push_screen(HelpScreen(help_rows(main.KIND, tour), PANES, heading))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

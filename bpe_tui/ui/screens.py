@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
@@ -33,8 +34,9 @@ from .corpus import CorpusPane
 from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, PathScreen
 from .encode import EncodePane
+from .footer import FittingFooter
 from .history import HistoryPane
-from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for
+from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for, typed_in_text_box
 from .loader import Loader
 from .messages import (
     CompareLoaded,
@@ -82,7 +84,7 @@ class MainScreen(Screen):
             yield Static("", id="progress-label", markup=False)
             yield ProgressBar(id="progress", show_eta=False)
         yield Loader()
-        yield Footer()
+        yield FittingFooter()
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="body")
@@ -94,6 +96,14 @@ class MainScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Under a dialog or another view this screen's keys are off (and out of its footer)."""
         return self.app.screen is self
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys that work now (what the footer shows): in a text box, not those it types."""
+        bindings = super().active_bindings
+        if isinstance(self.focused, Input):
+            return {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
+        return bindings
 
     @property
     def status(self) -> StatusLine:
