@@ -24,6 +24,7 @@ from textual.screen import Screen
 from ..core.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
+from ..core.wording import plural
 from .compare import CompareScreen
 from .corpus import CorpusPane
 from .detail import TokenDetail
@@ -242,7 +243,7 @@ class ExplorerApp(App):
             if yes:
                 then()
 
-        question = f"{session.unsaved:,} merges of {session.name} are not saved (s saves them). {doing} anyway?"
+        question = f"{plural(session.unsaved, 'merge')} of {session.name} are not saved (s saves them). {doing} anyway?"
         self.push_screen(ConfirmScreen(question), answered)
 
     async def action_quit(self) -> None:

@@ -26,6 +26,7 @@ from .keys import bindings_for
 from ..core.audit import Audit, Cancelled, audit, tree_text
 from ..core.errors import BPEError
 from ..core.table import MergeTable
+from ..core.wording import plural
 from .detail import TokenDetail
 from .vlist import VirtualList
 from .workbar import WorkBar, WorkScreen
@@ -116,7 +117,7 @@ class AuditScreen(WorkScreen):
         head = Text(end="", no_wrap=True, overflow="ellipsis")
         head.append("Audit ", "bold")
         head.append(self.table_name, "bold #8ec5ff")
-        head.append(f"  {len(self.table):,} tokens · {self.table.num_merges:,} merges")
+        head.append(f"  {plural(len(self.table), 'token')} · {plural(self.table.num_merges, 'merge')}")
         if self.report is not None and self.report.used is not None:
             head.append(f" · on {self.corpus_name}: {self.report.used:,} ids used ({self.report.utilization:.1%})")
         elif self.trainer is None and self.corpus_path is None:

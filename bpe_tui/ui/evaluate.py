@@ -27,6 +27,7 @@ from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
 from ..core.table import MergeTable
+from ..core.wording import plural
 from .workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
@@ -134,7 +135,7 @@ class EvalScreen(WorkScreen):
         head.append(self.table_name, "bold #8ec5ff")
         if self.origin:
             head.append(f"  {self.origin}")
-        head.append(f"  · {len(self.table):,} tokens · on {len(self.corpora or [])} corpora", "dim")
+        head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
         self.query_one("#eval-title", Static).update(head)
 
     # ------------------------------------------------------------------ the worker

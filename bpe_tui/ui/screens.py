@@ -29,6 +29,7 @@ from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
+from ..core.wording import plural
 from .compare import CompareScreen, Side
 from .corpus import CorpusPane
 from .detail import TokenDetail
@@ -363,7 +364,7 @@ class SessionScreen(MainScreen):
             self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
             return False
         self.saved()
-        self.notify(f"saved {table.num_merges:,} merges to {path} ({fmt})", title="saved")
+        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt})", title="saved")
         return True
 
     def saved(self) -> None:
@@ -587,7 +588,7 @@ class ExploreScreen(SessionScreen):
 
     def action_step(self, n: int = 1) -> None:
         if self.can_act():
-            self.move(f"{n} steps", forward=n)
+            self.move(plural(n, "step"), forward=n)
 
     def action_run(self) -> None:
         if not self.can_act():
@@ -657,7 +658,7 @@ class ExploreScreen(SessionScreen):
 
     def _rate(self, delta: int) -> None:
         rate = self.runner.change_rate(delta)
-        self.notify(f"auto-play: {rate} merges per second", timeout=1.5)
+        self.notify(f"auto-play: {plural(rate, 'merge')} a second", timeout=1.5)
         if not self.session.busy:
             self.refresh_all(follow=False)
 
@@ -830,7 +831,7 @@ class InspectScreen(SessionScreen):
         table = session.table()
         origin = f"format {table.source_format}"
         if session.cut is not None:
-            origin += f", first {session.cut:,} merges"
+            origin += f", first {plural(session.cut, 'merge')}"
         return Side(table, session.name, origin)
 
     def on_token_selected(self, message: TokenSelected) -> None:

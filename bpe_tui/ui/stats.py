@@ -19,6 +19,7 @@ from textual.widgets import Input, Sparkline, Static
 from collections import Counter
 
 from ..core.table import MergeTable, merge_number
+from ..core.wording import plural
 from .render import chips, label
 from .session import ExploreSession, InspectSession, Session
 
@@ -49,7 +50,7 @@ class StatsPane(VerticalScroll):
         self.totals = totals
         if len(totals) > 1:
             saved = 1 - totals[-1] / totals[0] if totals[0] else 0
-            head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {len(totals) - 1:,} merges"
+            head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {plural(len(totals) - 1, 'merge')}"
         else:
             head = f"corpus tokens: {totals[0]:,} at step 0"
         self.query_one("#totals-label", Static).update(Text(head, end=""))
@@ -108,7 +109,7 @@ class StatsPane(VerticalScroll):
             line.append(f"one token since merge {merge_number(trace[-1].rank):,}", "#a8e6a3")
             return line
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
-        line.append(f"{len(symbols)} tokens now ", "#ffd75f")
+        line.append(f"{plural(len(symbols), 'token')} now ", "#ffd75f")
         body, _ = chips(symbols, table.end_of_word, sep=" ")
         line.append_text(body)
         return line
@@ -129,7 +130,7 @@ def length_histogram(table: MergeTable) -> Text:
     """How many tokens of the vocabulary have each length (in the table's units), as bars."""
     unit = "bytes" if table.units == "bytes" else "characters"
     lengths = Counter(min(len(table.surface(i)), LONGEST_ROW) for i in table.vocab if not table.is_special(i))
-    text = Text(f"token lengths ({unit}) of {sum(lengths.values()):,} tokens", end="")
+    text = Text(f"token lengths ({unit}) of {plural(sum(lengths.values()), 'token')}", end="")
     top = max(lengths.values(), default=1)
     for n in range(1, LONGEST_ROW + 1):
         if n not in lengths:

@@ -227,7 +227,7 @@ async def test_long_text_encodes_in_a_worker_and_the_last_keystroke_wins(corpus)
         await settle(app, pilot)
         assert any(state == WorkerState.SUCCESS for _, state in seen)
         assert app.encode.ids == table.encode(text[: len(text) // 2])
-        assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
+        assert app.encode.summary.startswith(f"{len(app.encode.ids):,} tokens")
 
 
 # ---------------------------------------------------------------------- 9. 80x24

@@ -1,0 +1,10 @@
+"""How counts are written for people, in one place: ``plural(1, "token")`` is "1 token",
+``plural(12345, "merge")`` is "12,345 merges" (thousands separated, as everywhere else)."""
+
+from __future__ import annotations
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun, singular for exactly one: "1 token", "0 tokens", "2 children"
+    (``nouns`` for a plural that is not ``noun`` + "s")."""
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
