@@ -8,13 +8,18 @@ import pytest
 from textual.widgets import Input
 
 import bpe_tui
-from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.app import NOTES_SECONDS, NOTES_SHOWN, ExplorerApp
 from bpe_tui.ui.compare import CompareScreen
-from bpe_tui.ui.screens import InspectScreen
+from bpe_tui.ui.dialogs import ConfirmScreen
+from bpe_tui.ui.screens import ExploreScreen, InspectScreen
 from bpe_tui.ui.search import LIMIT, matches
 from bpe_tui.ui.status import Phrases
 
-from .conftest import CORPORA, demo_app, settle, text_app, wait_for_screen
+from .conftest import CORPORA, DEMO, demo_app, settle, text_app, wait_for_screen
+
+
+def notes(app) -> list:
+    return list(app._notifications)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -121,3 +126,42 @@ async def test_compare_rules_wrap_between_phrases_at_80x24(tmp_path):
         for line in rules.line.plain.split("\n"):
             assert len(line) <= rules.size.width
             assert all(p in parts for p in line.split(" · ")), line
+
+
+async def test_a_corpus_not_utf8_is_offered_with_invalid_bytes_replaced(tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("café crème brûlée\n".encode("latin-1") * 3)
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        before = app.session
+        app.open_path(str(bad))
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        question = app.screen.question
+        assert "not valid UTF-8 at byte 3" in question and "U+FFFD" in question and "--errors" not in question
+        await pilot.press("n")  # no: what was open stays, and the failure is said
+        await settle(app, pilot)
+        assert app.session is before
+        assert any("not valid UTF-8" in n.message for n in notes(app))
+        app.open_path(str(bad))
+        await settle(app, pilot)
+        await pilot.press("y")
+        await wait_for_screen(app, pilot, ExploreScreen)
+        while app.session is before:
+            await settle(app, pilot)
+        assert app.session.name == "latin1.txt" and app.session.errors == "replace"
+        assert "\ufffd" in "".join(app.session.word_counts())
+
+
+async def test_a_tables_notes_are_short_and_brief(tmp_path):
+    table = bpe_tui.train(str(DEMO), preset="gpt2", merges=20)
+    table.config["notes"] = [f"note number {n}" for n in range(1, 6)]
+    app = ExplorerApp(table=table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        (note,) = [n for n in notes(app) if n.title.startswith("opened")]
+        assert note.timeout == NOTES_SECONDS <= 5
+        lines = note.message.split("\n")
+        assert lines[:NOTES_SHOWN] == ["• note number 1", "• note number 2"]
+        assert lines[NOTES_SHOWN:] == ["• + 3 more notes: bpe-tui inspect lists them"]
