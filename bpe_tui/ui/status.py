@@ -3,6 +3,8 @@
 The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". On a narrow terminal the
 line wraps only between phrases, never inside one, onto at most :data:`MAX_LINES` lines; when
 that is not enough, the least important phrases are left out (see :func:`lay_out`).
+:class:`Phrases` is that rule as a widget, for any line of facts (the encode summary, the
+compare view's table sizes); :class:`StatusLine` is one.
 """
 
 from __future__ import annotations
