@@ -114,7 +114,7 @@ class AuditScreen(WorkScreen):
         self.run_audit()
 
     def _title(self) -> None:
-        head = Text(end="", no_wrap=True, overflow="ellipsis")
+        head = Text(end="")  # wraps onto a second line on a narrow screen (audit.tcss)
         head.append("Audit ", "bold")
         head.append(self.table_name, "bold #8ec5ff")
         head.append(f"  {plural(len(self.table), 'token')} · {plural(self.table.num_merges, 'merge')}")
@@ -181,7 +181,7 @@ class AuditScreen(WorkScreen):
         if self.report is None:
             return
         c = self.report.categories[index]
-        meaning = Text(end="", no_wrap=True, overflow="ellipsis")
+        meaning = Text(end="")  # wraps (audit.tcss): the meaning is said nowhere else
         meaning.append(f"{c.title}: ", "bold")
         meaning.append(c.meaning if c.computed else "needs a corpus (ctrl+o)")
         if c.key == "unused" and self.report.used is not None:

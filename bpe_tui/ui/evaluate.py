@@ -130,7 +130,7 @@ class EvalScreen(WorkScreen):
             self.query_one("#eval-metric", Static).update(Text("no corpus: ctrl+o picks one", style="dim"))
 
     def _title(self) -> None:
-        head = Text(end="", no_wrap=True, overflow="ellipsis")
+        head = Text(end="")  # wraps onto a second line on a narrow screen (evaluate.tcss)
         head.append("Evaluate ", "bold")
         head.append(self.table_name, "bold #8ec5ff")
         if self.origin:
