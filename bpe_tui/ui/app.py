@@ -183,7 +183,7 @@ class ExplorerApp(App):
         if notes:
             # Short and brief: on 80 columns a toast covers the history for as long as it stays.
             shown = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
-            self.notify("\n".join("• " + n for n in shown), title=f"opened {session.name}", timeout=NOTES_SECONDS)
+            self.notify("\n".join("• " + n for n in shown), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
