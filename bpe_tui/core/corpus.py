@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, TextIO
 import regex
 
 from .config import TrainerConfig
-from .errors import BPEError
+from .errors import BPEError, NotUTF8
 from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
 
 BLOCK = 1 << 20  # bytes read at a time
@@ -286,10 +286,7 @@ def iter_text_blocks(
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:
                 if errors == "strict":
-                    raise BPEError(
-                        f"{name}: not valid UTF-8 at byte {offset + exc.start} "
-                        f"(use --errors replace to read it with U+FFFD substitutes)"
-                    ) from None
+                    raise NotUTF8(name, offset + exc.start) from None
                 text = data.decode("utf-8", "replace")
             offset += len(data)
             yield text

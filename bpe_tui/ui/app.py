@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.dom import DOMNode
@@ -24,13 +24,14 @@ from textual.screen import Screen
 from ..core.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
+from ..core.wording import plural
 from .compare import CompareScreen
 from .corpus import CorpusPane
 from .detail import TokenDetail
 from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .encode import EncodePane
 from .history import HistoryPane
-from .keys import PANES, help_rows, palette_commands
+from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
 from .loader import Loader
 from .messages import LoadCancelled, LoadFailed, SessionOpened
 from .pairs import PairsPane
@@ -44,6 +45,9 @@ from .tour import Guide, open_tour
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
+#: What a table's reader noted, as a notification on opening: this many notes, this long.
+NOTES_SHOWN = 2
+NOTES_SECONDS = 5
 
 
 def screen_for(session: Session, compare_path: str | None = None) -> SessionScreen:
@@ -178,8 +182,9 @@ class ExplorerApp(App):
             return
         notes = session.full_table.notes
         if notes:
-            shown = notes[:4] + ([f"… {len(notes) - 4} more: bpe-tui inspect lists them all"] if len(notes) > 4 else [])
-            self.notify("\n".join("• " + n[:160] for n in shown), title=f"opened {session.name}: notes", timeout=12)
+            # Short and brief: on 80 columns a toast covers the history for as long as it stays.
+            shown = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
+            self.notify("\n".join("• " + n for n in shown), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
@@ -190,9 +195,30 @@ class ExplorerApp(App):
             self.main.hide_progress()
             self.notify(message.message, title="cannot compare", severity="error", timeout=10)
             return
+        if message.replacing is not None:
+            self.offer_replacing(message.message, message.replacing)
+            return
+        self.failed_to_open(message.message)
+
+    def failed_to_open(self, why: str) -> None:
         self._compare_path = None  # nothing to compare with
-        self.notify(message.message, title="cannot open", severity="error", timeout=10)
-        self.main.loading_stopped(f"could not open: {message.message} — press o to open something else")
+        self.notify(why, title="cannot open", severity="error", timeout=10)
+        self.main.loading_stopped(f"could not open: {why} — press o to open something else")
+
+    def offer_replacing(self, why: str, again: Callable[[], object]) -> None:
+        """A corpus that is not valid UTF-8: ask to read it with each invalid byte read as
+        U+FFFD (what ``--errors replace`` does); no leaves what was open as it was."""
+        self.main.hide_progress()
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.main.show_progress("reading, invalid bytes replaced…", None)
+                again()
+            else:
+                self.failed_to_open(why)
+
+        question = f"{why}.\nOpen it anyway, each invalid byte read as U+FFFD (�)?"
+        self.push_screen(ConfirmScreen(question), answered)
 
     def on_compare_screen_other_table_wanted(self, message: CompareScreen.OtherTableWanted) -> None:
         if isinstance(self.main, SessionScreen):
@@ -243,7 +269,7 @@ class ExplorerApp(App):
             if yes:
                 then()
 
-        question = f"{session.unsaved:,} merges of {session.name} are not saved (s saves them). {doing} anyway?"
+        question = f"{plural(session.unsaved, 'merge')} of {session.name} are not saved (s saves them). {doing} anyway?"
         self.push_screen(ConfirmScreen(question), answered)
 
     async def action_quit(self) -> None:
@@ -259,7 +285,11 @@ class ExplorerApp(App):
     # ------------------------------------------------------------------ help and palette
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(help_rows(), PANES))
+        """The keys of the main screen shown (the tour's while the tour is open)."""
+        main = self.main
+        tour = isinstance(main, ExploreScreen) and main.guide is not None
+        heading = {EXPLORE: "keys while training", INSPECT: "keys of a saved table"}.get(main.KIND, "keys")
+        self.push_screen(HelpScreen(help_rows(main.KIND, tour), PANES, heading))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

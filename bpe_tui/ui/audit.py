@@ -26,6 +26,7 @@ from .keys import bindings_for
 from ..core.audit import Audit, Cancelled, audit, tree_text
 from ..core.errors import BPEError
 from ..core.table import MergeTable
+from ..core.wording import plural
 from .detail import TokenDetail
 from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .vlist import VirtualList
@@ -119,10 +120,10 @@ class AuditScreen(WorkScreen):
         self.run_audit()
 
     def _title(self) -> None:
-        head = Text(end="", no_wrap=True, overflow="ellipsis")
+        head = Text(end="")  # wraps onto a second line on a narrow screen (audit.tcss)
         head.append("Audit ", "bold")
         head.append(self.table_name, ChipStyles.of(self).name)
-        head.append(f"  {len(self.table):,} tokens · {self.table.num_merges:,} merges")
+        head.append(f"  {plural(len(self.table), 'token')} · {plural(self.table.num_merges, 'merge')}")
         if self.report is not None and self.report.used is not None:
             head.append(f" · on {self.corpus_name}: {self.report.used:,} ids used ({self.report.utilization:.1%})")
         elif self.trainer is None and self.corpus_path is None:
@@ -186,7 +187,7 @@ class AuditScreen(WorkScreen):
         if self.report is None:
             return
         c = self.report.categories[index]
-        meaning = Text(end="", no_wrap=True, overflow="ellipsis")
+        meaning = Text(end="")  # wraps (audit.tcss): the meaning is said nowhere else
         meaning.append(f"{c.title}: ", "bold")
         meaning.append(c.meaning if c.computed else "needs a corpus (ctrl+o)")
         if c.key == "unused" and self.report.used is not None:

@@ -28,7 +28,9 @@ from .keys import bindings_for
 from ..core.compare import Comparison, Difference, TokenSpan, compare
 from ..core.table import UNK_ID, MergeTable, merge_number
 from ..core.units import visible
+from ..core.wording import plural
 from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
+from .status import KEEP, USEFUL, Phrases
 from .vlist import VirtualList
 
 #: Text the view opens with when the encode box is empty.
@@ -48,13 +50,17 @@ class Side:
     origin: str  # "format gpt2", "training, step 12", ...
 
     def rules(self) -> str:
+        return " · ".join(self.rule_parts())
+
+    def rule_parts(self) -> list[str]:
+        """Its size and rules, phrase by phrase: "50,257 tokens", "50,000 merges", "bytes", ..."""
         t = self.table
-        parts = [f"{len(t):,} tokens", f"{t.num_merges:,} merges", t.units, t.pretokenizer if len(t.pretokenizer) < 24 else "custom regex"]
+        parts = [plural(len(t), "token"), plural(t.num_merges, "merge"), t.units, t.pretokenizer if len(t.pretokenizer) < 24 else "custom regex"]
         if t.end_of_word:
             parts.append(f"eow {t.end_of_word}")
         if t.lowercase:
             parts.append("lowercase")
-        return " · ".join(parts)
+        return parts
 
 
 def chip_style(index: int, token: TokenSpan, diff: int | None, selected: int | None, look: ChipStyles) -> Style:
@@ -140,7 +146,7 @@ class CompareSide(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="side-name", markup=False)
-        yield Static("", classes="side-rules", markup=False)
+        yield Phrases(classes="side-rules", separator=" · ")
         yield Static("", classes="side-summary", markup=False)
         yield ChipView(classes="side-chips")
 
@@ -158,14 +164,14 @@ class CompareSide(Vertical):
         head.append(f"  {side.origin}")
         self.title_text = head.plain
         self.query_one(".side-name", Static).update(head)
-        self.query_one(".side-rules", Static).update(Text(side.rules(), style="dim", end="", no_wrap=True, overflow="ellipsis"))
+        self.query_one(".side-rules", Phrases).show_phrases([(p, "dim", KEEP if i < 2 else USEFUL) for i, p in enumerate(side.rule_parts())])
 
     def show(self, result: Comparison, tokens, diff_of: dict[int, int], selected: int | None) -> None:
         side = result.a if self.letter == "A" else result.b
         n = side.count
-        parts = [f"{n:,} token{'s' if n != 1 else ''}", f"{side.chars_per_token:.2f} chars/token"]
+        parts = [plural(n, "token"), f"{side.chars_per_token:.2f} chars/token"]
         if side.unknown:
-            parts.append(f"{side.unknown} unknown")
+            parts.append(f"{side.unknown:,} unknown")
         self.summary = " · ".join(parts)
         self.query_one(".side-summary", Static).update(Text(self.summary, style="bold", end=""))
         self.query_one(ChipView).show(tokens, diff_of, selected)
@@ -263,7 +269,7 @@ class CompareScreen(Screen):
             same = ChipStyles.of(self).good + Style(bold=True)
             head.update(Text("both tables split this text at the same places", style=same, end=""))
         else:
-            head.update(Text(f"{n} span{'s' if n != 1 else ''} split differently (↑↓ or click a highlighted chip)", style="bold", end=""))
+            head.update(Text(f"{plural(n, 'span')} split differently (↑↓ or click a highlighted chip)", style="bold", end=""))
         view = self.diff_list
         cursor = min(view.cursor, max(0, n - 1))
         view.cursor = cursor

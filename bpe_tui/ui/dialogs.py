@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from typing import ClassVar
@@ -154,16 +157,27 @@ class FindScreen(_Dialog):
 
 
 class HelpScreen(_Dialog):
-    """Every key, what each pane shows, how the mouse works."""
+    """The keys of the screen it was opened on, what each pane shows, how the mouse works.
+
+    Keys and pane names are a column of their own: a description too long for the line
+    goes on under itself, never back under the keys.
+    """
 
     COMPONENT_CLASSES = CHIP_CLASSES
 
     BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
 
-    def __init__(self, keys: list[tuple[str, str]], panes: list[tuple[str, str]]) -> None:
+    def __init__(self, keys: list[tuple[str, str]], panes: list[tuple[str, str]], heading: str = "keys") -> None:
         super().__init__()
         self.keys = keys
         self.panes = panes
+        self.heading = heading
+
+    @property
+    def text(self) -> str:
+        """What the help says, as plain text, a row a line (what tests read)."""
+        rows = [f"{key}  {what}" for key, what in self.keys + self.panes]
+        return "\n".join([f"bpe-tui — {self.heading}", *rows])
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog tall wide"):
@@ -178,14 +192,24 @@ class HelpScreen(_Dialog):
         """The text, its key and pane names in the theme's colours (chips.tcss)."""
         look = ChipStyles.of(self)
         key_style = look.note + Style(bold=True)
-        text = Text(end="")
-        text.append("bpe-tui — keys\n\n", "bold")
-        for key, what in self.keys:
-            text.append(f"  {key:<16}", key_style)
-            text.append(what + "\n")
-        text.append("\nPanes\n\n", "bold")
-        for name, what in self.panes:
-            text.append(f"  {name:<16}", look.name)
-            text.append(what + "\n")
-        text.append("\nctrl+p opens the command palette (every action is there). escape closes this help.", "dim")
-        self.query_one("#help-text", Static).update(text)
+
+        def table(rows: list[tuple[str, str]], style: Style) -> Table:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style=style, no_wrap=True, width=KEY_WIDTH)
+            grid.add_column(ratio=1)
+            for name, what in rows:
+                grid.add_row(Text(name), Text(what))
+            return grid
+
+        help_text = Group(
+            Text(f"bpe-tui — {self.heading}\n", "bold"),
+            Padding(table(self.keys, key_style), (0, 0, 0, 2)),
+            Text("\nPanes\n", "bold"),
+            Padding(table(self.panes, look.name), (0, 0, 0, 2)),
+            Text("\nctrl+p opens the command palette (every action is there). escape closes this help.", "dim"),
+        )
+        self.query_one("#help-text", Static).update(help_text)
+
+
+#: The width of the help's key column ("b / backspace", "tab / shift+tab").
+KEY_WIDTH = 15

@@ -23,11 +23,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
 from ..core.table import UNK_ID, MergeTable, merge_number
+from ..core.wording import plural
 from .keys import bindings_for
 from .messages import EncodeChanged, TokenSelected
 from .pairs import text_pairs
 from .render import ChipStyles, chips, label, redraw_on_theme_change
 from .session import Session
+from .status import KEEP, USEFUL, Phrases
 from .toggle import Checkbox
 from .vlist import VirtualList
 
@@ -35,6 +37,11 @@ from .vlist import VirtualList
 LONG_TEXT = 2_000
 #: Characters either side of the cursor searched for the word to trace (long texts).
 WORD_WINDOW = 256
+
+
+#: Between the summary's phrases ("12 tokens · 1.25 chars/token"); a narrow pane leaves the
+#: last ones out whole there.
+SUMMARY_SEPARATOR = " · "
 
 
 @dataclass
@@ -59,18 +66,18 @@ def encode_text(
     ids = [i for i, _ in pieces]
     unknown = sum(1 for i in ids if i == UNK_ID)
     n = len(ids)
-    parts = [f"{n} token{'s' if n != 1 else ''}"]
+    parts = [plural(n, "token")]
     if n:
         parts.append(f"{len(text) / n:.2f} chars/token")
     if unknown:
-        parts.append(f"{unknown} unknown")
+        parts.append(f"{unknown:,} unknown")
     if dropout:
         parts.append(f"dropout p={dropout:g} seed {seed}")
     return Encoding(
         text=text,
         pieces=pieces,
         chip_lines=chip_lines(pieces, table.end_of_word, width, look),
-        summary=" · ".join(parts),
+        summary=SUMMARY_SEPARATOR.join(parts),
         pairs=text_pairs(table, text) if pairs else None,
     )
 
@@ -256,7 +263,8 @@ class EncodePane(Vertical):
         with Horizontal(id="encode-bar"):
             yield Checkbox("dropout", id="dropout", compact=True)
             yield Input("0.1", id="dropout-p", compact=True, restrict=r"[0-9.]*", max_length=5)
-            yield Static("", id="encode-summary", markup=False)
+            # one line (the trace needs the rows): a narrow pane leaves out whole phrases
+            yield Phrases(id="encode-summary", separator=SUMMARY_SEPARATOR, max_lines=1)
         yield EncodeView(id="encode-view")
         yield TraceView(id="encode-trace")
 
@@ -301,7 +309,7 @@ class EncodePane(Vertical):
         width = max(20, view.size.width - 1 if view.size.width else 60)
         args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles)
         if len(self.text) > LONG_TEXT:
-            self.query_one("#encode-summary", Static).update(Text(f"encoding {len(self.text):,} characters…", end=""))
+            self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
             self._encode_in_worker(self._generation, args)
         else:
             self.workers.cancel_group(self, "encode")
@@ -321,7 +329,8 @@ class EncodePane(Vertical):
         self.ids = [i for i, _ in result.pieces]
         self.query_one(EncodeView).set_lines(result.chip_lines)
         self.summary = result.summary
-        self.query_one("#encode-summary", Static).update(Text(self.summary, end=""))
+        phrases = self.summary.split(SUMMARY_SEPARATOR) if self.summary else []
+        self.query_one("#encode-summary", Phrases).show_phrases([(p, "", KEEP if i == 0 else USEFUL) for i, p in enumerate(phrases)])
         self.trace_word = None
         self._trace(table)
         if table is not None:

@@ -28,6 +28,7 @@ from ..core.audit import Cancelled
 from ..core.errors import BPEError
 from ..core.evaluate import Corpus, Evaluation, evaluate, parallel_set, parse_corpus, savings
 from ..core.table import MergeTable
+from ..core.wording import plural
 from .render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from .workbar import WorkBar, WorkScreen
 
@@ -139,12 +140,12 @@ class EvalScreen(WorkScreen):
         self.render_metric()
 
     def _title(self) -> None:
-        head = Text(end="", no_wrap=True, overflow="ellipsis")
+        head = Text(end="")  # wraps onto a second line on a narrow screen (evaluate.tcss)
         head.append("Evaluate ", "bold")
         head.append(self.table_name, ChipStyles.of(self).name)
         if self.origin:
             head.append(f"  {self.origin}")
-        head.append(f"  · {len(self.table):,} tokens · on {len(self.corpora or [])} corpora", "dim")
+        head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
         self.query_one("#eval-title", Static).update(head)
 
     # ------------------------------------------------------------------ the worker

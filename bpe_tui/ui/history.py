@@ -13,11 +13,14 @@ sentence on the latest merge, :attr:`MergeEvent.explanation`, is under the pair 
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from ..core.wording import plural
 from .messages import StepChosen, TokenSelected
 from .render import chip, fmt_int, label
 from .session import ExploreSession, HistoryRow, Session
@@ -71,6 +74,23 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None) -> Text:
     else:  # the leader, no tie: the row says it all (the explanation is under the pair table)
         return Text(end="")
     return text
+
+
+def history_head(session: ExploreSession, length: int, current: int) -> str:
+    """The line over a trainer's history: how many merges, how many undone (still listed,
+    enter re-applies them) and, after ``--from``, whose the merges before the first row are
+    (not listed here: opening the start table lists them)."""
+    first = session.first_step
+    new = current - first
+    head = plural(new, "new merge" if first else "merge")
+    undone = length - new
+    if undone:
+        head += f", {fmt_int(undone)} undone (enter: redo)"
+    if first:
+        start = session.start.source if session.start is not None and session.start.source else "the start table"
+        name = os.path.basename(os.path.normpath(start))
+        head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
+    return head
 
 
 class HistoryView(VirtualList):
@@ -130,10 +150,7 @@ class HistoryPane(Vertical):
         first = session.first_step  # merges of a start table (--from) are not listed
         cursor = max(0, current - first - 1) if follow else None
         view.set_count(length, cursor=cursor, follow=follow)
-        undone = length - (current - first)
-        head = f"{fmt_int(current)} merges" + (f" ({fmt_int(first)} from the start table)" if first else "")
-        head += f" (+{fmt_int(undone)} undone: enter re-applies)" if undone else ""
-        self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
+        self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))
         self.show_why(view.cursor)
 
     def show_table(self, session: Session) -> None:
@@ -152,7 +169,7 @@ class HistoryPane(Vertical):
         view.current = session.step
         length = session.lookup_table().num_merges
         view.set_count(length, cursor=None, follow=False)
-        head = f"{fmt_int(length)} merges · enter: encode with merges up to here"
+        head = f"{plural(length, 'merge')} · enter: cut here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)
 

@@ -4,8 +4,10 @@ command palette are all built from :data:`COMMANDS`, so they cannot disagree.
 A :class:`Command` says what an action does (for the help and the palette), which keys run
 it, whether the footer shows it, and *where* it lives: on every main screen (``MAIN``), on
 both session screens (``SESSION``), only on the explore screen (``EXPLORE``, it needs a trainer) or the inspect screen
-(``INSPECT``, it needs a saved table), or on one pane (``"corpus"``, ``"encode"``: the
-pane's own BINDINGS, active while the pane has the focus). A command without an action is
+(``INSPECT``, it needs a saved table), on the explore screen while the guided tour is open
+(``TOUR``), or on one pane (``"corpus"``, ``"encode"``: the
+pane's own BINDINGS, active while the pane has the focus). The help lists the keys of the
+screen it is opened on, and nothing else. A command without an action is
 a key Textual or a pane handles by itself (enter, tab), listed so the help is complete.
 
 To add a key: add one row here and an ``action_<name>`` method where it lives (the screen
@@ -20,12 +22,14 @@ from typing import Any
 
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
+from textual.keys import key_to_character
 
 #: Where a command lives.
 MAIN = "main"  # every main screen, also the start screen shown before anything is open
 SESSION = "session"  # both session screens
 EXPLORE = "explore"  # the explore screen (a trainer)
 INSPECT = "inspect"  # the inspect screen (a saved table)
+TOUR = "tour"  # the explore screen while the guided tour is open (ui/tour.py)
 GLOBAL = "global"  # the App itself (Textual's own keys: palette, quit)
 
 #: How a Textual key name is written for a person.
@@ -81,12 +85,12 @@ class Command:
 COMMANDS: list[Command] = [
     Command("question_mark,f1", "this help (f1 also inside a text box)", "help", "Help", MAIN),
     # The tour's keys (ui/tour.py) are on only while the tour is open, so they come first in its footer.
-    Command("right_square_bracket", "tour: next stop", "tour('next')", "Next", EXPLORE, palette=False),
-    Command("left_square_bracket", "tour: previous stop", "tour('back')", "Back", EXPLORE, palette=False),
-    Command("q", "tour: leave the tour", "tour('leave')", "Leave", EXPLORE, palette=False),
+    Command("right_square_bracket", "tour: next stop", "tour('next')", "Next", TOUR, palette=False),
+    Command("left_square_bracket", "tour: previous stop", "tour('back')", "Back", TOUR, palette=False),
+    Command("q", "tour: leave the tour", "tour('leave')", "Leave", TOUR, palette=False),
     # 1-4 answer a numbered question while one is open; otherwise 1-3 show the tabs (below).
     *(
-        Command(str(n), "tour: answer a numbered question (a pair question: enter in the pair table)", f"answer({n})", "Answer", EXPLORE, palette=False, group="Answer")
+        Command(str(n), "tour: answer a numbered question (a pair question: enter in the pair table)", f"answer({n})", "Answer", TOUR, palette=False, group="Answer")
         for n in range(1, 5)
     ),
     Command("space,n", "one merge step", "step", "Step", EXPLORE),
@@ -137,7 +141,7 @@ COMMANDS: list[Command] = [
 #: The views a main screen pushes (their keys are listed in their own footers, not the help).
 VIEWS = ("compare", "audit", "evaluate")
 #: Every place that is a screen (the rest are panes, named by their id).
-PLACES = (MAIN, SESSION, EXPLORE, INSPECT, GLOBAL, *VIEWS)
+PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, *VIEWS)
 
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
@@ -158,12 +162,27 @@ def commands_for(where: str) -> list[Command]:
     """The commands with an action that live on ``where``: a pane id, or a screen kind (the
     start screen: MAIN; the explore and inspect screens: EXPLORE or INSPECT, with MAIN and
     SESSION)."""
+    return [c for c in COMMANDS if c.action is not None and c.where in _places(where)]
+
+
+def _places(where: str, tour: bool = True) -> set[str]:
+    """The places whose keys work on ``where`` (the tour's: on the explore screen, while the
+    tour is open)."""
     places = {where}
     if where in (MAIN, SESSION, EXPLORE, INSPECT):
         places.add(MAIN)
     if where in (EXPLORE, INSPECT):
         places.add(SESSION)
-    return [c for c in COMMANDS if c.action is not None and c.where in places]
+    if where == EXPLORE and tour:
+        places.add(TOUR)
+    return places
+
+
+def typed_in_text_box(key: str) -> bool:
+    """True for a key a text box types (a printable character): inside a text box it types,
+    so it is no shortcut there. (Textual's own test misses some names: slash, plus, minus.)"""
+    character = KEY_NAMES.get(key) or key_to_character(key)
+    return character is not None and len(character) == 1 and character.isprintable()
 
 
 def key_for(action: str) -> str:
@@ -195,13 +214,15 @@ def _runner(node: Any, action: str | None) -> Callable[[], Any]:
     return lambda: node.run_action(action)
 
 
-def help_rows(kind: str | None = None) -> list[tuple[str, str]]:
-    """(keys, what they do) for the help screen: every key, or those that work on ``kind``."""
-    other = {EXPLORE: INSPECT, INSPECT: EXPLORE}.get(kind or "")
+def help_rows(kind: str, tour: bool = False) -> list[tuple[str, str]]:
+    """(keys, what they do) for the help screen on a screen of ``kind``: its keys, those of
+    its panes and those Textual handles (enter, tab), in the registry's order; the tour's
+    keys only while the ``tour`` is open."""
+    places = _places(kind, tour) | {GLOBAL} | {c.where for c in COMMANDS if c.where not in PLACES}
     rows: list[tuple[str, str]] = []
     last_group = ""
     for c in COMMANDS:
-        if c.where == other or c.where in VIEWS:
+        if c.where not in places:
             continue
         if c.group and c.group == last_group:  # a group is one row: "1 / 2 / 3 / 4"
             rows[-1] = (f"{rows[-1][0]} / {c.shown_keys}", c.description)

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ..core.config import TrainerConfig
-from ..core.errors import BPEError
+from ..core.errors import BPEError, NotUTF8
 from ..core.formats import load
 from ..core.table import MergeTable
 from ..core.trainer import Trainer
@@ -126,6 +126,13 @@ class Loader(Widget):
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
+            return
+        except NotUTF8 as exc:  # the App offers to read it again, invalid bytes replaced
+
+            def again() -> None:
+                self.corpus(paths, config, "replace", counts, workers, dask, start)
+
+            self.post_message(LoadFailed(f"{exc.name}: not valid UTF-8 at byte {exc.byte:,}", replacing=again))
             return
         except BPEError as exc:
             self.post_message(LoadFailed(str(exc)))

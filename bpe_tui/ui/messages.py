@@ -4,6 +4,7 @@ each other). Each is a small dataclass named for what happened, in the past tens
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -115,10 +116,13 @@ class LoadFailed(Message):
     """Opening a corpus or table failed; ``message`` says what and where, in one line.
 
     ``compare``: it was table B of a comparison (the current session is untouched).
+    ``replacing``: the corpus is not valid UTF-8; calling this reads it again (in the worker,
+    as before) with each invalid byte read as U+FFFD, as ``--errors replace`` does.
     """
 
     message: str
     compare: bool = False
+    replacing: Callable[[], object] | None = None
 
 
 @dataclass

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 
 from ..core.events import MergeEvent
 from ..core.table import UNK_ID, MergeTable, merge_number
+from ..core.wording import plural
 from .messages import PairSelected, TokenSelected
 from .render import CHIP_CLASSES, ChipStyles, chip, fit, label, plain, redraw_on_theme_change, short_int
 from .session import ExploreSession, InspectSession, Snapshot
@@ -242,14 +243,14 @@ class PairsPane(Vertical):
             caption.append(f"  ×{count:,}")
             if snap.leader_ties:
                 n = snap.leader_ties
-                caption.append(f"  tie with {n} other pair{'s' if n > 1 else ''} (=); ", "")
+                caption.append(f"  tie with {plural(n, 'other pair')} (=); ", "")
                 caption.append(f"{session.trainer.config.tie_break}", "bold")
                 caption.append(" picks it")
         else:
             caption.append("no pairs left")
         if snap.forbidden:
             n = snap.forbidden
-            caption.append(f"  ({n:,} pair{'s' if n != 1 else ''} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
+            caption.append(f"  ({plural(n, 'pair')} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
         self._caption(caption)
         self._why(snap.last_event)
 

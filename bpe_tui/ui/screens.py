@@ -22,20 +22,23 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import ActiveBinding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ..core.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.types import FormatName
+from ..core.wording import plural
 from .compare import CompareScreen, Side
 from .corpus import CorpusPane
 from .detail import TokenDetail
 from .dialogs import ConfirmScreen, FindScreen, GotoScreen, PathScreen
 from .encode import EncodePane
+from .footer import FittingFooter
 from .history import HistoryPane
-from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for, key_for
+from .keys import EXPLORE, INSPECT, MAIN, SESSION, bindings_for, key_for, typed_in_text_box
 from .loader import Loader
 from .messages import (
     CompareLoaded,
@@ -87,7 +90,7 @@ class MainScreen(Screen):
             yield Static("", id="progress-label", markup=False)
             yield ProgressBar(id="progress", show_eta=False)
         yield Loader()
-        yield Footer()
+        yield FittingFooter()
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="body")
@@ -99,6 +102,14 @@ class MainScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Under a dialog or another view this screen's keys are off (and out of its footer)."""
         return self.app.screen is self
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys that work now (what the footer shows): in a text box, not those it types."""
+        bindings = super().active_bindings
+        if isinstance(self.focused, Input):
+            return {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
+        return bindings
 
     @property
     def status(self) -> StatusLine:
@@ -368,7 +379,7 @@ class SessionScreen(MainScreen):
             self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
             return False
         self.saved()
-        self.notify(f"saved {table.num_merges:,} merges to {path} ({fmt})", title="saved")
+        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt})", title="saved")
         return True
 
     def saved(self) -> None:
@@ -592,7 +603,7 @@ class ExploreScreen(SessionScreen):
 
     def action_step(self, n: int = 1) -> None:
         if self.can_act():
-            self.move(f"{n} steps", forward=n)
+            self.move(plural(n, "step"), forward=n)
 
     def action_run(self) -> None:
         if not self.can_act():
@@ -662,7 +673,7 @@ class ExploreScreen(SessionScreen):
 
     def _rate(self, delta: int) -> None:
         rate = self.runner.change_rate(delta)
-        self.notify(f"auto-play: {rate} merges per second", timeout=1.5)
+        self.notify(f"auto-play: {plural(rate, 'merge')} a second", timeout=1.5)
         if not self.session.busy:
             self.refresh_all(follow=False)
 
@@ -911,7 +922,7 @@ class InspectScreen(SessionScreen):
         table = session.table()
         origin = f"format {table.source_format}"
         if session.cut is not None:
-            origin += f", first {session.cut:,} merges"
+            origin += f", first {plural(session.cut, 'merge')}"
         return Side(table, session.name, origin)
 
     def on_token_selected(self, message: TokenSelected) -> None:

@@ -11,11 +11,21 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ..core.table import MergeTable, merge_number
+from ..core.wording import plural
 from .messages import TokenSelected
 from .render import chip, fmt_int
 from .vlist import VirtualList
 
 LIMIT = 500
+
+
+def matches(n: int) -> str:
+    """What the summary says of ``n`` matching tokens (LIMIT: there may be more)."""
+    if n >= LIMIT:
+        return f"{LIMIT:,}+ tokens match — enter shows one"
+    if n == 0:
+        return "no token matches"
+    return f"{plural(n, 'token')} match — enter shows one" if n > 1 else "1 token matches — enter shows it"
 
 
 class SearchResults(VirtualList):
@@ -78,7 +88,7 @@ class TokenSearch(Vertical):
         if self.table is None or not query:
             self.workers.cancel_group(self, "search")
             self._show(query, [])
-            summary.update(Text("type to search the vocabulary by text or id", style="dim", end=""))
+            summary.update(Text("search the vocabulary: text or id", style="dim", end=""))
             return
         summary.update(Text("searching…", style="dim", end=""))
         self._search_worker(self.table, query)
@@ -110,10 +120,7 @@ class TokenSearch(Vertical):
         results.ids = ids
         results.set_count(len(ids), cursor=0)
         if query:
-            more = "+" if len(ids) >= LIMIT else ""
-            self.query_one("#search-summary", Static).update(
-                Text(f"{fmt_int(len(ids))}{more} tokens match — enter shows one", style="dim", end="")
-            )
+            self.query_one("#search-summary", Static).update(Text(matches(len(ids)), style="dim", end=""))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

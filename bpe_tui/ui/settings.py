@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ..core.config import TIE_BREAKS, TrainerConfig
 from ..core.errors import BPEError
 from ..core.types import TieBreak
+from ..core.wording import plural
 from .dialogs import _Dialog
 from .render import label
 from .toggle import Checkbox
@@ -57,10 +58,10 @@ def first_difference(old: Sequence[tuple], new: Sequence[tuple], end_of_word: st
         if a != b:
             return f"from merge {first + i:,} on: {_pair(b, end_of_word)} instead of {_pair(a, end_of_word)}"
     if len(old) == len(new):
-        return f"the same {len(new):,} merge{'s' if len(new) != 1 else ''}"
+        return f"the same {plural(len(new), 'merge')}"
     if len(new) < len(old):
-        return f"the same first {len(new):,} merges; then the new rules stop, where the old ones made {len(old):,}"
-    return f"the same {len(old):,} merges, then {len(new) - len(old):,} more under the new rules"
+        return f"the same first {plural(len(new), 'merge')}; then the new rules stop, where the old ones made {len(old):,}"
+    return f"the same {plural(len(old), 'merge')}, then {len(new) - len(old):,} more under the new rules"
 
 
 def _whole(text: str, name: str) -> int | None:

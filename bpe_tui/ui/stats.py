@@ -20,6 +20,7 @@ from textual.widgets import Input, Sparkline, Static
 from collections import Counter
 
 from ..core.table import MergeTable, merge_number
+from ..core.wording import plural
 from .render import CHIP_CLASSES, ChipStyles, chips, label, redraw_on_theme_change
 from .session import ExploreSession, InspectSession, Session
 
@@ -62,7 +63,7 @@ class StatsPane(VerticalScroll):
         self.totals = totals
         if len(totals) > 1:
             saved = 1 - totals[-1] / totals[0] if totals[0] else 0
-            head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {len(totals) - 1:,} merges"
+            head = f"corpus tokens: {totals[0]:,} → {totals[-1]:,} (−{saved:.1%}) over {plural(len(totals) - 1, 'merge')}"
         else:
             head = f"corpus tokens: {totals[0]:,} at step 0"
         self.query_one("#totals-label", Static).update(Text(head, end=""))
@@ -126,7 +127,7 @@ class StatsPane(VerticalScroll):
             line.append(f"one token since merge {merge_number(trace[-1].rank):,}", look.good)
             return line
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
-        line.append(f"{len(symbols)} tokens now ", look.note)
+        line.append(f"{plural(len(symbols), 'token')} now ", look.note)
         body, _ = chips(symbols, table.end_of_word, look.pair, sep=" ")
         line.append_text(body)
         return line
@@ -152,7 +153,7 @@ def length_histogram(table: MergeTable, bar: Style) -> Text:
     drawn in ``bar`` (``ChipStyles.bar``)."""
     unit = "bytes" if table.units == "bytes" else "characters"
     lengths = Counter(min(len(table.surface(i)), LONGEST_ROW) for i in table.vocab if not table.is_special(i))
-    text = Text(f"token lengths ({unit}) of {sum(lengths.values()):,} tokens", end="")
+    text = Text(f"token lengths ({unit}) of {plural(sum(lengths.values()), 'token')}", end="")
     top = max(lengths.values(), default=1)
     for n in range(1, LONGEST_ROW + 1):
         if n not in lengths:

@@ -3,6 +3,8 @@
 The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". On a narrow terminal the
 line wraps only between phrases, never inside one, onto at most :data:`MAX_LINES` lines; when
 that is not enough, the least important phrases are left out (see :func:`lay_out`).
+:class:`Phrases` is that rule as a widget, for any line of facts (the encode summary, the
+compare view's table sizes); :class:`StatusLine` is one.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from ..core.wording import plural
 from .render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
 from .session import ExploreSession, InspectSession, Snapshot
 
@@ -28,6 +31,7 @@ def lay_out(
     width: int,
     max_lines: int = MAX_LINES,
     style_of: Callable[[str], Style | str] = lambda style: style,
+    separator: str = SEPARATOR,
 ) -> Text:
     """Phrases ``(text, style, priority)`` as at most ``max_lines`` lines of ``width`` cells.
 
@@ -44,10 +48,10 @@ def lay_out(
         used = 0
         for part in parts:
             w = Text(part[0]).cell_len
-            if lines[-1] and used + len(SEPARATOR) + w > width:
+            if lines[-1] and used + len(separator) + w > width:
                 lines.append([])
                 used = 0
-            used += (len(SEPARATOR) if lines[-1] else 0) + w
+            used += (len(separator) if lines[-1] else 0) + w
             lines[-1].append(part)
         if len(lines) <= max_lines or len(parts) <= 1:
             break
@@ -60,14 +64,15 @@ def lay_out(
         row = Text(end="")
         for i, (value, style, _) in enumerate(line):
             if i:
-                row.append(SEPARATOR, "dim")
+                row.append(separator, "dim")
             row.append(value, style_of(style))
         text.append_text(fit(row, width))
     return text
 
 
-class StatusLine(Static):
-    """One or two lines of facts; rebuilt from each snapshot, re-laid out on resize.
+class Phrases(Static):
+    """Phrases on one or two lines, wrapped only between phrases (:func:`lay_out`), laid out
+    again when the width changes: a line of facts that never breaks inside a fact.
 
     A phrase's style is a rich style string whose words may name a chip class (``"bold
     chip--good"``): its colour comes from the theme (chips.tcss), so a theme change re-lays
@@ -76,11 +81,50 @@ class StatusLine(Static):
 
     COMPONENT_CLASSES = CHIP_CLASSES
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__("loading…", markup=False, **kwargs)
+    def __init__(self, content: str = "", separator: str = SEPARATOR, max_lines: int = MAX_LINES, **kwargs) -> None:
+        super().__init__(content, markup=False, **kwargs)
+        self.separator = separator
+        self.max_lines = max_lines
         self.text = ""
         self.parts: list[tuple[str, str, int]] = []
         self.line = Text(end="")
+
+    def show_phrases(self, parts: list[tuple[str, str, int]]) -> None:
+        """Show ``parts``: (text, style, priority: KEEP, USEFUL or DETAIL)."""
+        self._set(parts)
+
+    def _set(self, parts: list[tuple[str, str, int]]) -> None:
+        self.parts = parts
+        self.text = self.separator.join(value for value, _, _ in self.parts)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        width = self.size.width or self.app.size.width // 2
+        self.line = lay_out(self.parts, max(10, width), self.max_lines, self._style, self.separator)  # as drawn
+        self.update(self.line)
+
+    def _style(self, style: str) -> Style:
+        """A phrase's style string, its chip class names read from the theme."""
+        return Style.combine(
+            [Style.null()]
+            + [self.get_component_rich_style(word, partial=True) if word.startswith("chip--") else Style.parse(word) for word in style.split()]
+        )
+
+    def on_mount(self) -> None:
+        # the line was drawn in the old theme's colours: lay it out again
+        redraw_on_theme_change(self, self._lay_out)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # After the resize is done: a layout asked for while one runs is lost, and the line
+        # count (the height) may change with the width.
+        self.call_after_refresh(self._lay_out)
+
+
+class StatusLine(Phrases):
+    """The facts of what is open; rebuilt from each snapshot."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("loading…", **kwargs)
 
     def show_nothing(self, note: str = "") -> None:
         """Nothing is open yet (``note``: why, e.g. a load failed)."""
@@ -112,11 +156,11 @@ class StatusLine(Static):
         parts: list[tuple[str, str, int]] = []
         parts.append((session.name, "chip--name", KEEP))
         parts.append((f"format {d['format']}", "", USEFUL))
-        parts.append((f"{fmt_int(d['vocab_size'])} tokens", "", USEFUL))
+        parts.append((plural(d["vocab_size"], "token"), "", USEFUL))
         if d["merges"] is None:
             parts.append((session.build.short(), "chip--note", KEEP))
         else:
-            parts.append((f"{fmt_int(d['merges'])} merges", "", KEEP))
+            parts.append((plural(d["merges"], "merge"), "", KEEP))
         rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
         if d.get("tie_break"):
             rules.append(d["tie_break"])
@@ -127,36 +171,15 @@ class StatusLine(Static):
         if d.get("prefix_space"):
             rules.append(f"prefix space ({d['prefix_space']})")
         if d.get("special_tokens"):
-            rules.append(f"{len(d['special_tokens'])} special")
+            rules.append(f"{len(d['special_tokens']):,} special")
         parts.append((" · ".join(rules), "", DETAIL))
         if session.cut is not None:
-            parts.append((f"encoding with the first {fmt_int(session.cut)} merges", "bold chip--note", KEEP))
+            parts.append((f"encoding with the first {plural(session.cut, 'merge')}", "bold chip--note", KEEP))
         if note:
             parts.append((note, "italic", KEEP))
         self._set(parts)
-
-    def _set(self, parts: list[tuple[str, str, int]]) -> None:
-        self.parts = parts
-        self.text = SEPARATOR.join(value for value, _, _ in self.parts)
-        self._lay_out()
 
     def _lay_out(self) -> None:
         width = (self.size.width or self.app.size.width) - 2  # the padding
         self.line = lay_out(self.parts, max(10, width), style_of=self._style)  # as drawn
         self.update(self.line)
-
-    def _style(self, style: str) -> Style:
-        """A phrase's style string, its chip class names read from the theme."""
-        return Style.combine(
-            [Style.null()]
-            + [self.get_component_rich_style(word, partial=True) if word.startswith("chip--") else Style.parse(word) for word in style.split()]
-        )
-
-    def on_mount(self) -> None:
-        # the line was drawn in the old theme's colours: lay it out again
-        redraw_on_theme_change(self, self._lay_out)
-
-    def on_resize(self, event: events.Resize) -> None:
-        # After the resize is done: a layout asked for while one runs is lost, and the line
-        # count (the height) may change with the width.
-        self.call_after_refresh(self._lay_out)

@@ -28,6 +28,15 @@ class VirtualList(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"vlist--cursor", "vlist--cursor-blurred"} | CHIP_CLASSES
 
+    # Rows are cut to the list's width, never scrolled sideways: without this, the vertical
+    # scrollbar's column made the rows one cell wider than the room left, and Textual drew a
+    # horizontal scrollbar (a stray "▏ ▏" under every list).
+    DEFAULT_CSS = """
+    VirtualList {
+        overflow-x: hidden;
+    }
+    """
+
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),

@@ -125,7 +125,7 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     tmux.wait_for("step 11/744")
     tmux.keys("b")
     screen = tmux.wait_for("step 10/744")
-    assert "(+1 undone" in screen
+    assert "10 merges, 1 undone (enter: redo)" in screen
     tmux.focus("e", ENCODE_BOX)
     table = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
     table.goto(10)
@@ -177,7 +177,7 @@ def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
     go_to(tmux, 5000, "step 5,000/9,744")
     go_to(tmux, 0, "step 0/9,744")  # the rewind that used to kill the app
     screen = go_to(tmux, 2500, "step 2,500/9,744")
-    assert "(+2,500 undone" in screen
+    assert "2,500 merges, 2,500 undone (enter: redo)" in screen
     # enter on a history row ten rows further down: an undone merge, re-applied
     tmux.keys("Tab", "Tab")  # pairs table -> tabs -> history
     time.sleep(0.3)
@@ -303,7 +303,7 @@ def test_explorer_from_a_table_numbers_on(tmux, tmp_path):
     assert "step 3/10" in screen
     tmux.keys("Space")
     tmux.wait_for("step 4/10")
-    tmux.wait_for("4 merges (3 from the start table)")
+    tmux.wait_for("1 new merge · merges 1–3 are court-3.json's")
     tmux.keys("b")
     tmux.wait_for("step 3/10")
     tmux.keys("b")

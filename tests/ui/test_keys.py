@@ -9,7 +9,7 @@ from textual.widgets._footer import FooterKey
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.dialogs import HelpScreen
-from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, VIEWS, commands_for
+from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_for
 from bpe_tui.ui.screens import ExploreScreen, InspectScreen
 
 from .conftest import CORPORA, demo_app, settle
@@ -39,14 +39,92 @@ async def test_footer_help_and_palette_list_the_registry(kind):
         # the palette: every palette command of the registry, by its title
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {c.title for c in commands if c.palette} <= titles
-        # the help: every key of the registry, with what it does
+        # the help: every key of this screen, with what it does, and no other screen's
+        # (nor the tour's, with no tour open)
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("#help-text").render())
+        rows = app.screen.keys
+        for command in commands:
+            if command.where != TOUR:
+                assert (command.shown_keys, command.description) in rows or command.group, command
+        other = {EXPLORE: INSPECT, INSPECT: EXPLORE}[kind]
         for command in COMMANDS:
-            if command.where not in VIEWS:
-                assert command.shown_keys in text and command.description in text, command
+            if command.where in (other, TOUR, *VIEWS):
+                assert command.description not in app.screen.text, command
+
+
+async def test_help_lists_the_tour_keys_only_while_the_tour_is_open():
+    app = ExplorerApp(tour=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert ("]", "tour: next stop") in app.screen.keys
+        assert ("1 / 2 / 3 / 4", "tour: answer a numbered question (a pair question: enter in the pair table)") in app.screen.keys
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("q")  # leave the tour
+        await settle(app, pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "tour: next stop" not in app.screen.text and "one merge step" in app.screen.text
+
+
+async def test_help_continues_a_long_description_under_itself():
+    """At 80 columns a long description wraps under its own column, never back under the keys."""
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+        help_text = app.screen.query_one("#help-text")
+        strips = [help_text.render_line(y).text for y in range(help_text.size.height)]
+        run = next(i for i, line in enumerate(strips) if "run to the target" in line)
+        column = strips[run].index("run to the target")
+        follow = strips[run + 1]
+        assert follow[:column].strip() == "" and follow[column:].strip(), (strips[run], follow)
+
+
+async def test_footer_in_a_text_box_shows_only_keys_that_work_there():
+    """Typing in the encode box, the footer leaves out the keys the box types (/ ? space n...);
+    f1 still opens the help."""
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        shown = [k.key for k in app.screen.query(FooterKey)]
+        assert "slash" in shown and "question_mark" in shown and "space" in shown
+        await pilot.press("e")
+        await pilot.press("a", "/", "b")
+        await settle(app, pilot)
+        assert app.encode.text == "a/b"
+        shown = [k.key for k in app.screen.query(FooterKey) if k.display]
+        assert "f1" in shown
+        assert not {"slash", "question_mark", "space", "n", "r", "b", "g", "s", "o", "c", "p"} & set(shown), shown
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_footer_keys_are_whole_or_left_out(size):
+    """A key that does not fit the footer is left out whole (never cut to "c Compa"); the
+    palette's key stays on the right."""
+    app = demo_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.pause()
+        keys = [k for k in app.screen.query(FooterKey) if not k.has_class("-command-palette")]
+        palette = next(k for k in app.screen.query(FooterKey) if k.has_class("-command-palette"))
+        shown = [k for k in keys if k.visible]
+        assert shown[0].key == "question_mark"
+        for key in shown:
+            assert key.region.right <= palette.region.x, key.key
+        hidden = [k for k in keys if not k.visible]
+        assert bool(hidden) == (size[0] == 80)
+        assert keys == shown + hidden  # the first that does not fit and every key after it
 
 
 async def test_keys_of_the_registry_run_their_actions():

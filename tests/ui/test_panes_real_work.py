@@ -226,7 +226,7 @@ async def test_long_text_encodes_in_a_worker_and_the_last_keystroke_wins(corpus)
         box.value = text[: len(text) // 2]  # the next keystroke: the first encoding is dropped
         await settle_until(app, pilot, lambda: any(state == WorkerState.SUCCESS for _, state in seen), "no encode worker finished")
         assert app.encode.ids == table.encode(text[: len(text) // 2])
-        assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
+        assert app.encode.summary.startswith(f"{len(app.encode.ids):,} tokens")
 
 
 # ---------------------------------------------------------------------- 9. 80x24

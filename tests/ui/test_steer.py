@@ -452,7 +452,8 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         assert tr.steps_done == 5
         rows = history_rows(app)
         assert [r[1:7].strip() for r in rows] == ["4", "5"]
-        assert "5 merges (3 from the start table)" in str(app.history.query_one("#history-head").render())
+        head = str(app.history.query_one("#history-head").render())
+        assert head == "2 new merges · merges 1–3 are court-3.json's: open it (o) to list them"
         assert session.unsaved == 2
         # undo stops at the table's merges
         await pilot.press("b", "b", "b")

@@ -74,6 +74,16 @@ TOKENIZER_CLASSES = {
 
 
 def read(path: str) -> MergeTable:
+    """The table in a folder's vocab.json + merges.txt (``path``: the folder or either file).
+
+    The table is named after its folder (``source``): "gpt2", "qwen2", not "merges.txt".
+    """
+    table = _read_files(path)
+    table.source = os.path.dirname(locate(path)[1]) or os.getcwd()
+    return table
+
+
+def _read_files(path: str) -> MergeTable:
     vocab_path, merges_path = locate(path)
     for p in (vocab_path, merges_path):
         if not os.path.isfile(p):
