@@ -23,7 +23,7 @@ from textual.widgets import Static
 from ..core.wording import plural
 from .messages import StepChosen, TokenSelected
 from .render import chip, fmt_int, label
-from .session import ExploreSession, HistoryRow, Session
+from .session import ExploreSession, HistoryRow, InspectSession, Session
 from .vlist import VirtualList
 
 #: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
@@ -106,7 +106,7 @@ class HistoryView(VirtualList):
     def render_row(self, index: int):
         session = self.session
         row = session.history_row(index) if session is not None else None
-        if row is None:
+        if session is None or row is None:
             return Text("")
         eow = session.end_of_word
         look = self.chip_styles
@@ -153,7 +153,7 @@ class HistoryPane(Vertical):
         self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))
         self.show_why(view.cursor)
 
-    def show_table(self, session: Session) -> None:
+    def show_table(self, session: InspectSession) -> None:
         """A saved table's merges (rows past a cut dimmed); while a rank file's merge list is
         being built, no rows and a head that says how far the build has come."""
         view = self.view
