@@ -14,7 +14,9 @@ from bpe_tui.ui.session import ExploreSession
 from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
 from bpe_tui.ui.settings import SettingsScreen, first_difference
 
-from .conftest import CORPORA, classic_app, settle, text_app
+from bpe_tui.ui.render import label
+
+from .conftest import CORPORA, classic_app, demo_app, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -340,6 +342,40 @@ async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
         await settle(app, pilot)
         assert tr.history[-1].pair == chosen and tr.history[-1].manual
         assert history_rows(app)[0][7] == "h"
+
+
+async def test_after_undoing_a_hand_merge_the_pair_table_names_the_pair_the_next_step_replays():
+    # the walker's repro: N, down, down, m (a hand merge as merge 11), b: the next step replays
+    # the hand choice, so the ▶ row and the caption must name it, not the leader
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        await pilot.press("N")
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        await pilot.press("down", "down")
+        chosen = app.pairs.pairs[2]
+        leader = app.pairs.pairs[0]
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.steps_done == 11
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert tr.planned_pair() == chosen
+        marked = [i for i, row in enumerate(app.pairs.rows) if row[0].startswith("▶")]
+        assert len(marked) == 1 and app.pairs.pairs[marked[0]] == chosen != leader
+        eow = app.session.end_of_word
+        shown = f"{label(chosen[0], eow)} + {label(chosen[1], eow)}"
+        caption = app.pairs.caption_text
+        assert caption.startswith(f"next (merge 11): {shown}  ×{tr.pair_count(chosen):,}")
+        assert "chosen by hand" in caption
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.history[-1].manual
+        # with no plan ahead the leader is marked again
+        assert tr.planned_pair() is None
+        assert app.pairs.rows[0][0] == "▶1" and "chosen by hand" not in app.pairs.caption_text
 
 
 async def test_m_on_a_pair_that_cannot_merge_is_a_notification():
