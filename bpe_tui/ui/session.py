@@ -204,7 +204,8 @@ class ExploreSession(Session):
         if self.busy:
             return self._table
         if self._table_step != self.trainer.steps_done or self._table is None:
-            self._table = self.trainer.table
+            # the last table's indices are reused where its merges still lead (one step on)
+            self._table = MergeTable.from_trainer(self.trainer, like=self._table)
             self._table_step = self.trainer.steps_done
         return self._table
 
