@@ -740,7 +740,11 @@ class ExploreScreen(SessionScreen):
             self.refresh_all()
             return
         app: Any = self.app
+        text, dropout = self.encode.text, self.encode.dropout
         app.opened(message.session)
+        if text:  # the encode box keeps its text, encoded with the new run's table
+            new = app.main
+            new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
         self.app.notify(message.note, title="retrained under the new rules", timeout=12)
 
     # ------------------------------------------------------------------ the rest

@@ -170,6 +170,28 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         assert len(history_rows(app)) == 3
 
 
+async def test_retraining_keeps_the_encode_box_text_and_encodes_it_with_the_new_table():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        await pilot.press("e")
+        await pilot.press(*"the court")
+        await settle(app, pilot)
+        assert app.encode.text == "the court" and app.encode.ids
+        await pilot.press("escape", "comma")
+        await pilot.pause()
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        assert app.session.trainer.config.tie_break == "lexical-max"
+        assert app.encode.text == "the court"
+        assert app.encode.ids == app.session.table().encode("the court")
+        assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
+
+
 async def test_settings_asks_before_replacing_unsaved_merges_and_no_keeps_the_run():
     app = classic_app("court.txt")
     async with app.run_test(size=(80, 24)) as pilot:
