@@ -217,8 +217,10 @@ class PairsPane(Vertical):
         for i, (pair, count) in enumerate(top):
             if before is not None:
                 delta = delta_cell(count, before.get(pair), look)
+            elif pair in changes:  # nothing shown before (a corpus just opened, a retrain): the last merge's change
+                delta = delta_cell(count, changes[pair][0] or None, look)
             else:
-                delta = delta_cell(count, None, look) if pair in changes else plain("")
+                delta = plain("")
             tied = count == lead and snap.leader_ties > 0
             style = look.next if i == nxt else None
             rank = str(ranks[i]) if ranks[i] else ""

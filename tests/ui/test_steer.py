@@ -192,6 +192,34 @@ async def test_retraining_keeps_the_encode_box_text_and_encodes_it_with_the_new_
         assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
 
 
+async def test_after_a_retrain_to_the_same_merges_the_deltas_are_the_last_merges_as_before():
+    # min frequency 2 on the demo corpus keeps the first 3 merges (hundreds each): "the same 3
+    # merges". The new run's pair table has no state shown before it: its Δ is the last
+    # merge's change (▼ where that merge took from a pair, new only where it made one), as
+    # the old run showed it after that step, not "new" on every pair the merge touched.
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        shown = {pair: row[5] for pair, row in zip(app.pairs.pairs, app.pairs.rows)}
+        fell = {pair: d for pair, d in shown.items() if d.startswith("▼")}
+        assert fell
+        await pilot.press("comma")
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.press("end", "backspace", "2", "enter")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.min_frequency == 2
+        assert any("the same 3 merges" in n for n in notes(app))
+        again = {pair: row[5] for pair, row in zip(app.pairs.pairs, app.pairs.rows)}
+        assert {pair: again.get(pair) for pair in fell} == fell
+        made = {pair for pair, (was, _) in tr.history[-1].pair_changes.items() if was == 0}
+        assert {pair for pair, d in again.items() if d == "new"} <= made
+
+
 async def test_settings_asks_before_replacing_unsaved_merges_and_no_keeps_the_run():
     app = classic_app("court.txt")
     async with app.run_test(size=(80, 24)) as pilot:
