@@ -64,6 +64,10 @@ class Command:
     palette: bool = True
     #: Rows with the same group share one label in the footer ("1 2 3 4 Answer").
     group: str = ""
+    #: Checked before the focused widget sees the key (Textual's priority binding): for a key
+    #: that must act at once even while the screen is busy (escape cancelling a run). The
+    #: action raises SkipAction when it has nothing to do, so the key goes on as usual.
+    priority: bool = False
 
     @property
     def shown_keys(self) -> str:
@@ -78,7 +82,9 @@ class Command:
     def binding(self) -> Binding:
         assert self.action is not None
         group = Binding.Group(self.group, compact=True) if self.group else None
-        return Binding(self.keys, self.action, self.footer or self.title, show=bool(self.footer), group=group)
+        return Binding(
+            self.keys, self.action, self.footer or self.title, show=bool(self.footer), group=group, priority=self.priority
+        )
 
 
 # The order is the footer's (it cuts what does not fit 80 columns: help first) and the help's.
@@ -123,7 +129,7 @@ COMMANDS: list[Command] = [
     Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
     Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
     Command("tab,shift+tab", "move between panes and boxes"),
-    Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False),
+    Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False, priority=True),
     Command("ctrl+p", "command palette", where=GLOBAL),
     Command("ctrl+q", "quit", where=GLOBAL),
     # the views pushed over a main screen (each screen's KIND)

@@ -3,9 +3,10 @@ each other). Each is a small dataclass named for what happened, in the past tens
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual.message import Message
 
@@ -56,14 +57,24 @@ class EncodeChanged(Message):
 
 @dataclass
 class Progressed(Message):
-    """A batch of training work was done by a worker (one message per ~80 ms, not per merge)."""
+    """A batch of training work was done by a worker (one message per ~80 ms, not per merge).
+
+    ``shown`` is set by whoever shows it (or drops it): the worker posts the next one only
+    then, so at most one waits in the screen's queue and keys never queue up behind a backlog.
+    """
 
     snapshot: Snapshot
     done: int
     total: int | None
+    shown: threading.Event = field(default_factory=threading.Event)
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, Progressed)
+        # Textual asks the message it took whether the next one in the queue supersedes it,
+        # and drops it (``self``) if so: its worker need not wait for it to be shown.
+        if isinstance(message, Progressed):
+            self.shown.set()
+            return True
+        return False
 
 
 @dataclass

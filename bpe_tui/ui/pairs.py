@@ -205,19 +205,35 @@ class PairsPane(Vertical):
             shuffle = random.Random(snap.step).random
             top = sorted(top, key=lambda pc: (-pc[1], shuffle()))
         lead = top[0][1] if top else 0
+        # The row that merges next: the leader, or the pair chosen by hand that the next step
+        # replays (listed first, unranked, when it is not among the top pairs).
+        ranks = list(range(1, len(top) + 1))
+        nxt: int | None = None
+        planned = snap.planned if not snap.finished and not self.hide_next else None
+        if planned is not None:
+            listed = [p for p, _ in top]
+            if planned in listed:
+                nxt = listed.index(planned)
+            else:
+                top, ranks, nxt = [(planned, snap.planned_count)] + top, [0] + ranks, 0
+        elif top and not snap.finished and not self.hide_next:
+            nxt = 0
         before = self._baseline(session, snap, idle)
         changes = snap.last_event.pair_changes if snap.last_event is not None and before is None else {}
         rows = []
         for i, (pair, count) in enumerate(top):
             if before is not None:
                 delta = delta_cell(count, before.get(pair), look)
+            elif pair in changes:  # nothing shown before (a corpus just opened, a retrain): the last merge's change
+                delta = delta_cell(count, changes[pair][0] or None, look)
             else:
-                delta = delta_cell(count, None, look) if pair in changes else plain("")
+                delta = plain("")
             tied = count == lead and snap.leader_ties > 0
-            style = look.next if i == 0 and not snap.finished and not self.hide_next else None
+            style = look.next if i == nxt else None
+            rank = str(ranks[i]) if ranks[i] else ""
             rows.append(
                 (
-                    plain("▶1" if style else str(i + 1), "bold" if style else ""),
+                    plain("▶" + rank if style else rank, "bold" if style else ""),
                     chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
                     chip(pair[1], eow, style) if style else plain(label(pair[1], eow)),
                     plain(short_int(count, 7), "bold" if style else ""),
@@ -234,14 +250,16 @@ class PairsPane(Vertical):
                 caption.append("  (g goes past the target)", "dim")
         elif top and self.hide_next:
             caption.append(f"merge {merge_number(snap.step):,}: which pair? ↑↓, enter")
-        elif top:
-            (left, right), count = top[0]
+        elif top and nxt is not None:
+            (left, right), count = top[nxt]
             caption.append(f"next (merge {merge_number(snap.step):,}): ")
             caption.append_text(chip(left, eow, look.next))
             caption.append(" + ")
             caption.append_text(chip(right, eow, look.next))
             caption.append(f"  ×{count:,}")
-            if snap.leader_ties:
+            if planned is not None:
+                caption.append("  chosen by hand: the next step replays it", "")
+            elif snap.leader_ties:
                 n = snap.leader_ties
                 caption.append(f"  tie with {plural(n, 'other pair')} (=); ", "")
                 caption.append(f"{session.trainer.config.tie_break}", "bold")

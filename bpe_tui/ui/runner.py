@@ -5,8 +5,11 @@ The Runner is a widget with nothing to show, the training counterpart of the
 and the App decides what the screen does with them:
 
 * :meth:`Runner.train` runs thousands of merges (or undos) in a thread worker, in batches of
-  ~80 ms of work, posting one :class:`Progressed` (with a snapshot to render) per batch and a
-  :class:`WorkDone` at the end, also when escape cancelled it or something failed;
+  ~80 ms of work, posting a :class:`Progressed` (with a snapshot to render) after a batch when
+  the screen has shown the last one (one in flight at most: a slow screen skips batches, never
+  queues them), and a :class:`WorkDone` at the end, also when escape cancelled it or something
+  failed. The worker looks at escape after every merge; escape itself is a priority key, so it
+  reaches the screen before anything queued there;
 * :meth:`Runner.play` merges at ``rate`` merges a second of the app's clock, posting
   :class:`Played` after each tick (and stopping itself when the trainer is finished). A tick
   comes every ``1/rate`` seconds but never more often than the screen can follow
@@ -18,6 +21,7 @@ Workers are *exclusive* in their group: a new run cancels the one still running.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from textual import _time, work
@@ -60,6 +64,7 @@ class Runner(Widget):
         total = abs(amount)
         error = None
         cancelled = lambda: worker.is_cancelled  # noqa: E731
+        shown: threading.Event | None = None  # the last progress posted: has the screen shown it?
         try:
             while done < total and not worker.is_cancelled:
                 deadline = time.monotonic() + BATCH_SECONDS
@@ -68,9 +73,16 @@ class Runner(Widget):
                 else:
                     n = session.retreat(total - done, deadline, cancelled)
                 done += n
-                self.post_message(Progressed(session.snapshot(), done, total))
                 if n == 0:
                     break
+                # One progress message in flight at most: a screen slower than the batches (a
+                # loaded machine, a big screen) skips some rather than queue them up, so the
+                # screen never shows stale batches and escape never waits behind them. The
+                # worker goes on meanwhile: it never waits for the screen.
+                if shown is None or shown.is_set():
+                    progress = Progressed(session.snapshot(), done, total)
+                    shown = progress.shown
+                    self.post_message(progress)
         except Exception as exc:  # pragma: no cover - reported, never fatal
             error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -81,6 +93,11 @@ class Runner(Widget):
     def training(self) -> bool:
         """True while a training worker runs."""
         return any(w.is_running for w in self.workers if w.group == "train")
+
+    @property
+    def cancelling(self) -> bool:
+        """True while a training worker that escape cancelled is still winding down."""
+        return any(w.is_running and w.is_cancelled for w in self.workers if w.group == "train")
 
     # ------------------------------------------------------------------ auto-play
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding
 from textual.containers import Horizontal, Vertical
@@ -155,7 +156,10 @@ class MainScreen(Screen):
         await self.app.run_action("learn")
 
     def action_cancel(self) -> None:
-        self.cancel_work()
+        """escape (a priority key: it comes before the focused widget and a busy screen's
+        queue, so a run stops at once): cancel the work; nothing to cancel: pass the key on."""
+        if not self.cancel_work():
+            raise SkipAction()
 
     def cancel_work(self) -> bool:
         """Cancel the training run, the loading or the building of a merge list in progress;
@@ -322,6 +326,8 @@ class SessionScreen(MainScreen):
             return
         if isinstance(self.focused, Input):
             self.focus_main()
+            return
+        raise SkipAction()
 
     def show_token(self, token_id: int, show: bool) -> None:
         table = self.session.lookup_table()
@@ -576,10 +582,13 @@ class ExploreScreen(SessionScreen):
         self.runner.train(session, what, amount, respect)
 
     def on_progressed(self, message: Progressed) -> None:
-        if not self.session.busy:
-            return
-        self.query_one(ProgressBar).update(total=message.total, progress=message.done)
-        self.apply(message.snapshot, idle=False)
+        try:
+            if not self.session.busy or self.runner.cancelling:  # a cancelled run's batch: WorkDone follows
+                return
+            self.query_one(ProgressBar).update(total=message.total, progress=message.done)
+            self.apply(message.snapshot, idle=False)
+        finally:
+            message.shown.set()  # the worker may post the next batch
 
     def on_work_done(self, message: WorkDone) -> None:
         self.hide_progress()
@@ -653,6 +662,8 @@ class ExploreScreen(SessionScreen):
             return
         if self.corpus.pair is not None:
             self.corpus.set_pair(None)
+            return
+        raise SkipAction()
 
     # ------------------------------------------------------------------ auto-play
 
@@ -755,7 +766,11 @@ class ExploreScreen(SessionScreen):
             self.refresh_all()
             return
         app: Any = self.app
+        text, dropout = self.encode.text, self.encode.dropout
         app.opened(message.session)
+        if text:  # the encode box keeps its text, encoded with the new run's table
+            new = app.main
+            new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
         self.app.notify(message.note, title="retrained under the new rules", timeout=12)
 
     # ------------------------------------------------------------------ the rest

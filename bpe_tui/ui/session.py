@@ -48,6 +48,10 @@ class Snapshot:
     timeline_len: int = 0
     segmentations: dict = field(default_factory=dict)
     forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
+    #: The pair chosen by hand that the next step replays (undone, then not yet redone) and
+    #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
+    planned: tuple | None = None
+    planned_count: int = 0
 
 
 @dataclass
@@ -240,7 +244,8 @@ class ExploreSession(Session):
         if self.busy:
             return self._table
         if self._table_step != self.trainer.steps_done or self._table is None:
-            self._table = self.trainer.table
+            # the last table's indices are reused where its merges still lead (one step on)
+            self._table = MergeTable.from_trainer(self.trainer, like=self._table)
             self._table_step = self.trainer.steps_done
         return self._table
 
@@ -357,6 +362,7 @@ class ExploreSession(Session):
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
+            planned = tr.planned_pair() if not finished else None
             return Snapshot(
                 step=k,
                 target=tr.target_steps,
@@ -372,6 +378,8 @@ class ExploreSession(Session):
                 last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,
+                planned=planned,
+                planned_count=tr.pair_count(planned) if planned is not None else 0,
             )
 
 

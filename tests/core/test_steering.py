@@ -508,3 +508,58 @@ def test_an_id_made_again_as_another_token_after_undo_keeps_the_tie_order():
     assert [(e.pair, e.ties, e.explanation) for e in t.history] == ran
     aa = next(e for e in t.history if e.pair == (b"a", b"a"))
     assert aa.ties[:2] == ((b"a", b"b</w>"), (b"a", b"ba"))  # b</w> < ba as bytes ('<' < 'a')
+
+
+# ---------------------------------------------------------------------- a trainer's table, fast
+
+
+def checked_table(t: Trainer) -> MergeTable:
+    """The trainer's table built as a file's is: every merge checked against the vocabulary."""
+    fast = t.table
+    return MergeTable(
+        fast.units, t.vocab(), t.merge_list(), fast.special_tokens, fast.pretokenizer, fast.end_of_word,
+        fast.lowercase, t.merge_counts(), fast.config, "trainer", t.name, t.manual_ranks(),
+    )
+
+
+def indices(table: MergeTable):
+    return (table.merge_ids, table._pair_ranks, table._pair_made, table._creator, table.vocab, table.manual_ranks, table.counts)
+
+
+@given(text=texts, config=configs, rule=st.sampled_from(RULES), moves=hand_moves)
+def test_a_trainers_table_built_fast_equals_the_checked_build(text, config, rule, moves):
+    """MergeTable.from_trainer skips the checks a file's merges get and reuses an earlier
+    table's indices (the explorer builds one after every step): along any path of steps,
+    hand choices, undos and gotos, the table equals the checked build, encodes alike, and the
+    earlier table it started from is left as it was (tables are values)."""
+    t = make(text, config, rule)
+    if t is None:
+        return
+    previous = MergeTable.from_trainer(t)
+    for move in moves:
+        kept = indices(previous)
+        drive(t, [move])
+        table = MergeTable.from_trainer(t, like=previous)
+        assert indices(table) == indices(checked_table(t))
+        assert table.encode(text[:200]) == checked_table(t).encode(text[:200])
+        assert indices(previous) == kept
+        previous = table
+
+
+def test_a_table_going_on_from_gpt2_reuses_its_indices_and_equals_the_checked_build():
+    from tests.conftest import GPT2_DIR, need
+
+    gpt2 = load(str(need(GPT2_DIR)))
+    t = Trainer(count_text(COURT * 3, gpt2_config(gpt2)), gpt2_config(gpt2), start=gpt2)
+    previous = t.table
+    for move in (("step", 2), ("undo", 1), ("hand", 3), ("step", 1)):
+        drive(t, [move])
+        fast = MergeTable.from_trainer(t, like=previous)
+        assert indices(fast) == indices(checked_table(t))
+        previous = fast
+
+
+def gpt2_config(table: MergeTable) -> TrainerConfig:
+    from bpe_tui.core.trainer import table_config
+
+    return table_config(table, TrainerConfig(tie_break="lexical-max"))[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 
 from textual.widgets import Checkbox, Input, TabbedContent
 
@@ -13,6 +14,7 @@ from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_fo
 from bpe_tui.ui.session import ExploreSession, InspectSession
 from bpe_tui.ui.dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
 from bpe_tui.ui.messages import Progressed
+from bpe_tui.ui.screens import ExploreScreen
 
 from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
 
@@ -164,6 +166,58 @@ async def test_escape_cancels_a_run_and_keeps_what_was_done():
         assert f"step {tr.steps_done:,}/" in app.status.text
         assert app.history.view.count == tr.steps_done
         assert app.stats.counts == [e.count for e in tr.history]
+
+
+async def test_escape_stops_a_run_within_a_step_or_two_however_slow_the_screen(monkeypatch):
+    # A screen far slower than the worker, as with a 10 MB corpus on a loaded machine, made
+    # deterministic: each batch is one merge (one progress message per merge), and the worker
+    # may make only PER_SHOWN merges per batch the screen shows. Before, the messages queued
+    # up faster than they were shown, escape waited behind them on its way through the
+    # focused pane, and the trainer went on (thousands of merges in the walker's run). Now
+    # one progress message is in flight at most and escape acts before any queue: the
+    # trainer stops within the merges of the batch being shown.
+    PER_SHOWN = 5
+    permits = threading.Semaphore(PER_SHOWN)
+    real_advance = ExploreSession.advance
+    real_apply = ExploreScreen.apply
+
+    def held(self, max_steps, respect_target=True, deadline=None, stop=None):
+        if threading.current_thread() is not threading.main_thread():
+            while not permits.acquire(timeout=0.01):
+                if stop is not None and stop():
+                    return 0
+        return real_advance(self, min(max_steps, 1), respect_target, deadline, stop)
+
+    def shown(self, snap, idle, follow=True):
+        real_apply(self, snap, idle, follow)
+        if not idle:
+            for _ in range(PER_SHOWN):
+                permits.release()
+
+    monkeypatch.setattr(ExploreSession, "advance", held)
+    monkeypatch.setattr(ExploreScreen, "apply", shown)
+    rng = random.Random(0)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12))) for _ in range(15_000)]
+    app = text_app(" ".join(words), vocab_size=50_000)
+    seen = []
+    hook = lambda m: seen.append(m) if isinstance(m, Progressed) else None  # noqa: E731
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        app.pairs.table.focus()  # escape starts in a pane, as a person's would
+        await pilot.press("r")
+        for _ in range(1000):  # until the screen has shown a few batches
+            if tr.steps_done >= 20 * PER_SHOWN:
+                break
+            await pilot.pause()
+        assert app.session.busy and tr.steps_done >= 20 * PER_SHOWN
+        at_escape = tr.steps_done
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not app.session.busy
+        assert tr.steps_done - at_escape <= 2 * PER_SHOWN, f"{tr.steps_done - at_escape} merges after escape"
+        assert f"step {tr.steps_done:,}/" in app.status.text
+        assert any("cancelled after" in n.message for n in app._notifications)
 
 
 async def test_goto_prompt_forward_and_back():

@@ -14,7 +14,9 @@ from bpe_tui.ui.session import ExploreSession
 from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
 from bpe_tui.ui.settings import SettingsScreen, first_difference
 
-from .conftest import CORPORA, classic_app, settle, text_app
+from bpe_tui.ui.render import label
+
+from .conftest import CORPORA, classic_app, demo_app, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -166,6 +168,56 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         assert "instead of" in notes(app)[-1]
         # the history and pair table show the new run
         assert len(history_rows(app)) == 3
+
+
+async def test_retraining_keeps_the_encode_box_text_and_encodes_it_with_the_new_table():
+    app = classic_app("court.txt")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        await pilot.press("e")
+        await pilot.press(*"the court")
+        await settle(app, pilot)
+        assert app.encode.text == "the court" and app.encode.ids
+        await pilot.press("escape", "comma")
+        await pilot.pause()
+        app.screen.query_one("#tie-break", Select).value = "lexical-max"
+        await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        assert app.session.trainer.config.tie_break == "lexical-max"
+        assert app.encode.text == "the court"
+        assert app.encode.ids == app.session.table().encode("the court")
+        assert app.encode.summary.startswith(f"{len(app.encode.ids)} tokens")
+
+
+async def test_after_a_retrain_to_the_same_merges_the_deltas_are_the_last_merges_as_before():
+    # min frequency 2 on the demo corpus keeps the first 3 merges (hundreds each): "the same 3
+    # merges". The new run's pair table has no state shown before it: its Δ is the last
+    # merge's change (▼ where that merge took from a pair, new only where it made one), as
+    # the old run showed it after that step, not "new" on every pair the merge touched.
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space")
+        await settle(app, pilot)
+        shown = {pair: row[5] for pair, row in zip(app.pairs.pairs, app.pairs.rows)}
+        fell = {pair: d for pair, d in shown.items() if d.startswith("▼")}
+        assert fell
+        await pilot.press("comma")
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.press("end", "backspace", "2", "enter")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.min_frequency == 2
+        assert any("the same 3 merges" in n for n in notes(app))
+        again = {pair: row[5] for pair, row in zip(app.pairs.pairs, app.pairs.rows)}
+        assert {pair: again.get(pair) for pair in fell} == fell
+        made = {pair for pair, (was, _) in tr.history[-1].pair_changes.items() if was == 0}
+        assert {pair for pair, d in again.items() if d == "new"} <= made
 
 
 async def test_settings_asks_before_replacing_unsaved_merges_and_no_keeps_the_run():
@@ -340,6 +392,40 @@ async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
         await settle(app, pilot)
         assert tr.history[-1].pair == chosen and tr.history[-1].manual
         assert history_rows(app)[0][7] == "h"
+
+
+async def test_after_undoing_a_hand_merge_the_pair_table_names_the_pair_the_next_step_replays():
+    # the walker's repro: N, down, down, m (a hand merge as merge 11), b: the next step replays
+    # the hand choice, so the ▶ row and the caption must name it, not the leader
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        await pilot.press("N")
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        await pilot.press("down", "down")
+        chosen = app.pairs.pairs[2]
+        leader = app.pairs.pairs[0]
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.steps_done == 11
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert tr.planned_pair() == chosen
+        marked = [i for i, row in enumerate(app.pairs.rows) if row[0].startswith("▶")]
+        assert len(marked) == 1 and app.pairs.pairs[marked[0]] == chosen != leader
+        eow = app.session.end_of_word
+        shown = f"{label(chosen[0], eow)} + {label(chosen[1], eow)}"
+        caption = app.pairs.caption_text
+        assert caption.startswith(f"next (merge 11): {shown}  ×{tr.pair_count(chosen):,}")
+        assert "chosen by hand" in caption
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert tr.history[-1].pair == chosen and tr.history[-1].manual
+        # with no plan ahead the leader is marked again
+        assert tr.planned_pair() is None
+        assert app.pairs.rows[0][0] == "▶1" and "chosen by hand" not in app.pairs.caption_text
 
 
 async def test_m_on_a_pair_that_cannot_merge_is_a_notification():
