@@ -315,7 +315,7 @@ class MergeTable:
         copied and only the merges after them added: a step costs a copy, not a rebuild."""
         known = like._merges if like is not None else None
         k = len(known) if known is not None else 0
-        if known is not None and k <= len(merges) and merges[:k] == known:
+        if like is not None and known is not None and k <= len(merges) and merges[:k] == known:
             pair_ranks = like._pair_ranks.copy()
             pair_made = like._pair_made.copy()
             creator = like._creator.copy()
