@@ -49,6 +49,12 @@ def surface_pair(surfaces: list, key: str) -> tuple:
     return surfaces[ord(key[0])], surfaces[ord(key[1])]
 
 
+def surface_pairs(surfaces: list, entries: list) -> tuple:
+    """The ``(left, right)`` surfaces of the pairs of queue entries (a pair key last in each),
+    in one call (a tie lists up to five: one call each cost more than the list)."""
+    return tuple([(surfaces[ord(e[-1][0])], surfaces[ord(e[-1][1])]) for e in entries])
+
+
 def pairs_of(word: str) -> Iterator[str]:
     """Every adjacent pair (as a key) of a word stored as characters, left to right."""
     return map(add, word, word[1:])
