@@ -34,7 +34,6 @@ import heapq
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -143,17 +142,13 @@ def _overlapping(word: str, pair: str) -> int:
     return sum(1 for p in pairs_of(word) if p == pair)
 
 
-@dataclass
-class _StepRecord:
-    """What undo needs: the merge, the words' old segmentations, the count changes."""
-
-    pair: tuple[int, int]
-    new_id: int
-    created: bool  # True when the merge created a new vocabulary entry
-    old_words: tuple[tuple[int, str], ...] | None  # None: undo splits new_id (see undo)
-    changes: dict[str, tuple[int, int]]  # pair key -> (count before, count after)
-    tokens_saved: int
-    event: MergeEvent
+#: What undo needs beside the step's event (which has the pair, new_id and the count changes,
+#: see Trainer.undo): ``(created, old_words, tokens_saved)``: whether the merge made a new
+#: vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None when
+#: undo splits new_id instead; how many tokens the merge saved. A tuple of plain values, which
+#: the garbage collector stops tracking, where a record object per step stayed tracked and was
+#: walked by every full collection.
+_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int]
 
 
 def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
@@ -314,7 +309,7 @@ class Trainer:
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
-        "_where", "_word_index", "_word_text", "_words",
+        "_undo", "_where", "_word_index", "_word_text", "_words",
     )
 
     # ------------------------------------------------------------------ construction
@@ -400,7 +395,8 @@ class Trainer:
         #: merged token id -> the surface it was made as; an id made again after an undo as
         #: another token (a hand choice went another way) makes the queue's keys stale.
         self._made: dict[int, object] = {}
-        self._history: list[_StepRecord] = []
+        self._history: list[MergeEvent] = []  # one event per step, and what undo needs besides:
+        self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
 
     def _requeue_all(self) -> None:
@@ -701,7 +697,7 @@ class Trainer:
     @property
     def history(self) -> list[MergeEvent]:
         """The MergeEvent of every merge so far, in order (not the merges of a start table)."""
-        return [r.event for r in self._history]
+        return list(self._history)
 
     @property
     def word_count(self) -> int:
@@ -911,14 +907,14 @@ class Trainer:
     def merge_list(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
         table's merges first)."""
-        return self._inherited + [(r.pair[0], r.pair[1], r.new_id) for r in self._history]
+        return self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
 
     def merge_counts(self) -> list[int] | None:
         """The count each merge had when it was made; None when going on from a table that
         does not record its merges' counts."""
         if self._inherited_counts is None:
             return None
-        return self._inherited_counts + [r.event.count for r in self._history]
+        return self._inherited_counts + [e.count for e in self._history]
 
     # ------------------------------------------------------------------ stepping
 
@@ -1053,7 +1049,7 @@ class Trainer:
 
     def manual_ranks(self) -> frozenset[int]:
         """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
-        return self._inherited_manual | {r.event.step - 1 for r in self._history if r.event.manual}
+        return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
 
     def _apply(
         self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,
@@ -1126,7 +1122,8 @@ class Trainer:
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
-        self._history.append(_StepRecord((a, b), new_id, created, None if created else tuple(zip(touched, olds)), applied, saved, event))
+        self._history.append(event)
+        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
         return event
 
     def _apply_changes(self, changes: Mapping[str, int]) -> dict:
@@ -1179,22 +1176,23 @@ class Trainer:
         A hand choice at the step undone stays in the plan (see :meth:`step`)."""
         if not self._history:
             return None
-        record = self._history.pop()
+        event = self._history.pop()
+        created, old_words, tokens_saved = self._undo.pop()
         words = self._words
         where = self._where
-        for w, old in self._old_segmentations(record):
+        for w, old in self._old_segmentations(event, old_words):
             words[w] = old
             for p in pairs_of(old):
                 where[p][w] = None
-        self._total_tokens += record.tokens_saved
-        self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
-        if record.created:
+        self._total_tokens += tokens_saved
+        self._apply_changes({p: before - after for p, (before, after) in event._changes.items()})
+        if created:
             del self._surface_to_id[self._drop_last_surface()]
             self._rule.drop_last_token()
             if self._across is not None:
                 self._standing.pop()
         self.stop_reason = None
-        return record.event
+        return event
 
     def _drop_last_surface(self):
         """Remove the last token's surface from the id -> surface list and return it.
@@ -1212,19 +1210,20 @@ class Trainer:
         self._surfaces_shared = False
         return last
 
-    def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, str]]:
-        """``(word, segmentation before the merge)`` for each word the merge rewrote.
+    def _old_segmentations(self, event: MergeEvent, old_words) -> Iterator[tuple[int, str]]:
+        """``(word, segmentation before the merge)`` for each word the merge of ``event`` rewrote.
 
         Undo is last-in first-out, so the words are exactly as the merge left them; when it
-        created new_id, every new_id in them came from it and splits back into (a, b).
+        created new_id (no ``old_words`` kept), every new_id in them came from it and splits
+        back into (a, b).
         """
-        if record.old_words is not None:
-            yield from record.old_words
+        if old_words is not None:
+            yield from old_words
             return
-        new = chr(record.new_id)
-        pair = key_of(*record.pair)
+        new = chr(event.new_id)
+        pair = key_of(*event.pair_ids)
         words = self._words
-        for w in record.event.words_touched:
+        for w in event.words_touched:
             yield w, words[w].replace(new, pair)
 
     def goto(self, k: int) -> int:
