@@ -79,11 +79,14 @@ class MergeEvent:
     vocab_size: int
     manual: bool = False
     # The pair changes are kept in the trainer's internal form and named only when asked
-    # (naming them at every step would cost more than the merge). ``_surfaces`` is the
+    # (naming them at every step would cost more than the merge): ``_changes`` maps a pair
+    # key to its change in count (zero for a pair the merge took away and gave back),
+    # ``_before`` each pair whose count changed to its count before. ``_surfaces`` is the
     # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
     # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
     # their surfaces here whatever the trainer does next.
-    _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
+    _changes: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)
+    _before: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
     # What the explanation needs from the moment of the merge, kept as the trainer had it
     # (no new object per step; the sentence is worked out when first asked):
@@ -105,12 +108,14 @@ class MergeEvent:
     def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
         """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
         s = self._surfaces
-        return MappingProxyType({surface_pair(s, k): change for k, change in self._changes.items()})
+        d = self._changes
+        return MappingProxyType({surface_pair(s, k): (n, n + d[k]) for k, n in self._before.items()})
 
     @cached_property
     def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
         """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
-        return MappingProxyType({ids_of(k): change for k, change in self._changes.items()})
+        d = self._changes
+        return MappingProxyType({ids_of(k): (n, n + d[k]) for k, n in self._before.items()})
 
     @cached_property
     def explanation(self) -> str:

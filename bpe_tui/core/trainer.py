@@ -1090,7 +1090,7 @@ class Trainer:
         # it; every occurrence has been merged or absorbed, so its count is exactly zero).
         changes[pair] = -self._pair_counts.get(pair, 0)
         self._total_tokens -= saved
-        applied = self._apply_changes(changes)
+        befores = self._apply_changes(changes)
         if created and stale_keys:
             self._requeue_all()
 
@@ -1111,7 +1111,8 @@ class Trainer:
             "total_tokens": self._total_tokens,
             "vocab_size": len(surfaces) - self._holes,
             "manual": manual,
-            "_changes": applied,
+            "_changes": changes,
+            "_before": befores,
             "_surfaces": surfaces,
             "_won": won,
             "_other": other,
@@ -1126,14 +1127,16 @@ class Trainer:
         self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
         return event
 
-    def _apply_changes(self, changes: Mapping[str, int]) -> dict:
-        """Add count deltas to the pair table and queue every pair whose count rose.
+    def _apply_changes(self, changes: Mapping[str, int]) -> dict[str, int]:
+        """Add count deltas (pair -> change) to the pair table and queue every pair whose count rose.
 
-        Returns ``pair -> (before, after)``.
+        Returns ``pair -> count before`` for every pair whose count changed (the count after
+        is that plus its change). Plain ints, so neither dict is ever tracked by the garbage
+        collector: a ``(before, after)`` tuple per pair made a dozen tracked objects per step.
         """
         pc = self._pair_counts
         hist = self._count_hist
-        applied = {}
+        befores = {}
         heap = self._heap
         entry = self._entry
         heappush = heapq.heappush
@@ -1159,15 +1162,16 @@ class Trainer:
                 hist[after] = hist.get(after, 0) + 1
             else:
                 del pc[p]
-            applied[p] = (before, after)
+            befores[p] = before
             if d > 0 or (requeue_all and after):
                 heappush(heap, entry(p, after))
         if self._constrained:  # pairs that appear or vanish change the forbidden count
             forbids = self._forbids
-            for p, (before, after) in applied.items():
+            for p, before in befores.items():
+                after = before + changes[p]
                 if (not before) != (not after) and forbids(p):
                     self._forbidden += 1 if after else -1
-        return applied
+        return befores
 
     def undo(self) -> MergeEvent | None:
         """Take back the last merge exactly; return the event undone (None at step 0, or at
@@ -1185,7 +1189,8 @@ class Trainer:
             for p in pairs_of(old):
                 where[p][w] = None
         self._total_tokens += tokens_saved
-        self._apply_changes({p: before - after for p, (before, after) in event._changes.items()})
+        changes = event._changes
+        self._apply_changes({p: -changes[p] for p in event._before})
         if created:
             del self._surface_to_id[self._drop_last_surface()]
             self._rule.drop_last_token()
