@@ -137,9 +137,11 @@ def merge_word(
 
 
 def _overlapping(word: str, pair: str) -> int:
-    """How many times ``pair`` occurs in ``word``, overlapping occurrences counted (``aaaa``
-    holds three ``aa``): what the pair count counts."""
-    return sum(1 for p in pairs_of(word) if p == pair)
+    """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
+    (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
+    ``a``, that is an empty piece between two ``a`` when the word is split at them (in C: a
+    loop over the word's pairs in Python cost 0.4% of a training run's instructions)."""
+    return word.split(pair[0])[1:-1].count("")
 
 
 #: What undo needs beside the step's event (which has the pair, new_id and the count changes,
