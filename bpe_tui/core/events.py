@@ -39,27 +39,6 @@ class Context(NamedTuple):
     end_of_word: str | None = None
 
 
-class Why(NamedTuple):
-    """What an explanation needs from the moment of the merge (captured, never recomputed).
-    The trainer builds it as a plain tuple in this order (no call per step), without the
-    shared Context, which the event holds apart (a tuple of plain values is one the garbage
-    collector can stop tracking).
-
-    won_key:     the merged pair's key in the rule's order (None for a hand-chosen pair)
-    rival:       the pair that came next in the rule's order, at the same count, and its key
-    leader:      for a hand-chosen pair: the pair the rules would have merged, and its count
-    occurrences: word -> occurrences of the pair in it, where that is not 1
-    """
-
-    won_key: tuple | None = None
-    rival: tuple | None = None
-    rival_key: tuple | None = None
-    leader: tuple | None = None
-    leader_count: int = 0
-    occurrences: Mapping[int, int] | None = None
-
-
-_NO_WHY = Why()
 _NO_CONTEXT = Context()
 
 
@@ -100,25 +79,43 @@ class MergeEvent:
     vocab_size: int
     manual: bool = False
     # The pair changes are kept in the trainer's internal form and named only when asked
-    # (naming them at every step would cost more than the merge). ``_surfaces`` is the
+    # (naming them at every step would cost more than the merge): ``_changes`` maps a pair
+    # key to its change in count (zero for a pair the merge took away and gave back),
+    # ``_before`` each pair whose count changed to its count before. ``_surfaces`` is the
     # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
     # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
     # their surfaces here whatever the trainer does next.
-    _changes: Mapping[str, tuple[int, int]] = field(repr=False, compare=False, default_factory=dict)
+    _changes: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)
+    _before: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)
     _surfaces: list = field(repr=False, compare=False, default_factory=list)
-    _why: tuple = field(repr=False, compare=False, default=_NO_WHY)
+    # What the explanation needs from the moment of the merge, kept as the trainer had it
+    # (no new object per step; the sentence is worked out when first asked):
+    # _won:         the queue entry the rules merged (None for a pair chosen by hand)
+    # _other:       the queue entry it is compared with: the next pair in the rule's order at
+    #               the same count, or, for a pair chosen by hand, the rules' pick (None: none)
+    # _occurrences: word -> occurrences of the pair in it, where that is not 1 (None: none)
+    # _context:     what every explanation of the trainer shares (Context)
+    # The entries are the queue's own tuples, ``(-count, *tie-break key, pair key)``, immutable;
+    # the keys are sliced out and the pairs named only when the sentence is made (doing it at
+    # every step made three tuples per step, which the garbage collector then walked). The
+    # entries name pairs by id, whose surfaces _surfaces has.
+    _won: tuple | None = field(repr=False, compare=False, default=None)
+    _other: tuple | None = field(repr=False, compare=False, default=None)
+    _occurrences: Mapping[int, int] | None = field(repr=False, compare=False, default=None)
     _context: Context = field(repr=False, compare=False, default=_NO_CONTEXT)
 
     @cached_property
     def pair_changes(self) -> Mapping[tuple, tuple[int, int]]:
         """``(left, right) surfaces -> (count before, count after)`` for every pair this merge changed."""
         s = self._surfaces
-        return MappingProxyType({surface_pair(s, k): change for k, change in self._changes.items()})
+        d = self._changes
+        return MappingProxyType({surface_pair(s, k): (n, n + d[k]) for k, n in self._before.items()})
 
     @cached_property
     def pair_changes_by_id(self) -> Mapping[tuple[int, int], tuple[int, int]]:
         """The same as :attr:`pair_changes`, keyed by ``(left_id, right_id)``."""
-        return MappingProxyType({ids_of(k): change for k, change in self._changes.items()})
+        d = self._changes
+        return MappingProxyType({ids_of(k): (n, n + d[k]) for k, n in self._before.items()})
 
     @cached_property
     def explanation(self) -> str:
@@ -129,35 +126,37 @@ class MergeEvent:
         "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
         """
-        why = Why(*self._why)
         context = self._context
         eow = context.end_of_word
         times = f"{self.count:,} time{'s' if self.count != 1 else ''}"
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
+        other = self._other
         if self.manual:
-            if why.leader is None:
+            if other is None:
                 return f"{head}; chosen by hand"
-            if tuple(why.leader) == tuple(self.pair):
+            leader = surface_pair(self._surfaces, other[-1])
+            if leader == tuple(self.pair):
                 return f"{head}; chosen by hand, the pair the rules pick too"
-            return f"{head}; chosen by hand instead of {show_pair(why.leader, eow)} ({why.leader_count:,}), the pair the rules ({self.rule}) pick"
+            return f"{head}; chosen by hand instead of {show_pair(leader, eow)} ({-other[0]:,}), the pair the rules ({self.rule}) pick"
         if not self.tie_count:
             return f"{head}; no other pair occurs as often"
         others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
         reason = ""
         rule = context.rule
-        if rule is not None and why.rival is not None and why.won_key is not None and why.rival_key is not None:
-            reason = rule.why(self.pair, why.rival, why.won_key, why.rival_key, context.words)
+        won = self._won
+        if rule is not None and other is not None and won is not None:
+            rival = surface_pair(self._surfaces, other[-1])
+            reason = rule.why(self.pair, rival, won[1:-1], other[1:-1], context.words)
         return f"{head}; tied with {others} at {self.count:,}" + (f", {reason}" if reason else "")
 
     def _where(self) -> str:
         """``, in 'the' (2) and 'that' (1)``: the words the pair occurred in, most first."""
-        why = Why(*self._why)
         words = self._context.words
         if not words or not self.words_touched:
             return ""
         freq = self._context.frequencies
-        occ = why.occurrences or {}
+        occ = self._occurrences or {}
         share = sorted(((occ.get(w, 1) * freq[w], w) for w in self.words_touched), key=lambda x: (-x[0], x[1]))
         named = [f"'{show(words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
         rest = len(share) - len(named)
@@ -174,9 +173,8 @@ class MergeEvent:
         for name in ("pair_changes", "pair_changes_by_id"):
             state.pop(name, None)
         state["explanation"] = self.explanation
-        state["_why"] = _NO_WHY
-        state["_context"] = _NO_CONTEXT
+        state.update(_won=None, _other=None, _occurrences=None, _context=_NO_CONTEXT)
         return state
 
 
-__all__ = ["Context", "MergeEvent", "TIES_LISTED", "Why"]
+__all__ = ["Context", "MergeEvent", "TIES_LISTED"]

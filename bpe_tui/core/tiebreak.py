@@ -72,12 +72,10 @@ class TieBreakRule:
         """Token ``token_id``'s material, from its surface (None: a hole in the ids)."""
         return None
 
-    def merged_material(self, a: int, b: int, new_id: int) -> object:
-        """The material of the token made by merging ``a`` and ``b`` (by default from its surface)."""
-        return None
-
     def add_token(self, a: int, b: int, new_id: int) -> None:
-        self.material.append(self.merged_material(a, b, new_id))
+        """Append the material of token ``new_id``, made by merging ``a`` and ``b`` (each rule
+        builds it from theirs, in the one call the trainer makes per merge)."""
+        self.material.append(None)
 
     def drop_last_token(self) -> None:
         self.material.pop()
@@ -149,8 +147,9 @@ class LexicalMin(TieBreakRule):
     def token_material(self, token_id, surface):
         return None if surface is None else _sortable_text(surface)
 
-    def merged_material(self, a, b, new_id):
-        return self.material[a] + self.material[b]
+    def add_token(self, a, b, new_id):
+        material = self.material
+        material.append(material[a] + material[b])
 
     def why(self, won, rival, won_key, rival_key, words) -> str:
         return (
@@ -171,8 +170,9 @@ class LexicalMax(TieBreakRule):
             return None
         return "".join(chr(0x10FFFE - ord(ch)) for ch in _sortable_text(surface)) + "\U0010ffff"
 
-    def merged_material(self, a, b, new_id):
-        return self.material[a][:-1] + self.material[b]  # drop a's terminator; b's ends the key
+    def add_token(self, a, b, new_id):
+        material = self.material
+        material.append(material[a][:-1] + material[b])  # drop a's terminator; b's ends the key
 
     def why(self, won, rival, won_key, rival_key, words) -> str:
         return (
@@ -212,8 +212,8 @@ class HuggingFace(TieBreakRule):
     def token_material(self, token_id, surface):
         return self.rank.get(token_id, token_id)
 
-    def merged_material(self, a, b, new_id):
-        return new_id  # merged tokens rank by creation, after the whole alphabet
+    def add_token(self, a, b, new_id):
+        self.material.append(new_id)  # merged tokens rank by creation, after the whole alphabet
 
     def why(self, won, rival, won_key, rival_key, words) -> str:
         return (

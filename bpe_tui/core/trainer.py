@@ -34,7 +34,6 @@ import heapq
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -43,7 +42,7 @@ import regex
 from .config import TrainerConfig, check_vocab_size
 from .errors import BPEError
 from .events import TIES_LISTED, Context, MergeEvent
-from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, utf8_as_ids
+from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, surface_pairs, utf8_as_ids
 from .tiebreak import make_rule, show, show_pair
 
 if TYPE_CHECKING:
@@ -138,22 +137,20 @@ def merge_word(
 
 
 def _overlapping(word: str, pair: str) -> int:
-    """How many times ``pair`` occurs in ``word``, overlapping occurrences counted (``aaaa``
-    holds three ``aa``): what the pair count counts."""
-    return sum(1 for p in pairs_of(word) if p == pair)
+    """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
+    (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
+    ``a``, that is an empty piece between two ``a`` when the word is split at them (in C: a
+    loop over the word's pairs in Python cost 0.4% of a training run's instructions)."""
+    return word.split(pair[0])[1:-1].count("")
 
 
-@dataclass
-class _StepRecord:
-    """What undo needs: the merge, the words' old segmentations, the count changes."""
-
-    pair: tuple[int, int]
-    new_id: int
-    created: bool  # True when the merge created a new vocabulary entry
-    old_words: tuple[tuple[int, str], ...] | None  # None: undo splits new_id (see undo)
-    changes: dict[str, tuple[int, int]]  # pair key -> (count before, count after)
-    tokens_saved: int
-    event: MergeEvent
+#: What undo needs beside the step's event (which has the pair, new_id and the count changes,
+#: see Trainer.undo): ``(created, old_words, tokens_saved)``: whether the merge made a new
+#: vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None when
+#: undo splits new_id instead; how many tokens the merge saved. A tuple of plain values, which
+#: the garbage collector stops tracking, where a record object per step stayed tracked and was
+#: walked by every full collection.
+_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int]
 
 
 def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
@@ -322,7 +319,7 @@ class Trainer:
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
-        "_where", "_word_index", "_word_text", "_words",
+        "_undo", "_where", "_word_index", "_word_text", "_words",
     )
 
     # ------------------------------------------------------------------ construction
@@ -408,7 +405,8 @@ class Trainer:
         #: merged token id -> the surface it was made as; an id made again after an undo as
         #: another token (a hand choice went another way) makes the queue's keys stale.
         self._made: dict[int, object] = {}
-        self._history: list[_StepRecord] = []
+        self._history: list[MergeEvent] = []  # one event per step, and what undo needs besides:
+        self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
 
     def _requeue_all(self) -> None:
@@ -636,22 +634,29 @@ class Trainer:
 
     # ------------------------------------------------------------------ the queue
 
-    def _pop_valid(self):
-        """Pop the best up-to-date queue entry, re-queueing or dropping stale ones.
+    def _pop_valid(self, k: int = 1) -> list:
+        """Pop the best ``k`` up-to-date queue entries (distinct pairs), best first (fewer when
+        the queue runs out), re-queueing or dropping stale ones on the way.
 
         The queue is the heap plus a short sorted ``_front`` of entries a peek took off (and
         that were no greater than anything in the heap then); the smaller head goes first.
+        A step pops one entry, then peeks at the ties behind it: one call each (speed: this
+        setup once per peek, not once per entry).
         """
         heap = self._heap
         front = self._front
         pc = self._pair_counts
         make = self._entry
         heappop = heapq.heappop
+        heappush = heapq.heappush
         # Only first-seen keys move while a pair's count stays put (see tiebreak.py); under
         # the other rules an entry whose count is current is exactly the entry we would build.
         fixed_keys = not self._keys_move
         forbids = self._forbids if self._constrained else None
-        while True:
+        taken: list = []
+        if k < 1:
+            return taken
+        while True:  # (how many are taken is checked only when one is taken)
             if front:
                 if heap and heap[0] < front[0]:
                     entry = heappop(heap)
@@ -660,34 +665,30 @@ class Trainer:
             elif heap:
                 entry = heappop(heap)
             else:
-                return None
+                return taken
             pair = entry[-1]
             count = pc.get(pair, 0)
             if count == 0:
                 continue
             if forbids is not None and forbids(pair):
                 continue  # a constraint forbids it: never merged (forbidden_pair_count counts it)
-            if count == -entry[0] and fixed_keys:  # the usual case: nothing moved since queued
-                return entry
-            fresh = make(pair, count)
-            if fresh == entry:
-                return entry
-            if fresh > entry:  # got worse since queued: queue it where it belongs now
-                heapq.heappush(heap, fresh)
-            # else: it got better (undo); a fresher entry was queued then, drop this one
+            if count != -entry[0] or not fixed_keys:  # the usual case skips this: nothing moved since queued
+                fresh = make(pair, count)
+                if fresh != entry:
+                    if fresh > entry:  # got worse since queued: queue it where it belongs now
+                        heappush(heap, fresh)
+                    continue  # else: it got better (undo); a fresher entry was queued then, drop this one
+            # Valid: its count and key are current, so a valid copy of the same pair equals it,
+            # and entries come out in order: a second copy comes right after the first.
+            if taken and taken[-1] == entry:
+                continue
+            taken.append(entry)
+            if len(taken) == k:
+                return taken
 
     def _peek_valid(self, k: int) -> list:
         """The best ``k`` valid entries, distinct pairs, leaving the queue as it was."""
-        taken = []
-        seen = set()
-        while len(taken) < k:
-            entry = self._pop_valid()
-            if entry is None:
-                break
-            if entry[-1] in seen:  # a duplicate of a valid entry: one copy is enough
-                continue
-            taken.append(entry)
-            seen.add(entry[-1])
+        taken = self._pop_valid(k)
         # They came out smallest first and no greater than anything left: put them in front.
         self._front.extendleft(reversed(taken))
         return taken
@@ -712,7 +713,7 @@ class Trainer:
     @property
     def history(self) -> list[MergeEvent]:
         """The MergeEvent of every merge so far, in order (not the merges of a start table)."""
-        return [r.event for r in self._history]
+        return list(self._history)
 
     @property
     def word_count(self) -> int:
@@ -881,12 +882,13 @@ class Trainer:
         """Whether the configured target stops training: "reached" at it, "beyond" past it
         (where a goto went on)."""
         cfg = self.config
-        # speed: each property is read only when its target is set (a property read is a call)
-        if cfg.merges is not None and (done := self.steps_done) >= cfg.merges:
+        # speed: steps_done and vocab_size read without their properties (a property read is a
+        # call), and each only when its target is set: this runs at every step
+        if cfg.merges is not None and (done := self.first_step + len(self._history)) >= cfg.merges:
             if done == cfg.merges:
                 return f"reached {cfg.merges} merges"
             return f"beyond the target of {cfg.merges} merges (at step {done:,})"
-        if cfg.vocab_size is not None and (size := self.vocab_size) >= cfg.vocab_size:
+        if cfg.vocab_size is not None and (size := len(self._surfaces) - self._holes) >= cfg.vocab_size:
             if size == cfg.vocab_size:
                 return f"reached vocabulary size {cfg.vocab_size}"
             return f"beyond the target vocabulary size {cfg.vocab_size} (at {size:,})"
@@ -921,14 +923,14 @@ class Trainer:
     def merge_list(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
         table's merges first)."""
-        return self._inherited + [(r.pair[0], r.pair[1], r.new_id) for r in self._history]
+        return self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
 
     def merge_counts(self) -> list[int] | None:
         """The count each merge had when it was made; None when going on from a table that
         does not record its merges' counts."""
         if self._inherited_counts is None:
             return None
-        return self._inherited_counts + [r.event.count for r in self._history]
+        return self._inherited_counts + [e.count for e in self._history]
 
     # ------------------------------------------------------------------ stepping
 
@@ -965,7 +967,8 @@ class Trainer:
             planned = self._plan.get(self.steps_done + 1)
             if planned is not None:
                 return self._replay(planned, respect_target)
-        entry = self._pop_valid()  # one pop: the stop check and the merge share it
+        best = self._pop_valid()  # one pop: the stop check and the merge share it
+        entry = best[0] if best else None
         reason = self._stop_reason(entry, respect_target)
         if reason is not None:
             if entry is not None:
@@ -976,26 +979,24 @@ class Trainer:
         count = -entry[0]
         pair = entry[-1]
 
-        # Ties: how many other pairs share this count, and the first few of them by name.
-        # They are exactly the next valid entries (a stale copy of this pair's own entry may
-        # come first), so peek no further than needed.
-        tie_count = max(0, self.pairs_with_count(count) - 1)
+        # Ties: how many other pairs share this count (the pair itself is counted in the
+        # histogram), and the first few of them by name. They are exactly the next valid
+        # entries, so peek no further than needed.
+        tie_count = self._count_hist[count] - 1
         ties: tuple = ()
         rival = None
         if tie_count:
-            s = self._surfaces
-            listed = min(tie_count, TIES_LISTED)
-            peeked = self._peek_valid(listed)
-            # A valid copy of this pair's entry equals ``entry`` (same count, same key), so
-            # ``in`` finds it (in C, where a generator over the pairs cost a call per step).
-            if entry in peeked:  # rare: look one further
-                peeked = self._peek_valid(listed + 1)
-            tied = [e for e in peeked if -e[0] == count and e[-1] != pair][:listed]
-            ties = tuple([surface_pair(s, e[-1]) for e in tied])  # a list comprehension: cheaper than a generator
+            listed = tie_count if tie_count < TIES_LISTED else TIES_LISTED
+            tied = self._peek_valid(listed)
+            # Valid entries come out in order and a valid copy of an entry equals it, so a
+            # second valid copy of this pair's entry (rare) would come first: skip it.
+            if tied and tied[0] == entry:
+                tied = self._peek_valid(listed + 1)[1:]
+            if tied and tied[-1][0] != entry[0]:  # pairs a constraint forbids are counted, never queued
+                tied = [e for e in tied if e[0] == entry[0]]
+            ties = surface_pairs(self._surfaces, tied)
             rival = tied[0] if tied else None
-        if rival is None:
-            return self._apply(pair, count, tie_count, ties, False, entry[1:-1])
-        return self._apply(pair, count, tie_count, ties, False, entry[1:-1], ties[0], rival[1:-1])
+        return self._apply(pair, count, tie_count, ties, False, entry, rival)
 
     def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
         """``step(pair=...)``: check the pair, record it in the plan, merge it."""
@@ -1040,9 +1041,8 @@ class Trainer:
             self._plan = {s: p for s, p in self._plan.items() if s <= self.steps_done}
             return self._step(respect_target)
         self.stop_reason = None
-        best = self._peek_valid(1)
-        leader = surface_pair(self._surfaces, best[0][-1]) if best else None
-        return self._apply(key, count, 0, (), True, leader=leader, leader_count=-best[0][0] if best else 0)
+        best = self._peek_valid(1)  # the rules' pick, which the explanation names
+        return self._apply(key, count, 0, (), True, None, best[0] if best else None)
 
     def planned_pair(self) -> tuple | None:
         """The pair chosen by hand that the next step will replay (surfaces), or None."""
@@ -1065,14 +1065,14 @@ class Trainer:
 
     def manual_ranks(self) -> frozenset[int]:
         """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
-        return self._inherited_manual | {r.event.step - 1 for r in self._history if r.event.manual}
+        return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
 
     def _apply(
-        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won_key: tuple | None = None,
-        rival: tuple | None = None, rival_key: tuple | None = None, leader: tuple | None = None, leader_count: int = 0,
+        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,
     ) -> MergeEvent:
         """Merge ``pair`` (an internal key) everywhere and return the event; the rest of the
-        arguments are what the event reports and explains (see MergeEvent and events.Why)."""
+        arguments are what the event reports and explains (``won`` and ``other`` are queue
+        entries: see MergeEvent's ``_won`` and ``_other``)."""
         a, b = ids_of(pair)
         surfaces = self._surfaces
         new_surface = surfaces[a] + surfaces[b]
@@ -1106,7 +1106,7 @@ class Trainer:
         # it; every occurrence has been merged or absorbed, so its count is exactly zero).
         changes[pair] = -self._pair_counts.get(pair, 0)
         self._total_tokens -= saved
-        applied = self._apply_changes(changes)
+        befores = self._apply_changes(changes)
         if created and stale_keys:
             self._requeue_all()
 
@@ -1114,7 +1114,7 @@ class Trainer:
         # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
         # it again for the callee: ~3% of the instructions of a training run, at 17 fields.
         event = _new_event({
-            "step": self.steps_done + 1,
+            "step": self.first_step + len(self._history) + 1,  # steps_done + 1, without the property's call
             "pair": (surfaces[a], surfaces[b]),
             "pair_ids": (a, b),
             "new_id": new_id,
@@ -1127,26 +1127,32 @@ class Trainer:
             "total_tokens": self._total_tokens,
             "vocab_size": len(surfaces) - self._holes,
             "manual": manual,
-            "_changes": applied,
+            "_changes": changes,
+            "_before": befores,
             "_surfaces": surfaces,
-            "_why": (won_key, rival, rival_key, leader, leader_count, occurrences or None),
+            "_won": won,
+            "_other": other,
+            "_occurrences": occurrences or None,
             "_context": self._context,
         })
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
-        self._history.append(_StepRecord((a, b), new_id, created, None if created else tuple(zip(touched, olds)), applied, saved, event))
+        self._history.append(event)
+        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
         return event
 
-    def _apply_changes(self, changes: Mapping[str, int]) -> dict:
-        """Add count deltas to the pair table and queue every pair whose count rose.
+    def _apply_changes(self, changes: Mapping[str, int]) -> dict[str, int]:
+        """Add count deltas (pair -> change) to the pair table and queue every pair whose count rose.
 
-        Returns ``pair -> (before, after)``.
+        Returns ``pair -> count before`` for every pair whose count changed (the count after
+        is that plus its change). Plain ints, so neither dict is ever tracked by the garbage
+        collector: a ``(before, after)`` tuple per pair made a dozen tracked objects per step.
         """
         pc = self._pair_counts
         hist = self._count_hist
-        applied = {}
+        befores = {}
         heap = self._heap
         entry = self._entry
         heappush = heapq.heappush
@@ -1172,15 +1178,16 @@ class Trainer:
                 hist[after] = hist.get(after, 0) + 1
             else:
                 del pc[p]
-            applied[p] = (before, after)
+            befores[p] = before
             if d > 0 or (requeue_all and after):
                 heappush(heap, entry(p, after))
         if self._constrained:  # pairs that appear or vanish change the forbidden count
             forbids = self._forbids
-            for p, (before, after) in applied.items():
+            for p, before in befores.items():
+                after = before + changes[p]
                 if (not before) != (not after) and forbids(p):
                     self._forbidden += 1 if after else -1
-        return applied
+        return befores
 
     def undo(self) -> MergeEvent | None:
         """Take back the last merge exactly; return the event undone (None at step 0, or at
@@ -1189,22 +1196,23 @@ class Trainer:
         A hand choice at the step undone stays in the plan (see :meth:`step`)."""
         if not self._history:
             return None
-        record = self._history.pop()
+        event = self._history.pop()
+        created, old_words, tokens_saved = self._undo.pop()
         words = self._words
         where = self._where
-        for w, old in self._old_segmentations(record):
+        for w, old in self._old_segmentations(event, old_words):
             words[w] = old
             for p in pairs_of(old):
                 where[p][w] = None
-        self._total_tokens += record.tokens_saved
-        self._apply_changes({p: before - after for p, (before, after) in record.changes.items()})
-        if record.created:
+        self._total_tokens += tokens_saved
+        self._apply_changes({p: -d for p, d in event._changes.items() if d})
+        if created:
             del self._surface_to_id[self._drop_last_surface()]
             self._rule.drop_last_token()
             if self._across is not None:
                 self._standing.pop()
         self.stop_reason = None
-        return record.event
+        return event
 
     def _drop_last_surface(self):
         """Remove the last token's surface from the id -> surface list and return it.
@@ -1222,19 +1230,20 @@ class Trainer:
         self._surfaces_shared = False
         return last
 
-    def _old_segmentations(self, record: _StepRecord) -> Iterator[tuple[int, str]]:
-        """``(word, segmentation before the merge)`` for each word the merge rewrote.
+    def _old_segmentations(self, event: MergeEvent, old_words) -> Iterator[tuple[int, str]]:
+        """``(word, segmentation before the merge)`` for each word the merge of ``event`` rewrote.
 
         Undo is last-in first-out, so the words are exactly as the merge left them; when it
-        created new_id, every new_id in them came from it and splits back into (a, b).
+        created new_id (no ``old_words`` kept), every new_id in them came from it and splits
+        back into (a, b).
         """
-        if record.old_words is not None:
-            yield from record.old_words
+        if old_words is not None:
+            yield from old_words
             return
-        new = chr(record.new_id)
-        pair = key_of(*record.pair)
+        new = chr(event.new_id)
+        pair = key_of(*event.pair_ids)
         words = self._words
-        for w in record.event.words_touched:
+        for w in event.words_touched:
             yield w, words[w].replace(new, pair)
 
     def goto(self, k: int) -> int:
