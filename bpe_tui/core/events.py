@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from .speed import ids_of, surface_pair
 from .tiebreak import TieBreakRule, show, show_pair
+from .wording import plural
 
 #: How many tied pairs a MergeEvent lists by name (tie_count says how many there were).
 TIES_LISTED = 5
@@ -128,7 +129,7 @@ class MergeEvent:
         """
         context = self._context
         eow = context.end_of_word
-        times = f"{self.count:,} time{'s' if self.count != 1 else ''}"
+        times = plural(self.count, "time")
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
         other = self._other
@@ -141,7 +142,7 @@ class MergeEvent:
             return f"{head}; chosen by hand instead of {show_pair(leader, eow)} ({-other[0]:,}), the pair the rules ({self.rule}) pick"
         if not self.tie_count:
             return f"{head}; no other pair occurs as often"
-        others = f"{self.tie_count:,} other pair{'s' if self.tie_count != 1 else ''}"
+        others = plural(self.tie_count, "other pair")
         reason = ""
         rule = context.rule
         won = self._won
@@ -161,7 +162,7 @@ class MergeEvent:
         named = [f"'{show(words[w])}' ({n:,})" for n, w in share[:WORDS_NAMED]]
         rest = len(share) - len(named)
         if rest:
-            return f", in {', '.join(named)} and {rest:,} other word{'s' if rest != 1 else ''}"
+            return f", in {', '.join(named)} and {plural(rest, 'other word')}"
         if len(named) == 1:
             return f", in {named[0]}"
         return f", in {', '.join(named[:-1])} and {named[-1]}"

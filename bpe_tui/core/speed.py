@@ -29,6 +29,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, fields
 from itertools import chain, repeat
 from operator import add, sub
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 #: Token ids are stored as characters, so they must be code points.
 MAX_TOKEN_ID = 0x10FFFF
@@ -102,7 +108,7 @@ def pair_index(words: list[str], counts: list[int]) -> tuple[dict[str, int], def
     return pc, where, dict(Counter(pc.values()))
 
 
-def fast_constructor(cls: type) -> Callable[[dict], object]:
+def fast_constructor(cls: type[T]) -> Callable[[dict], T]:
     """A constructor for the frozen dataclass ``cls`` that takes the dict of its fields as the
     instance's ``__dict__``, instead of one ``object.__setattr__`` per field: ``new(values)``
     is equal to ``cls(**values)`` in every way (fields not given get their defaults), and
@@ -115,12 +121,12 @@ def fast_constructor(cls: type) -> Callable[[dict], object]:
     post_init = getattr(cls, "__post_init__", None)
     set_dict = object.__setattr__  # past the frozen class's own __setattr__
 
-    def new(values: dict) -> object:
+    def new(values: dict) -> T:
         if len(values) != every:  # the trainer passes every field: no loop
             for name, default, factory in defaults:
                 if name not in values:
                     values[name] = default if default is not MISSING else factory()  # type: ignore[operator]
-        obj: object = object.__new__(cls)
+        obj: T = object.__new__(cls)
         set_dict(obj, "__dict__", values)
         if post_init is not None:
             post_init(obj)

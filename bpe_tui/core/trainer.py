@@ -44,6 +44,7 @@ from .errors import BPEError
 from .events import TIES_LISTED, Context, MergeEvent
 from .speed import MAX_TOKEN_ID, convert_all, fast_constructor, ids_of, key_of, pair_index, pairs_of, surface_pair, surface_pairs, utf8_as_ids
 from .tiebreak import make_rule, show, show_pair
+from .wording import plural
 
 if TYPE_CHECKING:
     from .table import MergeTable
@@ -244,7 +245,8 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
             notes.append(f"{label}: {shown}")
     values.update(taken)
     values.pop("preset", None)
-    preset = config.preset if config is not None else (cfg.get("preset") if cfg.get("preset") in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
+    named = cfg.get("preset")
+    preset = config.preset if config is not None else (named if isinstance(named, str) and named in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
     try:
         return TrainerConfig(preset=preset, **values), notes
     except BPEError as exc:
@@ -433,7 +435,7 @@ class Trainer:
             if eow is not None:
                 base.append(eow.encode("utf-8"))
         else:
-            chars = set()
+            chars: set[str] = set()
             for word in self._word_text:
                 chars.update(word)
             if eow is not None:
@@ -900,7 +902,7 @@ class Trainer:
             return "nothing left to merge: every word is a single token"
         count, least = -best[0], self.config.min_frequency
         if count < least:
-            return f"best pair occurs {count:,} time{'s' if count != 1 else ''}, below min_frequency {least}"
+            return f"best pair occurs {plural(count, 'time')}, below min_frequency {least}"
         return None
 
     @property
@@ -976,6 +978,7 @@ class Trainer:
             self.stop_reason = reason
             return None
         self.stop_reason = None
+        assert entry is not None  # (no entry to merge is a stop reason)
         count = -entry[0]
         pair = entry[-1]
 
@@ -1079,7 +1082,7 @@ class Trainer:
         new_id = self._surface_to_id.get(new_surface)
         created = new_id is None
         stale_keys = False
-        if created:
+        if new_id is None:
             new_id = len(surfaces)
             if new_id > MAX_TOKEN_ID:
                 raise BPEError(f"the vocabulary cannot grow past {MAX_TOKEN_ID + 1:,} tokens")
