@@ -161,10 +161,14 @@ class MainScreen(Screen):
         if not self.cancel_work():
             raise SkipAction()
 
-    def cancel_work(self) -> bool:
-        """Cancel the training run, the loading or the building of a merge list in progress;
-        False if there was none."""
-        running = [w for w in self.app.workers if w.group in ("train", "load", "merges") and w.is_running]
+    def cancel_work(self, background: bool = True) -> bool:
+        """Cancel the training run, the loading or (``background``) the building of a merge
+        list in progress; False if there was none.
+
+        The merge list builds by itself after a rank file opens: escape in a text box leaves
+        the box (what a person typing means) and lets that build go on."""
+        groups = ("train", "load", "merges") if background else ("train", "load")
+        running = [w for w in self.app.workers if w.group in groups and w.is_running]
         for w in running:
             w.cancel()
         return bool(running)
@@ -322,9 +326,10 @@ class SessionScreen(MainScreen):
         self.query_one(TabbedContent).active = f"tab-{name}"
 
     def action_cancel(self) -> None:
-        if self.cancel_work():
+        in_box = isinstance(self.focused, Input)
+        if self.cancel_work(background=not in_box):
             return
-        if isinstance(self.focused, Input):
+        if in_box:
             self.focus_main()
             return
         raise SkipAction()
@@ -651,7 +656,7 @@ class ExploreScreen(SessionScreen):
             self.move(f"go to step {k}", target=k)
 
     def action_cancel(self) -> None:
-        if self.cancel_work():
+        if self.cancel_work(background=not isinstance(self.focused, Input)):
             return
         if self.playing:
             self.stop_play()

@@ -111,8 +111,8 @@ async def test_screen_shows_and_encodes_while_the_merge_list_builds(small_rank_f
         await settle(app, pilot)
         merges = len(reference.merge_ids)
         assert merges == 8  # xabcdy: no merge builds it, and the build's note says so
-        assert any(n.startswith("• 1 tokens no merge builds") for n in notes(app))
-        assert head(app) == f"{merges} merges · enter: encode with merges up to here"
+        assert any(n.startswith("• 1 token no merge builds") for n in notes(app))
+        assert head(app) == f"{merges} merges · enter: cut here"
         assert app.history.view.count == merges and app.history.view.row_text(0).split()[:4] == ["1", "a", "+", "b"]
         assert f"{merges} merges" in app.status.text and "building" not in app.status.text
         assert not bar.display
@@ -214,3 +214,19 @@ async def test_open_a_compare_b_waits_for_the_merge_list_of_a(small_rank_file, m
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the comparison")
         await settle(app, pilot)  # (its panes mount before the test ends)
         assert app.screen.a.table is app.session.full_table and app.session.full_table.merges_built
+
+
+async def test_escape_in_a_text_box_leaves_the_box_and_lets_the_build_go_on(small_rank_file, monkeypatch):
+    """The merge list builds by itself: escape while typing (find, encode) means "leave the
+    box", not "stop the build"; a second escape, outside the box, stops it."""
+    held = HeldBuild(monkeypatch)
+    app = ExplorerApp(table=bpe_tui.load(small_rank_file))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: held.started.is_set() and "49%" in head(app), "the build")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.focused, Input), "the encode box focused")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.focused, Input), "the box left")
+        assert "49%" in head(app) and app.main.query_one(WorkBar).display  # still building
+        await pilot.press("escape")
+        await until(pilot, lambda: "not built" in head(app), "the cancel")

@@ -318,11 +318,11 @@ async def test_theme_recolours_the_help_screen_while_it_is_open():
         assert isinstance(help_screen, HelpScreen)
 
         def read() -> dict[str, Style]:
-            text = static_text(help_screen, "#help-text")
-            return {
-                "a key": style_at(app, text, "  ", after="keys\n\n"),
-                "a pane's name": style_at(app, text, "  ", after="Panes\n\n"),
-            }
+            # the help is a group: heading, the keys' grid, "Panes", the panes' grid, a note;
+            # each grid's first column (the keys, the pane names) carries the theme's style
+            group = help_screen.query_one("#help-text", Static).content
+            keys, panes = group.renderables[1].renderable, group.renderables[3].renderable
+            return {"a key": keys.columns[0].style, "a pane's name": panes.columns[0].style}
 
         assert_recoloured(await under_each_theme(app, pilot, read))
 

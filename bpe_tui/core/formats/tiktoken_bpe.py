@@ -46,6 +46,7 @@ from ..atomic import atomic_write_text
 from ..errors import BPEError
 from ..merging import merge
 from ..table import BY_TOKEN_RANK, Cancelled, MergeTable, Progress
+from ..wording import plural
 from ._shared import fail, read_head
 from . import merges_cache
 from .tiktoken_known import DEFAULT, identify
@@ -117,7 +118,7 @@ def _merge_builder(sha: str, by_rank: dict[int, bytes]):
         notes = []
         if unreachable:
             shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
-            notes.append(f"{len(unreachable)} tokens no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
+            notes.append(f"{plural(len(unreachable), 'token')} no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
         return merges, notes
 
     return build
