@@ -35,6 +35,20 @@ from .types import FormatName, Pair, PrefixScheme, Surface
 from .units import text_of, visible
 
 
+def _first_ranks(
+    merges: list[tuple[int, int, int]], start: int = 0
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int], dict[int, int]]:
+    """The indices of ``merges[start:]``: pair -> rank, pair -> the id it makes, id -> the
+    rank that makes it. Where a pair or a result comes twice the first rank is the one kept
+    (the one an encoder meets first). Built in C (zip and map, no loop of ours), backwards,
+    so that the first rank is the last one written."""
+    tail = merges[start:][::-1]
+    pairs = list(map(itemgetter(0, 1), tail))
+    made = list(map(itemgetter(2), tail))
+    ranks = range(len(merges) - 1, start - 1, -1)
+    return dict(zip(pairs, ranks)), dict(zip(pairs, made)), dict(zip(made, ranks))
+
+
 def merge_number(rank: int) -> int:
     """The number a person reads for the merge at 0-based ``rank``: merges count from 1.
 
@@ -289,9 +303,6 @@ class MergeTable:
         vocab = self._vocab
         prefix = self.continuing_prefix
         checked: list[tuple[int, int, int]] = [(a, b, new) for a, b, new in merges]
-        pair_ranks: dict[tuple[int, int], int] = {}
-        pair_made: dict[tuple[int, int], int] = {}
-        creator: dict[int, int] = {}
         for rank, (a, b, new) in enumerate(checked):
             for part in (a, b, new):
                 if part not in vocab or isinstance(part, bool):
@@ -300,12 +311,7 @@ class MergeTable:
                 raise BPEError(
                     f"{source or 'table'}: merge {rank + 1}: {vocab[a]!r} + {vocab[b]!r} does not make {vocab[new]!r}"
                 )
-            if (a, b) not in pair_ranks:
-                pair_ranks[a, b] = rank
-                pair_made[a, b] = new
-            creator.setdefault(new, rank)
-        self._pair_ranks, self._pair_made, self._creator = pair_ranks, pair_made, creator
-        self._merges = checked  # last: another thread reads "built" from this
+        self._index_merges(checked)
 
     def _index_merges(self, merges: list[tuple[int, int, int]], like: "MergeTable | None" = None) -> None:
         """Index a merge list known to be right (a trainer's: every merge it made joins two
@@ -315,27 +321,14 @@ class MergeTable:
         copied and only the merges after them added: a step costs a copy, not a rebuild."""
         known = like._merges if like is not None else None
         k = len(known) if known is not None else 0
-        if like is not None and known is not None and k <= len(merges) and merges[:k] == known:
-            pair_ranks = like._pair_ranks.copy()
-            pair_made = like._pair_made.copy()
-            creator = like._creator.copy()
-            for rank in range(k, len(merges)):
-                a, b, new = merges[rank]
-                if (a, b) not in pair_ranks:  # the first rank of a pair or a result stays
-                    pair_ranks[a, b] = rank
-                    pair_made[a, b] = new
-                creator.setdefault(new, rank)
-            self._pair_ranks, self._pair_made, self._creator = pair_ranks, pair_made, creator
-        else:
-            # In C (zip and map, no loop of ours), backwards: where a pair or a result comes
-            # twice the first rank is the one kept, as in _set_merges.
-            pairs = list(map(itemgetter(0, 1), reversed(merges)))
-            made = list(map(itemgetter(2), reversed(merges)))
-            ranks = range(len(merges) - 1, -1, -1)
-            self._pair_ranks = dict(zip(pairs, ranks))
-            self._pair_made = dict(zip(pairs, made))
-            self._creator = dict(zip(made, ranks))
-        self._merges = merges
+        reuse = like is not None and known is not None and k <= len(merges) and merges[:k] == known
+        pair_ranks, pair_made, creator = _first_ranks(merges, k if reuse else 0)
+        if like is not None and reuse:  # the earlier ranks come first: theirs win
+            pair_ranks.update(like._pair_ranks)
+            pair_made.update(like._pair_made)
+            creator.update(like._creator)
+        self._pair_ranks, self._pair_made, self._creator = pair_ranks, pair_made, creator
+        self._merges = merges  # last: another thread reads "built" from this
 
     @property
     def merges_built(self) -> bool:
