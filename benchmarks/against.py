@@ -75,8 +75,8 @@ def child(root: str, job: str, preset: str, vocab: int) -> None:
     """Build the trainer from the tree at ``root``, run ``job``, print one JSON line."""
     sys.path.insert(0, root)
     import bpe_tui
-    from bpe_tui.core.config import TrainerConfig
-    from bpe_tui.core.trainer import Trainer
+    from bpe_tui.core.engine.config import TrainerConfig
+    from bpe_tui.core.engine.trainer import Trainer
 
     where = Path(bpe_tui.__file__).resolve()
     if not where.is_relative_to(Path(root).resolve()):

@@ -17,7 +17,7 @@ import of each library is not timed. Peers:
   U+2581, no byte fallback, sentences = lines), so its rows compare a similar job, not the
   same one.
 * the naive recount trainers, on the same word counts: the seeds' own loop
-  (benchmarks/naive_seed.py, the baseline of the target) and bpe_tui.core.educational
+  (benchmarks/naive_seed.py, the baseline of the target) and bpe_tui.core.teaching.educational
   (the same algorithm written tighter, our test oracle). The script checks both give our merges.
 * encoding: tiktoken (an Encoding built from GPT-2's vocab.json ranks) and tokenizers (GPT-2's
   vocab.json + merges.txt), on tinyshakespeare with GPT-2's table; ids are checked equal.
@@ -167,8 +167,8 @@ def job_spm_train(path: str, vocab: int) -> dict:
 def job_naive_pair(path: str, vocab: int) -> dict:
     """Ours and the two naive recount trainers on the same word counts; merges compared."""
     from bpe_tui import Trainer, TrainerConfig
-    from bpe_tui.core.corpus import count_files
-    from bpe_tui.core.educational import train_naive
+    from bpe_tui.core.teaching.educational import train_naive
+    from bpe_tui.core.text.corpus import count_files
 
     sys.path.insert(0, str(HERE))
     import naive_seed
@@ -195,8 +195,8 @@ def job_naive_pair(path: str, vocab: int) -> dict:
 
 def job_naive_only(path: str, vocab: int) -> dict:
     from bpe_tui import TrainerConfig
-    from bpe_tui.core.corpus import count_files
-    from bpe_tui.core.educational import train_naive
+    from bpe_tui.core.teaching.educational import train_naive
+    from bpe_tui.core.text.corpus import count_files
 
     cfg = TrainerConfig(preset="gpt2", vocab_size=vocab, special_tokens=[SPECIAL])
     counts = count_files([path], cfg, workers=1)
@@ -206,7 +206,7 @@ def job_naive_only(path: str, vocab: int) -> dict:
 
 
 def gpt2_ranks() -> dict:
-    from bpe_tui.core.units import bytes_to_unicode
+    from bpe_tui.core.engine.units import bytes_to_unicode
 
     u2b = {u: b for b, u in bytes_to_unicode().items()}
     vocab = json.loads((GPT2_DIR / "vocab.json").read_text(encoding="utf-8"))
@@ -229,7 +229,7 @@ def job_encode(engine: str, path: str) -> dict:
     if engine == "tiktoken":
         import tiktoken
 
-        from bpe_tui.core.pretokenize import GPT2_PATTERN
+        from bpe_tui.core.text.pretokenize import GPT2_PATTERN
 
         enc = tiktoken.Encoding("gpt2-from-vocab-json", pat_str=GPT2_PATTERN, mergeable_ranks=gpt2_ranks(), special_tokens={})
         t0 = time.perf_counter()

@@ -39,9 +39,9 @@ def main() -> int:
     import tiktoken
 
     import bpe_tui
-    from bpe_tui.core import evaluate as ev
-    from bpe_tui.core.pretokenize import GPT2_PATTERN
-    from bpe_tui.core.units import gpt2_str_to_bytes
+    from bpe_tui.core.analysis import evaluate as ev
+    from bpe_tui.core.engine.units import gpt2_str_to_bytes
+    from bpe_tui.core.text.pretokenize import GPT2_PATTERN
 
     source = SHARED / "corpora" / "tinyshakespeare.txt"
     tables = [SHARED / "tables" / "gpt2", SHARED / "tables" / "cl100k" / "cl100k_base.tiktoken", SHARED / "tables" / "o200k" / "o200k_base.tiktoken"]

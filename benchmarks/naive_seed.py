@@ -11,7 +11,7 @@ takes to compare its merges with ours:
 * the prints are gone (they would dominate the time).
 
 Everything else, the full recount with an index loop and the word-by-word rebuild with a
-``while`` loop after every merge, is the seeds' algorithm. bpe_tui.core.educational is the same
+``while`` loop after every merge, is the seeds' algorithm. bpe_tui.core.teaching.educational is the same
 algorithm written tighter (``zip`` instead of indexing); the benchmark reports both.
 """
 

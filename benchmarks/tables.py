@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,12 +65,12 @@ t = time.process_time()
 if kind.startswith("tiktoken"):
     import tiktoken
     from tiktoken.load import data_gym_to_mergeable_bpe_ranks, load_tiktoken_bpe
-    from bpe_tui.core.formats.tiktoken_known import LLAMA3_PATTERN, KNOWN
-    from bpe_tui.core.pretokenize import NAMED_PATTERNS
+    from bpe_tui.core.tables.formats.tiktoken_known import LLAMA3_PATTERN, KNOWN
+    from bpe_tui.core.text.pretokenize import NAMED_PATTERNS
     if kind == "tiktoken-gpt2":
         import json as j
         vocab = j.load(open(path + "/vocab.json"))
-        from bpe_tui.core.units import gpt2_str_to_bytes
+        from bpe_tui.core.engine.units import gpt2_str_to_bytes
         ranks = {gpt2_str_to_bytes(k): v for k, v in vocab.items() if k != "<|endoftext|>"}
         enc = tiktoken.Encoding("gpt2", pat_str=NAMED_PATTERNS["gpt2"], mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 50256})
     else:

@@ -13,10 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .core import PRESETS, UNK_ID, BPEError, MergeEvent, MergeNode, MergeTable, TraceStep, Trainer, TrainerConfig
-from .core.distributed import count_words
-from .core.formats import load, save
+from .core import (
+    PRESETS,
+    UNK_ID,
+    BPEError,
+    MergeEvent,
+    MergeNode,
+    MergeTable,
+    TraceStep,
+    Trainer,
+    TrainerConfig,
+)
 from .core.shipped import demo_corpus_path
+from .core.tables.formats import load, save
+from .core.text.distributed import count_words
 
 __version__ = "0.1.0"
 

@@ -30,12 +30,12 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .core.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
-from .core.wording import plural
-from .core.types import TIE_BREAKS, UNITS
+from .core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
+from .core.engine.units import visible
 from .core.errors import BPEError
-from .core.table import merge_number
-from .core.units import visible
+from .core.tables.table import merge_number
+from .core.types import TIE_BREAKS, UNITS
+from .core.wording import plural
 
 SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn")
 
@@ -90,7 +90,7 @@ def dask_from_args(args: argparse.Namespace) -> str | None:
         return None
     if args.counts:
         raise BPEError("--dask counts text on a cluster and --counts reads count files here: give one of them")
-    from .core.distributed import require_distributed
+    from .core.text.distributed import require_distributed
 
     require_distributed()
     return args.dask
@@ -105,7 +105,7 @@ def add_table_rules(p: argparse.ArgumentParser) -> None:
 
 def load_table(args: argparse.Namespace, path: str):
     """``load(path)``, with the --pretokenizer and --special the command line gave."""
-    from .core.formats import load
+    from .core.tables.formats import load
 
     table = load(path)
     if getattr(args, "pretokenizer", None) or getattr(args, "special", None):
@@ -153,8 +153,8 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     rules to go on with: the table's for how the corpus is split and spelled (an option that
     would change them is an error), the command line's for the rest. Without a target the
     run adds 1,000 merges."""
-    from .core.formats import load
-    from .core.trainer import table_config
+    from .core.engine.trainer import table_config
+    from .core.tables.formats import load
 
     given = [opt for opt, name in TABLE_DECIDES.items() if getattr(args, name) not in (None, False, [])]
     if given:
@@ -188,7 +188,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .core.formats import writers
+    from .core.tables.formats import writers
 
     p = OneLineParser(prog="bpe-tui", description="Watch Byte Pair Encoding learn; inspect merge tables.")
     p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
@@ -303,7 +303,13 @@ def stderr_progress(unit: str = "items"):
     unit changes as it goes (train: counting bytes, then merging) says so in its ``unit`` field."""
     from rich.console import Console
     from rich.filesize import decimal
-    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
     from rich.text import Text
 
     class Amount(ProgressColumn):
@@ -337,8 +343,8 @@ def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
     """A vocabulary size below a byte-level alphabet is exit 2 before a corpus is counted
     (a chars alphabet is known only after counting: the trainer checks it then)."""
     if cfg.units == "bytes":
-        from .core.config import check_vocab_size
-        from .core.corpus import corpus_where
+        from .core.engine.config import check_vocab_size
+        from .core.text.corpus import corpus_where
 
         check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_where(paths))
 
@@ -351,14 +357,14 @@ def refuse_overwrite(path: str, force: bool) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .core.trainer import Trainer
+    from .core.engine.trainer import Trainer
 
     start = None
     if args.from_table is not None:
         start, cfg = start_from_args(args)
     else:
         cfg = config_from_args(args)
-    from .core.formats import check_save
+    from .core.tables.formats import check_save
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
@@ -460,7 +466,7 @@ def token_fields(table, token_id: int, surface) -> dict:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    from .core.table import UNK_ID, check_dropout
+    from .core.tables.table import UNK_ID, check_dropout
 
     table = load_table(args, args.table)
     check_dropout(args.dropout)
@@ -513,7 +519,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
     """Write tokens as they come: piped, one ``id<TAB>token`` per line; on a terminal, coloured
     tokens in batches, then a summary. Memory stays flat on any input size."""
-    from .core.table import UNK_ID
+    from .core.tables.table import UNK_ID
 
     unk = table.unk_id
     eow = table.end_of_word
@@ -625,7 +631,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def describe_pretokenizer(name: str) -> str:
     """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
-    from .core.pretokenize import PIPELINE
+    from .core.text.pretokenize import PIPELINE
 
     if name.startswith(PIPELINE):
         return f"a pipeline of {name.count('pattern')} split steps"
@@ -671,9 +677,7 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .core.formats import load, save
-
-    from .core.formats import check_save
+    from .core.tables.formats import check_save, load, save
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
@@ -695,8 +699,8 @@ def save_options(args: argparse.Namespace, fmt: str) -> dict:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .core.compare import compare, format_comparison
-    from .core.formats import load
+    from .core.analysis.compare import compare, format_comparison
+    from .core.tables.formats import load
 
     table_a, table_b = load(args.table_a), load(args.table_b)
     text = argv_text(args.text, "TEXT") if args.text is not None else read_stdin_text()
@@ -709,7 +713,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def conversion_losses(table, fmt: str) -> list[str]:
     """What a target format cannot carry over from this table (reported, not fatal)."""
-    from .core import formats
+    from .core.tables import formats
 
     lost = formats.writers()[fmt].losses(table)
     if table.manual_ranks and fmt != "native":
@@ -719,8 +723,8 @@ def conversion_losses(table, fmt: str) -> list[str]:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from .core.corpus import read_count_files, write_count_file
-    from .core.distributed import count_words
+    from .core.text.corpus import read_count_files, write_count_file
+    from .core.text.distributed import count_words
 
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
@@ -737,7 +741,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from .core.formats import load
+    from .core.tables.formats import load
     from .ui.app import run_inspect
 
     table = load_table(args, args.table)  # read here: errors are one line, before the screen opens
@@ -747,12 +751,12 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
-    from .core.lessons import STOPS
+    from .core.teaching.lessons import STOPS
 
     if not 1 <= args.stop <= len(STOPS):
         raise BPEError(f"--stop {args.stop}: the tour has stops 1 to {len(STOPS)}")
     STOPS[args.stop - 1].example.trainer()  # a missing worked example: one line, before the screen opens
-    from .ui.tour import run_tour
+    from .ui.views.tour import run_tour
 
     return run_tour(args.stop - 1)
 
@@ -766,14 +770,14 @@ def cmd_explore(argv: Sequence[str]) -> int:
     else:
         cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     dask = dask_from_args(args)
-    from .core.corpus import expand_sources
+    from .core.text.corpus import expand_sources
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
     if start is None:
         check_target_before_counting(cfg, args.corpus or ["demo.txt"])
     if args.workers is not None:
-        from .core.corpus import resolve_workers
+        from .core.text.corpus import resolve_workers
 
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     from .ui.app import run_explorer
@@ -790,7 +794,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
 
 def run_evaluation(tables, names, corpora, args):
     """Encode the corpora with the tables, with a progress bar on a terminal."""
-    from .core.evaluate import evaluate
+    from .core.analysis.evaluate import evaluate
 
     with progress_bar(f"encoding ({plural(len(tables), 'table')})", args.quiet) as progress:
         return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
@@ -802,8 +806,8 @@ def table_label(path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .core.evaluate import format_markdown, format_table, parse_corpus
-    from .core.formats import load
+    from .core.analysis.evaluate import format_markdown, format_table, parse_corpus
+    from .core.tables.formats import load
 
     corpora = [parse_corpus(spec) for spec in args.corpus]
     tables = [load(path) for path in args.tables]
@@ -818,9 +822,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from .core.audit import LONG_TOKEN_CHARS, audit, tree_text
-    from .core.evaluate import parse_corpus
-    from .core.formats import load
+    from .core.analysis.audit import LONG_TOKEN_CHARS, audit, tree_text
+    from .core.analysis.evaluate import parse_corpus
+    from .core.tables.formats import load
 
     if args.limit < 0:
         raise BPEError(f"--limit must be 0 or more, not {args.limit}")
@@ -830,7 +834,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     emitted = None
     if args.corpus:
         corpora = [parse_corpus(spec) for spec in args.corpus]
-        from .core.evaluate import Corpus
+        from .core.analysis.evaluate import Corpus
 
         # All files together are one corpus for the audit.
         merged = Corpus("+".join(c.label for c in corpora), tuple(p for c in corpora for p in c.paths))

@@ -1,7 +1,7 @@
 """The BPE engine: pure Python + regex, importable without textual.
 
 Start with ``educational``: the whole algorithm, training and encoding, written the way the
-tutorials write it (``python -m bpe_tui.core.educational`` prints a short trace). The other
+tutorials write it (``python -m bpe_tui.core.teaching.educational`` prints a short trace). The other
 modules do the same work fast, in the order data flows through them:
 
 * ``pretokenize`` text -> pre-tokens (special tokens cut out first)
@@ -17,9 +17,9 @@ modules do the same work fast, in the order data flows through them:
 * ``lessons``     the guided tour's stops (``bpe-tui learn``): text, questions, checks
 """
 
-from .config import PRESETS, TrainerConfig
+from .engine.config import PRESETS, TrainerConfig
+from .engine.trainer import MergeEvent, Trainer
 from .errors import BPEError
-from .table import UNK_ID, MergeNode, MergeTable, TraceStep
-from .trainer import MergeEvent, Trainer
+from .tables.table import UNK_ID, MergeNode, MergeTable, TraceStep
 
 __all__ = ["BPEError", "MergeEvent", "MergeNode", "MergeTable", "PRESETS", "TraceStep", "Trainer", "TrainerConfig", "UNK_ID"]

@@ -32,7 +32,7 @@ TieBreak: TypeAlias = Literal["first-seen", "lexical-min", "lexical-max", "hf"]
 TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 
 #: Where a space goes in front of the text between special tokens (see
-#: :class:`~bpe_tui.core.pretokenize.PreTokenizer`):
+#: :class:`~bpe_tui.core.text.pretokenize.PreTokenizer`):
 #:
 #: * ``always``   every segment that does not already start with a space (Metaspace "always")
 #: * ``first``    only a segment at the very start of the text (Metaspace "first", sentencepiece)
@@ -41,6 +41,6 @@ PrefixScheme: TypeAlias = Literal["always", "first", "prepend"]
 PREFIX_SCHEMES: tuple[PrefixScheme, ...] = get_args(PrefixScheme)
 
 #: The merge-table file formats, as ``--format`` and ``save(..., format=...)`` name them
-#: (each module in :mod:`bpe_tui.core.formats` declares its own as ``NAME``).
+#: (each module in :mod:`bpe_tui.core.tables.formats` declares its own as ``NAME``).
 FormatName: TypeAlias = Literal["native", "hf", "gpt2", "minbpe", "sentencepiece", "tiktoken", "subword-nmt"]
 FORMAT_NAMES: tuple[FormatName, ...] = get_args(FormatName)

@@ -1,10 +1,10 @@
 """The explorer App: boots, switches sessions, holds what is global (theme, palette, help).
 
-What you see is a screen (:mod:`bpe_tui.ui.screens`): an :class:`ExploreScreen` for a trainer
+What you see is a screen (:mod:`bpe_tui.ui.screens.main`): an :class:`ExploreScreen` for a trainer
 on a corpus, an :class:`InspectScreen` for a saved table, a :class:`StartScreen` while nothing
 is open yet. The App shows one of them as its default screen and switches to another when a
 corpus or table is opened (:meth:`ExplorerApp.opened`); everything a session's panes do lives
-on its screen. Opening runs in the screen's :class:`~bpe_tui.ui.loader.Loader` worker, which
+on its screen. Opening runs in the screen's :class:`~bpe_tui.ui.session.loader.Loader` worker, which
 reports by messages that bubble up to the App. What the keys do is listed once, in
 :mod:`~bpe_tui.ui.keys`.
 
@@ -21,27 +21,33 @@ from textual.app import App, SystemCommand
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from ..core.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
-from ..core.table import MergeTable
-from ..core.trainer import Trainer
+from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
+from ..core.engine.trainer import Trainer
+from ..core.tables.table import MergeTable
 from ..core.wording import plural
-from .compare import CompareScreen
-from .corpus import CorpusPane
-from .detail import TokenDetail
-from .dialogs import ConfirmScreen, HelpScreen, PathScreen
-from .encode import EncodePane
-from .history import HistoryPane
 from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
-from .loader import Loader
 from .messages import LoadCancelled, LoadFailed, SessionOpened
-from .pairs import PairsPane
-from .runner import Runner
-from .screens import ExploreScreen, InspectScreen, MainScreen, SessionScreen, StartScreen
-from .search import TokenSearch
-from .session import ExploreSession, InspectSession, Session
-from .stats import StatsPane
-from .status import StatusLine
-from .tour import Guide, open_tour
+from .panes.corpus import CorpusPane
+from .panes.detail import TokenDetail
+from .panes.encode import EncodePane
+from .panes.history import HistoryPane
+from .panes.pairs import PairsPane
+from .panes.search import TokenSearch
+from .panes.stats import StatsPane
+from .panes.status import StatusLine
+from .screens.dialogs import ConfirmScreen, HelpScreen, PathScreen
+from .screens.main import (
+    ExploreScreen,
+    InspectScreen,
+    MainScreen,
+    SessionScreen,
+    StartScreen,
+)
+from .session.loader import Loader
+from .session.runner import Runner
+from .session.sessions import ExploreSession, InspectSession, Session
+from .views.compare import CompareScreen
+from .views.tour import Guide, open_tour
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
@@ -64,17 +70,17 @@ class ExplorerApp(App):
     TITLE = "bpe-tui"
     CSS_PATH = [
         "app.tcss",
-        "status.tcss",
-        "corpus.tcss",
-        "pairs.tcss",
-        "history.tcss",
-        "encode.tcss",
-        "stats.tcss",
-        "detail.tcss",
-        "search.tcss",
-        "chips.tcss",
-        "tour.tcss",
-        "workbar.tcss",
+        "panes/status.tcss",
+        "panes/corpus.tcss",
+        "panes/pairs.tcss",
+        "panes/history.tcss",
+        "panes/encode.tcss",
+        "panes/stats.tcss",
+        "panes/detail.tcss",
+        "panes/search.tcss",
+        "widgets/chips.tcss",
+        "views/tour.tcss",
+        "widgets/workbar.tcss",
     ]
 
     def __init__(
@@ -96,7 +102,7 @@ class ExplorerApp(App):
         super().__init__()
         #: ``bpe-tui learn``: open the guided tour at this stop (0-based) once the start screen is up.
         self._tour_start = tour
-        #: The guided tour while it is open (bpe_tui.ui.tour; it outlives the screens of its examples).
+        #: The guided tour while it is open (bpe_tui.ui.views.tour; it outlives the screens of its examples).
         self.guide: Guide | None = None
         #: ``bpe-tui CORPUS --from TABLE``: the corpus is trained on from this table.
         self.start = start
@@ -277,7 +283,7 @@ class ExplorerApp(App):
         self.confirm_discard("Quit", self.exit)
 
     def action_learn(self) -> None:
-        """The guided tour (bpe_tui.ui.tour) under the panes, from its first stop."""
+        """The guided tour (bpe_tui.ui.views.tour) under the panes, from its first stop."""
         if not self.free():
             return
         self.confirm_discard("Start the tour", lambda: open_tour(self))

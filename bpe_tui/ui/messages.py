@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from ..core.table import MergeTable
-from .session import Session, Snapshot
+from ..core.tables.table import MergeTable
+from .session.sessions import Session, Snapshot
 
 #: Seconds of work between two messages from a worker (training batches, reading progress):
 #: a few screen updates per second, never one per merge or per block.
@@ -47,7 +47,7 @@ class StepChosen(Message):
 class EncodeChanged(Message):
     """The encode box's text or its table changed (the inspect pair table follows it).
 
-    ``pairs``: the text's adjacent token pairs (:func:`~bpe_tui.ui.pairs.text_pairs`), when
+    ``pairs``: the text's adjacent token pairs (:func:`~bpe_tui.ui.panes.pairs.text_pairs`), when
     the encoding counted them already (inspect), so a long text is not encoded twice.
     """
 

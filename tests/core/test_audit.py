@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_tui.core.audit import audit, characters_of, inside_counts, scripts_of, tree_text
-from bpe_tui.core.table import MergeTable
+from bpe_tui.core.analysis.audit import (
+    audit,
+    characters_of,
+    inside_counts,
+    scripts_of,
+    tree_text,
+)
+from bpe_tui.core.tables.table import MergeTable
 
 
 def byte_table() -> tuple[MergeTable, dict[bytes, int]]:
@@ -108,8 +114,8 @@ def test_gpt2_audit_on_tinyshakespeare_agrees_with_tiktoken():
     """Tokens, used ids and utilization from our encoding equal tiktoken's own count."""
     from collections import Counter
 
-    from tests.core.test_evaluate import gpt2_table_and_tiktoken
     from tests.conftest import TINYSHAKESPEARE, need
+    from tests.core.test_evaluate import gpt2_table_and_tiktoken
 
     table, reference = gpt2_table_and_tiktoken()
     text = need(TINYSHAKESPEARE).read_text(encoding="utf-8")

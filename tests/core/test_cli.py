@@ -247,8 +247,8 @@ def test_progress_amounts_have_thousands_separators():
 
 
 def test_the_educational_demo_piped_into_head_stops_quietly():
-    """``python -m bpe_tui.core.educational | head`` ends without a BrokenPipeError traceback."""
-    proc = subprocess.Popen([sys.executable, "-m", "bpe_tui.core.educational"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    """``python -m bpe_tui.core.teaching.educational | head`` ends without a BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "bpe_tui.core.teaching.educational"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader has gone before the first line
     err = proc.stderr.read()

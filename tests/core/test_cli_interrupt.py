@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_tui.core import corpus
+from bpe_tui.core.text import corpus
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc to see the worker processes")
 

@@ -19,12 +19,14 @@ import pytest
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
-from bpe_tui.core import corpus
-from bpe_tui.core.corpus import count_files, plan_ranges, write_count_file
-from bpe_tui.core.distributed import count_words
 from bpe_tui.core.errors import BPEError
+from bpe_tui.core.text import corpus
+from bpe_tui.core.text.corpus import count_files, plan_ranges, write_count_file
+from bpe_tui.core.text.distributed import count_words
 from tests.conftest import TINYSHAKESPEARE, need
-from tests.core.test_scale import LINES  # the lines local counting's tests cut into ranges
+from tests.core.test_scale import (
+    LINES,  # the lines local counting's tests cut into ranges
+)
 
 
 @pytest.fixture(scope="module")
@@ -289,7 +291,7 @@ def test_without_dask_the_option_names_the_extra(corpus_dir, tmp_path, monkeypat
 
 
 def test_the_library_imports_without_dask():
-    code = "import sys, bpe_tui, bpe_tui.core.distributed; assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'fsspec')]"
+    code = "import sys, bpe_tui, bpe_tui.core.text.distributed; assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'fsspec')]"
     subprocess.run([sys.executable, "-c", code], check=True)
     assert bpe_tui.count_words is count_words and "count_words" in bpe_tui.__all__
 

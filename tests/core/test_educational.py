@@ -1,4 +1,4 @@
-"""The reference encoder (bpe_tui.core.educational) against MergeTable's fast encoder, and the demo."""
+"""The reference encoder (bpe_tui.core.teaching.educational) against MergeTable's fast encoder, and the demo."""
 
 from __future__ import annotations
 
@@ -11,8 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core import educational
-from bpe_tui.core.educational import base_symbols, encode, encode_steps, encode_word, merge_word
+from bpe_tui.core.teaching import educational
+from bpe_tui.core.teaching.educational import (
+    base_symbols,
+    encode,
+    encode_steps,
+    encode_word,
+    merge_word,
+)
 from tests.conftest import CORPORA
 
 #: The worked examples that ship in corpora/, each with the rules its tutorial uses.
@@ -90,7 +96,7 @@ def test_reference_encoder_matches_the_table_on_random_text(corpus, probe, which
 
 
 def test_demo_prints_a_trace():
-    out = subprocess.run([sys.executable, "-m", "bpe_tui.core.educational"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "bpe_tui.core.teaching.educational"], capture_output=True, text=True, check=True).stdout
     assert "merge 1: l + o -> lo   (10 times)" in out
     assert "merge 5: lowe + s -> lowes   (3 times)" in out  # not (e, s): e is inside "lowe"
     assert out.rstrip().endswith("tokens    s, lowest</w>")

@@ -10,10 +10,10 @@ from collections import Counter
 import pytest
 
 import bpe_tui
-from bpe_tui.core import evaluate as ev
-from bpe_tui.core.corpus import plan_ranges
+from bpe_tui.core.analysis import evaluate as ev
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.table import MergeTable
+from bpe_tui.core.tables.table import MergeTable
+from bpe_tui.core.text.corpus import plan_ranges
 from tests.conftest import GPT2_DIR, SHARED, TINYSHAKESPEARE, need
 
 
@@ -21,8 +21,8 @@ def gpt2_table_and_tiktoken():
     """GPT-2's table as we read it, and tiktoken's Encoding built from the same files."""
     import tiktoken
 
-    from bpe_tui.core.pretokenize import GPT2_PATTERN
-    from bpe_tui.core.units import gpt2_str_to_bytes
+    from bpe_tui.core.engine.units import gpt2_str_to_bytes
+    from bpe_tui.core.text.pretokenize import GPT2_PATTERN
 
     vocab = json.loads(need(GPT2_DIR / "vocab.json").read_text(encoding="utf-8"))
     ranks = {gpt2_str_to_bytes(s): i for s, i in vocab.items() if s != "<|endoftext|>"}
@@ -189,7 +189,7 @@ def test_cl100k_on_the_parallel_set_agrees_with_tiktoken():
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    from bpe_tui.core.pretokenize import GPT4_PATTERN
+    from bpe_tui.core.text.pretokenize import GPT4_PATTERN
 
     path = need(SHARED / "tables" / "cl100k" / "cl100k_base.tiktoken")
     reference = tiktoken.Encoding("cl100k-shared", pat_str=GPT4_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})

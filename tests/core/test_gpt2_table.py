@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import bpe_tui
-from bpe_tui.core.units import gpt2_str_to_bytes
+from bpe_tui.core.engine.units import gpt2_str_to_bytes
 from tests.conftest import GPT2_DIR, TAYLORSWIFT, TINYSHAKESPEARE, need
 
 tiktoken = pytest.importorskip("tiktoken")

@@ -24,11 +24,11 @@ import sys
 
 import pytest
 
-from bpe_tui.core.config import TrainerConfig
+from bpe_tui.core.engine.config import TrainerConfig
+from bpe_tui.core.engine.trainer import Trainer
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.formats import load
-from bpe_tui.core.table import MergeTable
-from bpe_tui.core.trainer import Trainer
+from bpe_tui.core.tables.formats import load
+from bpe_tui.core.tables.table import MergeTable
 
 CORPUS = "the lowest newest widest the low lower " * 40
 HANG_GUARD = 120  # seconds: only to turn a hang into a failure
@@ -267,7 +267,7 @@ def _umask() -> int:
 
 def _long_line_words(d: pathlib.Path) -> bool:
     """A line longer than the reader's block gives the same words as counting it whole."""
-    from bpe_tui.core import corpus
+    from bpe_tui.core.text import corpus
 
     words = " ".join(f"w{i % 997}x" for i in range(600_000))  # ~4.7 MB on one line
     (d / "long.txt").write_text(words)

@@ -29,10 +29,10 @@ def modules_after(code: str) -> set[str]:
     [
         "import bpe_tui",
         "import bpe_tui.core",
-        "import bpe_tui.core.educational",
-        "import bpe_tui.core.lessons",
+        "import bpe_tui.core.teaching.educational",
+        "import bpe_tui.core.teaching.lessons",
         "import bpe_tui.cli",
-        "import bpe_tui.core.formats",
+        "import bpe_tui.core.tables.formats",
     ],
 )
 def test_importing_loads_no_ui(code):
@@ -73,9 +73,9 @@ def test_headless_cli_loads_no_ui(tmp_path):
 
 def test_core_sources_never_name_textual_or_rich():
     """A textual/rich import inside a function would escape the checks above until called."""
-    import bpe_tui.core
-
     from pathlib import Path
+
+    import bpe_tui.core
 
     root = Path(bpe_tui.core.__file__).parent
     offenders = []
@@ -94,9 +94,9 @@ def test_the_table_does_not_import_the_formats():
     called). ``import bpe_tui`` loads both, so this reads table.py's imports."""
     import ast
 
-    import bpe_tui.core.table
+    import bpe_tui.core.tables.table
 
-    tree = ast.parse(open(bpe_tui.core.table.__file__, encoding="utf-8").read())
+    tree = ast.parse(open(bpe_tui.core.tables.table.__file__, encoding="utf-8").read())
     top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert top_level and not [n for n in top_level if "formats" in ast.unparse(n)]
     inside = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)

@@ -1,4 +1,4 @@
-"""The tour's stops (bpe_tui.core.lessons) against the real Trainer: the tour never narrates a
+"""The tour's stops (bpe_tui.core.teaching.lessons) against the real Trainer: the tour never narrates a
 merge the trainer does not make, every question has exactly one right answer, and the Tour
 moves and checks answers as the UI expects."""
 
@@ -7,8 +7,14 @@ from __future__ import annotations
 import pytest
 
 from bpe_tui import BPEError, Trainer
-from bpe_tui.core.lessons import STOPS, ChoiceQuestion, PairQuestion, Tour, show_pair
-from bpe_tui.core.units import visible
+from bpe_tui.core.engine.units import visible
+from bpe_tui.core.teaching.lessons import (
+    STOPS,
+    ChoiceQuestion,
+    PairQuestion,
+    Tour,
+    show_pair,
+)
 
 IDS = [f"{n + 1}-{stop.title}" for n, stop in enumerate(STOPS)]
 
@@ -116,7 +122,7 @@ def test_tour_moves_between_stops_and_takes_one_answer_per_stop():
 
 
 def test_a_missing_corpus_is_a_clear_error(tmp_path, monkeypatch):
-    from bpe_tui.core import lessons
+    from bpe_tui.core.teaching import lessons
 
     monkeypatch.setattr(lessons, "shipped", lambda name: tmp_path / name)
     with pytest.raises(BPEError, match="court.txt: the worked example is missing"):
@@ -132,7 +138,7 @@ def test_learn_refuses_a_stop_the_tour_does_not_have(capsys):
 
 def test_learn_without_the_worked_examples_is_one_line_before_the_screen(capsys, tmp_path, monkeypatch):
     from bpe_tui.cli import main
-    from bpe_tui.core import lessons
+    from bpe_tui.core.teaching import lessons
 
     monkeypatch.setattr(lessons, "shipped", lambda name: tmp_path / name)
     assert main(["learn"]) == 2
@@ -163,7 +169,7 @@ def test_the_tour_and_the_parallel_set_run_from_an_installed_wheel(tmp_path):
     zipfile.ZipFile(wheel).extractall(site)
     # The unpacked wheel, not the checkout, is what Python imports here.
     code = (
-        "import bpe_tui, bpe_tui.core.lessons as l, bpe_tui.core.evaluate as e;"
+        "import bpe_tui, bpe_tui.core.teaching.lessons as l, bpe_tui.core.analysis.evaluate as e;"
         "assert bpe_tui.__file__.startswith(%r), bpe_tui.__file__;"
         "print(len(l.COURT.trainer().top_pairs(3)), len(e.parallel_set()))" % str(site)
     )

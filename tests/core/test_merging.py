@@ -9,9 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_tui.core import merging
-from bpe_tui.core.merging import HEAP_FROM, MergeLog, merge
-from bpe_tui.core.table import MergeTable
+from bpe_tui.core.engine import merging
+from bpe_tui.core.engine.merging import HEAP_FROM, MergeLog, merge
+from bpe_tui.core.tables.table import MergeTable
 
 
 def reference(symbols, key_rank, stop_at=1, p=0.0, rng=None, log=None):

@@ -14,8 +14,8 @@ import threading
 import pytest
 
 from bpe_tui import TrainerConfig
-from bpe_tui.core import corpus
-from bpe_tui.core.corpus import count_files
+from bpe_tui.core.text import corpus
+from bpe_tui.core.text.corpus import count_files
 
 LINES = ["The quick brown fox jumps over the lazy dog.", "low lower lowest newer newest", "naïve café, 12345!"]
 

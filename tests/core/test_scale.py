@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
-from bpe_tui.core import corpus, pretokenize
-from bpe_tui.core.corpus import (
+from bpe_tui.core.errors import BPEError
+from bpe_tui.core.tables.table import MergeTable
+from bpe_tui.core.text import corpus, pretokenize
+from bpe_tui.core.text.corpus import (
     WordCounter,
     count_files,
     count_lines,
@@ -29,8 +31,6 @@ from bpe_tui.core.corpus import (
     split_lines,
     write_count_file,
 )
-from bpe_tui.core.errors import BPEError
-from bpe_tui.core.table import MergeTable
 from tests.conftest import CORPORA, TINYSHAKESPEARE, need
 
 settings.register_profile("scale", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core.corpus import count_files
+from bpe_tui.core.text.corpus import count_files
 from tests.conftest import CORPORA, REPO
 
 

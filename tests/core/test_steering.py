@@ -9,11 +9,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_tui import MergeTable, Trainer, TrainerConfig
-from bpe_tui.core.corpus import count_text
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.formats import load
+from bpe_tui.core.tables.formats import load
+from bpe_tui.core.text.corpus import count_text
 from tests.conftest import CORPORA
-from tests.core.test_trainer_properties import RULES, answers, configs, make, snapshot, texts
+from tests.core.test_trainer_properties import (
+    RULES,
+    answers,
+    configs,
+    make,
+    snapshot,
+    texts,
+)
 
 COURT = (CORPORA / "court.txt").read_text()
 LOW = (CORPORA / "low_lower_lowest.txt").read_text()
@@ -560,6 +567,6 @@ def test_a_table_going_on_from_gpt2_reuses_its_indices_and_equals_the_checked_bu
 
 
 def gpt2_config(table: MergeTable) -> TrainerConfig:
-    from bpe_tui.core.trainer import table_config
+    from bpe_tui.core.engine.trainer import table_config
 
     return table_config(table, TrainerConfig(tie_break="lexical-max"))[0]

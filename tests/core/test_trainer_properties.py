@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core.corpus import count_text
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.educational import merge_word, train_naive
+from bpe_tui.core.teaching.educational import merge_word, train_naive
+from bpe_tui.core.text.corpus import count_text
 
 RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
 

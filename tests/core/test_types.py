@@ -11,8 +11,10 @@ import typing
 import pytest
 
 import bpe_tui
-from bpe_tui.core import config, formats, types
-from bpe_tui.core.pretokenize import PreTokenizer
+from bpe_tui.core import types
+from bpe_tui.core.engine import config
+from bpe_tui.core.tables import formats
+from bpe_tui.core.text.pretokenize import PreTokenizer
 
 
 def test_literal_aliases_are_the_runtime_choices():

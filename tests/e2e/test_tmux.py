@@ -277,7 +277,7 @@ def test_m_merges_the_selected_pair_by_hand_on_the_demo_corpus(tmux, tmp_path):
     expect = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
     third = expect.top_pairs(3)[2][0]
     event = expect.step(pair=third)
-    from bpe_tui.ui.render import label
+    from bpe_tui.ui.widgets.render import label
 
     tmux.wait_for(f"→ {label(event.new_token)}")  # the third pair of the table was merged, not the leader
     tmux.wait_for("     1h")  # the history's mark for a merge chosen by hand

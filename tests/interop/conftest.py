@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import bpe_tui
-from bpe_tui.core.units import gpt2_str_to_bytes
+from bpe_tui.core.engine.units import gpt2_str_to_bytes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

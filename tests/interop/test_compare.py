@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe_tui
-from bpe_tui.core.compare import compare, format_comparison, token_spans
+from bpe_tui.core.analysis.compare import compare, format_comparison, token_spans
 from tests.conftest import CORPORA
 
 from .conftest import TEXTS

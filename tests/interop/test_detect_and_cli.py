@@ -9,7 +9,7 @@ import pytest
 
 import bpe_tui
 from bpe_tui.cli import main
-from bpe_tui.core.formats import detect, readers, writers
+from bpe_tui.core.tables.formats import detect, readers, writers
 from tests.conftest import CORPORA
 
 from .conftest import FIXTURES

@@ -12,8 +12,8 @@ from tokenizers import Regex
 from tokenizers import pre_tokenizers as P
 
 from bpe_tui import BPEError
-from bpe_tui.core.formats.hf import _pretokenizer
-from bpe_tui.core.pretokenize import PIPELINE, PreTokenizer
+from bpe_tui.core.tables.formats.hf import _pretokenizer
+from bpe_tui.core.text.pretokenize import PIPELINE, PreTokenizer
 
 ALPHABET = st.sampled_from(list("ab Z1 2\t\n,!$.-'é日ş٣"))
 
@@ -73,8 +73,9 @@ def test_unknown_pre_tokenizer_is_refused_by_name():
 def test_added_token_flags_match_tokenizers(tmp_path):
     """lstrip, rstrip and single_word decide where an added token matches, as in tokenizers;
     written back, tokenizers reads the same flags."""
-    import bpe_tui
     from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, trainers
+
+    import bpe_tui
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -47,7 +47,7 @@ def test_round_trip_identical_table(tmp_path):
 
 
 def test_specials_are_renumbered_after_the_merges(trained_table, tmp_path):
-    from bpe_tui.core.formats import minbpe
+    from bpe_tui.core.tables.formats import minbpe
 
     notes = minbpe.losses(trained_table)
     assert any("ids change" in n for n in notes)

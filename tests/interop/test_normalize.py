@@ -7,17 +7,21 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.parity_texts import BASE
 import sentencepiece as spm
 import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import BPEError
-from bpe_tui.core.formats.sentencepiece_bpe import parse_message
-from bpe_tui.core.normalize import Charsmap, Precompiled, SentencePieceNormalizer, from_hf
+from bpe_tui.core.tables.formats.sentencepiece_bpe import parse_message
+from bpe_tui.core.text.normalize import (
+    Charsmap,
+    Precompiled,
+    SentencePieceNormalizer,
+    from_hf,
+)
 from tests.conftest import CORPORA
+from tests.parity_texts import BASE
 
 #: Text that exercises the rules: compatibility forms, odd whitespace, controls, case, marks.
 SAMPLES = [

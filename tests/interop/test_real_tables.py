@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 import sentencepiece as spm
 import tiktoken
-import tokenizers
 import tiktoken_ext.openai_public as openai_public
+import tokenizers
 from tiktoken.load import load_tiktoken_bpe
 
 import bpe_tui
@@ -184,7 +184,15 @@ QWEN2_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?
 def _qwen2_reference(directory):
     """Qwen2's fast tokenizer as transformers builds it from these files (Qwen2Converter):
     NFC, its regex split, byte-level BPE, the added tokens."""
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers import (
+        AddedToken,
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+    )
 
     tok = Tokenizer(models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt")))
     tok.normalizer = normalizers.NFC()

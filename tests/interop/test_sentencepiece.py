@@ -12,7 +12,7 @@ import sentencepiece as spm
 
 import bpe_tui
 from bpe_tui import BPEError
-from bpe_tui.core.formats.sentencepiece_bpe import parse_message
+from bpe_tui.core.tables.formats.sentencepiece_bpe import parse_message
 from tests.conftest import CORPORA
 from tests.parity_texts import texts
 

@@ -10,8 +10,8 @@ from tiktoken.load import load_tiktoken_bpe
 
 import bpe_tui
 from bpe_tui import BPEError
-from bpe_tui.core.formats.tiktoken_bpe import rebuild_merges
-from bpe_tui.core.pretokenize import GPT2_PATTERN
+from bpe_tui.core.tables.formats.tiktoken_bpe import rebuild_merges
+from bpe_tui.core.text.pretokenize import GPT2_PATTERN
 from tests.conftest import GPT2_DIR, need
 
 from .conftest import TEXTS, assert_load_fails, write
@@ -37,7 +37,7 @@ def test_tiktoken_encodes_our_table_to_our_ids(trained_table, tmp_path):
 
 
 def test_gpt4_regex_table(tmp_path):
-    from bpe_tui.core.pretokenize import GPT4_PATTERN
+    from bpe_tui.core.text.pretokenize import GPT4_PATTERN
     from tests.conftest import CORPORA
 
     table = bpe_tui.train(str(CORPORA / "code_sample.py"), preset="gpt4", vocab_size=600)
@@ -147,7 +147,7 @@ def test_chars_table_cannot_be_written(tmp_path):
 def test_rebuilt_merges_are_cached_by_sha256(tmp_path, monkeypatch):
     """The second open of a rank file reads its merges from the cache (the replay is not run
     again); a damaged cache file is ignored and the merges are rebuilt."""
-    from bpe_tui.core.formats import merges_cache, tiktoken_bpe
+    from bpe_tui.core.tables.formats import merges_cache, tiktoken_bpe
 
     monkeypatch.setenv("BPE_TUI_CACHE", str(tmp_path / "cache"))
     lines = [f"{base64.b64encode(bytes([i])).decode()} {i}" for i in range(256)]

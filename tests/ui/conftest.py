@@ -9,7 +9,7 @@ import pytest
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.session import read_preview
+from bpe_tui.ui.session.sessions import read_preview
 
 REPO = Path(__file__).resolve().parents[2]
 CORPORA = REPO / "corpora"

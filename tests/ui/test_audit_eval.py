@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from bpe_tui.core import evaluate as ev
-from bpe_tui.core.audit import Cancelled, audit
-from bpe_tui.ui import audit as audit_ui
-from bpe_tui.ui.audit import AuditScreen, words_counts
-from bpe_tui.ui.evaluate import METRICS, EvalScreen
+from bpe_tui.core.analysis import evaluate as ev
+from bpe_tui.core.analysis.audit import Cancelled, audit
+from bpe_tui.ui.views import audit as audit_ui
+from bpe_tui.ui.views.audit import AuditScreen, words_counts
+from bpe_tui.ui.views.evaluate import METRICS, EvalScreen
 
 from .conftest import demo_app, settle
 

@@ -9,12 +9,12 @@ from textual.widgets import Input
 
 import bpe_tui
 from bpe_tui import BPEError, cli
-from bpe_tui.core.compare import compare
-from bpe_tui.core.formats import readers, writers
+from bpe_tui.core.analysis.compare import compare
+from bpe_tui.core.tables.formats import readers, writers
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.compare import CompareScreen
-from bpe_tui.ui.session import InspectSession
-from bpe_tui.ui.dialogs import PathScreen
+from bpe_tui.ui.screens.dialogs import PathScreen
+from bpe_tui.ui.session.sessions import InspectSession
+from bpe_tui.ui.views.compare import CompareScreen
 
 from .conftest import CORPORA, demo_app, settle, wait_for_screen
 

@@ -11,10 +11,16 @@ from textual.widgets import Checkbox, Input, TabbedContent
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp, default_config
 from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_for
-from bpe_tui.ui.session import ExploreSession, InspectSession
-from bpe_tui.ui.dialogs import ConfirmScreen, FindScreen, GotoScreen, HelpScreen, PathScreen
 from bpe_tui.ui.messages import Progressed
-from bpe_tui.ui.screens import ExploreScreen
+from bpe_tui.ui.screens.dialogs import (
+    ConfirmScreen,
+    FindScreen,
+    GotoScreen,
+    HelpScreen,
+    PathScreen,
+)
+from bpe_tui.ui.screens.main import ExploreScreen
+from bpe_tui.ui.session.sessions import ExploreSession, InspectSession
 
 from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
 
@@ -498,7 +504,7 @@ async def test_save_native_confirm_overwrite_and_gpt2(tmp_path):
         await settle(app, pilot)
         assert bpe_tui.load(str(target)).num_merges == 20
         # every writer is offered; gpt2 writes a directory
-        from bpe_tui.core.formats import writers
+        from bpe_tui.core.tables.formats import writers
 
         await pilot.press("s")
         await pilot.pause()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 from textual.widgets import Input, TabbedContent
 
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.corpus import CorpusPane
-from bpe_tui.ui.pairs import INSPECT_COLUMNS
-from bpe_tui.ui.session import InspectSession
+from bpe_tui.ui.panes.corpus import CorpusPane
+from bpe_tui.ui.panes.pairs import INSPECT_COLUMNS
+from bpe_tui.ui.session.sessions import InspectSession
 
 from .conftest import CORPORA, settle
 

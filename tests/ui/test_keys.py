@@ -8,9 +8,9 @@ from textual.widgets._footer import FooterKey
 
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.dialogs import HelpScreen
 from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_for
-from bpe_tui.ui.screens import ExploreScreen, InspectScreen
+from bpe_tui.ui.screens.dialogs import HelpScreen
+from bpe_tui.ui.screens.main import ExploreScreen, InspectScreen
 
 from .conftest import CORPORA, demo_app, settle
 

@@ -15,10 +15,10 @@ import pytest
 from textual.widgets import Input
 
 import bpe_tui
-from bpe_tui.core.formats import tiktoken_bpe
+from bpe_tui.core.tables.formats import tiktoken_bpe
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.screens import InspectScreen
-from bpe_tui.ui.workbar import WorkBar
+from bpe_tui.ui.screens.main import InspectScreen
+from bpe_tui.ui.widgets.workbar import WorkBar
 from tests.conftest import SHARED, need, rank_file
 
 from .conftest import settle
@@ -203,7 +203,7 @@ async def test_the_open_dialog_shows_a_rank_file_at_once_too(small_rank_file, mo
 async def test_open_a_compare_b_waits_for_the_merge_list_of_a(small_rank_file, monkeypatch, compare_tables):
     """``bpe-tui open A --compare B`` with a rank file A: the comparison (which numbers A's
     merges) opens once A's merge list is built, not before."""
-    from bpe_tui.ui.compare import CompareScreen
+    from bpe_tui.ui.views.compare import CompareScreen
 
     held = HeldBuild(monkeypatch)
     app = ExplorerApp(table=bpe_tui.load(small_rank_file), compare_path=compare_tables[0])

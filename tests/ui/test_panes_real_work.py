@@ -20,12 +20,12 @@ from textual.worker import Worker, WorkerState
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main as cli_main
-from bpe_tui.core.formats import load
+from bpe_tui.core.tables.formats import load
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.dialogs import ConfirmScreen, FindScreen
-from bpe_tui.ui.encode import LONG_TEXT, TraceView
-from bpe_tui.ui.session import read_preview
-from bpe_tui.ui.status import lay_out
+from bpe_tui.ui.panes.encode import LONG_TEXT, TraceView
+from bpe_tui.ui.panes.status import lay_out
+from bpe_tui.ui.screens.dialogs import ConfirmScreen, FindScreen
+from bpe_tui.ui.session.sessions import read_preview
 
 from .conftest import CORPORA, DEMO, SHARED, demo_app, settle, settle_until, text_app
 
@@ -156,7 +156,7 @@ async def test_deltas_start_empty_on_another_corpus():
 
 async def test_deltas_after_a_jump_compare_with_the_state_before_it(corpus, monkeypatch):
     # one merge per batch: the jump reaches the screen in many worker updates
-    monkeypatch.setattr("bpe_tui.ui.runner.BATCH_SECONDS", 0.0)
+    monkeypatch.setattr("bpe_tui.ui.session.runner.BATCH_SECONDS", 0.0)
     app = corpus_app(corpus)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

@@ -34,8 +34,9 @@ async def test_a_table_without_notes_opens_quietly(tmp_path):
 async def test_trace_says_a_pre_token_is_emitted_whole():
     """Llama 3's " Việt" is a token no merge builds: the encode pane's trace says it is
     emitted whole rather than showing merges the encoding does not use."""
-    import bpe_tui
     from textual.widgets import Input
+
+    import bpe_tui
 
     path = need(SHARED / "tables" / "llama3" / "tokenizer.model")
     table = bpe_tui.load(str(path))

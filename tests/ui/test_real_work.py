@@ -13,11 +13,11 @@ import threading
 import pytest
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core import corpus as core_corpus
-from bpe_tui.core import distributed as core_distributed
+from bpe_tui.core.text import corpus as core_corpus
+from bpe_tui.core.text import distributed as core_distributed
 from bpe_tui.ui.app import ExplorerApp, default_config
-from bpe_tui.ui.dialogs import GotoScreen
 from bpe_tui.ui.messages import LoadCancelled, LoadFailed, LoadProgressed
+from bpe_tui.ui.screens.dialogs import GotoScreen
 
 from .conftest import SHARED, classic_app, demo_app, settle
 

@@ -9,12 +9,11 @@ import pytest
 from textual.widgets import Checkbox, Input, Select
 
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.dialogs import ConfirmScreen
-from bpe_tui.ui.session import ExploreSession
-from bpe_tui.ui.history import TIE_MARK, UNDONE_MARK
-from bpe_tui.ui.settings import SettingsScreen, first_difference
-
-from bpe_tui.ui.render import label
+from bpe_tui.ui.panes.history import TIE_MARK, UNDONE_MARK
+from bpe_tui.ui.screens.dialogs import ConfirmScreen
+from bpe_tui.ui.screens.settings import SettingsScreen, first_difference
+from bpe_tui.ui.session.sessions import ExploreSession
+from bpe_tui.ui.widgets.render import label
 
 from .conftest import CORPORA, classic_app, demo_app, settle, text_app
 

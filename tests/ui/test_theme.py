@@ -22,10 +22,10 @@ from textual.widgets import Input, Static, TabbedContent
 import bpe_tui
 import bpe_tui.ui
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.audit import AuditScreen
-from bpe_tui.ui.compare import ChipView, CompareScreen
-from bpe_tui.ui.encode import EncodeView
-from bpe_tui.ui.evaluate import EvalScreen
+from bpe_tui.ui.panes.encode import EncodeView
+from bpe_tui.ui.views.audit import AuditScreen
+from bpe_tui.ui.views.compare import ChipView, CompareScreen
+from bpe_tui.ui.views.evaluate import EvalScreen
 
 from .conftest import CORPORA, classic_app, demo_app, settle, wait_for_screen
 
@@ -307,7 +307,7 @@ async def test_theme_recolours_the_audit_title_and_the_evaluate_view():
 
 
 async def test_theme_recolours_the_help_screen_while_it_is_open():
-    from bpe_tui.ui.dialogs import HelpScreen
+    from bpe_tui.ui.screens.dialogs import HelpScreen
 
     app = demo_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -352,7 +352,7 @@ async def test_every_chip_note_and_the_cursor_read_well_in_every_builtin_theme()
 
     from textual.theme import BUILTIN_THEMES
 
-    from bpe_tui.ui.render import ChipStyles, component_style
+    from bpe_tui.ui.widgets.render import ChipStyles, component_style
 
     app = demo_app()
     poor = []
@@ -426,7 +426,7 @@ def test_no_colours_in_the_ui_python_code():
     assert colour_in_style_string("bold #8ec5ff") and colour_in_style_string("dim red") and colour_in_style_string("[on blue]x[/]")
     assert not colour_in_style_string("bold chip--good") and not colour_in_style_string("unknowns in red, and more")
     found = []
-    for path in sorted(UI.glob("*.py")):
+    for path in sorted(UI.rglob("*.py")):
         source = path.read_text()
         for n, line in enumerate(source.splitlines(), 1):
             if "Style(color=" in line.replace(" ", "") or "bgcolor=" in line:
@@ -442,7 +442,7 @@ def test_no_colours_in_the_ui_python_code():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
                 if HEX.search(node.value) or colour_in_style_string(node.value):
                     found.append(f"{path.name}:{node.lineno}: {node.value!r}")
-    for path in sorted(UI.glob("*.tcss")):
+    for path in sorted(UI.rglob("*.tcss")):
         for n, line in enumerate(path.read_text().splitlines(), 1):
             if HEX.search(line):
                 found.append(f"{path.name}:{n}: {line.strip()}")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Checkbox, Input
 
-from bpe_tui.core.lessons import STOPS
+from bpe_tui.core.teaching.lessons import STOPS
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.dialogs import ConfirmScreen
-from bpe_tui.ui.tour import TourPanel, tour_panel
+from bpe_tui.ui.screens.dialogs import ConfirmScreen
+from bpe_tui.ui.views.tour import TourPanel, tour_panel
 
 from .conftest import classic_app, demo_app, settle
 

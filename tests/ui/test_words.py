@@ -9,11 +9,11 @@ from textual.widgets import Input
 
 import bpe_tui
 from bpe_tui.ui.app import NOTES_SECONDS, NOTES_SHOWN, ExplorerApp
-from bpe_tui.ui.compare import CompareScreen
-from bpe_tui.ui.dialogs import ConfirmScreen
-from bpe_tui.ui.screens import ExploreScreen, InspectScreen
-from bpe_tui.ui.search import LIMIT, matches
-from bpe_tui.ui.status import Phrases
+from bpe_tui.ui.panes.search import LIMIT, matches
+from bpe_tui.ui.panes.status import Phrases
+from bpe_tui.ui.screens.dialogs import ConfirmScreen
+from bpe_tui.ui.screens.main import ExploreScreen, InspectScreen
+from bpe_tui.ui.views.compare import CompareScreen
 
 from .conftest import CORPORA, DEMO, demo_app, settle, text_app, wait_for_screen
 

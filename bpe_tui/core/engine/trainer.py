@@ -1,0 +1,1314 @@
+"""The stepwise BPE trainer: one merge per ``step()``, exactly undoable.
+
+How BPE training works, in four sentences. Split the corpus into words (pre-tokens) and count
+each distinct word once. Write every word as a sequence of base symbols (bytes or characters).
+Count every adjacent pair of symbols, weighted by the word's count, and merge the most frequent
+pair everywhere into a new symbol. Repeat until the vocabulary is as large as you want.
+
+What makes this trainer fast enough to watch live is that it never recounts. It keeps:
+
+* ``pair -> count`` for every adjacent pair in the corpus (overlapping occurrences count:
+  ``aaaa`` holds three ``(a, a)``; the merge itself replaces left to right, non-overlapping);
+* ``pair -> words`` that may contain it (a superset; stale members are skipped or pruned);
+* a priority queue (heap) whose key is ``(-count, tie-break key)``, so the best pair is the
+  first valid entry. Entries go stale when counts change; a stale entry is re-queued or
+  dropped when it reaches the top ("lazy invalidation").
+
+A merge rewrites only the words that contain the pair (:func:`merge_word`) and changes only
+the counts of the pairs around each occurrence. Each step records the old segmentations of
+the words it rewrote and the count changes it made, so ``undo()`` is the exact inverse.
+
+Words are stored as strings of token ids, one character per id, so that a merge is
+``str.replace`` in C: see :mod:`~bpe_tui.core.engine.speed` for that and the other speed helpers. The
+tie-break rules (which pair wins when counts are equal) are in :mod:`~bpe_tui.core.engine.tiebreak`.
+
+Beyond the rules, a person can steer: ``step(pair=...)`` merges a pair chosen by hand (undo
+and goto replay it, see :meth:`Trainer.step`); ``Trainer.from_table`` goes on from a saved
+table; ``max_token_length`` and ``no_merge_across`` forbid some pairs (see
+:meth:`Trainer.forbidden_pair_count`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from operator import mul
+from typing import TYPE_CHECKING
+
+import regex
+
+from ..errors import BPEError
+from ..wording import plural
+from .config import TrainerConfig, check_vocab_size
+from .events import TIES_LISTED, Context, MergeEvent
+from .speed import (
+    MAX_TOKEN_ID,
+    convert_all,
+    fast_constructor,
+    ids_of,
+    key_of,
+    pair_index,
+    pairs_of,
+    surface_pair,
+    surface_pairs,
+    utf8_as_ids,
+)
+from .tiebreak import make_rule, show, show_pair
+
+if TYPE_CHECKING:
+    from ..tables.table import MergeTable
+
+
+__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "table_config"]
+
+_new_event = fast_constructor(MergeEvent)
+
+
+def merge_word(
+    words: list[str], members: Sequence[int], pair: str, new: str, counts: list[int],
+    deltas: dict[str, int], index: Mapping[str, dict[int, None]], keep_old: bool = True,
+) -> tuple[list[int], list[str], int, dict[int, int]]:
+    """Merge every occurrence of ``pair`` into the token ``new`` in each word ``members``
+    names (an index into ``words``, rewritten in place): left to right, non-overlapping.
+
+    The pair-count changes each rewrite makes, times the word's count, are added to
+    ``deltas`` (pair -> change), and each word is filed in ``index`` (pair -> words holding it)
+    under every pair it gains. Around each occurrence of ``(a, b)``, the pair ``(prev, a)``
+    becomes ``(prev, new)`` and ``(b, next)`` becomes ``(new, next)``; ``prev`` is the symbol
+    before as already rewritten (``new`` itself when two occurrences are adjacent, as in
+    ``abab``). The merged pair's own count is not among the changes: it drops to zero
+    everywhere, which the trainer sets once. Words and pairs are id strings (see
+    :mod:`~bpe_tui.core.engine.speed`); a member that no longer holds the pair is skipped.
+
+    Returns ``(touched, old, tokens saved, occurrences)``: the words rewritten, in order, and
+    their segmentations before (only with ``keep_old``); how many tokens the corpus lost; and word -> occurrences of the
+    pair where that is not 1 (overlapping ones counted, as pair counts count them).
+
+    This is Hugging Face's ``Word::merge`` (word.rs) with the loop over the words inside:
+    in Python a call per word, and a list of ``(pair, ±1)`` built and read back per word, cost
+    20-30% of the stepping time, so the changes go straight into the caller's dict and index.
+    """
+    get = deltas.get
+    touched: list[int] = []
+    olds: list[str] = []
+    saved = 0
+    overlapping = pair[0] == pair[1]  # (a, a): occurrences overlap (aaa holds two), merges do not
+    # speed: with (a, a), a rare pair, the words' overlapping occurrences are counted up front,
+    # which keeps a check for it out of the loop's usual case (one occurrence).
+    occurrences: dict[int, int] = {w: _overlapping(words[w], pair) for w in members if pair in words[w]} if overlapping else {}
+    for w in members:
+        old = words[w]
+        word = old.replace(pair, new)  # the merge itself, in C
+        if word is old:  # replace hands back the same object when the pair is absent
+            continue
+        weight = counts[w]
+        n = len(old)
+        i = old.find(pair)
+        if len(word) == n - 1:  # one occurrence, the usual case: both words line up at i
+            if i:
+                p = old[i - 1 : i + 1]
+                deltas[p] = get(p, 0) - weight
+                p = word[i - 1 : i + 1]
+                deltas[p] = get(p, 0) + weight
+                index[p][w] = None
+            if i + 2 < n:
+                p = old[i + 1 : i + 3]
+                deltas[p] = get(p, 0) - weight
+                p = word[i : i + 2]
+                deltas[p] = get(p, 0) + weight
+                index[p][w] = None
+            saved += weight
+        else:
+            merged_here = n - len(word)
+            for k in range(merged_here):
+                if k:
+                    i = old.find(pair, i + 2)
+                j = i - k  # where this occurrence's ``new`` stands in the rewritten word
+                if j:
+                    p = word[j - 1] + pair[0]
+                    deltas[p] = get(p, 0) - weight
+                    p = word[j - 1 : j + 1]
+                    deltas[p] = get(p, 0) + weight
+                    index[p][w] = None
+                if i + 2 < n:
+                    p = old[i + 1 : i + 3]
+                    deltas[p] = get(p, 0) - weight
+                    p = new + old[i + 2]
+                    deltas[p] = get(p, 0) + weight
+                    index[p][w] = None
+            saved += merged_here * weight
+            if not overlapping:
+                occurrences[w] = merged_here
+        touched.append(w)
+        if keep_old:
+            olds.append(old)
+        words[w] = word
+    return touched, olds, saved, occurrences
+
+
+def _overlapping(word: str, pair: str) -> int:
+    """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
+    (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
+    ``a``, that is an empty piece between two ``a`` when the word is split at them (in C: a
+    loop over the word's pairs in Python cost 0.4% of a training run's instructions)."""
+    return word.split(pair[0])[1:-1].count("")
+
+
+#: What undo needs beside the step's event (which has the pair, new_id and the count changes,
+#: see Trainer.undo): ``(created, old_words, tokens_saved)``: whether the merge made a new
+#: vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None when
+#: undo splits new_id instead; how many tokens the merge saved. A tuple of plain values, which
+#: the garbage collector stops tracking, where a record object per step stayed tracked and was
+#: walked by every full collection.
+_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int]
+
+
+def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
+    """The words and their counts as two lists, empty words dropped; counts must be >= 1."""
+    counts = list(word_counts.values())
+    if "" not in word_counts and set(map(type, counts)) <= {int} and (not counts or min(counts) >= 1):
+        return list(word_counts), counts  # the usual case, checked in C
+    words, counts = [], []
+    for word, count in word_counts.items():
+        if not word:
+            continue
+        if not isinstance(count, int) or count < 1:
+            raise BPEError(f"word {word!r} has count {count!r}; counts must be positive integers")
+        words.append(word)
+        counts.append(count)
+    return words, counts
+
+
+def _check_text(words: list[str], config, name: str) -> None:
+    """Refuse what would train a table that cannot be written or read back: text with lone
+    surrogates (not Unicode), and an end-of-word marker that is a base symbol or occurs in
+    the corpus (it would decode as a space, or collide with a byte)."""
+    joined = "\n".join(words)
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BPEError(
+            f"{name}: the text holds a lone surrogate (U+{ord(joined[exc.start]):04X}), which is not valid "
+            "Unicode; decode input with errors='replace'"
+        ) from None
+    eow = config.end_of_word
+    if eow is None:
+        return
+    if config.units == "bytes" and len(eow.encode("utf-8")) == 1:
+        raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
+    if eow in joined:
+        raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
+
+
+# ---------------------------------------------------------------------- going on from a table
+
+#: What a table decides about the corpus, as (TrainerConfig field, name a person reads).
+TABLE_RULES = (
+    ("units", "units"),
+    ("pretokenizer", "pre-tokenizer"),
+    ("end_of_word", "end-of-word marker"),
+    ("lowercase", "lowercase"),
+    ("special_tokens", "special tokens"),
+)
+
+
+def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tuple[TrainerConfig, list[str]]:
+    """The rules for training on from ``table``, and what was taken from the table, by name.
+
+    How the corpus is split and spelled must be the table's, or its merges would not apply:
+    its units, pre-tokenizer, end-of-word marker, lowercase and special tokens rule, whatever
+    ``config`` says (each note says what was taken and, where ``config`` differed, what it
+    replaced). The rest (tie-break, targets, min_frequency, constraints) comes from
+    ``config``, or, without one, from the table's own training config where it recorded one
+    (bpe-tui tables do), else TrainerConfig's defaults.
+
+    A table whose library also rewrites the text before splitting (a normalizer, a space put
+    in front) cannot be reproduced by training: BPEError.
+    """
+    where = table.source or "table"
+    cfg = table.config
+    if isinstance(cfg.get("normalizer"), dict):
+        raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
+    if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
+        raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
+    taken = {
+        "units": table.units,
+        "pretokenizer": table.pretokenizer,
+        "end_of_word": table.end_of_word,
+        "lowercase": table.lowercase,
+        "special_tokens": list(table.special_tokens),
+    }
+    if config is not None:
+        values = config.to_dict()
+    else:
+        known = TrainerConfig().to_dict()
+        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges")}
+        values.setdefault("preset", "gpt2")
+    notes = []
+    for field_name, label in TABLE_RULES:
+        value = taken[field_name]
+        shown = _shown_rule(field_name, value)
+        if config is not None and getattr(config, field_name) != value:
+            notes.append(f"{label}: {shown} (the table's; the config had {_shown_rule(field_name, getattr(config, field_name))})")
+        else:
+            notes.append(f"{label}: {shown}")
+    values.update(taken)
+    values.pop("preset", None)
+    named = cfg.get("preset")
+    preset = config.preset if config is not None else (named if isinstance(named, str) and named in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
+    try:
+        return TrainerConfig(preset=preset, **values), notes
+    except BPEError as exc:
+        raise BPEError(f"{where}: cannot train on from this table: {exc}") from None
+
+
+def _shown_rule(field_name: str, value) -> str:
+    if field_name == "end_of_word":
+        return repr(value) if value else "none"
+    if field_name == "lowercase":
+        return "yes" if value else "no"
+    if field_name == "special_tokens":
+        return ", ".join(value) if value else "none"
+    return str(value)
+
+
+# ---------------------------------------------------------------------- constraints
+
+#: A token's standing towards ``no_merge_across``'s class: no characters (the end-of-word
+#: marker alone), all inside the class, all outside, or both. A pair is forbidden when its
+#: two tokens' standings together are MIXED.
+NEUTRAL, INSIDE, OUTSIDE, MIXED = 0, 1, 2, 3
+
+
+def class_standing(surface, pattern, end_of_word: str | None) -> int:
+    """Whether a token's characters are inside ``pattern`` (a character class), outside, or
+    both. The end-of-word marker is no character; bytes that are only a piece of a UTF-8
+    character count as outside."""
+    if surface is None:
+        return NEUTRAL
+    if isinstance(surface, bytes):
+        text = surface.decode("utf-8", "surrogateescape")
+        if end_of_word is not None and text.endswith(end_of_word):
+            text = text[: -len(end_of_word)]
+    else:
+        text = surface[: -len(end_of_word)] if end_of_word is not None and surface.endswith(end_of_word) else surface
+    standing = NEUTRAL
+    for ch in text:
+        standing |= INSIDE if pattern.fullmatch(ch) else OUTSIDE
+        if standing == MIXED:
+            break
+    return standing
+
+
+def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
+    """A corpus with no words is an error that names its files as the user gave them."""
+    if not word_counts:
+        from ..text.corpus import corpus_where
+
+        raise BPEError(f"{corpus_where(paths)}: the corpus is empty (no words to train on)")
+
+
+class Trainer:
+    """A BPE trainer you can step, undo and jump around in.
+
+    Build one with :meth:`from_text`, :meth:`from_files` or :meth:`from_counts` (or go on
+    from a saved table with :meth:`from_table`); then call :meth:`step` for one merge (or
+    ``step(pair=...)`` for a pair of your choice), :meth:`undo` to take it back, :meth:`goto`
+    to jump to any step, or iterate :meth:`run` to train to the configured target.
+    """
+
+    # Speed: every attribute is a slot. CPython 3.11 keeps an instance's attributes in a
+    # compact shared-key array (fast, specialized attribute and method access on ``self``)
+    # only up to 30 of them; past that the instance gets an ordinary dict and every
+    # ``self.x`` and ``self.method()`` in the stepping loop takes a slower path. The
+    # trainer has more than 30 (38 since start tables, constraints and explanations came
+    # in: 2% more instructions training tinyshakespeare -> 10k). Slots have no such limit.
+    # A new attribute must be added here (assigning one that is not fails loudly).
+    __slots__ = (
+        "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules",
+        "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
+        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
+        "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
+        "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
+        "_undo", "_where", "_word_index", "_word_text", "_words",
+    )
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(
+        self,
+        word_counts: Mapping[str, int],
+        config: TrainerConfig | None = None,
+        name: str = "corpus",
+        start: "MergeTable | None" = None,
+    ):
+        """Train on ``word_counts``: pre-token -> count, in order of first appearance.
+
+        With ``start`` (a MergeTable), go on from that table: its merges are applied to the
+        words first (by rank, as encoding does), its ids are kept, and new merges get ids
+        after its vocabulary; the table's units, pre-tokenizer, end-of-word marker, lowercase
+        and special tokens replace ``config``'s (see :func:`table_config`;
+        :attr:`table_rules` says what was taken). ``word_counts`` must have been counted
+        under those rules (:meth:`from_table` does it).
+        """
+        self.table_rules: list[str] = []  # what a start table decided, by name
+        if start is not None:
+            config, self.table_rules = table_config(start, config)
+        self.config = config or TrainerConfig()
+        self.name = name
+        cfg = self.config
+
+        self._word_text, self._counts = _checked_counts(word_counts)
+        _check_text(self._word_text, cfg, name)
+        if start is None:
+            words = self._fresh_alphabet()
+        else:
+            words = self._alphabet_of(start)
+        eow = cfg.end_of_word
+        self._eow_id = self._surface_to_id[eow.encode("utf-8") if cfg.units == "bytes" else eow] if eow is not None else None
+        self._words: list[str] = words
+        self._first_merge_id = len(self._surfaces)
+        least = len(self._surfaces) - self._holes if start is not None else self._base_count + len(self._special_ids)
+        if start is not None and cfg.vocab_size is not None and cfg.vocab_size < least:
+            raise BPEError(f"{name}: vocabulary size {cfg.vocab_size:,} is smaller than the {least:,} tokens the start table already has")
+        check_vocab_size(cfg.vocab_size, self._base_count, len(self._special_ids), name)
+        # True once a MergeEvent holds self._surfaces: from then on the list is only appended
+        # to, and undo replaces it by a copy instead of popping it (_drop_last_surface).
+        self._surfaces_shared = False
+
+        # The tie-break rule, with its per-token material (see tiebreak.py).
+        self._rule = make_rule(
+            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids), keep_ids=start is not None
+        )
+
+        # Pair counts and the pair -> words index (speed.pair_index builds them in C).
+        pc, where, hist = pair_index(self._words, self._counts)
+        self._pair_counts = pc
+        self._where = where
+        self._count_hist: dict[int, int] = hist  # count -> pairs with it
+
+        self._total_tokens = sum(map(mul, map(len, self._words), self._counts))
+        self.initial_total_tokens = self._total_tokens
+        self.corpus_chars = sum(map(mul, map(len, self._word_text), self._counts))
+        self._word_index: dict[str, int] | None = None
+        self._by_frequency: list[int] | None = None
+
+        # Constraints: pairs they forbid are never queued, and counted (forbidden_pair_count).
+        across = cfg.no_merge_across
+        self._across = regex.compile(across) if across is not None else None
+        self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
+        self._constrained = cfg.max_token_length is not None or across is not None
+        self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
+
+        # Hand-chosen pairs by step (see step): replayed when going forward again.
+        self._plan: dict[int, tuple[int, int]] = {}
+
+        # What every event's explanation shares (see events.py).
+        self._context = Context(self._rule, self._word_text, self._counts, eow)
+
+        self._entry = self._rule.entry_function(self._first_occurrence)
+        # The rule's moving_keys, read at every pop: kept here because CPython 3.11 does not
+        # specialize reading a class attribute through an instance (self._rule.moving_keys).
+        self._keys_move = self._rule.moving_keys
+        self._heap: list = []
+        self._front: deque = deque()
+        self._requeue_all()
+        #: merged token id -> the surface it was made as; an id made again after an undo as
+        #: another token (a hand choice went another way) makes the queue's keys stale.
+        self._made: dict[int, object] = {}
+        self._history: list[MergeEvent] = []  # one event per step, and what undo needs besides:
+        self._undo: list[_UndoRecord] = []
+        self.stop_reason: str | None = None
+
+    def _requeue_all(self) -> None:
+        """Build the queue afresh from the pair counts (at the start, and when the tie-break
+        keys of queued entries may be stale: see _apply). The queue is the heap plus ``_front``:
+        valid entries taken off the heap by a peek, smallest first; each is no greater than
+        anything left in the heap (see _pop_valid)."""
+        entry = self._entry
+        self._heap = [entry(p, c) for p, c in self._pair_counts.items()]
+        heapq.heapify(self._heap)
+        self._front.clear()
+
+    def _fresh_alphabet(self) -> list[str]:
+        """Set up the base alphabet and specials of a fresh run; return the words as id strings.
+
+        Base: 256 bytes (a byte's id is its value), or the corpus's characters sorted by code
+        point; then the end-of-word marker's own id, then the special tokens.
+        """
+        cfg = self.config
+        bytes_mode = cfg.units == "bytes"
+        eow = cfg.end_of_word
+        if bytes_mode:
+            base: list = [bytes([i]) for i in range(256)]
+            if eow is not None:
+                base.append(eow.encode("utf-8"))
+        else:
+            chars: set[str] = set()
+            for word in self._word_text:
+                chars.update(word)
+            if eow is not None:
+                chars.add(eow)
+            base = sorted(chars)
+        self._base_count = len(base)
+        self._holes = 0
+        self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
+        self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
+        # Special tokens come right after the base alphabet; they never take part in merges.
+        self._special_ids: dict[str, int] = {}
+        for special in cfg.special_tokens:
+            self._special_ids[special] = len(self._surfaces)
+            self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
+        self.first_step = 0
+        self._inherited: list[tuple[int, int, int]] = []
+        self._inherited_counts: list[int] | None = []
+        self._inherited_manual: frozenset[int] = frozenset()
+        # In bytes mode latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
+        # maps each character to its id. Either runs once over all the words (convert_all).
+        if bytes_mode:
+            words = convert_all(self._word_text, utf8_as_ids, "\x00")
+        else:
+            to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
+            words = convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
+        if eow is not None:
+            eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow]
+            tail = chr(eow_id)
+            words = [w + tail for w in words]
+        return words
+
+    def _alphabet_of(self, table: "MergeTable") -> list[str]:
+        """Set up ids as ``table`` has them; return the words as id strings, each already
+        merged by the table's merges (lowest rank first, as encoding does).
+
+        Base symbols the table lacks (a character its corpus never had) get new ids after its
+        vocabulary, before any new merge; :attr:`table_rules` names them.
+        """
+        from .merging import merge
+
+        cfg = self.config
+        bytes_mode = cfg.units == "bytes"
+        eow = cfg.end_of_word
+        vocab = table.vocab
+        if any(not isinstance(i, int) or i < 0 or i > MAX_TOKEN_ID for i in vocab):
+            raise BPEError(f"{table.source or 'table'}: token ids must be whole numbers from 0 to {MAX_TOKEN_ID:,}")
+        size = max(vocab, default=-1) + 1
+        self._surfaces = [vocab.get(i) for i in range(size)]
+        self._holes = size - len(vocab)
+        self._special_ids = dict(table.special_tokens)
+        specials = set(self._special_ids.values())
+        self._surface_to_id = {}
+        for i, s in enumerate(self._surfaces):
+            if s is not None and i not in specials:
+                self._surface_to_id.setdefault(s, i)
+        base_ids = table.base_ids()
+        self._base_count = len(base_ids)
+        self.first_step = table.num_merges
+        self._inherited = table.merge_ids
+        self._inherited_counts = list(table.counts) if table.counts is not None else None
+        self._inherited_manual = frozenset(getattr(table, "manual_ranks", ()))
+
+        # The corpus's base symbols, and ids for those the table lacks.
+        symbols: set = set()
+        for word in self._word_text:
+            symbols.update(word.encode("utf-8") if bytes_mode else word)
+        units = sorted(bytes([b]) for b in symbols) if bytes_mode else sorted(symbols)
+        if eow is not None:
+            units.append(eow.encode("utf-8") if bytes_mode else eow)
+        added = []
+        for surface in units:
+            if surface not in self._surface_to_id:
+                self._surface_to_id[surface] = len(self._surfaces)
+                self._surfaces.append(surface)
+                added.append(surface)
+        self._base_count += len(added)
+        if added:
+            shown = ", ".join(show(s) for s in added[:8])
+            self.table_rules.append(
+                f"base symbols the table lacks, added with ids {size:,}-{size + len(added) - 1:,}: {shown}{' ...' if len(added) > 8 else ''}"
+            )
+        to_id = self._surface_to_id
+        ranks: dict[tuple[int, int], int] = {}  # (left, right) -> rank; the lowest rank of a pair wins
+        made: dict[tuple[int, int], int] = {}  # (left, right) -> the id it makes
+        for rank in range(len(self._inherited) - 1, -1, -1):
+            a, b, new = self._inherited[rank]
+            ranks[(a, b)] = rank
+            made[(a, b)] = new
+        tail = [to_id[eow.encode("utf-8") if bytes_mode else eow]] if eow is not None else []
+        words = []
+        for text in self._word_text:
+            whole = table.whole_token(text)
+            if whole is not None and whole not in specials:
+                words.append(chr(whole))
+                continue
+            ids = [to_id[bytes([b])] for b in text.encode("utf-8")] if bytes_mode else [to_id[ch] for ch in text]
+            words.append("".join(map(chr, merge(ids + tail, ranks, made))))
+        return words
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts") -> "Trainer":
+        """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance)."""
+        if not counts:
+            raise BPEError(f"{name}: the corpus is empty (no words to train on)")
+        return cls(counts, config, name=name)
+
+    @classmethod
+    def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
+        """Train on a string, read line by line exactly as a file would be."""
+        from ..text.corpus import count_text
+
+        config = config or TrainerConfig()
+        return cls.from_counts(count_text(text, config), config, name=name)
+
+    @classmethod
+    def from_files(
+        cls,
+        paths: Iterable[str],
+        config: TrainerConfig | None = None,
+        errors: str = "strict",
+        progress: Callable[[int, int], None] | None = None,
+        counts: bool = False,
+        workers: int | None = None,
+        client=None,
+    ) -> "Trainer":
+        """Train on files, directories (every text file below) or ``-`` (stdin).
+
+        With ``counts=True`` the inputs are ``word<TAB>count`` files (see corpus.py).
+        ``progress(bytes_read, total_bytes)`` follows the reading. ``workers``: processes
+        counting words in parallel (None: the CPU count for big inputs, see
+        :func:`~bpe_tui.core.text.corpus.count_files`); the merges do not depend on it.
+        ``client``: count on Dask instead (a Client, a scheduler address or ``"local"``; see
+        :func:`~bpe_tui.core.text.distributed.count_words`; progress then counts ranges).
+        """
+        from ..text.corpus import corpus_name, read_count_files
+        from ..text.distributed import count_words
+
+        config = config or TrainerConfig()
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
+        paths = [os.fspath(p) for p in paths]
+        if counts:
+            word_counts = read_count_files(paths, progress=progress)
+        else:
+            word_counts = count_words(paths, config, client=client, errors=errors, progress=progress, workers=workers)
+        _check_words(word_counts, paths)
+        return cls.from_counts(word_counts, config, name=corpus_name(paths))
+
+    @classmethod
+    def from_table(
+        cls, table: "MergeTable", paths: Iterable[str] | str, config: TrainerConfig | None = None, **count_options
+    ) -> "Trainer":
+        """Go on training from a saved table on the corpus at ``paths``.
+
+        The table's merges are applied to the corpus first, its ids are kept, and new merges
+        get ids after its vocabulary; :attr:`first_step` is the number of merges inherited,
+        and event steps number on from it (the first new merge after GPT-2's 50,000 is step
+        50,001). The corpus is read under the table's units, pre-tokenizer, end-of-word
+        marker, lowercase and special tokens (see :func:`table_config`; :attr:`table_rules`
+        names them); ``config`` gives the rest (tie-break, target, constraints).
+        ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client).
+        """
+        cfg, _ = table_config(table, config)
+        from ..text.corpus import corpus_name, read_count_files
+        from ..text.distributed import count_words
+
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        paths = [os.fspath(p) for p in paths]
+        options = dict(count_options)
+        if options.pop("counts", False):
+            word_counts = read_count_files(paths, progress=options.get("progress"))
+        else:
+            word_counts = count_words(paths, cfg, **options)
+        name = corpus_name(paths)
+        _check_words(word_counts, paths)
+        return cls(word_counts, config, name=name, start=table)
+
+    # ------------------------------------------------------------------ first-seen
+
+    def _first_occurrence(self, pair: str) -> tuple[int, int]:
+        """(first word containing the pair, offset of its first occurrence there, in base
+        units: bytes or characters): the first-seen rule's key (see tiebreak.py).
+
+        Words are numbered in order of first appearance and offsets never move when other
+        symbols merge, so this orders pairs exactly as a fresh left-to-right scan of the
+        corpus would. Words that no longer contain the pair are pruned from the index.
+        """
+        members = self._where.get(pair)
+        surfaces = self._surfaces
+        while members:
+            w = min(members)
+            word = self._words[w]
+            i = word.find(pair)
+            if i >= 0:
+                return (w, sum(len(surfaces[ord(ch)]) for ch in word[:i]))
+            members.pop(w, None)
+        return (1 << 62, 0)
+
+
+    # ------------------------------------------------------------------ the queue
+
+    def _pop_valid(self, k: int = 1) -> list:
+        """Pop the best ``k`` up-to-date queue entries (distinct pairs), best first (fewer when
+        the queue runs out), re-queueing or dropping stale ones on the way.
+
+        The queue is the heap plus a short sorted ``_front`` of entries a peek took off (and
+        that were no greater than anything in the heap then); the smaller head goes first.
+        A step pops one entry, then peeks at the ties behind it: one call each (speed: this
+        setup once per peek, not once per entry).
+        """
+        heap = self._heap
+        front = self._front
+        pc = self._pair_counts
+        make = self._entry
+        heappop = heapq.heappop
+        heappush = heapq.heappush
+        # Only first-seen keys move while a pair's count stays put (see tiebreak.py); under
+        # the other rules an entry whose count is current is exactly the entry we would build.
+        fixed_keys = not self._keys_move
+        forbids = self._forbids if self._constrained else None
+        taken: list = []
+        if k < 1:
+            return taken
+        while True:  # (how many are taken is checked only when one is taken)
+            if front:
+                if heap and heap[0] < front[0]:
+                    entry = heappop(heap)
+                else:
+                    entry = front.popleft()
+            elif heap:
+                entry = heappop(heap)
+            else:
+                return taken
+            pair = entry[-1]
+            count = pc.get(pair, 0)
+            if count == 0:
+                continue
+            if forbids is not None and forbids(pair):
+                continue  # a constraint forbids it: never merged (forbidden_pair_count counts it)
+            if count != -entry[0] or not fixed_keys:  # the usual case skips this: nothing moved since queued
+                fresh = make(pair, count)
+                if fresh != entry:
+                    if fresh > entry:  # got worse since queued: queue it where it belongs now
+                        heappush(heap, fresh)
+                    continue  # else: it got better (undo); a fresher entry was queued then, drop this one
+            # Valid: its count and key are current, so a valid copy of the same pair equals it,
+            # and entries come out in order: a second copy comes right after the first.
+            if taken and taken[-1] == entry:
+                continue
+            taken.append(entry)
+            if len(taken) == k:
+                return taken
+
+    def _peek_valid(self, k: int) -> list:
+        """The best ``k`` valid entries, distinct pairs, leaving the queue as it was."""
+        taken = self._pop_valid(k)
+        # They came out smallest first and no greater than anything left: put them in front.
+        self._front.extendleft(reversed(taken))
+        return taken
+
+    # ------------------------------------------------------------------ questions
+
+    @property
+    def steps_done(self) -> int:
+        """How many merges the table has now (the current step k), inherited ones included."""
+        return self.first_step + len(self._history)
+
+    @property
+    def vocab_size(self) -> int:
+        """Base alphabet + special tokens + distinct merged tokens, right now."""
+        return len(self._surfaces) - self._holes
+
+    @property
+    def total_tokens(self) -> int:
+        """Corpus length in tokens right now (special tokens not counted)."""
+        return self._total_tokens
+
+    @property
+    def history(self) -> list[MergeEvent]:
+        """The MergeEvent of every merge so far, in order (not the merges of a start table)."""
+        return list(self._history)
+
+    @property
+    def word_count(self) -> int:
+        """Number of distinct words (pre-tokens) in the corpus."""
+        return len(self._word_text)
+
+    @property
+    def base_size(self) -> int:
+        """Number of base symbols (256 in bytes mode, plus the end-of-word marker if any)."""
+        return self._base_count
+
+    def surface(self, token_id: int):
+        """The surface (bytes or str) of a token id."""
+        surface = self._surfaces[token_id]
+        if surface is None:
+            raise IndexError(f"no token has id {token_id}")
+        return surface
+
+    def vocab(self) -> dict[int, bytes | str]:
+        """id -> surface for every token right now (special tokens included)."""
+        return {i: s for i, s in enumerate(self._surfaces) if s is not None}
+
+    def word_text(self, index: int) -> str:
+        """The pre-token string of word ``index`` (words are numbered by first appearance)."""
+        return self._word_text[self._word_number(index)]
+
+    def word_frequency(self, index: int) -> int:
+        """How often word ``index`` occurs in the corpus."""
+        return self._counts[self._word_number(index)]
+
+    def words_by_frequency(self, limit: int | None = None) -> list[int]:
+        """Word indices, most frequent first (ties: first appearance first)."""
+        if self._by_frequency is None:  # counts never change, so sort once
+            self._by_frequency = sorted(range(len(self._counts)), key=lambda w: -self._counts[w])
+        order = self._by_frequency
+        return list(order) if limit is None else order[:limit]
+
+    def segmentation(self, word: str | int) -> list:
+        """The current symbols (surfaces) of a word, given as its text or its index."""
+        if isinstance(word, str):
+            if self._word_index is None:
+                self._word_index = {w: i for i, w in enumerate(self._word_text)}
+            if word not in self._word_index:
+                raise KeyError(f"{word!r} is not a word of this corpus")
+            word = self._word_index[word]
+        return [self._surfaces[ord(ch)] for ch in self._words[self._word_number(word)]]
+
+    def _word_number(self, index) -> int:
+        """``index`` checked as a word number: no negative numbers counting from the end."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._words):
+            raise BPEError(f"word {index!r} does not exist: words are numbered 0 to {len(self._words) - 1}")
+        return index
+
+    def segmentation_ids(self, index: int) -> tuple[int, ...]:
+        """The current symbol ids of word ``index``."""
+        return tuple(map(ord, self._words[self._word_number(index)]))
+
+    def pair_count(self, pair: tuple) -> int:
+        """The current count of a pair given as surfaces."""
+        key = self._pair_key(pair)
+        return self._pair_counts.get(key, 0) if key else 0
+
+    def words_containing(self, pair: tuple, limit: int | None = None) -> list[int]:
+        """Indices of the words whose current segmentation contains ``pair`` (surfaces)."""
+        key = self._pair_key(pair)
+        if not key:
+            return []
+        out = []
+        words = self._words
+        for w in sorted(self._where.get(key, ())):
+            if key in words[w]:
+                out.append(w)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def _pair_key(self, pair: tuple) -> str | None:
+        """The internal key of a pair given as surfaces (None if either is not a token)."""
+        left, right = pair
+        a = self._surface_to_id.get(left)
+        b = self._surface_to_id.get(right)
+        return key_of(a, b) if a is not None and b is not None else None
+
+    def top_pairs(self, k: int = 10) -> list[tuple[tuple, int]]:
+        """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order;
+        only pairs the constraints allow (:meth:`forbidden_pair_count` counts the others).
+
+        The first one is the pair the next :meth:`step` will merge (unless a stop condition
+        intervenes, or the step replays a pair chosen by hand: :meth:`planned_pair`).
+        """
+        s = self._surfaces
+        return [(surface_pair(s, e[-1]), -e[0]) for e in self._peek_valid(k)]
+
+    def forbidden_pair_count(self) -> int:
+        """How many pairs present now the constraints forbid (``max_token_length``: the merged
+        token would be too long; ``no_merge_across``: it would mix characters of the class
+        with others). They are never merged and :meth:`top_pairs` does not list them."""
+        return self._forbidden
+
+    def forbidden_reason(self, pair: tuple) -> str | None:
+        """Why the constraints forbid merging ``pair`` (surfaces), or None if they allow it."""
+        key = self._pair_key(pair)
+        return self._forbidden_reason(key) if key is not None else None
+
+    def _forbids(self, pair: str) -> bool:
+        """Whether a constraint forbids merging ``pair`` (an internal key)."""
+        a, b = ord(pair[0]), ord(pair[1])
+        limit = self.config.max_token_length
+        if limit is not None:
+            surfaces = self._surfaces
+            if len(surfaces[a]) + len(surfaces[b]) > limit:
+                return True
+        if self._across is not None:
+            standing = self._standing
+            return standing[a] | standing[b] == MIXED
+        return False
+
+    def _forbidden_reason(self, pair: str) -> str | None:
+        if not self._constrained or not self._forbids(pair):
+            return None
+        a, b = ids_of(pair)
+        s = self._surfaces
+        shown = show_pair((s[a], s[b]), self.config.end_of_word)
+        limit = self.config.max_token_length
+        size = len(s[a]) + len(s[b])
+        if limit is not None and size > limit:
+            return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
+        return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
+
+    def pair_count_histogram(self) -> dict[int, int]:
+        """``count -> number of distinct pairs with that count`` right now."""
+        return dict(self._count_hist)
+
+    def pairs_with_count(self, count: int) -> int:
+        """How many distinct pairs occur exactly ``count`` times right now."""
+        return self._count_hist.get(count, 0)
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return dict(self._special_ids)
+
+    @property
+    def finished(self) -> bool:
+        """True when :meth:`step` would return None (target reached or nothing left).
+
+        When it is, :attr:`stop_reason` says why.
+        """
+        reason = self._stop_check(respect_target=True)
+        if reason is not None:
+            self.stop_reason = reason
+        return reason is not None
+
+    def _stop_check(self, respect_target: bool) -> str | None:
+        if self._plan.get(self.steps_done + 1) is not None:  # a hand choice is replayed next
+            return self._target_reason() if respect_target else None
+        best = self._peek_valid(1)
+        return self._stop_reason(best[0] if best else None, respect_target)
+
+    def _stop_reason(self, best, respect_target: bool) -> str | None:
+        """Why training cannot take the best queue entry (None: the queue is empty), if it
+        cannot. What the corpus has run out of comes first: a trainer with nothing left to
+        merge says so even where it also stands at (or beyond) its target."""
+        return self._queue_reason(best) or (self._target_reason() if respect_target else None)
+
+    def _target_reason(self) -> str | None:
+        """Whether the configured target stops training: "reached" at it, "beyond" past it
+        (where a goto went on)."""
+        cfg = self.config
+        # speed: steps_done and vocab_size read without their properties (a property read is a
+        # call), and each only when its target is set: this runs at every step
+        if cfg.merges is not None and (done := self.first_step + len(self._history)) >= cfg.merges:
+            if done == cfg.merges:
+                return f"reached {cfg.merges} merges"
+            return f"beyond the target of {cfg.merges} merges (at step {done:,})"
+        if cfg.vocab_size is not None and (size := len(self._surfaces) - self._holes) >= cfg.vocab_size:
+            if size == cfg.vocab_size:
+                return f"reached vocabulary size {cfg.vocab_size}"
+            return f"beyond the target vocabulary size {cfg.vocab_size} (at {size:,})"
+        return None
+
+    def _queue_reason(self, best) -> str | None:
+        """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
+        if best is None:
+            return "nothing left to merge: every word is a single token"
+        count, least = -best[0], self.config.min_frequency
+        if count < least:
+            return f"best pair occurs {plural(count, 'time')}, below min_frequency {least}"
+        return None
+
+    @property
+    def target_steps(self) -> int | None:
+        """The step (merge number) the target corresponds to, if it is known in advance."""
+        cfg = self.config
+        if cfg.merges is not None:
+            return cfg.merges
+        if cfg.vocab_size is not None:
+            return self.first_step + max(0, cfg.vocab_size - (self._first_merge_id - self._holes))
+        return None
+
+    @property
+    def table(self):
+        """A :class:`~bpe_tui.core.tables.table.MergeTable` of the merges so far."""
+        from ..tables.table import MergeTable
+
+        return MergeTable.from_trainer(self)
+
+    def merge_list(self) -> list[tuple[int, int, int]]:
+        """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
+        table's merges first)."""
+        return self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
+
+    def merge_counts(self) -> list[int] | None:
+        """The count each merge had when it was made; None when going on from a table that
+        does not record its merges' counts."""
+        if self._inherited_counts is None:
+            return None
+        return self._inherited_counts + [e.count for e in self._history]
+
+    # ------------------------------------------------------------------ stepping
+
+    def step(self, pair: tuple | None = None) -> MergeEvent | None:
+        """Apply one merge and return its event, or None when training is finished.
+
+        Without ``pair``: the pair the rules pick (the first of :meth:`top_pairs`), unless
+        this step was chosen by hand before (see below). With ``pair=(left, right)``
+        (surfaces, as in :attr:`MergeEvent.pair`): merge that pair instead, by hand; the
+        event says ``manual=True``. A pair that does not occur now, or that a constraint
+        forbids, is a BPEError (one line); min_frequency does not apply to a pair chosen by
+        hand, but the target does.
+
+        Hand choices survive undo and goto. The trainer keeps a *plan*: step number -> the
+        pair chosen by hand there. Going forward over a planned step (``step()``, ``goto``,
+        ``run``) replays the planned pair, so undo then redo, or ``goto(0)`` then ``goto(k)``,
+        reproduce the same merges. What replaces the plan: ``step(pair=...)`` at step k
+        records that pair for step k and, if it differs from what step k did before (by
+        hand or by the rules), forgets every hand choice after k (they were made in a future
+        that no longer follows); choosing the same pair again keeps them.
+        :meth:`forget_manual` drops hand choices ahead on request, so that ``step()`` goes by
+        the rules again. :meth:`planned_pair` says what the next step will replay.
+
+        Finished means the target (vocab_size or merges) is reached, or nothing is left to
+        merge (no pairs, or the best pair is below min_frequency); :attr:`stop_reason` says
+        which.
+        """
+        if pair is not None:
+            return self._step_by_hand(pair)
+        return self._step(respect_target=True)
+
+    def _step(self, respect_target: bool) -> MergeEvent | None:
+        if self._plan:  # speed: no plan lookup (and steps_done call) per step when nothing was chosen by hand
+            planned = self._plan.get(self.steps_done + 1)
+            if planned is not None:
+                return self._replay(planned, respect_target)
+        best = self._pop_valid()  # one pop: the stop check and the merge share it
+        entry = best[0] if best else None
+        reason = self._stop_reason(entry, respect_target)
+        if reason is not None:
+            if entry is not None:
+                self._front.appendleft(entry)  # not merged: back to the head of the queue
+            self.stop_reason = reason
+            return None
+        self.stop_reason = None
+        assert entry is not None  # (no entry to merge is a stop reason)
+        count = -entry[0]
+        pair = entry[-1]
+
+        # Ties: how many other pairs share this count (the pair itself is counted in the
+        # histogram), and the first few of them by name. They are exactly the next valid
+        # entries, so peek no further than needed.
+        tie_count = self._count_hist[count] - 1
+        ties: tuple = ()
+        rival = None
+        if tie_count:
+            listed = tie_count if tie_count < TIES_LISTED else TIES_LISTED
+            tied = self._peek_valid(listed)
+            # Valid entries come out in order and a valid copy of an entry equals it, so a
+            # second valid copy of this pair's entry (rare) would come first: skip it.
+            if tied and tied[0] == entry:
+                tied = self._peek_valid(listed + 1)[1:]
+            if tied and tied[-1][0] != entry[0]:  # pairs a constraint forbids are counted, never queued
+                tied = [e for e in tied if e[0] == entry[0]]
+            ties = surface_pairs(self._surfaces, tied)
+            rival = tied[0] if tied else None
+        return self._apply(pair, count, tie_count, ties, False, entry, rival)
+
+    def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
+        """``step(pair=...)``: check the pair, record it in the plan, merge it."""
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise BPEError(f"a pair to merge is (left, right), not {pair!r}")
+        key = self._pair_key(tuple(pair))
+        shown = show_pair(pair, self.config.end_of_word)
+        if key is None or not self._pair_counts.get(key):
+            raise BPEError(f"cannot merge {shown}: the pair does not occur in the corpus now (step {self.steps_done})")
+        reason = self._forbidden_reason(key)
+        if reason is not None:
+            raise BPEError(f"cannot merge {shown}: {reason}")
+        target = self._target_reason()
+        if target is not None:
+            self.stop_reason = target
+            return None
+        k = self.steps_done + 1
+        ids = ids_of(key)
+        if self._plan.get(k) != ids and not self._did_before(k, ids):
+            self._plan = {s: p for s, p in self._plan.items() if s < k}
+        self._plan[k] = ids
+        return self._replay(ids, respect_target=True)
+
+    def _did_before(self, k: int, ids: tuple[int, int]) -> bool:
+        """Whether step k merged ``ids`` the last time it was taken (no plan entry: by the
+        rules, which are deterministic, so the step the rules would take now)."""
+        if k in self._plan:
+            return False
+        best = self._peek_valid(1)
+        return bool(best) and ids_of(best[0][-1]) == ids
+
+    def _replay(self, ids: tuple[int, int], respect_target: bool) -> MergeEvent | None:
+        """Merge the hand-chosen pair ``ids`` (from the plan) as this step."""
+        if respect_target:
+            target = self._target_reason()
+            if target is not None:
+                self.stop_reason = target
+                return None
+        key = key_of(*ids)
+        count = self._pair_counts.get(key, 0)
+        if not count:  # cannot happen on a path the plan was made on; go by the rules from here
+            self._plan = {s: p for s, p in self._plan.items() if s <= self.steps_done}
+            return self._step(respect_target)
+        self.stop_reason = None
+        best = self._peek_valid(1)  # the rules' pick, which the explanation names
+        return self._apply(key, count, 0, (), True, None, best[0] if best else None)
+
+    def planned_pair(self) -> tuple | None:
+        """The pair chosen by hand that the next step will replay (surfaces), or None."""
+        planned = self._plan.get(self.steps_done + 1)
+        return surface_pair(self._surfaces, key_of(*planned)) if planned is not None else None
+
+    @property
+    def manual_steps(self) -> dict[int, tuple[int, int]]:
+        """The plan: step number -> ``(left_id, right_id)`` chosen by hand, including steps
+        ahead of the current one that going forward will replay."""
+        return dict(self._plan)
+
+    def forget_manual(self, after: int | None = None) -> int:
+        """Forget the hand choices of the steps after ``after`` (default: the current step),
+        so that going forward follows the rules; return how many were forgotten."""
+        after = self.steps_done if after is None else after
+        before = len(self._plan)
+        self._plan = {s: p for s, p in self._plan.items() if s <= after}
+        return before - len(self._plan)
+
+    def manual_ranks(self) -> frozenset[int]:
+        """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
+        return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
+
+    def _apply(
+        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,
+    ) -> MergeEvent:
+        """Merge ``pair`` (an internal key) everywhere and return the event; the rest of the
+        arguments are what the event reports and explains (``won`` and ``other`` are queue
+        entries: see MergeEvent's ``_won`` and ``_other``)."""
+        a, b = ids_of(pair)
+        surfaces = self._surfaces
+        new_surface = surfaces[a] + surfaces[b]
+        new_id = self._surface_to_id.get(new_surface)
+        created = new_id is None
+        stale_keys = False
+        if new_id is None:
+            new_id = len(surfaces)
+            if new_id > MAX_TOKEN_ID:
+                raise BPEError(f"the vocabulary cannot grow past {MAX_TOKEN_ID + 1:,} tokens")
+            surfaces.append(new_surface)
+            self._surface_to_id[new_surface] = new_id
+            self._rule.add_token(a, b, new_id)
+            # Queue entries name tokens by id and carry their tie-break key; under the fixed-key
+            # rules an entry whose count is current is trusted as it is (_pop_valid). An id made
+            # before as another token and undone (a hand choice went another way) can still
+            # stand in entries with that token's key: rebuild the queue once the counts are in.
+            stale_keys = self._made.setdefault(new_id, new_surface) != new_surface
+            if stale_keys:
+                self._made[new_id] = new_surface
+            if self._across is not None:
+                self._standing.append(class_standing(new_surface, self._across, self.config.end_of_word))
+        new = chr(new_id)
+
+        changes: dict[str, int] = {}
+        touched, olds, saved, occurrences = merge_word(
+            self._words, sorted(self._where.pop(pair, ())), pair, new, self._counts, changes, self._where, not created
+        )
+
+        # The merged pair is gone everywhere (with a == b the local deltas above also touched
+        # it; every occurrence has been merged or absorbed, so its count is exactly zero).
+        changes[pair] = -self._pair_counts.get(pair, 0)
+        self._total_tokens -= saved
+        befores = self._apply_changes(changes)
+        if created and stale_keys:
+            self._requeue_all()
+
+        # speed: the fields go as one dict display. A call with more than 15 keyword arguments
+        # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
+        # it again for the callee: ~3% of the instructions of a training run, at 17 fields.
+        event = _new_event({
+            "step": self.first_step + len(self._history) + 1,  # steps_done + 1, without the property's call
+            "pair": (surfaces[a], surfaces[b]),
+            "pair_ids": (a, b),
+            "new_id": new_id,
+            "new_token": new_surface,
+            "count": count,
+            "tie_count": tie_count,
+            "ties": ties,
+            "rule": self.config.tie_break,
+            "words_touched": tuple(touched),
+            "total_tokens": self._total_tokens,
+            "vocab_size": len(surfaces) - self._holes,
+            "manual": manual,
+            "_changes": changes,
+            "_before": befores,
+            "_surfaces": surfaces,
+            "_won": won,
+            "_other": other,
+            "_occurrences": occurrences or None,
+            "_context": self._context,
+        })
+        self._surfaces_shared = True
+        # Old segmentations are kept only when the merge reused an existing token: when it
+        # created new_id, undo gets them back by splitting every new_id into (a, b), which
+        # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
+        self._history.append(event)
+        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
+        return event
+
+    def _apply_changes(self, changes: Mapping[str, int]) -> dict[str, int]:
+        """Add count deltas (pair -> change) to the pair table and queue every pair whose count rose.
+
+        Returns ``pair -> count before`` for every pair whose count changed (the count after
+        is that plus its change). Plain ints, so neither dict is ever tracked by the garbage
+        collector: a ``(before, after)`` tuple per pair made a dozen tracked objects per step.
+        """
+        pc = self._pair_counts
+        hist = self._count_hist
+        befores = {}
+        heap = self._heap
+        entry = self._entry
+        heappush = heapq.heappush
+        get = pc.get
+        # Under first-seen a pair's key can move with no net change in its count (a merge that
+        # reuses an existing token both removes and adds its pairs), so re-queue all of them.
+        requeue_all = self._keys_move
+        for p, d in changes.items():
+            if not d:
+                if requeue_all and p in pc:
+                    heappush(heap, entry(p, pc[p]))
+                continue
+            before = get(p, 0)
+            after = before + d
+            if before:
+                left = hist[before] - 1
+                if left:
+                    hist[before] = left
+                else:
+                    del hist[before]
+            if after:
+                pc[p] = after
+                hist[after] = hist.get(after, 0) + 1
+            else:
+                del pc[p]
+            befores[p] = before
+            if d > 0 or (requeue_all and after):
+                heappush(heap, entry(p, after))
+        if self._constrained:  # pairs that appear or vanish change the forbidden count
+            forbids = self._forbids
+            for p, before in befores.items():
+                after = before + changes[p]
+                if (not before) != (not after) and forbids(p):
+                    self._forbidden += 1 if after else -1
+        return befores
+
+    def undo(self) -> MergeEvent | None:
+        """Take back the last merge exactly; return the event undone (None at step 0, or at
+        :attr:`first_step` when going on from a table: its merges cannot be undone).
+
+        A hand choice at the step undone stays in the plan (see :meth:`step`)."""
+        if not self._history:
+            return None
+        event = self._history.pop()
+        created, old_words, tokens_saved = self._undo.pop()
+        words = self._words
+        where = self._where
+        for w, old in self._old_segmentations(event, old_words):
+            words[w] = old
+            for p in pairs_of(old):
+                where[p][w] = None
+        self._total_tokens += tokens_saved
+        self._apply_changes({p: -d for p, d in event._changes.items() if d})
+        if created:
+            del self._surface_to_id[self._drop_last_surface()]
+            self._rule.drop_last_token()
+            if self._across is not None:
+                self._standing.pop()
+        self.stop_reason = None
+        return event
+
+    def _drop_last_surface(self):
+        """Remove the last token's surface from the id -> surface list and return it.
+
+        Events keep the list they were made with and read surfaces from it later, so a list
+        an event holds must never shrink (a later step could put another surface at the same
+        id). Copy on write: the first undo after a step leaves that list to the events and
+        goes on with a copy; undos in a row then pop the copy, which nothing else holds. One
+        O(V) copy per undo that follows a step, none per step, one for a whole goto(0).
+        """
+        if not self._surfaces_shared:
+            return self._surfaces.pop()
+        last = self._surfaces[-1]
+        self._surfaces = self._surfaces[:-1]
+        self._surfaces_shared = False
+        return last
+
+    def _old_segmentations(self, event: MergeEvent, old_words) -> Iterator[tuple[int, str]]:
+        """``(word, segmentation before the merge)`` for each word the merge of ``event`` rewrote.
+
+        Undo is last-in first-out, so the words are exactly as the merge left them; when it
+        created new_id (no ``old_words`` kept), every new_id in them came from it and splits
+        back into (a, b).
+        """
+        if old_words is not None:
+            yield from old_words
+            return
+        new = chr(event.new_id)
+        pair = key_of(*event.pair_ids)
+        words = self._words
+        for w in event.words_touched:
+            yield w, words[w].replace(new, pair)
+
+    def goto(self, k: int) -> int:
+        """Move to the state after exactly ``k`` merges, forward or back; return the step reached.
+
+        Going forward ignores the vocab_size / merges target and replays hand choices (see
+        :meth:`step`); the state equals training ``k`` merges from scratch driven the same
+        way. Only the corpus can stop it early (nothing left to merge, or the best pair below
+        min_frequency): then it returns the step where it stopped, less than ``k``, and
+        :attr:`stop_reason` says why. A trainer going on from a table cannot go below
+        :attr:`first_step` (BPEError).
+        """
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise BPEError(f"cannot go to step {k!r}: a step is a whole number")
+        if k < 0:
+            raise BPEError(f"cannot go to step {k}: steps start at 0")
+        if k < self.first_step:
+            raise BPEError(f"cannot go to step {k:,}: the first {self.first_step:,} merges come from the start table")
+        while self.steps_done > k:
+            self.undo()
+        while self.steps_done < k:
+            if self._step(respect_target=False) is None:
+                break
+        return self.steps_done
+
+    def run(self, max_steps: int | None = None) -> Iterator[MergeEvent]:
+        """Step until finished (or ``max_steps`` merges), yielding each MergeEvent.
+
+        A generator, so a UI can interleave rendering, progress and cancellation.
+        """
+        done = 0
+        while max_steps is None or done < max_steps:
+            event = self.step()
+            if event is None:
+                return
+            done += 1
+            yield event
+
+    # ------------------------------------------------------------------ checking
+
+    def recount_pairs(self) -> dict[tuple, int]:
+        """Count every pair from scratch (the seeds' algorithm): the reference for tests."""
+        out: dict = {}
+        s = self._surfaces
+        for word, c in zip(self._words, self._counts):
+            for x, y in zip(word, word[1:]):
+                key = (s[ord(x)], s[ord(y)])
+                out[key] = out.get(key, 0) + c
+        return out
+
+    def pair_counts(self) -> dict[tuple, int]:
+        """The incrementally maintained pair counts, as surfaces."""
+        s = self._surfaces
+        return {surface_pair(s, k): c for k, c in self._pair_counts.items()}

@@ -1,0 +1,166 @@
+"""Merge-table file formats: one module per format, each with ``read`` and (most) ``write``.
+
+``load(path)`` detects the format from the content (not only the file name) and returns a
+:class:`~bpe_tui.core.tables.table.MergeTable` whose ``source_format`` names what it found.
+``save(table, path, format)`` writes atomically: it is the one way in for writing
+(``MergeTable.save`` hands over to it).
+
+A format module is a :class:`TableReader` (checked by mypy, and by a test):
+
+* ``NAME``: the format name used by ``save(..., format=NAME)`` and ``--format`` (one of
+  :data:`~bpe_tui.core.types.FormatName`, declared ``Final``);
+* ``sniff(path) -> bool``: does this path hold this format? (cheap, content-based);
+* ``read(path) -> MergeTable``.
+
+A module that writes is also a :class:`TableWriter`:
+
+* ``write(table, path, *, overwrite=True, **its own options)``;
+* ``losses(table) -> list[str]``: what the file cannot hold of ``table`` (``convert`` prints it).
+
+Format modules build tables; the table module never imports them. To add a format, write
+its module, add its name to ``FormatName`` and list it in ``FORMATS`` (detection order
+matters: the most specific sniffers first) and, if it writes, in ``WRITERS``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any, Protocol
+
+from ...errors import BPEError
+from ...types import FormatName
+from ..table import MergeTable
+from . import gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
+
+
+class TableReader(Protocol):
+    """What every format module provides (a module satisfies it with top-level names)."""
+
+    @property
+    def NAME(self) -> FormatName: ...
+
+    def sniff(self, path: str) -> bool:
+        """Does ``path`` hold this format? Cheap and content-based."""
+        ...
+
+    def read(self, path: str) -> MergeTable:
+        """The table in ``path``; BPEError naming what is wrong and where."""
+        ...
+
+
+class TableWriter(TableReader, Protocol):
+    """A format module that also writes."""
+
+    def write(self, table: MergeTable, path: str, *, overwrite: bool = True) -> None:
+        """Write ``table`` to ``path`` atomically (the module may take options of its own)."""
+        ...
+
+    def losses(self, table: MergeTable) -> list[str]:
+        """What this format cannot hold of ``table``, one sentence each (empty: nothing)."""
+        ...
+
+
+#: Every known format module, in detection order.
+FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, tiktoken_bpe, subword_nmt]
+#: The ones that write.
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt]
+
+
+def readers() -> dict[str, TableReader]:
+    return {m.NAME: m for m in FORMATS}
+
+
+def writers() -> dict[str, TableWriter]:
+    return {m.NAME: m for m in WRITERS}
+
+
+def check_readable(path: str) -> None:
+    """A table path must be a regular file or a directory (gpt2, sentencepiece dirs): opening
+    a FIFO would block forever, and a device may never end."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise BPEError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise BPEError(f"{path}: cannot read: {exc.strerror}") from None
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise BPEError(f"{path}: not a regular file (a merge table is a file or a directory)")
+
+
+def detect(path: str) -> TableReader:
+    """The format module that can read ``path``; BPEError if none can."""
+    path = os.fspath(path)
+    check_readable(path)
+    for module in FORMATS:
+        try:
+            if module.sniff(path):
+                return module
+        except OSError:
+            continue
+    raise BPEError(
+        f"{path}: not a merge table this tool can read (known formats: {', '.join(readers())})"
+    )
+
+
+def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
+    """Read a merge table, detecting its format unless ``format`` is given.
+
+    Anything wrong with the file is a one-line BPEError naming it; a reader's own checks name
+    the line or JSON path, and anything they did not foresee is still reported, not raised.
+    """
+    path = os.fspath(path)
+    if format is None:
+        module = detect(path)
+    elif format in readers():
+        module = readers()[format]
+        check_readable(path)
+    else:
+        raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
+    try:
+        return module.read(path)
+    except BPEError as exc:
+        message = str(exc)
+        raise (exc if path in message or os.path.basename(path) in message else BPEError(f"{path}: {message}")) from None
+    except UnicodeDecodeError as exc:
+        raise BPEError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+    except OSError as exc:
+        raise BPEError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        # A well-formed file with a shape the reader did not check: still one line.
+        raise BPEError(f"{path}: not a valid {module.NAME} table ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+#: Formats that hold byte-level tables only, and chars-mode tables only.
+BYTES_ONLY = ("gpt2", "tiktoken", "minbpe")
+CHARS_ONLY = ("subword-nmt",)
+#: Formats written as a directory of files rather than one file.
+DIRECTORY_FORMATS = ("gpt2",)
+
+
+def check_save(path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True, **options: Any) -> None:
+    """Everything that would stop ``save`` that can be known before there is a table: the
+    format and its options, the units it holds, and the target path. The CLI asks this before
+    a long training run; ``save`` checks again when it writes."""
+    from ...atomic import resolve_target
+
+    path = os.fspath(path)
+    module = writers().get(format)
+    if module is None:
+        raise BPEError(f"unknown output format {format!r}; choose one of {', '.join(writers())}")
+    if options.get("legacy_merges") and format != "hf":
+        raise BPEError(f"--legacy-merges applies to the hf format, not {format}")
+    if units == "chars" and format in BYTES_ONLY:
+        raise BPEError(f"the {format} format holds byte-level tables only, and this table is chars (use native or hf)")
+    if units == "bytes" and format in CHARS_ONLY:
+        raise BPEError(f"the {format} format holds chars-mode tables only, and this table is bytes (use native or hf)")
+    resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
+
+
+def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
+    """Write ``table`` to ``path`` in ``format`` (atomically). ``overwrite=False`` refuses a
+    target that exists at the moment of writing. A symlink is written through; a target that
+    is not a regular file (a FIFO, a device) is refused."""
+    path = os.fspath(path)
+    check_save(path, format, table.units, overwrite, **options)
+    writers()[format].write(table, path, overwrite=overwrite, **options)

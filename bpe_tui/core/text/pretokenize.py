@@ -1,0 +1,628 @@
+"""Pre-tokenization: cutting text into the words (pre-tokens) that BPE works inside.
+
+BPE never merges across a pre-token boundary. Which boundaries exist is decided here, by a
+regular expression (GPT-2's, GPT-4's cl100k, o200k, or your own) or by plain whitespace
+splitting (the classic tutorials). Special tokens such as ``<|endoftext|>`` are cut out of the
+text *before* the regex runs: they are never split, never counted in pairs and never merged.
+When one special token is a prefix of another, the longest one wins.
+
+Patterns use the ``regex`` package, which understands Unicode classes such as ``\\p{L}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+import regex
+
+from ..errors import BPEError
+from ..types import PREFIX_SCHEMES, PrefixScheme
+
+#: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+#: GPT-4's cl100k_base pre-tokenizer: case-insensitive contractions, digits in runs of 1-3.
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+
+#: GPT-4o's o200k_base pre-tokenizer: splits CamelCase, keeps contractions on the word.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+#: Whitespace splitting (Python's ``str.split()``): words without their spaces.
+WHITESPACE_PATTERN = r"""\S+"""
+
+NAMED_PATTERNS = {
+    "whitespace": WHITESPACE_PATTERN,
+    "gpt2": GPT2_PATTERN,
+    "gpt4": GPT4_PATTERN,
+    "o200k": O200K_PATTERN,
+}
+
+#: GPT-2's pattern made safe to run over many lines at once. Per line, a whitespace run that
+#: ends a line is one pre-token together with its ``\n`` (``\s+(?!\S)`` runs to the end of
+#: the line's string); over a block, ``\s+`` would run on into the next line. Whitespace
+#: without ``\n`` followed by ``\n`` becomes one pre-token with it; other whitespace runs hold
+#: no ``\n`` and are matched exactly as before; no other alternative can match ``\n`` or looks
+#: beyond its match. So findall over lines joined = the concatenation of findall per line.
+GPT2_LINE_PATTERN = GPT2_PATTERN.replace(r"|\s+(?!\S)|\s+", r"|[^\S\n]*\n|[^\S\n]+(?!\S)|[^\S\n]+")
+assert GPT2_LINE_PATTERN != GPT2_PATTERN
+
+#: Pre-tokenizers with a pattern that gives, over a block of whole lines, exactly the
+#: pre-tokens the original gives line by line (``\S+`` never touches a line break).
+LINE_SAFE_PATTERNS = {"gpt2": GPT2_LINE_PATTERN, "whitespace": WHITESPACE_PATTERN}
+
+#: The same line-safe patterns for all-ASCII text, with ASCII classes, for Python's ``re``
+#: (2-3x faster than ``regex`` with Unicode classes): on ASCII, regex's ``\p{L}``, ``\p{N}``
+#: and ``\s`` are exactly ``[A-Za-z]``, ``[0-9]`` and ``[\t\n\v\f\r ]`` (checked at import).
+_ASCII_SPACE = r"\t\n\x0b\x0c\r "
+_ASCII_BLANK = r"\t\x0b\x0c\r "  # ASCII whitespace but the line break
+#: Letters and digits are tried first (15% faster): no other alternative can match where they
+#: can (a letter, a digit, or a space before one), so the order between them is free; the
+#: contractions still come before the punctuation run that could also match an apostrophe.
+_ASCII_GPT2_HEAD = rf""" ?[A-Za-z]+| ?[0-9]+|'(?:s|t|re|ve|m|ll|d)| ?[^{_ASCII_SPACE}A-Za-z0-9]+"""
+ASCII_LINE_PATTERNS = {
+    "gpt2": _ASCII_GPT2_HEAD + rf"""|[{_ASCII_BLANK}]*\n|[{_ASCII_BLANK}]+(?![^{_ASCII_SPACE}])|[{_ASCII_BLANK}]+""",
+    "whitespace": rf"[^{_ASCII_SPACE}]+",
+}
+
+
+#: The pre-tokenizers themselves (not line-safe: for encoding whole texts) for ASCII text.
+ASCII_PATTERNS = {
+    "gpt2": _ASCII_GPT2_HEAD + rf"""|[{_ASCII_SPACE}]+(?![^{_ASCII_SPACE}])|[{_ASCII_SPACE}]+""",
+    "whitespace": rf"[^{_ASCII_SPACE}]+",
+}
+
+
+def ascii_findall(pretokenizer: str, line_safe: bool = False) -> Callable[[str], list[str]] | None:
+    """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
+    the named pre-tokenizer (or of its line-safe form); None where there is none."""
+    pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
+    return re.compile(pattern).findall if pattern is not None and _ASCII_OK else None
+
+
+def _ascii_classes_agree() -> bool:
+    ascii_chars = [chr(i) for i in range(128)]
+    expect = {
+        r"\p{L}": {c for c in ascii_chars if c.isalpha()},
+        r"\p{N}": {c for c in ascii_chars if c.isdigit()},
+        r"\s": set("\t\n\x0b\x0c\r "),
+    }
+    return all({c for c in ascii_chars if regex.match(cls, c)} == chars for cls, chars in expect.items())
+
+
+_ASCII_OK = _ascii_classes_agree()
+
+
+#: Short texts a custom pattern is tried on: a match of nothing in any of them is refused.
+_SAMPLES = ("a", "A1", " x", "a b", "a, b.\n", "\t1 2", "é ü")
+
+
+def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
+    """Return ``(name, pattern)`` for a named pre-tokenizer or a custom regex.
+
+    A custom regex may be given bare or as ``regex:PATTERN``; its name is ``regex:PATTERN``.
+    A pipeline of split steps (see :class:`SplitPipeline`) is ``pipeline:JSON``.
+    """
+    if name_or_regex in NAMED_PATTERNS:
+        return name_or_regex, NAMED_PATTERNS[name_or_regex]
+    if not isinstance(name_or_regex, str):
+        raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
+    if name_or_regex.startswith(PIPELINE):
+        SplitPipeline.from_json(name_or_regex[len(PIPELINE) :])  # checks it
+        return name_or_regex, name_or_regex[len(PIPELINE) :]
+    if not name_or_regex.startswith("regex:") and regex.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name_or_regex):
+        # Looks like a name, not a pattern: a typo (gpt3) must not train on a literal regex.
+        raise BPEError(
+            f"unknown pre-tokenizer {name_or_regex!r}; choose {', '.join(NAMED_PATTERNS)}, or regex:PATTERN for your own"
+        )
+    pattern = name_or_regex[6:] if name_or_regex.startswith("regex:") else name_or_regex
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error as exc:
+        raise BPEError(f"pre-tokenizer regex {pattern!r} does not compile: {exc}") from None
+    if compiled.fullmatch("") or any(m.start() == m.end() for sample in _SAMPLES for m in compiled.finditer(sample)):
+        raise BPEError(f"pre-tokenizer regex {pattern!r} matches the empty string (pre-tokens must not be empty)")
+    return "regex:" + pattern, pattern
+
+
+#: The name prefix of a pipeline pre-tokenizer: ``pipeline:`` + a JSON list of steps.
+PIPELINE = "pipeline:"
+
+#: How a split step treats the pieces its pattern matches (Hugging Face's
+#: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
+#:
+#: * ``Removed``             matches are dropped
+#: * ``Isolated``            each match is a piece of its own
+#: * ``MergedWithPrevious``  a match joins the piece before it
+#: * ``MergedWithNext``      a match joins the piece after it
+#: * ``Contiguous``          adjacent matches become one piece
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+class Match(Protocol):
+    """A piece a pre-tokenizer pattern found: a regex match, or one of ours shaped like it."""
+
+    def start(self) -> int: ...
+
+    def end(self) -> int: ...
+
+    def group(self) -> str: ...
+
+
+class Pattern(Protocol):
+    """What the pre-tokenizer's ``pattern`` answers: a compiled regex, a
+    :class:`GuardedPattern` or a :class:`SplitPipeline`."""
+
+    def findall(self, string: str) -> list[str]: ...
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]: ...
+
+
+class WholeTextNormalizer(Protocol):
+    """A normalizer that takes the whole text before special tokens are looked for
+    (sentencepiece's: see :class:`~bpe_tui.core.text.normalize.SentencePieceNormalizer`), at once
+    or as a stream of chunks."""
+
+    def __call__(self, text: str) -> str: ...
+
+    def stream(self, chunks: Iterable[str]) -> Iterator[str]: ...
+
+
+class _Span:
+    """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
+
+    __slots__ = ("_text", "_start", "_end")
+
+    def __init__(self, text: str, start: int, end: int):
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text[self._start : self._end]
+
+
+class SplitPipeline:
+    """Pre-tokenization as a sequence of split steps, as Hugging Face composes its
+    pre-tokenizers (``Sequence`` of ``Split``, ``Digits``, ``Metaspace``, ...).
+
+    Each step is ``{"pattern": REGEX, "behavior": one of BEHAVIORS, "invert": bool}`` and cuts
+    every piece the previous steps made: the pattern's matches and the gaps between them
+    become parts (``invert`` swaps which is which), the behavior decides what happens to the
+    matches, and empty parts are dropped. It answers ``findall`` and ``finditer`` like a
+    compiled regex, so the rest of the code cannot tell the two apart.
+    """
+
+    def __init__(self, steps: list[dict[str, Any]]):
+        self.steps: list[tuple[GuardedPattern, str, bool]] = []
+        for n, step in enumerate(steps):
+            where = f"pre-tokenizer step {n + 1}"
+            if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
+                raise BPEError(f"{where}: expected an object with a 'pattern' string")
+            behavior = step.get("behavior", "Isolated")
+            if behavior not in BEHAVIORS:
+                raise BPEError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
+            try:
+                compiled = regex.compile(step["pattern"])
+            except regex.error as exc:
+                raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
+            self.steps.append((GuardedPattern(compiled), behavior, bool(step.get("invert"))))
+
+    @classmethod
+    def from_json(cls, text: str) -> "SplitPipeline":
+        import json
+
+        try:
+            steps = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BPEError(f"pipeline pre-tokenizer: bad JSON ({exc.msg})") from None
+        if not isinstance(steps, list):
+            raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
+        return cls(steps)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
+        spans = [(pos, len(text) if endpos is None else endpos)]
+        for compiled, behavior, invert in self.steps:
+            spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
+        return (_Span(text, start, end) for start, end in spans)
+
+    def findall(self, text: str) -> list[str]:
+        return [text[m.start() : m.end()] for m in self.finditer(text)]
+
+
+def _split(text: str, start: int, end: int, compiled: GuardedPattern, behavior: str, invert: bool) -> list[tuple[int, int]]:
+    """One split step over ``text[start:end]``: the parts, as Hugging Face's
+    ``NormalizedString::split`` makes them."""
+    parts: list[list[Any]] = []  # [start, end, is_match]
+    prev = start
+    for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
+        if m.start() > prev:
+            parts.append([prev, m.start(), invert])
+        parts.append([m.start(), m.end(), not invert])
+        prev = m.end()
+    if prev < end:
+        parts.append([prev, end, invert])
+    if behavior == "Removed":
+        out = [p for p in parts if not p[2]]
+    elif behavior == "Isolated":
+        out = parts
+    elif behavior == "Contiguous":
+        out = []
+        last = None
+        for p in parts:
+            if out and p[2] == last:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            last = p[2]
+    elif behavior == "MergedWithPrevious":
+        out = []
+        previous_match = False
+        for p in parts:
+            if p[2] and not previous_match and out:
+                out[-1][1] = p[1]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+    else:  # MergedWithNext
+        out = []
+        previous_match = False
+        for p in reversed(parts):
+            if p[2] and not previous_match and out:
+                out[-1][0] = p[0]
+            else:
+                out.append(list(p))
+            previous_match = p[2]
+        out.reverse()
+    return [(a, b) for a, b, _ in out if b > a]
+
+
+def special_token_list(special_tokens: Iterable[str] | str | None) -> list[str]:
+    """Special tokens as a list of distinct non-empty strings (a lone str is one token)."""
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, str):
+        special_tokens = [special_tokens]  # not one special token per character
+    out = list(dict.fromkeys(special_tokens))
+    for token in out:
+        if not isinstance(token, str):
+            raise BPEError(f"special token {token!r} is not a string")
+        if not token:
+            raise BPEError("a special token cannot be empty")
+    return out
+
+
+class SpecialMatch:
+    """What :class:`SpecialMatcher` finds: ``start()``, ``end()`` and ``group()`` of a special
+    (the span may take in whitespace around the token: see ``lstrip``/``rstrip``)."""
+
+    __slots__ = ("_start", "_end", "_text")
+
+    def __init__(self, start: int, text: str, end: int | None = None):
+        self._start = start
+        self._text = text
+        self._end = start + len(text) if end is None else end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text
+
+
+#: Hugging Face's added-token flags that change where a token matches.
+TOKEN_FLAGS = ("lstrip", "rstrip", "single_word")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+class SpecialMatcher:
+    """Finds special tokens in text: leftmost first, the longest where several start there.
+
+    Each token is looked for with ``str.find`` (linear in the text however long the token:
+    CPython uses the two-way algorithm for long needles), and its next occurrence is
+    remembered until the scan passes it. A regex alternation of escaped literals gives the
+    same matches but crawls on a long token (100 KB of literal tried at every position).
+
+    ``flags`` gives some tokens Hugging Face's added-token flags: ``single_word`` matches only
+    where no word character touches the token, ``lstrip``/``rstrip`` take the whitespace on
+    that side into the match (so no pre-token keeps it).
+    """
+
+    def __init__(self, tokens: list[str], flags: dict[str, dict[str, Any]] | None = None):
+        self.tokens = sorted(tokens, key=len, reverse=True)  # longest first: ties go to it
+        self.flags = {t: f for t, f in (flags or {}).items() if t in tokens and any(f.get(k) for k in TOKEN_FLAGS)}
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[SpecialMatch]:
+        end = len(text) if endpos is None else endpos
+        tokens = self.tokens
+        flags = self.flags
+        nxt = [text.find(t, pos, end) for t in tokens]
+        floor = pos  # lstrip never reaches back past the previous match
+        while True:
+            best = -1
+            best_k = -1
+            for k, at in enumerate(nxt):
+                if at >= 0 and (best < 0 or at < best):  # strict: the longer token keeps a tie
+                    best, best_k = at, k
+            if best < 0:
+                return
+            token = tokens[best_k]
+            stop = best + len(token)
+            flag = flags.get(token)
+            if flag and flag.get("single_word") and (
+                (best > 0 and _is_word_char(text[best - 1])) or (stop < len(text) and _is_word_char(text[stop]))
+            ):
+                nxt[best_k] = text.find(token, best + 1, end)  # inside a word: not this one
+                continue
+            start = best
+            if flag and flag.get("lstrip"):
+                while start > floor and text[start - 1].isspace():
+                    start -= 1
+            if flag and flag.get("rstrip"):
+                while stop < end and text[stop].isspace():
+                    stop += 1
+            yield SpecialMatch(start, token, stop)
+            pos = floor = stop
+            for k, at in enumerate(nxt):
+                if 0 <= at < pos:
+                    nxt[k] = text.find(tokens[k], pos, end)
+
+    def split(self, text: str) -> list[str]:
+        """The text between special tokens (like ``re.split`` without groups)."""
+        out = []
+        pos = 0
+        for m in self.finditer(text):
+            out.append(text[pos : m.start()])
+            pos = m.end()
+        out.append(text[pos:])
+        return out
+
+
+def valid_text(text: str) -> str:
+    """``text`` with lone surrogates (which no UTF-8 can hold) replaced by U+FFFD, as tiktoken
+    does; text that came from bytes with ``surrogateescape`` holds them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+#: Seconds a custom pre-tokenizer regex may spend on one piece of text before it is given up
+#: (a pattern with catastrophic backtracking, such as ``(a|aa)+$``, would otherwise spin for
+#: ever). The named patterns are linear and run without a limit.
+REGEX_TIMEOUT = 5.0
+
+
+class RegexTimeout(BPEError):
+    """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
+
+
+def compile_pattern(name: str, pattern_text: str) -> Pattern:
+    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
+    a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
+    if name.startswith(PIPELINE):
+        return SplitPipeline.from_json(pattern_text)
+    compiled = regex.compile(pattern_text)
+    if name in NAMED_PATTERNS:
+        named: Pattern = compiled  # a regex.Pattern (regex ships no types)
+        return named
+    return GuardedPattern(compiled)
+
+
+class GuardedPattern:
+    """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
+    with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
+
+    def __init__(self, compiled: Any):  # a regex.Pattern
+        self.compiled = compiled
+        self.pattern = compiled.pattern
+
+    def _timed_out(self) -> RegexTimeout:
+        shown = self.pattern if len(self.pattern) <= 60 else self.pattern[:55] + "..."
+        return RegexTimeout(
+            f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
+        )
+
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
+        try:
+            found: list[str] = self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
+            return found
+        except TimeoutError:
+            raise self._timed_out() from None
+
+    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
+        try:
+            return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
+        except TimeoutError:
+            raise self._timed_out() from None
+
+
+class PreTokenizer:
+    """Splits text into pre-tokens, with special tokens cut out first.
+
+    >>> p = PreTokenizer("gpt2", special_tokens=["<|endoftext|>"])
+    >>> list(p.split("Hi there<|endoftext|>!"))
+    [(False, 'Hi'), (False, ' there'), (True, '<|endoftext|>'), (False, '!')]
+
+    ``special_matcher`` is how special tokens are split out: a :class:`SpecialMatcher` (its
+    ``finditer`` and ``split``), or None when there are none. Encoders and counters that cut
+    specials themselves, on their fast paths, use it; :meth:`split` does it all.
+
+    ``prefix_space`` (one of :data:`~bpe_tui.core.types.PREFIX_SCHEMES`) adds a space in front of segments, as
+    sentencepiece-style tokenizers do; tables read from those formats set it.
+
+    Text can be normalized first (see :mod:`~bpe_tui.core.text.normalize`), at one of two moments,
+    as the libraries do: ``normalizer`` rewrites each segment between special tokens (Hugging
+    Face: added tokens are matched in the raw text), ``text_normalizer`` the whole text before
+    special tokens are looked for (sentencepiece: its normalizer keeps user-defined pieces
+    whole). ``lowercase`` lowercases segments, before ``normalizer``.
+    """
+
+    def __init__(
+        self,
+        pretokenizer: str = "gpt2",
+        special_tokens: Iterable[str] = (),
+        lowercase: bool = False,
+        prefix_space: PrefixScheme | None = None,
+        normalizer: Callable[[str], str] | None = None,
+        text_normalizer: WholeTextNormalizer | None = None,
+        special_flags: dict[str, dict[str, Any]] | None = None,
+        normalized_tokens: Iterable[str] = (),
+    ):
+        self.name, self.pattern_text = resolve_pattern(pretokenizer)
+        self.pattern = compile_pattern(self.name, self.pattern_text)
+        self.lowercase = lowercase
+        self.normalizer = normalizer
+        self.text_normalizer = text_normalizer
+        if prefix_space is not None and prefix_space not in PREFIX_SCHEMES:
+            raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
+        self.prefix_space = prefix_space
+        self.special_tokens = special_token_list(special_tokens)
+        # Hugging Face's added tokens with ``normalized: true`` are looked for in each segment
+        # after it is normalized (their own text normalized too); the others in the raw text.
+        later = [t for t in normalized_tokens if t in self.special_tokens] if normalizer is not None or lowercase else []
+        raw = [t for t in self.special_tokens if t not in later]
+        self.special_matcher = SpecialMatcher(raw, special_flags) if raw else None
+        self._normalized_of = {self.normalize(t): t for t in later}
+        flags = special_flags or {}
+        self._normalized_re = (
+            SpecialMatcher(list(self._normalized_of), {n: flags.get(t, {}) for n, t in self._normalized_of.items()})
+            if later else None
+        )
+
+    def normalize(self, segment: str) -> str:
+        """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
+        and normalized as configured."""
+        if self.lowercase:
+            segment = segment.lower()
+        return self.normalizer(segment) if self.normalizer is not None else segment
+
+    def prefixed(self, segment: str, at_text_start: bool) -> str:
+        """``segment`` (text between special tokens) with the prefix space, if the scheme
+        puts one there; ``at_text_start`` says whether the segment begins the text."""
+        scheme = self.prefix_space
+        if scheme is None or not segment:
+            return segment
+        if scheme == "prepend" or (segment[0] != " " and (scheme == "always" or at_text_start)):
+            return " " + segment
+        return segment
+
+    def words(self, text: str) -> list[str]:
+        """The pre-tokens of ``text`` that BPE trains on (special tokens removed)."""
+        if self.text_normalizer is not None:
+            text = self.text_normalizer(text)
+        if self.special_matcher is None and self._normalized_re is None:
+            return self.pattern.findall(self.prefixed(self.normalize(text), True))
+        return [piece for is_special, piece in self.split(text, text_normalized=True) if not is_special]
+
+    def split(self, text: str, text_normalized: bool = False) -> Iterator[tuple[bool, str]]:
+        """Yield ``(is_special, piece)`` in order: special tokens whole, other text as pre-tokens.
+
+        Lowercasing (if configured) applies to ordinary text, never to special tokens.
+        ``text_normalized``: the whole-text normalizer has already run over ``text``.
+        """
+        if self.text_normalizer is not None and not text_normalized:
+            text = self.text_normalizer(text)
+        if self.special_matcher is None:
+            yield from self._segment_pieces(text, True)
+            return
+        pos = 0
+        for m in self.special_matcher.finditer(text):
+            if m.start() > pos:
+                yield from self._segment_pieces(text[pos : m.start()], pos == 0)
+            yield True, m.group()
+            pos = m.end()
+        if pos < len(text):
+            yield from self._segment_pieces(text[pos:], pos == 0)
+
+    def _segment_pieces(self, segment: str, at_text_start: bool) -> list[tuple[bool, str]]:
+        """The pieces of one segment (text between special tokens found in the raw text):
+        normalized as configured, the tokens matched in normalized text cut out, and the
+        rest pre-tokenized, each part with the prefix space if the scheme puts one there."""
+        text = self.normalize(segment)
+        if self._normalized_re is None:
+            return [(False, w) for w in self.pattern.findall(self.prefixed(text, at_text_start))]
+        out: list[tuple[bool, str]] = []
+        pos = 0
+        for m in self._normalized_re.finditer(text):
+            if m.start() > pos:
+                out += [(False, w) for w in self.pattern.findall(self.prefixed(text[pos : m.start()], at_text_start and pos == 0))]
+            out.append((True, self._normalized_of[m.group()]))
+            pos = m.end()
+        if pos < len(text):
+            out += [(False, w) for w in self.pattern.findall(self.prefixed(text[pos:], at_text_start and pos == 0))]
+        return out
+
+    def normalized_specials(self, text: str) -> list[str]:
+        """Normalized ``text`` cut at the special tokens looked for in normalized text:
+        ``[text, token, text, token, ..., text]`` (tokens by their own name)."""
+        out: list[str] = []
+        pos = 0
+        if self._normalized_re is not None:
+            for m in self._normalized_re.finditer(text):
+                out += [text[pos : m.start()], self._normalized_of[m.group()]]
+                pos = m.end()
+        out.append(text[pos:])
+        return out
+
+    @property
+    def matches_normalized_tokens(self) -> bool:
+        """Whether some special tokens are looked for in normalized text (see __init__)."""
+        return self._normalized_re is not None
+
+    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
+        """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
+
+        The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
+        space are not applied, so the offsets refer to the text as given). ``special_text``,
+        of the same length, is where special tokens are looked for instead (the text before
+        lowercasing).
+        """
+        pos = 0
+        if self.special_matcher is not None:
+            for m in self.special_matcher.finditer(text if special_text is None else special_text):
+                for w in self.pattern.finditer(text, pos, m.start()):
+                    yield False, w.start(), w.end()
+                yield True, m.start(), m.end()
+                pos = m.end()
+        for w in self.pattern.finditer(text, pos):
+            yield False, w.start(), w.end()
+
+    def special_prefix_len(self, text: str) -> int:
+        """Length of the longest suffix of ``text`` that is a proper prefix of a special token.
+
+        Streaming encoders keep that many characters back, so a special token cut in two by
+        a chunk boundary is still recognised whole.
+        """
+        best = 0
+        for special in self.special_tokens:
+            for k in range(min(len(special) - 1, len(text)), best, -1):
+                if text.endswith(special[:k]):
+                    best = k
+                    break
+        return best

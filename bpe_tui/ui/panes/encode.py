@@ -1,0 +1,405 @@
+"""The encode box: type text, see it tokenized by the table as it stands right now.
+
+Tokens are drawn as coloured chips with their ids underneath, unknown characters marked;
+a summary gives the token count and characters per token. Below the chips, in a list of its
+own that always keeps room for the first steps, the trace of the word under the cursor (or
+the last word): each merge applied, labelled "merge N" (1-based), and the segmentation after
+it; long lines wrap. BPE-dropout samples another segmentation with probability p.
+
+A long pasted text (more than :data:`LONG_TEXT` characters) is encoded in a thread worker,
+exclusive in its group, so each keystroke cancels the encoding still running and the screen
+never freezes; short texts are encoded inline, as you type.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Input, Static
+
+from ...core.tables.table import UNK_ID, MergeTable, merge_number
+from ...core.wording import plural
+from ..keys import bindings_for
+from ..messages import EncodeChanged, TokenSelected
+from ..session.sessions import Session
+from ..widgets.render import ChipStyles, chips, label, redraw_on_theme_change
+from ..widgets.toggle import Checkbox
+from ..widgets.vlist import VirtualList
+from .pairs import text_pairs
+from .status import KEEP, USEFUL, Phrases
+
+#: Texts longer than this many characters are encoded in a thread worker.
+LONG_TEXT = 2_000
+#: Characters either side of the cursor searched for the word to trace (long texts).
+WORD_WINDOW = 256
+
+
+#: Between the summary's phrases ("12 tokens · 1.25 chars/token"); a narrow pane leaves the
+#: last ones out whole there.
+SUMMARY_SEPARATOR = " · "
+
+
+@dataclass
+class Encoding:
+    """One encoding of the box's text: what the pane shows (computed on any thread)."""
+
+    text: str
+    pieces: list = field(default_factory=list)  # (token id, surface)
+    chip_lines: list = field(default_factory=list)  # (Text, spans): chips, then their ids
+    summary: str = ""
+    pairs: Counter | None = None  # with count_pairs: adjacent token pairs of the text
+
+
+def encode_text(
+    table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool, look: ChipStyles
+) -> Encoding:
+    """Encode ``text`` and lay its chips out in lines of ``width`` cells (pure: any thread).
+
+    ``look``: the chip styles, read from the theme on the UI thread before a worker starts.
+    """
+    pieces = table.pieces(text, dropout=dropout, seed=seed) if text else []
+    ids = [i for i, _ in pieces]
+    unknown = sum(1 for i in ids if i == UNK_ID)
+    n = len(ids)
+    parts = [plural(n, "token")]
+    if n:
+        parts.append(f"{len(text) / n:.2f} chars/token")
+    if unknown:
+        parts.append(f"{unknown:,} unknown")
+    if dropout:
+        parts.append(f"dropout p={dropout:g} seed {seed}")
+    return Encoding(
+        text=text,
+        pieces=pieces,
+        chip_lines=chip_lines(pieces, table.end_of_word, width, look),
+        summary=SUMMARY_SEPARATOR.join(parts),
+        pairs=text_pairs(table, text) if pairs else None,
+    )
+
+
+def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
+    """Wrap chips into lines of ``width`` cells, each followed by a line of their ids."""
+    out = []
+    top = Text(no_wrap=True, end="")
+    bottom = Text(no_wrap=True, end="")
+    spans: list = []
+    for n, (token_id, surface) in enumerate(pieces):
+        name = label(surface, eow)
+        ident = "unk" if token_id == UNK_ID else str(token_id)
+        cell = max(Text(name).cell_len, len(ident))
+        if top.cell_len and top.cell_len + cell + 1 > width:
+            out.append((top, spans))
+            out.append((bottom, list(spans)))
+            top, bottom, spans = Text(no_wrap=True, end=""), Text(no_wrap=True, end=""), []
+        start = top.cell_len
+        style = look.unknown if token_id == UNK_ID else look.cycle[n % len(look.cycle)]
+        top.append(name, style)
+        top.append(" " * (cell - Text(name).cell_len + 1))
+        bottom.append(ident.ljust(cell + 1), "dim")
+        spans.append((start, start + cell, token_id))
+    if spans:
+        out.append((top, spans))
+        out.append((bottom, list(spans)))
+    return out
+
+
+def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
+    """The pre-tokenized word under ``cursor`` (or the last word before it; else the first).
+
+    A long text is searched only near the cursor, so moving the cursor stays cheap.
+    """
+    offset = 0
+    if len(text) > LONG_TEXT:
+        offset = max(0, cursor - WORD_WINDOW)
+        text, cursor = text[offset : cursor + WORD_WINDOW], cursor - offset
+    pos = 0
+    last = None
+    for is_special, piece in table.pretokenize(text):
+        start = text.find(piece, pos)
+        if start < 0:
+            start = pos
+        end = start + len(piece)
+        pos = end
+        if is_special:
+            continue
+        if start <= cursor < end or (cursor == end and cursor == len(text)):
+            return piece
+        if start < cursor:
+            last = piece
+        elif last is None:
+            last = piece
+    return last
+
+
+def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | None = None) -> list[tuple[Text, Text, Text]]:
+    """The trace of ``word``: the base units, then one line per merge applied.
+
+    Each line is ``(label, body, compact body)``: the body shows the segmentation as chips
+    with a space between tokens; the compact body puts them side by side in alternating
+    colours (as the corpus pane does), for a pane too narrow for the spaced line.
+    ``pending``: the table's merge list is not there yet (a rank file's, being built): this
+    note stands where the merges would (a word that is itself a token needs none).
+    """
+    eow = table.end_of_word
+
+    def bodies(lead: Text, symbols) -> tuple[Text, Text]:
+        spaced, compact = lead.copy(), lead.copy()
+        spaced.append_text(chips(symbols, eow, look.pair, sep=" ")[0])
+        compact.append_text(chips(symbols, eow, look.pair)[0])
+        return spaced, compact
+
+    base = table.initial_symbols(word.lower() if table.lowercase else word)
+    lines = [(Text("trace of ", style="bold", end=""), *bodies(Text(f"“{label(word)}”  ", style="bold", end=""), base))]
+    whole = table.whole_token(word)
+    if whole is not None and len(base) > 1:
+        # tiktoken (and HF's ignore_merges): a pre-token that is a token is emitted whole
+        note = Text(f"is itself token {whole}: emitted whole, the merges are not applied", style=look.good, end="")
+        lines.append((Text("  ", end=""), note, note))
+        return lines
+    if pending is not None:
+        wait = Text(pending, style=look.note, end="")
+        lines.append((Text("  ", end=""), wait, wait))
+        return lines
+    steps = table.trace(word)
+    width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
+    for step in steps:
+        head = Text(f"merge {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
+        lead = Text(end="")
+        lead.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), look.note)
+        lead.append(" → ")
+        lines.append((head, *bodies(lead, step.symbols)))
+    if not steps:
+        none = Text("(no merge applies)", style="dim", end="")
+        lines.append((Text("  ", end=""), none, none))
+    return lines
+
+
+class EncodeView(VirtualList):
+    """Wrapped token chips with ids beneath."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(show_cursor=False, **kwargs)
+        self.lines: list[tuple[Text, list]] = []
+
+    def render_row(self, index: int):
+        return self.lines[index] if index < len(self.lines) else Text("")
+
+    def set_lines(self, lines: list[tuple[Text, list]]) -> None:
+        self.lines = lines
+        self.set_count(len(lines))
+
+
+class TraceView(VirtualList):
+    """The trace, one merge per line; a line too long for the pane wraps under its body.
+
+    Merge lines are spaced ("·d is c on t ent") when every one fits the pane, else compact
+    ("·discontent" in alternating colours); a line still too long wraps.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(show_cursor=False, **kwargs)
+        self.lines: list[tuple[Text, Text, Text]] = []
+        self.rows: list[Text] = []
+        self.row_line: list[int] = []  # row -> the trace line it belongs to (0: the head)
+        self._width = 0
+
+    def render_row(self, index: int):
+        return self.rows[index] if index < len(self.rows) else Text("")
+
+    def set_lines(self, lines: list[tuple[Text, Text, Text]]) -> None:
+        self.lines = lines
+        self._wrap()
+
+    def _wrap(self) -> None:
+        self._width = width = self.size.width or 40
+        spaced = all(head.cell_len + body.cell_len < width for head, body, _ in self.lines[1:])
+        rows = []
+        self.row_line = []
+        for n, (head, body, compact) in enumerate(self.lines):
+            body = body if spaced else compact
+            indent = head.cell_len
+            parts = body.wrap(self.app.console, max(8, width - indent - 1), no_wrap=False, overflow="fold")
+            for i, part in enumerate(parts or [Text("")]):
+                row = head.copy() if i == 0 else Text(" " * indent, end="")
+                row.append_text(part)
+                row.end = ""
+                rows.append(row)
+                self.row_line.append(n)
+        self.rows = rows
+        self.set_count(len(rows))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.size.width != self._width:
+            self._wrap()
+        super().on_resize(event)
+
+
+class EncodePane(Vertical):
+    BORDER_TITLE = "Encode"
+
+    BINDINGS = bindings_for("encode")
+
+    def __init__(self, count_pairs: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        #: Count the text's adjacent token pairs too (for the inspect screen's pair table).
+        self.count_pairs = count_pairs
+        self.session: Session | None = None
+        self.ids: list[int] = []
+        self.pieces: list[tuple[int, object]] = []
+        self.trace_word: str | None = None
+        self.trace_lines: list[str] = []
+        self.summary = ""
+        self.seed = 0
+        #: Bumped by every request to encode; a worker's result is shown only if still current.
+        self._generation = 0
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="type text to encode…", id="encode-input", compact=True, select_on_focus=False)
+        with Horizontal(id="encode-bar"):
+            yield Checkbox("dropout", id="dropout", compact=True)
+            yield Input("0.1", id="dropout-p", compact=True, restrict=r"[0-9.]*", max_length=5)
+            # one line (the trace needs the rows): a narrow pane leaves out whole phrases
+            yield Phrases(id="encode-summary", separator=SUMMARY_SEPARATOR, max_lines=1)
+        yield EncodeView(id="encode-view")
+        yield TraceView(id="encode-trace")
+
+    @property
+    def text(self) -> str:
+        return self.query_one("#encode-input", Input).value
+
+    @property
+    def dropout(self) -> float:
+        if not self.query_one("#dropout", Checkbox).value:
+            return 0.0
+        try:
+            p = float(self.query_one("#dropout-p", Input).value or 0)
+        except ValueError:
+            return 0.0
+        return min(max(p, 0.0), 1.0)
+
+    def set_text(self, text: str, dropout: float = 0.0) -> None:
+        """Put ``text`` in the box, with BPE-dropout on at ``dropout`` (0: off), and encode it."""
+        self.query_one("#encode-input", Input).value = text
+        if dropout:
+            self.query_one("#dropout-p", Input).value = f"{dropout:g}"
+        self.query_one("#dropout", Checkbox).value = bool(dropout)
+        self._encode()
+
+    # ------------------------------------------------------------------ encoding
+
+    def update_table(self, session: Session) -> None:
+        """The table changed (a step, a cut, a new session): encode again."""
+        self.session = session
+        self._encode()
+
+    def _encode(self) -> None:
+        """Encode the box's text: inline when short, in a thread worker when long."""
+        self._generation += 1
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is None:
+            self._show(self._generation, Encoding(text=self.text), None)
+            return
+        view = self.query_one(EncodeView)
+        width = max(20, view.size.width - 1 if view.size.width else 60)
+        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles)
+        if len(self.text) > LONG_TEXT:
+            self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
+            self._encode_in_worker(self._generation, args)
+        else:
+            self.workers.cancel_group(self, "encode")
+            self._show(self._generation, encode_text(*args), table)
+
+    @work(thread=True, exclusive=True, group="encode", exit_on_error=False)
+    def _encode_in_worker(self, generation: int, args: tuple) -> None:
+        result = encode_text(*args)
+        if generation == self._generation:
+            self.app.call_from_thread(self._show, generation, result, args[0])
+
+    def _show(self, generation: int, result: Encoding, table: MergeTable | None) -> None:
+        """Put an encoding on screen (unless a newer request has replaced it)."""
+        if generation != self._generation:
+            return
+        self.pieces = result.pieces
+        self.ids = [i for i, _ in result.pieces]
+        self.query_one(EncodeView).set_lines(result.chip_lines)
+        self.summary = result.summary
+        phrases = self.summary.split(SUMMARY_SEPARATOR) if self.summary else []
+        self.query_one("#encode-summary", Phrases).show_phrases([(p, "", KEEP if i == 0 else USEFUL) for i, p in enumerate(phrases)])
+        self.trace_word = None
+        self._trace(table)
+        if table is not None:
+            self.post_message(EncodeChanged(result.text, result.pairs))
+
+    def _trace(self, table: MergeTable | None) -> None:
+        """Trace the word under the cursor (again if it changed)."""
+        text = self.text
+        cursor = self.query_one("#encode-input", Input).cursor_position
+        word = word_at(table, text, cursor) if table is not None and text else None
+        if word == self.trace_word and self.trace_lines:
+            return
+        self.trace_word = word
+        pending = self.session.merges_note() if self.session is not None else None
+        lines = trace_lines(table, word, self.query_one(TraceView).chip_styles, pending) if table is not None and word is not None else []
+        self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
+        self.query_one(TraceView).set_lines(lines)
+
+    # ------------------------------------------------------------------ events
+
+    @on(Input.Changed, "#encode-input, #dropout-p")
+    @on(Checkbox.Changed, "#dropout")
+    def _settings_changed(self, event: Input.Changed | Checkbox.Changed) -> None:
+        event.stop()
+        self._encode()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: show the longest token of the word under the cursor in the token detail."""
+        event.stop()
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is None or not self.text:
+            return
+        word = word_at(table, self.text, self.query_one("#encode-input", Input).cursor_position)
+        if word is None:
+            return
+        ids = [i for i in table.encode(word) if i != UNK_ID]
+        if ids:
+            self.post_message(TokenSelected(max(ids, key=lambda i: len(table.surface(i))), show=True))
+
+    def on_mount(self) -> None:
+        self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
+        redraw_on_theme_change(self, self._theme_changed)
+
+    def show_merges_state(self) -> None:
+        """The merge list's build moved on (or ended): trace the word again."""
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is not None and self.text:
+            self.trace_word = None
+            self._trace(table)
+
+    def _theme_changed(self) -> None:
+        """The chips were drawn in the old theme's colours: encode (and trace) again."""
+        self.trace_word = None
+        self._encode()
+
+    def _cursor_moved(self, _selection) -> None:
+        # the trace follows the word under the cursor
+        session = self.session
+        table = session.table() if session is not None else None
+        if table is not None and self.text:
+            self._trace(table)
+
+    def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
+        event.stop()
+        if event.payload is not None and event.payload != UNK_ID:
+            self.post_message(TokenSelected(event.payload, show=True))
+
+    def action_resample(self) -> None:
+        self.seed += 1
+        self._encode()

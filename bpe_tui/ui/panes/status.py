@@ -1,0 +1,185 @@
+"""The status line: what is loaded, which rules, where training stands.
+
+The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". On a narrow terminal the
+line wraps only between phrases, never inside one, onto at most :data:`MAX_LINES` lines; when
+that is not enough, the least important phrases are left out (see :func:`lay_out`).
+:class:`Phrases` is that rule as a widget, for any line of facts (the encode summary, the
+compare view's table sizes); :class:`StatusLine` is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.widgets import Static
+
+from ...core.wording import plural
+from ..session.sessions import ExploreSession, InspectSession, Snapshot
+from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
+
+SEPARATOR = " │ "
+MAX_LINES = 2
+#: How readily a phrase is left out when the line is short of room (higher: sooner).
+KEEP, USEFUL, DETAIL = 0, 1, 2
+
+
+def lay_out(
+    parts: list[tuple[str, str, int]],
+    width: int,
+    max_lines: int = MAX_LINES,
+    style_of: Callable[[str], Style | str] = lambda style: style,
+    separator: str = SEPARATOR,
+) -> Text:
+    """Phrases ``(text, style, priority)`` as at most ``max_lines`` lines of ``width`` cells.
+
+    ``style_of`` turns a phrase's style name into the style drawn (the status line's reads
+    the theme's colours, e.g. ``"chip--name"``).
+
+    Lines break only between phrases. While the phrases do not fit, the one with the highest
+    priority number (the last of them on a tie) is left out; a single phrase wider than a line
+    is cut with an ellipsis.
+    """
+    parts = list(parts)
+    while True:
+        lines: list[list[tuple[str, str, int]]] = [[]]
+        used = 0
+        for part in parts:
+            w = Text(part[0]).cell_len
+            if lines[-1] and used + len(separator) + w > width:
+                lines.append([])
+                used = 0
+            used += (len(separator) if lines[-1] else 0) + w
+            lines[-1].append(part)
+        if len(lines) <= max_lines or len(parts) <= 1:
+            break
+        drop = max(range(len(parts)), key=lambda i: (parts[i][2], i))
+        del parts[drop]
+    text = Text(end="")
+    for n, line in enumerate(lines[:max_lines]):
+        if n:
+            text.append("\n")
+        row = Text(end="")
+        for i, (value, style, _) in enumerate(line):
+            if i:
+                row.append(separator, "dim")
+            row.append(value, style_of(style))
+        text.append_text(fit(row, width))
+    return text
+
+
+class Phrases(Static):
+    """Phrases on one or two lines, wrapped only between phrases (:func:`lay_out`), laid out
+    again when the width changes: a line of facts that never breaks inside a fact.
+
+    A phrase's style is a rich style string whose words may name a chip class (``"bold
+    chip--good"``): its colour comes from the theme (chips.tcss), so a theme change re-lays
+    the line out in the new colours.
+    """
+
+    COMPONENT_CLASSES = CHIP_CLASSES
+
+    def __init__(self, content: str = "", separator: str = SEPARATOR, max_lines: int = MAX_LINES, **kwargs) -> None:
+        super().__init__(content, markup=False, **kwargs)
+        self.separator = separator
+        self.max_lines = max_lines
+        self.text = ""
+        self.parts: list[tuple[str, str, int]] = []
+        self.line = Text(end="")
+
+    def show_phrases(self, parts: list[tuple[str, str, int]]) -> None:
+        """Show ``parts``: (text, style, priority: KEEP, USEFUL or DETAIL)."""
+        self._set(parts)
+
+    def _set(self, parts: list[tuple[str, str, int]]) -> None:
+        self.parts = parts
+        self.text = self.separator.join(value for value, _, _ in self.parts)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        width = self.size.width or self.app.size.width // 2
+        self.line = lay_out(self.parts, max(10, width), self.max_lines, self._style, self.separator)  # as drawn
+        self.update(self.line)
+
+    def _style(self, style: str) -> Style:
+        """A phrase's style string, its chip class names read from the theme."""
+        return Style.combine(
+            [Style.null()]
+            + [self.get_component_rich_style(word, partial=True) if word.startswith("chip--") else Style.parse(word) for word in style.split()]
+        )
+
+    def on_mount(self) -> None:
+        # the line was drawn in the old theme's colours: lay it out again
+        redraw_on_theme_change(self, self._lay_out)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # After the resize is done: a layout asked for while one runs is lost, and the line
+        # count (the height) may change with the width.
+        self.call_after_refresh(self._lay_out)
+
+
+class StatusLine(Phrases):
+    """The facts of what is open; rebuilt from each snapshot."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("loading…", **kwargs)
+
+    def show_nothing(self, note: str = "") -> None:
+        """Nothing is open yet (``note``: why, e.g. a load failed)."""
+        self._set([(note or "no corpus loaded — press o to open a corpus or a table", "bold", KEEP)])
+
+    def show_training(self, session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> None:
+        """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
+        cfg = session.trainer.config
+        parts: list[tuple[str, str, int]] = []
+        parts.append((session.name, "chip--name", KEEP))
+        parts.append((cfg.describe(), "", DETAIL))
+        target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
+        parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
+        parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
+        parts.append((f"tokens {fmt_int(snap.total_tokens)} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", "", DETAIL))
+        cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
+        parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
+        if snap.finished:
+            parts.append(("done: " + (snap.stop_reason or "target reached"), "chip--note", KEEP))
+        if play_rate:
+            parts.append((f"▶ playing {play_rate:g}/s", "bold chip--good", KEEP))
+        if note:
+            parts.append((note, "italic", KEEP))
+        self._set(parts)
+
+    def show_table(self, session: InspectSession, note: str = "") -> None:
+        """A saved table: format, size, rules, and the cut if one is set."""
+        d = session.full_table.describe(build=False)  # a rank file's merge list may be building
+        parts: list[tuple[str, str, int]] = []
+        parts.append((session.name, "chip--name", KEEP))
+        parts.append((f"format {d['format']}", "", USEFUL))
+        parts.append((plural(d["vocab_size"], "token"), "", USEFUL))
+        if d["merges"] is None:
+            parts.append((session.build.short(), "chip--note", KEEP))
+        else:
+            parts.append((plural(d["merges"], "merge"), "", KEEP))
+        rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
+        if d.get("tie_break"):
+            rules.append(d["tie_break"])
+        if d.get("end_of_word"):
+            rules.append(f"eow {d['end_of_word']}")
+        if d.get("lowercase"):
+            rules.append("lowercase")
+        if d.get("prefix_space"):
+            rules.append(f"prefix space ({d['prefix_space']})")
+        if d.get("special_tokens"):
+            rules.append(f"{len(d['special_tokens']):,} special")
+        parts.append((" · ".join(rules), "", DETAIL))
+        if session.cut is not None:
+            parts.append((f"encoding with the first {plural(session.cut, 'merge')}", "bold chip--note", KEEP))
+        if note:
+            parts.append((note, "italic", KEEP))
+        self._set(parts)
+
+    def _lay_out(self) -> None:
+        width = (self.size.width or self.app.size.width) - 2  # the padding
+        self.line = lay_out(self.parts, max(10, width), style_of=self._style)  # as drawn
+        self.update(self.line)

@@ -1,0 +1,3 @@
+"""Whole screens: the main screens over one shared layout (``main``), the small modal
+dialogs (``dialogs``) and the training rules dialog (``settings``).
+"""

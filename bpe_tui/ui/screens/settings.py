@@ -1,0 +1,175 @@
+"""Switching the training rules live: the settings dialog, and what changed in the merges.
+
+The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
+which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
+token allowed and the characters a token may not mix with others -- and returns a new
+:class:`~bpe_tui.core.engine.config.TrainerConfig`, checked by the config itself (a bad value is
+shown in the dialog, which stays open). The explorer then retrains to the step it stood at
+under the new rules, in the :class:`~bpe_tui.ui.session.loader.Loader`'s worker, and tells where
+the two merge lists part (:func:`first_difference`).
+
+Tie-break, min frequency and the constraints reuse the word counts already made; lowercase and
+the pre-tokenizer change the words themselves, so those count the corpus files again
+(:func:`needs_recount`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label, Select, Static
+
+from ...core.engine.config import TIE_BREAKS, TrainerConfig
+from ...core.errors import BPEError
+from ...core.types import TieBreak
+from ...core.wording import plural
+from ..widgets.render import label
+from ..widgets.toggle import Checkbox
+from .dialogs import _Dialog
+
+#: The named pre-tokenizers the dialog offers (a custom regex in use is offered as well).
+PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k")
+#: Config fields whose change alters the words themselves: the corpus must be counted again.
+RECOUNT_FIELDS = ("lowercase", "pretokenizer")
+
+
+def needs_recount(old: TrainerConfig, new: TrainerConfig) -> bool:
+    """True when ``new`` cuts or normalises the corpus into other words than ``old`` does."""
+    return any(getattr(old, name) != getattr(new, name) for name in RECOUNT_FIELDS)
+
+
+def _pair(pair: tuple, end_of_word: str | None) -> str:
+    return f"({label(pair[0], end_of_word)}, {label(pair[1], end_of_word)})"
+
+
+def first_difference(old: Sequence[tuple], new: Sequence[tuple], end_of_word: str | None = None, first: int = 1) -> str:
+    """Where two merge lists part, in one sentence for the explorer's notification.
+
+    ``old`` and ``new`` are the merged pairs (surfaces) in order; ``first`` is the merge
+    number of their first element (1, or after the merges a table started from). Examples:
+    ``"from merge 3 on: (o, u) instead of (th, e)"``, ``"the same 12 merges"``.
+    """
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return f"from merge {first + i:,} on: {_pair(b, end_of_word)} instead of {_pair(a, end_of_word)}"
+    if len(old) == len(new):
+        return f"the same {plural(len(new), 'merge')}"
+    if len(new) < len(old):
+        return f"the same first {plural(len(new), 'merge')}; then the new rules stop, where the old ones made {len(old):,}"
+    return f"the same {plural(len(old), 'merge')}, then {len(new) - len(old):,} more under the new rules"
+
+
+def _whole(text: str, name: str) -> int | None:
+    """The whole number typed in a box (blank: None); BPEError naming the box otherwise."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise BPEError(f"{name}: {text!r} is not a whole number") from None
+
+
+class SettingsScreen(_Dialog):
+    """Edit the training rules. Returns the new TrainerConfig, or None (cancelled, or unchanged).
+
+    ``recount``: whether the corpus files can be counted again (False for a corpus given as
+    word counts or on stdin: lowercase and the pre-tokenizer are then fixed). ``start``: the
+    trainer goes on from a table (``--from``), whose lowercase and pre-tokenizer hold.
+    """
+
+    CSS_PATH = ["dialogs.tcss", "settings.tcss"]
+
+    def __init__(self, config: TrainerConfig, recount: bool = True, start: bool = False) -> None:
+        super().__init__()
+        self.config = config
+        self.start = start
+        self.recount = recount and not start
+
+    def compose(self) -> ComposeResult:
+        cfg = self.config
+        pretokenizers = list(PRETOKENIZERS)
+        if cfg.pretokenizer not in pretokenizers:
+            pretokenizers.append(cfg.pretokenizer)
+        with Vertical(classes="dialog wide", id="settings"):
+            yield Label(Text("Switch the training rules (retrains to this step)", style="bold"), classes="title")
+            with Horizontal(classes="setting"):
+                yield Label("tie-break")
+                yield Select([(t, t) for t in TIE_BREAKS], value=cfg.tie_break, allow_blank=False, compact=True, id="tie-break")
+            with Horizontal(classes="setting"):
+                yield Label("min frequency")
+                yield Input(str(cfg.min_frequency), id="min-frequency", compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("lowercase")
+                yield Checkbox("lowercase the corpus first", cfg.lowercase, id="lowercase", compact=True, disabled=not self.recount)
+            with Horizontal(classes="setting"):
+                yield Label("pre-tokenizer")
+                yield Select(
+                    [(p if len(p) < 40 else p[:39] + "…", p) for p in pretokenizers],
+                    value=cfg.pretokenizer,
+                    allow_blank=False,
+                    compact=True,
+                    id="pretokenizer",
+                    disabled=not self.recount,
+                )
+            with Horizontal(classes="setting"):
+                yield Label("max token length")
+                yield Input(
+                    "" if cfg.max_token_length is None else str(cfg.max_token_length),
+                    placeholder=f"no limit ({cfg.units})",
+                    id="max-token-length",
+                    compact=True,
+                )
+            with Horizontal(classes="setting"):
+                yield Label("no merge across")
+                yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
+            if self.start:
+                note = "lowercase and the pre-tokenizer are the start table's"
+            elif self.recount:
+                note = "lowercase and the pre-tokenizer count the corpus files again"
+            else:
+                note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
+            yield Static(Text(note, style="dim"), classes="hint")
+            yield Static("", id="settings-error", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Retrain", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#tie-break", Select).focus()
+
+    def chosen(self) -> TrainerConfig:
+        """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
+        min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
+        return dataclasses.replace(
+            self.config,
+            tie_break=cast(TieBreak, str(self.query_one("#tie-break", Select).value)),  # (a Select of TIE_BREAKS)
+            min_frequency=1 if min_frequency is None else min_frequency,
+            lowercase=self.query_one("#lowercase", Checkbox).value,
+            pretokenizer=str(self.query_one("#pretokenizer", Select).value),
+            max_token_length=_whole(self.query_one("#max-token-length", Input).value, "max token length"),
+            no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
+        )
+
+    def _result(self) -> None:
+        try:
+            config = self.chosen()
+        except BPEError as exc:
+            self.query_one("#settings-error", Static).update(Text(str(exc), style="bold"))
+            return
+        self.dismiss(None if config == self.config else config)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._result()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._result()
+        else:
+            self.dismiss(None)

@@ -1,0 +1,252 @@
+"""Opening things in the background: a corpus, a merge table, or table B to compare with.
+
+The Loader is a widget with nothing to show. Each of its methods starts a thread worker that
+reads the files and posts what came of it: :class:`LoadProgressed` while a corpus is read, then
+:class:`SessionOpened` (a corpus or table to show) or :class:`CompareLoaded` (table B), or
+:class:`LoadFailed` with a one-line reason, or :class:`LoadCancelled` when escape stopped it.
+The messages bubble up to the App, which decides what the screen does with them; the Loader
+never touches another widget. A rank file (o200k) opens without its merge list; the inspect
+screen then has its Loader build the list behind the panes (:meth:`Loader.merges`:
+:class:`MergesProgressed`, then :class:`MergesBuilt` or :class:`MergesCancelled`).
+
+Workers are *exclusive* per group: opening something new cancels the load still running.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual import work
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from ...core.engine.config import TrainerConfig
+from ...core.engine.trainer import Trainer
+from ...core.errors import BPEError, NotUTF8
+from ...core.tables.formats import load
+from ...core.tables.table import MergeTable
+from ..messages import (
+    BATCH_SECONDS,
+    CompareLoaded,
+    LoadCancelled,
+    LoadFailed,
+    LoadProgressed,
+    MergesBuilt,
+    MergesCancelled,
+    MergesProgressed,
+    Retrained,
+    RetrainProgressed,
+    SessionOpened,
+)
+from .sessions import ExploreSession, InspectSession, read_preview
+
+#: What goes wrong with a file that is not ours to check: unreadable, not text, not valid.
+FILE_ERRORS = (OSError, UnicodeError, ValueError)
+
+
+class _Cancelled(Exception):
+    """Raised inside the reading when escape cancelled the worker."""
+
+
+class Loader(Widget):
+    """Reads corpora and merge tables in thread workers; reports by messages."""
+
+    DEFAULT_CSS = "Loader { display: none; }"
+
+    def _reporter(self, message: Callable[[int, int], Message]) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` for long work in the current worker: it posts
+        ``message(done, total)`` at most every :data:`BATCH_SECONDS` (a few screen updates a
+        second, never one per block or merge), and raises :class:`_Cancelled` once escape has
+        cancelled the worker, which stops the work at its next report."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise _Cancelled()
+            now = time.monotonic()
+            if now - last >= BATCH_SECONDS:
+                last = now
+                self.post_message(message(done, total))
+
+        return progress
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def path(self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None) -> None:
+        """Open whatever ``path`` holds: a merge table if its format is recognised, else a corpus.
+
+        Telling the two apart reads the file, which can be slow (a big file, a network mount)
+        and is refused for what is not a regular file (a FIFO would block): so it happens
+        here, in the worker, never on the UI thread.
+        """
+        from ...core.tables.formats import check_readable, detect
+
+        try:
+            check_readable(path)
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        try:
+            detect(path)
+        except BPEError:
+            self._corpus([path], config, workers=workers, dask=dask)
+            return
+        self._table(path)
+
+    def _corpus(
+        self,
+        paths: list[str],
+        config: TrainerConfig,
+        errors: str = "strict",
+        counts: bool = False,
+        workers: int | None = None,
+        dask: str | None = None,
+        start: MergeTable | None = None,
+    ) -> None:
+        """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
+        progress by bytes read, or by blocks counted on Dask. With ``start`` (``--from``)
+        the trainer goes on from that table (its merges applied to the corpus first).
+
+        ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
+        Escape cancels: the next progress report raises, which also stops the worker
+        processes of a parallel count (they report several times a second while they read).
+        """
+        progress = self._reporter(lambda done, total: LoadProgressed(done, total, dask))
+        try:
+            if start is not None:
+                trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
+            else:
+                trainer = Trainer.from_files(
+                    paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
+                )
+            session = ExploreSession(trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
+            session.word_order()
+        except _Cancelled:
+            self.post_message(LoadCancelled())
+            return
+        except NotUTF8 as exc:  # the App offers to read it again, invalid bytes replaced
+
+            def again() -> None:
+                self.corpus(paths, config, "replace", counts, workers, dask, start)
+
+            self.post_message(LoadFailed(f"{exc.name}: not valid UTF-8 at byte {exc.byte:,}", replacing=again))
+            return
+        except BPEError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
+            return
+        self.post_message(SessionOpened(session))
+
+    #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
+    corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
+
+    def _table(self, path: str) -> None:
+        """Open a merge table in any readable format, to inspect it. A rank file's merge list
+        is not built here: the inspect screen shows the table at once and builds it behind
+        the panes (:meth:`merges`)."""
+        table = self._read_table(path)
+        if table is not None:
+            session = InspectSession(table, source=path)
+            if table.merges_built:
+                session.rank_index()
+            self.post_message(SessionOpened(session))
+
+    #: ``_table`` in a thread worker.
+    table = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_table)
+
+    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    def compare_table(self, path: str) -> None:
+        """Open table B for the comparison view."""
+        table = self._read_table(path, compare=True)
+        worker = get_current_worker()
+        # a rank file's merge list is built here (the comparison numbers B's merges too), unless a newer request replaced this one
+        if table is not None and table.build_merges(cancelled=lambda: worker.is_cancelled) and not worker.is_cancelled:
+            self.post_message(CompareLoaded(table, path))
+
+    @work(thread=True, exclusive=True, group="merges", exit_on_error=False)
+    def merges(self, session: InspectSession) -> None:
+        """Build the inspected rank file's merge list (read from the cache when it was built
+        before): :class:`MergesProgressed` meanwhile, then :class:`MergesBuilt`, or
+        :class:`MergesCancelled` when escape stopped it (nothing is kept)."""
+        worker = get_current_worker()
+        progress = self._reporter(MergesProgressed)
+        table = session.full_table
+        try:
+            built = table.build_merges(progress, cancelled=lambda: worker.is_cancelled)
+        except _Cancelled:
+            built = False
+        except BPEError as exc:  # a built merge that does not check out (the replay's always do): say what
+            self.post_message(MergesCancelled(str(exc)))
+            return
+        if not built:
+            self.post_message(MergesCancelled())
+            return
+        session.rank_index()  # the pair table's merge numbers, made here rather than on the UI thread
+        self.post_message(MergesBuilt(table))
+
+    def _read_table(self, path: str, compare: bool = False):
+        """The merge table at ``path``, or None once LoadFailed says why not."""
+        try:
+            return load(path)
+        except BPEError as exc:
+            message = str(exc)
+        except FILE_ERRORS as exc:
+            message = f"{path}: {exc}"
+        self.post_message(LoadFailed(message, compare=compare))
+        return None
+
+    # ------------------------------------------------------------------ retraining under new rules
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def retrain(self, old: ExploreSession, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
+        """Train anew under ``config`` up to the step ``old`` stands at, and say where the
+        merge lists first differ (:class:`Retrained`); :class:`RetrainProgressed` meanwhile.
+
+        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed; on
+        the Dask cluster ``dask`` if given); otherwise the new trainer starts from ``old``'s
+        word counts. ``old`` is marked busy
+        while this runs, so nothing moves it; escape cancels and leaves it as it was.
+        """
+        from ..screens.settings import first_difference
+
+        worker = get_current_worker()
+        counting = self._reporter(lambda done, total: RetrainProgressed("counting the corpus again", done, total))
+        merging = self._reporter(lambda done, total: RetrainProgressed("retraining under the new rules", done, total))
+        old.busy = True
+        try:
+            target = old.trainer.steps_done
+            before = old.merged_pairs()
+            name = old.trainer.name
+            if recount and old.paths is not None:  # (the dialog offers a recount only for files)
+                trainer = Trainer.from_files(
+                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
+                    progress=counting,
+                )
+            else:
+                trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
+            session = ExploreSession(trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
+            while trainer.steps_done < target:
+                if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
+                    break  # nothing left to merge, or below min frequency: the new rules stop here
+                merging(trainer.steps_done, target)
+            if worker.is_cancelled:
+                raise _Cancelled()
+            session.word_order()
+            note = first_difference(before, session.merged_pairs(), config.end_of_word, first=session.first_step + 1)
+        except _Cancelled:
+            self.post_message(Retrained(None, "retraining cancelled: the rules are as they were"))
+            return
+        except BPEError as exc:
+            self.post_message(Retrained(None, f"cannot retrain: {exc}"))
+            return
+        except FILE_ERRORS as exc:
+            self.post_message(Retrained(None, f"cannot count {', '.join(old.paths or [])} again: {exc}"))
+            return
+        finally:
+            old.busy = False
+        self.post_message(Retrained(session, note))

@@ -1,0 +1,1 @@
+"""Full-screen views over a table: audit, evaluate, compare, and the guided tour's panel."""

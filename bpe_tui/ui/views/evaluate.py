@@ -1,0 +1,272 @@
+"""The Evaluate view: the current table measured on corpora, as bar charts and curves.
+
+By default the corpora are the parallel text set shipped in corpora/parallel (the same 30
+sentences in 12 languages, English first), so the bars compare languages: bytes per token,
+fertility, the token premium over English, and the other metrics of
+:mod:`bpe_tui.core.analysis.evaluate` (← → switch the metric). Below the bars, one curve per language
+shows the metric over merge steps -- the table cut after k merges for a few k from 0 to now
+(in explore mode: how each language's bytes per token rose as training went on) -- and the
+merges that saved each language the most tokens. ctrl+o measures another corpus instead.
+
+Everything is computed in a thread worker with a progress bar; escape cancels it (and, when
+nothing runs, goes back).
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Static
+
+from ...core.analysis.audit import Cancelled
+from ...core.analysis.evaluate import (
+    Corpus,
+    Evaluation,
+    evaluate,
+    parallel_set,
+    parse_corpus,
+    savings,
+)
+from ...core.errors import BPEError
+from ...core.tables.table import MergeTable
+from ...core.wording import plural
+from ..keys import bindings_for
+from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
+from ..widgets.workbar import WorkBar, WorkScreen
+
+#: (attribute of Metrics, or "premium"; label; what higher means)
+METRICS = [
+    ("bytes_per_token", "bytes per token", "more text per token"),
+    ("chars_per_token", "characters per token", "more text per token"),
+    ("fertility", "fertility (tokens per whitespace word)", "words cut into more pieces"),
+    ("premium", "token premium over the first corpus", "the same content costs more tokens"),
+    ("continued_share", "continued words (split into 2+ tokens)", "more words split"),
+    ("kept_whole_share", "distinct words kept whole", "more words are one token"),
+    ("renyi_efficiency", "Rényi efficiency (alpha 2.5)", "a more even use of the vocabulary"),
+    ("tokens", "tokens", "longer sequences"),
+]
+#: Points on each curve (the table cut after k merges, k from 0 to all).
+CURVE_POINTS = 9
+#: Merges listed per corpus as the ones that saved it most tokens.
+TOP_MERGES = 3
+BAR_WIDTH = 40
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
+    if attr == "premium":
+        return result.premium(t, c) if len(result.corpora) > 1 else None
+    return getattr(result.get(t, c), attr)
+
+
+def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
+    """A horizontal bar of ``value / top`` of ``width`` cells, in eighths of a cell."""
+    eighths = round(8 * width * value / top) if top > 0 else 0
+    return "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
+
+
+def sparkline(values: list[float | None], low: float, high: float) -> str:
+    out = []
+    for v in values:
+        if v is None:
+            out.append(" ")
+        else:
+            share = 0 if high <= low else (v - low) / (high - low)
+            out.append(_SPARKS[min(len(_SPARKS) - 1, int(share * len(_SPARKS)))])
+    return "".join(out)
+
+
+def _fmt(attr: str, value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if attr == "tokens":
+        return f"{value:,.0f}"
+    if attr in ("continued_share", "kept_whole_share"):
+        return f"{value:.1%}"
+    return f"{value:.3f}"
+
+
+class EvalScreen(WorkScreen):
+    """Measure ``table`` on corpora (the shipped parallel set unless given)."""
+
+    WORK_GROUP = "evaluate"
+    WORK_NAME = "evaluation"
+    CSS_PATH = ["evaluate.tcss", "../widgets/workbar.tcss"]
+    KIND = "evaluate"
+    BINDINGS = bindings_for(KIND)
+    #: The title, bars, curves and tokens take their colours from the theme.
+    COMPONENT_CLASSES = CHIP_CLASSES
+
+    def __init__(self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "") -> None:
+        super().__init__()
+        self.table = table
+        self.table_name = name
+        self.origin = origin
+        self.corpora = corpora
+        self.metric = 0
+        self.result: Evaluation | None = None
+        self.steps: list[int] = []
+        self.curves: list[Evaluation] = []
+        self.helped: list[list[tuple[int, int]]] = []
+        self.bar_lines: list[str] = []  # plain text of what is drawn (for tests)
+        self.curve_lines: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="eval-title", markup=False)
+        with VerticalScroll(id="eval-body"):
+            yield Static("", id="eval-metric", markup=False)
+            yield Static("", id="eval-bars", markup=False)
+            yield Static("", id="eval-curves", markup=False)
+            yield Static("", id="eval-helped", markup=False)
+        yield WorkBar(id="eval-work")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.corpora is None:
+            try:
+                self.corpora = parallel_set()
+            except BPEError as exc:
+                self.notify(str(exc), title="no parallel text", severity="warning", timeout=10)
+                self.corpora = []
+        self._title()
+        redraw_on_theme_change(self, self._redraw)
+        if self.corpora:
+            self.run_evaluation()
+        else:
+            self.query_one("#eval-metric", Static).update(Text("no corpus: ctrl+o picks one", style="dim"))
+
+    def _redraw(self) -> None:
+        """Everything coloured again, in the theme's colours."""
+        self._title()
+        self.render_metric()
+
+    def _title(self) -> None:
+        head = Text(end="")  # wraps onto a second line on a narrow screen (evaluate.tcss)
+        head.append("Evaluate ", "bold")
+        head.append(self.table_name, ChipStyles.of(self).name)
+        if self.origin:
+            head.append(f"  {self.origin}")
+        head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
+        self.query_one("#eval-title", Static).update(head)
+
+    # ------------------------------------------------------------------ the worker
+
+    def run_evaluation(self) -> None:
+        self.show_work("encoding…", None)
+        self._worker(list(self.corpora or []))
+
+    @work(thread=True, exclusive=True, group="evaluate")
+    def _worker(self, corpora: list[Corpus]) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        stop = lambda: worker.is_cancelled  # noqa: E731
+        post = self.app.call_from_thread
+        try:
+            result = evaluate(
+                [self.table], corpora, [self.table_name], workers=1, should_stop=stop,
+                progress=lambda done, total: post(self.show_work, "encoding the corpora…", total, done),
+            )
+            helped = [savings(self.table, result.get(0, c).counts)[:TOP_MERGES] for c in range(len(corpora))]
+            n = self.table.num_merges
+            steps = sorted({round(k * n / (CURVE_POINTS - 1)) for k in range(CURVE_POINTS)})
+            curves = []
+            for k, step in enumerate(steps):
+                post(self.show_work, f"curves: the table cut after {step:,} merges…", len(steps), k)
+                cut = self.table if step == n else self.table.truncated(step)
+                curves.append(evaluate([cut], corpora, [f"{step}"], workers=1, should_stop=stop))
+        except Cancelled:
+            post(self.work_cancelled)
+            return
+        except (BPEError, OSError) as exc:
+            post(self.work_failed, str(exc))
+            return
+        post(self._done, result, steps, curves, helped)
+
+    def _done(self, result: Evaluation, steps: list[int], curves: list[Evaluation], helped) -> None:
+        self.hide_work()
+        self.result, self.steps, self.curves, self.helped = result, steps, curves, helped
+        self._title()
+        self.render_metric()
+
+    # ------------------------------------------------------------------ drawing
+
+    def render_metric(self) -> None:
+        result = self.result
+        if result is None:
+            return
+        attr, title, higher = METRICS[self.metric]
+        look = ChipStyles.of(self)
+        # the first corpus is the reference (the premium is measured over it)
+        series_style = [look.reference if c == 0 else look.bar for c in range(len(result.corpora))]
+        head = Text(end="")
+        head.append(f"◀ {title} ▶", look.note + Style(bold=True))
+        head.append(f"  higher: {higher}", "dim")
+        self.query_one("#eval-metric", Static).update(head)
+
+        width = max(len(c) for c in result.corpora)
+        values = [metric_value(result, 0, c, attr) for c in range(len(result.corpora))]
+        top = max((v for v in values if v is not None), default=0)
+        bars = Text(end="")
+        for c, label in enumerate(result.corpora):
+            if c:
+                bars.append("\n")
+            bars.append(f"{label:<{width}} ", "bold")
+            value = values[c]
+            bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", series_style[c])
+            bars.append(f" {_fmt(attr, value)}")
+        self.bar_lines = bars.plain.splitlines()
+        self.query_one("#eval-bars", Static).update(bars)
+
+        curves = Text(end="")
+        curves.append(f"\nover merge steps ({', '.join(f'{s:,}' for s in self.steps)}):\n", "bold")
+        series = [[metric_value(e, 0, c, attr) for e in self.curves] for c in range(len(result.corpora))]
+        flat = [v for s in series for v in s if v is not None]
+        low, high = (min(flat), max(flat)) if flat else (0, 0)
+        for c, label in enumerate(result.corpora):
+            s = series[c]
+            curves.append(f"{label:<{width}} ", "bold")
+            curves.append(sparkline(s, low, high), series_style[c])
+            first = next((v for v in s if v is not None), None)
+            curves.append(f"  {_fmt(attr, first)} → {_fmt(attr, s[-1] if s else None)}\n", "dim")
+        self.curve_lines = curves.plain.strip("\n").splitlines()
+        self.query_one("#eval-curves", Static).update(curves)
+
+        helped = Text(end="")
+        helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")
+        for c, label in enumerate(result.corpora):
+            helped.append(f"{label:<{width}} ", "bold")
+            for k, (rank, saved) in enumerate(self.helped[c]):
+                new = self.table.merge_at(rank)[2]
+                helped.append(("  " if k else "") + self.table.display(new), look.name)
+                helped.append(f" (merge {rank + 1:,}, −{saved:,})", "dim")
+            helped.append("\n")
+        self.query_one("#eval-helped", Static).update(helped)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_metric(self, delta: int) -> None:
+        self.metric = (self.metric + delta) % len(METRICS)
+        self.render_metric()
+
+    def action_corpus(self) -> None:
+        from ..screens.dialogs import PathScreen
+
+        def chosen(path: str | None) -> None:
+            if not path:
+                return
+            try:
+                self.corpora = [parse_corpus(os.path.expanduser(path))]
+            except BPEError as exc:
+                self.notify(str(exc), title="cannot evaluate", severity="error", timeout=10)
+                return
+            self._title()
+            self.run_evaluation()
+
+        self.app.push_screen(PathScreen("Evaluate on a corpus ([LABEL=]file or directory)", ""), chosen)

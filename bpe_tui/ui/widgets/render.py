@@ -1,0 +1,190 @@
+"""Turning token surfaces into rich Text: chips, colours, visible whitespace.
+
+Every token reaches the screen through these helpers, as :class:`rich.text.Text` built from
+plain strings -- never as markup -- so tokens such as ``[/b]`` or ``[red]`` are shown as
+themselves. Whitespace and undecodable bytes are made visible by
+:func:`bpe_tui.core.engine.units.visible`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from rich.cells import cell_len, set_cell_size
+from rich.style import Style
+from rich.text import Text
+
+from ...core.engine.units import visible
+
+
+@dataclass(frozen=True)
+class ChipStyles:
+    """The styles a widget draws its token chips and coloured notes with, read from the theme.
+
+    A widget that draws chips lists :data:`CHIP_CLASSES` in its COMPONENT_CLASSES; their
+    colours are set in ``chips.tcss`` from theme variables, so a theme change (ctrl+p ->
+    theme) recolours the chips as it does Textual's own widgets (DataTable's cursor, say).
+    The styles are plain rich Styles: read them on the UI thread and hand them to a worker.
+    There are no colours in the Python code: every coloured thing on screen is drawn with one
+    of these roles.
+
+    A filled chip's text colour is ``auto`` in chips.tcss: Textual picks a readable colour for
+    the chip's own background (dark on a light chip, light on a dark one), in every theme.
+    """
+
+    pair: tuple[Style, Style]  # alternating chips
+    next: Style  # the pair that merges next
+    touched: Style  # the ● mark of words the last merge touched
+    future: Style  # a merge that was undone (history)
+    unknown: Style  # a character the table cannot encode
+    cycle: tuple[Style, ...]  # the encode box's chips, one colour after another
+    good: Style  # a gain: a pair count up, a merge that helped
+    bad: Style  # a loss: a pair count down
+    note: Style  # worth a look: finished, a key name, a tie
+    name: Style  # a name: a table, a corpus, a pane
+    special: Style  # a special token (<|endoftext|>), never merged
+    different: tuple[Style, Style]  # alternating chips of a span two tables split differently
+    bar: Style  # a chart's bars and curves
+    reference: Style  # the series the others are measured against (Evaluate's first corpus)
+
+    @classmethod
+    def of(cls, widget: Any) -> ChipStyles:
+        def get(name: str) -> Style:
+            return component_style(widget, name)
+
+        return cls(
+            (get("chip--a"), get("chip--b")),
+            get("chip--next"),
+            get("chip--touched"),
+            get("chip--future"),
+            get("chip--unknown"),
+            tuple(get(f"chip--cycle-{n}") for n in range(1, CYCLE + 1)),
+            get("chip--good"),
+            get("chip--bad"),
+            get("chip--note"),
+            get("chip--name"),
+            get("chip--special"),
+            (get("chip--diff-a"), get("chip--diff-b")),
+            get("chip--bar"),
+            get("chip--reference"),
+        )
+
+
+def component_style(widget: Any, name: str) -> Style:
+    """The style a widget's component class ``name`` has in the theme, as a rich Style of its
+    own properties (laid over the text it styles); on a component with its own background (a
+    filled chip), with the text colour of the full style, where Textual works ``color: auto``
+    out: a colour that reads well on that background. (Both styles are cached by Textual: this
+    runs for every row drawn.)"""
+    style: Style = widget.get_component_rich_style(name, partial=True)
+    if style.bgcolor is not None:
+        style += Style.from_color(widget.get_component_rich_style(name).color)
+    return style
+
+
+def redraw_on_theme_change(widget: Any, redraw: Callable[[], object]) -> None:
+    """Call ``redraw`` after every theme change (ctrl+p -> theme), once the new theme's styles
+    are in (call it from ``on_mount``).
+
+    Text built with :meth:`ChipStyles.of` keeps the colours it was built with; a widget that
+    keeps such Text (a Static's content, a list's cached rows) builds it again in ``redraw``.
+    """
+
+    def changed(theme: object) -> None:
+        widget._rich_style_cache.clear()  # component styles read under the old theme
+        widget.call_after_refresh(redraw)
+
+    widget.app.theme_changed_signal.subscribe(widget, changed)
+
+
+#: How many colours the encode box's chips cycle through (chip--cycle-1 .. chip--cycle-N).
+CYCLE = 6
+#: Component classes of a widget that draws chips with :meth:`ChipStyles.of`.
+CHIP_CLASSES = {
+    "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
+    "chip--good", "chip--bad", "chip--note", "chip--name", "chip--special", "chip--diff-a",
+    "chip--diff-b", "chip--bar", "chip--reference",
+} | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
+
+
+def label(surface, end_of_word: str | None = None) -> str:
+    """A token surface as one readable line of plain text."""
+    if surface is None:
+        return "?"
+    text = visible(surface, end_of_word)
+    return text if text else "∅"
+
+
+def chip(surface, end_of_word: str | None, style: Style) -> Text:
+    """One token as a chip (a coloured run of text) in ``style`` (a :class:`ChipStyles` role)."""
+    return Text(label(surface, end_of_word), style=style, end="")
+
+
+def chips(
+    surfaces,
+    end_of_word: str | None,
+    styles: tuple[Style, ...],
+    payloads=None,
+    sep: str = "",
+) -> tuple[Text, list[tuple[int, int, object]]]:
+    """Tokens side by side, their chips taking ``styles`` in turn (``ChipStyles.pair``, say).
+
+    Returns the Text and ``(start, end, payload)`` cell spans (payload: ``payloads[i]`` when
+    given, else the index), so a click at column x can be mapped to a token.
+    """
+    text = Text(end="", no_wrap=True)
+    spans = []
+    pos = 0
+    for i, surface in enumerate(surfaces):
+        piece = label(surface, end_of_word)
+        if sep and i:
+            text.append(sep)
+            pos += len(sep)
+        text.append(piece, styles[i % len(styles)])
+        width = text.cell_len - pos
+        spans.append((pos, pos + width, payloads[i] if payloads is not None else i))
+        pos += width
+    return text, spans
+
+
+def plain(value: str, style: Style | str | None = None) -> Text:
+    """Plain (never markup) text."""
+    return Text(value, style=style or "", end="")
+
+
+def fmt_int(n: int | None) -> str:
+    return "—" if n is None else f"{n:,}"
+
+
+def short_int(n: int, width: int) -> str:
+    """``n`` with thousands separators, or shortened (``12k``, ``3.4M``) to fit ``width`` cells."""
+    text = f"{n:,}"
+    if len(text) <= width:
+        return text
+    scale, suffix = (1e3, "k") if abs(n) < 1e6 else (1e6, "M") if abs(n) < 1e9 else (1e9, "G")
+    text = f"{n / scale:.1f}{suffix}"
+    return text if len(text) <= width else f"{n / scale:.0f}{suffix}"
+
+
+def fit(text: Text, width: int) -> Text:
+    """``text`` cut to at most ``width`` terminal cells, ending in "…" when cut.
+
+    Cuts by cell width, not characters, so double-width (CJK) characters and long tokens
+    never spill into the next column.
+    """
+    if text.cell_len <= width:
+        return text
+    out = Text(end="", no_wrap=True)
+    used = 0
+    for span_text in text.divide(range(1, len(text.plain))):
+        w = cell_len(span_text.plain)
+        if used + w > width - 1:
+            break
+        out.append_text(span_text)
+        used += w
+    style = text.spans[-1].style if text.spans else text.style
+    out.append("…", style)
+    if out.cell_len < width:  # a double-width character did not fit: pad
+        out.append(set_cell_size("", width - out.cell_len))
+    return out
