@@ -236,7 +236,7 @@ def test_progress_amounts_have_thousands_separators():
     """train's bar counts bytes while counting, then merges (it showed 0/10150044)."""
     from rich.progress import Progress
 
-    from bpe_tui.cli import stderr_progress
+    from bpe_tui.cli.terminal import stderr_progress
 
     bar: Progress = stderr_progress()
     task = bar.add_task("counting", total=10_150_044, completed=5_000_000, unit="bytes")

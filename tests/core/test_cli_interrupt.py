@@ -152,13 +152,14 @@ def test_a_ctrl_c_python_swallowed_still_stops_training(tmp_path, monkeypatch, c
     check of its training loop: one line, exit 130, nothing written."""
     import bpe_tui
     from bpe_tui import cli
+    from bpe_tui.cli.terminal import _Interrupt
 
     real_run = bpe_tui.Trainer.run
 
     def run_and_swallow(self, max_steps=None):
         for event in real_run(self, max_steps):
             if event.step == 10:
-                cli._Interrupt.seen = True  # the handler ran; its KeyboardInterrupt went nowhere
+                _Interrupt.seen = True  # the handler ran; its KeyboardInterrupt went nowhere
             yield event
 
     monkeypatch.setattr(bpe_tui.Trainer, "run", run_and_swallow)

@@ -1,0 +1,145 @@
+"""``bpe-tui compare``, ``audit`` and ``eval``: two tables on one text, a table's dead weight, and
+tables measured on corpora.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from ..core.errors import BPEError
+from ..core.wording import plural
+from .options import add_eval_options
+from .terminal import argv_text, progress_bar, read_stdin_text
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..core.analysis.compare import compare, format_comparison
+    from ..core.tables.formats import load
+
+    table_a, table_b = load(args.table_a), load(args.table_b)
+    text = argv_text(args.text, "TEXT") if args.text is not None else read_stdin_text()
+    result = compare(table_a, table_b, text)
+    name_a = f"A {args.table_a} ({table_a.source_format})"
+    name_b = f"B {args.table_b} ({table_b.source_format})"
+    print(format_comparison(result, name_a, name_b, limit=args.limit or None))
+    return 0
+
+
+def run_evaluation(tables, names, corpora, args):
+    """Encode the corpora with the tables, with a progress bar on a terminal."""
+    from ..core.analysis.evaluate import evaluate
+
+    with progress_bar(f"encoding ({plural(len(tables), 'table')})", args.quiet) as progress:
+        return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
+
+
+def table_label(path: str) -> str:
+    """A short name for a table path: its file or directory name."""
+    return os.path.basename(os.path.normpath(path))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from ..core.analysis.evaluate import format_markdown, format_table, parse_corpus
+    from ..core.tables.formats import load
+
+    corpora = [parse_corpus(spec) for spec in args.corpus]
+    tables = [load(path) for path in args.tables]
+    result = run_evaluation(tables, [table_label(p) for p in args.tables], corpora, args)
+    if args.json:
+        print(json.dumps(result.rows(), ensure_ascii=False, indent=1))
+    elif args.markdown:
+        print(format_markdown(result))
+    else:
+        print(format_table(result))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from ..core.analysis.audit import LONG_TOKEN_CHARS, audit, tree_text
+    from ..core.analysis.evaluate import parse_corpus
+    from ..core.tables.formats import load
+
+    if args.limit < 0:
+        raise BPEError(f"--limit must be 0 or more, not {args.limit}")
+    if args.long is not None and args.long < 1:
+        raise BPEError(f"--long must be 1 or more, not {args.long}")
+    table = load(args.table)
+    emitted = None
+    if args.corpus:
+        corpora = [parse_corpus(spec) for spec in args.corpus]
+        from ..core.analysis.evaluate import Corpus
+
+        # All files together are one corpus for the audit.
+        merged = Corpus("+".join(c.label for c in corpora), tuple(p for c in corpora for p in c.paths))
+        result = run_evaluation([table], [table_label(args.table)], [merged], args)
+        emitted = result.get(0, 0).counts
+    with progress_bar("checking every token encodes to itself", args.quiet, unit="tokens") as progress:
+        report = audit(table, emitted, long_chars=args.long or LONG_TOKEN_CHARS, progress=progress)
+    if args.json:
+        out: dict = {"table": args.table, "summary": report.summary()}
+        listed: set[int] = set()
+        for c in report.categories:
+            out[c.key] = list(c.ids) if c.computed else None
+            if c.key != "unused":
+                listed.update(c.ids)
+        out["notes"] = {c.key: {str(i): n for i, n in c.notes.items()} for c in report.categories if c.notes}
+        out["tokens"] = {str(i): {"text": table.display(i), "tree": tree_text(table, i)} for i in sorted(listed)}
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    d = table.describe()
+    print(f"{args.table}: {d['format']} table, {d['units']}, vocabulary {len(table):,}, {table.num_merges:,} merges")
+    if report.corpus_tokens is not None:
+        print(f"corpus {', '.join(args.corpus)}: {report.corpus_tokens:,} tokens, {report.used:,} distinct ids used ({report.utilization:.1%} of the vocabulary)")
+    width = max(len(c.title) for c in report.categories)
+    print()
+    for c in report.categories:
+        count = f"{len(c):>8,}" if c.computed else "       –"
+        print(f"  {c.title:<{width}}  {count}  {c.meaning if c.computed else 'needs --corpus'}")
+    limit = args.limit or None
+    for c in report.categories:
+        if not c.computed or not c.ids:
+            continue
+        print(f"\n{c.title} ({len(c):,}): {c.meaning}")
+        shown = c.ids[:limit] if limit else c.ids
+        for i in shown:
+            note = c.notes.get(i, "")
+            print(f"  {i:>7}  {table.display(i):<18}  {tree_text(table, i):<28}  {note}".rstrip())
+        if len(shown) < len(c.ids):
+            print(f"  … {len(c.ids) - len(shown):,} more (--limit 0 shows all, --json lists every id)")
+    return 0
+
+
+def add_compare_parser(sub) -> None:
+    """``bpe-tui compare``: its options."""
+    m = sub.add_parser("compare", help="compare how two tables split the same text")
+    m.add_argument("table_a")
+    m.add_argument("table_b")
+    m.add_argument("text", nargs="?", help="text to split (default: stdin)")
+    m.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N differing spans (default 20; 0 = all)")
+    m.set_defaults(run=cmd_compare)
+
+
+def add_audit_parser(sub) -> None:
+    """``bpe-tui audit``: its options."""
+    a = sub.add_parser("audit", help="list a table's unreachable, partial, scaffold, unused ... tokens")
+    a.add_argument("table")
+    a.add_argument("--corpus", nargs="+", action="extend", default=[], metavar="FILE", help="encode these files to find intermediate and unused tokens (repeatable)")
+    a.add_argument("--json", action="store_true", help="print the categories as JSON (lists of ids) with a summary")
+    a.add_argument("--limit", type=int, default=10, metavar="N", help="tokens shown per category (default 10; 0 = all)")
+    a.add_argument("--long", type=int, default=None, metavar="N", help="tokens of N characters or more are 'very long' (default 16)")
+    add_eval_options(a)
+    a.set_defaults(run=cmd_audit)
+
+
+def add_eval_parser(sub) -> None:
+    """``bpe-tui eval``: its options."""
+    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium")
+    v.add_argument("tables", nargs="+", metavar="TABLE")
+    v.add_argument("--corpus", nargs="+", action="extend", required=True, metavar="[LABEL=]FILE", help="corpora (repeatable); on parallel text the first is the premium's reference")
+    out = v.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object per table x corpus, in a list")
+    out.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    add_eval_options(v)
+    v.set_defaults(run=cmd_eval)

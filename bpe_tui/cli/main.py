@@ -1,0 +1,132 @@
+"""The ``bpe-tui`` command: the explorer, and headless subcommands over the same engine.
+
+::
+
+    bpe-tui [CORPUS...] [training options]   open the explorer (the demo corpus if none given)
+    bpe-tui open TABLE [--compare TABLE_B]   inspect a saved merge table in the explorer
+    bpe-tui train CORPUS... -o OUT           train and save a merge table
+    bpe-tui encode -t TABLE [TEXT]           encode TEXT (or stdin) with a table
+    bpe-tui decode -t TABLE [IDS...]         token ids (or stdin) back to text
+    bpe-tui trace -t TABLE WORD              the merges applied to WORD, and what each beat
+    bpe-tui inspect TABLE [--token T]        summarise a table, or show how a token was built
+    bpe-tui convert IN OUT --to FORMAT       convert a table between formats
+    bpe-tui count CORPUS... -o counts.tsv    write word counts that `train --counts` reads
+    bpe-tui compare TABLE_A TABLE_B [TEXT]   how two tables split the same text, and where they differ
+    bpe-tui audit TABLE [--corpus FILE...]   tokens a table never or hardly uses: unreachable, partial UTF-8, ...
+    bpe-tui eval TABLE... --corpus [L=]FILE  bytes/token, fertility, Rényi efficiency, premium per table x corpus
+    bpe-tui learn [--stop N]                 a guided tour of BPE on the worked examples
+
+Every error is one line on stderr and exit status 2; the core raises ``BPEError`` for bad
+input and this module prints it. Subcommands only call the core, never the other way round.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..core.errors import BPEError
+from . import analysis, encoding, explorer, tables, train
+from .options import SUBCOMMANDS, OneLineParser, check_workers
+from .terminal import _Interrupt
+
+#: Each subcommand's parser, in the order ``bpe-tui --help`` lists them; each module that owns a
+#: command family adds its own parsers (and the function that runs them).
+PARSERS = {
+    "train": train.add_train_parser,
+    "encode": encoding.add_encode_parser,
+    "decode": encoding.add_decode_parser,
+    "trace": encoding.add_trace_parser,
+    "inspect": tables.add_inspect_parser,
+    "open": explorer.add_open_parser,
+    "learn": explorer.add_learn_parser,
+    "convert": tables.add_convert_parser,
+    "compare": analysis.add_compare_parser,
+    "count": train.add_count_parser,
+    "audit": analysis.add_audit_parser,
+    "eval": analysis.add_eval_parser,
+}
+
+
+def build_parser() -> OneLineParser:
+    """The subcommands' parser: ``bpe-tui COMMAND ...``."""
+    p = OneLineParser(prog="bpe-tui", description="Watch Byte Pair Encoding learn; inspect merge tables.")
+    p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for add_parser in PARSERS.values():
+        add_parser(sub)
+    return p
+
+
+def misspelt_command(word: str) -> str | None:
+    """The subcommand ``word`` is probably a typo of (a corpus path that exists is not one)."""
+    import difflib
+
+    if os.path.exists(word) or word.startswith("-") or os.sep in word or "." in word:
+        return None
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    import signal
+    import threading
+
+    previous = None
+    _Interrupt.seen = False
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, _Interrupt.handler)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str]) -> int:
+    """main's work: one line on stderr and its exit status for everything that goes wrong."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except BPEError as exc:
+        print(f"bpe-tui: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bpe-tui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except OSError as exc:  # writing the output failed (a full disk, /dev/full)
+        _silence_stdout()
+        print(f"bpe-tui: error: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: list[str]) -> int:
+    """Dispatch: a subcommand, a misspelt one, top-level help, or the explorer."""
+    if argv and argv[0] in SUBCOMMANDS:
+        args = build_parser().parse_args(argv)
+        check_workers(args)
+        return args.run(args)
+    if argv and not os.path.exists(argv[0]) and (guess := misspelt_command(argv[0])):
+        raise BPEError(f"unknown command {argv[0]!r}: did you mean {guess}? (see bpe-tui --help)")
+    if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        build_parser().print_help()
+        print("\nWith no COMMAND, bpe-tui opens the explorer: bpe-tui [CORPUS...] [training options]")
+        return 0
+    return explorer.cmd_explore(argv)

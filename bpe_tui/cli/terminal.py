@@ -1,0 +1,113 @@
+"""The terminal around the commands: text from stdin and argv (one-line errors where it is not
+UTF-8), progress bars on stderr, and Ctrl+C that is never lost."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import sys
+
+from ..core.errors import BPEError
+
+
+def stderr_progress(unit: str = "items"):
+    """A rich progress bar on stderr that disappears when done (use it as a context manager);
+    amounts read as sizes for ``unit="bytes"``, as ``1,234/5,678`` otherwise. A task whose
+    unit changes as it goes (train: counting bytes, then merging) says so in its ``unit`` field."""
+    from rich.console import Console
+    from rich.filesize import decimal
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    class Amount(ProgressColumn):
+        def render(self, task) -> Text:
+            done, total = int(task.completed), task.total
+            if task.fields.get("unit", unit) == "bytes":
+                return Text(decimal(done) + (f"/{decimal(int(total))}" if total else ""), style="progress.download")
+            return Text(f"{done:,}" + (f"/{int(total):,}" if total else ""), style="progress.download")
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), Amount(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+
+
+@contextlib.contextmanager
+def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
+    """A ``progress(done, total)`` callback drawing a bar on stderr (None when stderr is not
+    a terminal, or with --quiet); ctrl+c stops the work (exit 130, see :func:`main`)."""
+    if not sys.stderr.isatty() or quiet:
+        yield None
+        return
+    with stderr_progress(unit) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+
+
+def counting_label(dask: str | None) -> str:
+    """What the counting progress counts: bytes read here, or blocks counted on Dask."""
+    return f"counting on dask {dask} (blocks)" if dask else "counting words (bytes)"
+
+
+class _Interrupt:
+    """Ctrl+C in the CLI: KeyboardInterrupt at once, and remembered. Python swallows an
+    exception raised inside a finalizer ("Exception ignored in ..."), and Ctrl+C can land just
+    while a worker pool is being cleaned up: the long loops then ask
+    :func:`stop_if_interrupted`, so the interrupt is not lost."""
+
+    seen = False
+
+    @classmethod
+    def handler(cls, signum, frame) -> None:
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
+def stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt if Ctrl+C came and was swallowed somewhere."""
+    if _Interrupt.seen:
+        raise KeyboardInterrupt
+
+
+def read_stdin_text() -> str:
+    """All of stdin as UTF-8 text (one-line error naming the byte where it is not)."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BPEError(f"stdin: not valid UTF-8 at byte {exc.start}") from None
+
+
+def iter_stdin_text(block: int = 1 << 16):
+    """stdin as UTF-8 text in pieces, decoded incrementally (memory stays flat)."""
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    while True:
+        data = sys.stdin.buffer.read(block)
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise BPEError(f"stdin: not valid UTF-8 at byte {done + exc.start}") from None
+        done += len(data)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def argv_text(text: str, what: str) -> str:
+    """A command-line argument as text: bytes that are not UTF-8 are a one-line error."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(text)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BPEError(f"{what}: not valid UTF-8 at byte {exc.start}") from None
+    return text

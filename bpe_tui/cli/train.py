@@ -1,0 +1,131 @@
+"""``bpe-tui train`` and ``bpe-tui count``: from a corpus to a saved merge table, or to word counts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.engine.config import TrainerConfig
+from ..core.wording import plural
+from .options import (
+    add_training_options,
+    config_from_args,
+    dask_from_args,
+    refuse_overwrite,
+    save_options,
+    start_from_args,
+)
+from .terminal import counting_label, progress_bar, stderr_progress, stop_if_interrupted
+
+
+def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
+    """A vocabulary size below a byte-level alphabet is exit 2 before a corpus is counted
+    (a chars alphabet is known only after counting: the trainer checks it then)."""
+    if cfg.units == "bytes":
+        from ..core.engine.config import check_vocab_size
+        from ..core.text.corpus import corpus_where
+
+        check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_where(paths))
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from ..core.engine.trainer import Trainer
+
+    start = None
+    if args.from_table is not None:
+        start, cfg = start_from_args(args)
+    else:
+        cfg = config_from_args(args)
+    from ..core.tables.formats import check_save
+
+    # Everything that would stop the save is checked now, not after a long run.
+    check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
+    if start is None:
+        check_target_before_counting(cfg, args.corpus)
+    dask = dask_from_args(args)
+    show = sys.stderr.isatty() and not args.quiet
+    if show:
+        with stderr_progress() as bar:
+            task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
+            options = dict(
+                errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
+                progress=lambda done, total: bar.update(task, completed=done, total=total or None),
+            )
+            if start is not None:
+                trainer = Trainer.from_table(start, args.corpus, cfg, **options)
+            else:
+                trainer = Trainer.from_files(args.corpus, cfg, **options)
+            target = trainer.target_steps
+            bar.update(task, description="merging", completed=trainer.first_step, total=target, unit="merges")
+            for event in trainer.run():
+                if event.step % 50 == 0:
+                    bar.update(task, completed=event.step)
+                    stop_if_interrupted()
+    else:
+        options = dict(errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
+        if start is not None:
+            trainer = Trainer.from_table(start, args.corpus, cfg, **options)
+        else:
+            trainer = Trainer.from_files(args.corpus, cfg, **options)
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                stop_if_interrupted()
+    stop_if_interrupted()
+    table = trainer.table
+    table.save(args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
+    if not args.quiet:
+        ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
+        print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")
+        if start is not None:
+            print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
+            new = trainer.steps_done - trainer.first_step
+            print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
+        print(f"{trainer.steps_done:,} merges, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
+        print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
+        if trainer.stop_reason and "reached" not in trainer.stop_reason:
+            print(f"stopped early: {trainer.stop_reason}")
+        print(f"wrote {args.output} ({args.format})")
+    return 0
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from ..core.text.corpus import read_count_files, write_count_file
+    from ..core.text.distributed import count_words
+
+    refuse_overwrite(args.output, args.force)
+    cfg = config_from_args(args, default_vocab=None)
+    dask = dask_from_args(args)
+    if args.counts:
+        counts = read_count_files(args.corpus)
+    else:
+        with progress_bar(counting_label(dask), quiet=False, unit="blocks" if dask else "bytes") as progress:
+            counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
+    stop_if_interrupted()
+    write_count_file(counts, args.output, overwrite=args.force)
+    print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
+    return 0
+
+
+def add_train_parser(sub) -> None:
+    """``bpe-tui train``: its options."""
+    from ..core.tables.formats import writers
+
+    t = sub.add_parser("train", help="train a merge table and save it")
+    t.add_argument("corpus", nargs="+", help="text files, directories, or - for stdin")
+    t.add_argument("-o", "--output", required=True, help="where to write the table")
+    t.add_argument("--format", default="native", choices=sorted(writers()), help="output format (default native)")
+    t.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")
+    t.add_argument("--legacy-merges", action="store_true", help='hf format: write merges as "a b" strings (tokenizers < 0.20)')
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    add_training_options(t)
+    t.set_defaults(run=cmd_train)
+
+
+def add_count_parser(sub) -> None:
+    """``bpe-tui count``: its options."""
+    n = sub.add_parser("count", help="count a corpus's words into a word<TAB>count file")
+    n.add_argument("corpus", nargs="+")
+    n.add_argument("-o", "--output", required=True)
+    n.add_argument("--force", action="store_true")
+    add_training_options(n)
+    n.set_defaults(run=cmd_count)
