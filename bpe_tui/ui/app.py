@@ -1,6 +1,6 @@
 """The explorer App: boots, switches sessions, holds what is global (theme, palette, help).
 
-What you see is a screen (:mod:`bpe_tui.ui.screens.main`): an :class:`ExploreScreen` for a trainer
+What you see is a screen (:mod:`bpe_tui.ui.screens`): an :class:`ExploreScreen` for a trainer
 on a corpus, an :class:`InspectScreen` for a saved table, a :class:`StartScreen` while nothing
 is open yet. The App shows one of them as its default screen and switches to another when a
 corpus or table is opened (:meth:`ExplorerApp.opened`); everything a session's panes do lives
@@ -36,13 +36,9 @@ from .panes.search import TokenSearch
 from .panes.stats import StatsPane
 from .panes.status import StatusLine
 from .screens.dialogs import ConfirmScreen, HelpScreen, PathScreen
-from .screens.main import (
-    ExploreScreen,
-    InspectScreen,
-    MainScreen,
-    SessionScreen,
-    StartScreen,
-)
+from .screens.explore import ExploreScreen
+from .screens.inspect import InspectScreen
+from .screens.layout import MainScreen, SessionScreen, StartScreen
 from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session

@@ -11,7 +11,7 @@ screen it is opened on, and nothing else. A command without an action is
 a key Textual or a pane handles by itself (enter, tab), listed so the help is complete.
 
 To add a key: add one row here and an ``action_<name>`` method where it lives (the screen
-in :mod:`~bpe_tui.ui.screens.main`, or the pane). The actions/bindings split follows harlequin.
+in :mod:`~bpe_tui.ui.screens`, or the pane). The actions/bindings split follows harlequin.
 """
 
 from __future__ import annotations

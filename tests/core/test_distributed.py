@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections import Counter
 
 import dask.distributed
 import pytest

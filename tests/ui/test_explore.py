@@ -19,7 +19,7 @@ from bpe_tui.ui.screens.dialogs import (
     HelpScreen,
     PathScreen,
 )
-from bpe_tui.ui.screens.main import ExploreScreen
+from bpe_tui.ui.screens.explore import ExploreScreen
 from bpe_tui.ui.session.sessions import ExploreSession, InspectSession
 
 from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app

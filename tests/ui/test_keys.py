@@ -10,7 +10,8 @@ import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_for
 from bpe_tui.ui.screens.dialogs import HelpScreen
-from bpe_tui.ui.screens.main import ExploreScreen, InspectScreen
+from bpe_tui.ui.screens.explore import ExploreScreen
+from bpe_tui.ui.screens.inspect import InspectScreen
 
 from .conftest import CORPORA, demo_app, settle
 

@@ -14,7 +14,7 @@ from textual.widgets import ProgressBar, Static
 
 from bpe_tui import Trainer
 from bpe_tui.ui.app import ExplorerApp, default_config
-from bpe_tui.ui.screens.main import MainScreen
+from bpe_tui.ui.screens.layout import MainScreen
 
 from .conftest import DEMO, settle
 

@@ -17,7 +17,7 @@ from textual.widgets import Input
 import bpe_tui
 from bpe_tui.core.tables.formats import tiktoken_bpe
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.screens.main import InspectScreen
+from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.widgets.workbar import WorkBar
 from tests.conftest import SHARED, need, rank_file
 

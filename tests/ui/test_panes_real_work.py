@@ -7,9 +7,6 @@ each also runs on the shipped demo corpus.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 from rich.cells import cell_len
 from textual.geometry import Region

@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input, TabbedContent
 
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.screens.main import InspectScreen
+from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.views.compare import CompareScreen
 
 from .conftest import classic_app, demo_app, settle, wait_for_screen

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from textual.widgets import Checkbox, Input, Select
 
 from bpe_tui.ui.app import ExplorerApp

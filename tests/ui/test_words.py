@@ -12,7 +12,8 @@ from bpe_tui.ui.app import NOTES_SECONDS, NOTES_SHOWN, ExplorerApp
 from bpe_tui.ui.panes.search import LIMIT, matches
 from bpe_tui.ui.panes.status import Phrases
 from bpe_tui.ui.screens.dialogs import ConfirmScreen
-from bpe_tui.ui.screens.main import ExploreScreen, InspectScreen
+from bpe_tui.ui.screens.explore import ExploreScreen
+from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.views.compare import CompareScreen
 
 from .conftest import CORPORA, DEMO, demo_app, settle, text_app, wait_for_screen

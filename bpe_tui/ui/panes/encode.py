@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural

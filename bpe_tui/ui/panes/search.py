@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 from ...core.tables.table import MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import TokenSelected
-from ..widgets.render import chip, fmt_int
+from ..widgets.render import chip
 from ..widgets.vlist import VirtualList
 
 LIMIT = 500

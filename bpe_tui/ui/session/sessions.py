@@ -1,5 +1,5 @@
 """The explorer's two kinds of session: a trainer (:class:`ExploreSession`) or a saved table
-(:class:`InspectSession`), each shown by its own screen (:mod:`bpe_tui.ui.screens.main`).
+(:class:`InspectSession`), each shown by its own screen (:mod:`bpe_tui.ui.screens`).
 
 Both answer the questions every pane asks (:class:`Session`: the table to encode with, the
 history rows, the merge counts); what only one of them has -- a trainer to move, a table to

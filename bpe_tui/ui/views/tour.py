@@ -10,7 +10,7 @@ few of its methods: open a worked example (``ExplorerApp.opened``), move to a st
 pair table's ``hide_next``), fill the encode box (``set_text``).
 
 The tour outlives a screen: each worked example is a session of its own, shown by an
-:class:`~bpe_tui.ui.screens.main.ExploreScreen` of its own. So the tour's state is a
+:class:`~bpe_tui.ui.screens.explore.ExploreScreen` of its own. So the tour's state is a
 :class:`Guide` held on the App (``app.guide``), and each explore screen of the tour's session
 mounts a :class:`TourPanel` that shows it.
 
@@ -36,7 +36,7 @@ from ..session.sessions import ExploreSession, Session, read_preview
 
 if TYPE_CHECKING:
     from ..app import ExplorerApp
-    from ..screens.main import ExploreScreen
+    from ..screens.explore import ExploreScreen
 
 #: What the learner reads under the question, by what the tour waits for.
 KEY_HELP = {
@@ -67,7 +67,7 @@ class Guide:
     @property
     def screen(self) -> ExploreScreen | None:
         """The explore screen of the tour's session, when it is the main screen."""
-        from ..screens.main import ExploreScreen
+        from ..screens.explore import ExploreScreen
 
         main = self.app.main
         return main if isinstance(main, ExploreScreen) and self.shows(main.session) else None
