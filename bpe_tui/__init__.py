@@ -6,7 +6,7 @@ The library in five lines::
     cfg = bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000)
     trainer = bpe_tui.Trainer.from_files(["corpus.txt"], cfg)
     for event in trainer.run(): print(event.step, event.pair, event.count)
-    bpe_tui.save(trainer.table, "table.json")   # or trainer.table.save("table.json")
+    bpe_tui.save(trainer.table, "table.json")
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     if not 1 <= args.stop <= len(STOPS):
         raise BPEError(f"--stop {args.stop}: the tour has stops 1 to {len(STOPS)}")
     STOPS[args.stop - 1].example.trainer()  # a missing worked example: one line, before the screen opens
-    from ..ui.views.tour import run_tour
+    from ..ui.app import run_tour
 
     return run_tour(args.stop - 1)
 

@@ -36,7 +36,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         start, cfg = start_from_args(args)
     else:
         cfg = config_from_args(args)
-    from ..core.tables.formats import check_save
+    from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
@@ -72,7 +72,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                 stop_if_interrupted()
     stop_if_interrupted()
     table = trainer.table
-    table.save(args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
+    save(table, args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
         ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
         print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")

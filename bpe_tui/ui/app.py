@@ -25,6 +25,7 @@ from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.engine.trainer import Trainer
 from ..core.tables.table import MergeTable
 from ..core.wording import plural
+from .guide import Guide, open_tour
 from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
 from .messages import LoadCancelled, LoadFailed, SessionOpened
 from .panes.corpus import CorpusPane
@@ -37,13 +38,13 @@ from .panes.stats import StatsPane
 from .panes.status import StatusLine
 from .screens.dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .screens.explore import ExploreScreen
+from .screens.guards import confirm_discard, session_free
 from .screens.inspect import InspectScreen
 from .screens.layout import MainScreen, SessionScreen, StartScreen
 from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
 from .views.compare import CompareScreen
-from .views.tour import Guide, open_tour
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
@@ -191,6 +192,11 @@ class ExplorerApp(App):
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
         self.opened(message.session)
+        if message.encode is not None:  # (a retrain: the encode box keeps its text)
+            text, dropout = message.encode
+            new = self.main
+            if isinstance(new, SessionScreen):
+                new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
 
     def on_load_failed(self, message: LoadFailed) -> None:
         if message.compare:
@@ -233,11 +239,7 @@ class ExplorerApp(App):
 
     def free(self) -> bool:
         """True when no worker moves the open session; else say so (a bell and a note)."""
-        if self.session is not None and self.session.busy:
-            self.bell()
-            self.notify("busy — escape cancels the run", severity="warning", timeout=2)
-            return False
-        return True
+        return session_free(self, self.session)
 
     def action_open(self) -> None:
         if not self.free():
@@ -260,19 +262,9 @@ class ExplorerApp(App):
         main.show_progress(f"opening {path}…", None)
         main.loader.path(path, default_config(main.corpus_config()), workers=self.count_workers, dask=self.dask)
 
-    def confirm_discard(self, doing: str, then) -> None:
+    def confirm_discard(self, doing: str, then: Callable[[], object]) -> None:
         """Run ``then()`` now, or after a yes when it would throw away unsaved merges."""
-        session = self.session
-        if session is None or not session.unsaved:
-            then()
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                then()
-
-        question = f"{plural(session.unsaved, 'merge')} of {session.name} are not saved (s saves them). {doing} anyway?"
-        self.push_screen(ConfirmScreen(question), answered)
+        confirm_discard(self, self.session, doing, then)
 
     async def action_quit(self) -> None:
         """ctrl+q: quit, after asking when unsaved merges would be lost."""
@@ -402,5 +394,12 @@ def run_inspect(table_path: str, compare_path: str | None = None, table: MergeTa
     With ``compare_path``, the comparison view opens on the two tables once both are loaded.
     """
     app = ExplorerApp(table_path=None if table is not None else table_path, table=table, compare_path=compare_path)
+    app.run()
+    return app.return_code or 0
+
+
+def run_tour(start: int = 0) -> int:
+    """``bpe-tui learn``: the explorer with the tour open at stop ``start`` (0-based)."""
+    app = ExplorerApp(tour=start)
     app.run()
     return app.return_code or 0

@@ -99,9 +99,11 @@ class LoadProgressed(Message):
 
 @dataclass
 class SessionOpened(Message):
-    """A corpus or table finished loading in a worker."""
+    """A corpus or table finished loading in a worker (or retraining under new rules made a
+    new session: ``encode`` is the text and dropout its encode box keeps)."""
 
     session: Session
+    encode: tuple[str, float] | None = None
 
 
 @dataclass

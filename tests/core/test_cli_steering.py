@@ -94,6 +94,6 @@ def test_convert_says_a_format_loses_the_hand_choices(capsys, tmp_path):
     t = Trainer.from_text("low lower lowest " * 3, TrainerConfig(preset="gpt2", pretokenizer="whitespace"))
     t.step(pair=(b"e", b"s"))
     path = tmp_path / "t.json"
-    t.table.save(str(path))
+    bpe_tui.save(t.table, str(path))
     code, out, err = run(capsys, "convert", str(path), str(tmp_path / "hf.json"), "--to", "hf")
     assert code == 0 and "chosen by hand" in out + err

@@ -34,7 +34,7 @@ SAMPLES = ["the lowest 日本語 👩‍💻 § — “x”", "newer<|endoftext|
 @pytest.mark.parametrize("fmt", ["native", "gpt2"])
 def test_bytes_round_trip(bytes_table, tmp_path, fmt):
     path = tmp_path / ("t.json" if fmt == "native" else "t")
-    bytes_table.save(str(path), format=fmt)
+    bpe_tui.save(bytes_table, str(path), format=fmt)
     again = bpe_tui.load(str(path))
     assert again.source_format == fmt
     assert again.merges == bytes_table.merges and again.vocab == bytes_table.vocab
@@ -45,7 +45,7 @@ def test_bytes_round_trip(bytes_table, tmp_path, fmt):
 
 def test_native_keeps_config_and_counts(bytes_table, chars_table, tmp_path):
     for table in (bytes_table, chars_table):
-        table.save(str(tmp_path / "x.json"))
+        bpe_tui.save(table, str(tmp_path / "x.json"))
         again = bpe_tui.load(str(tmp_path / "x.json"))
         assert again.counts == table.counts and again.config == table.config
         assert (again.units, again.end_of_word, again.pretokenizer) == (table.units, table.end_of_word, table.pretokenizer)
@@ -68,7 +68,7 @@ def test_failed_save_leaves_the_old_file_whole(bytes_table, tmp_path, monkeypatc
 
     monkeypatch.setattr(atomic.os, "replace", boom)
     with pytest.raises(BPEError, match="No space left"):
-        bytes_table.save(str(path))
+        bpe_tui.save(bytes_table, str(path))
     assert path.read_text() == "old contents"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
 

@@ -74,7 +74,7 @@ def test_with_version_header_and_without_load_the_same(gpt2_pair, tmp_path):
 
 def test_round_trip_through_our_gpt2_writer(gpt2_pair, tmp_path):
     ours, _ = gpt2_pair
-    ours.save(str(tmp_path / "out"), format="gpt2")
+    bpe_tui.save(ours, str(tmp_path / "out"), format="gpt2")
     again = bpe_tui.load(str(tmp_path / "out"))
     assert again.merge_ids == ours.merge_ids and again.vocab == ours.vocab
 

@@ -24,6 +24,7 @@ import sys
 
 import pytest
 
+import bpe_tui
 from bpe_tui.core.engine.config import TrainerConfig
 from bpe_tui.core.engine.trainer import Trainer
 from bpe_tui.core.errors import BPEError
@@ -40,10 +41,10 @@ def scratch(tmp_path_factory) -> pathlib.Path:
     (d / "corpus.txt").write_text(CORPUS)
     t = Trainer.from_text(CORPUS, TrainerConfig(vocab_size=280, special_tokens=["<|endoftext|>"]))
     list(t.run())
-    t.table.save(str(d / "t.json"))
+    bpe_tui.save(t.table, str(d / "t.json"))
     c = Trainer.from_text(CORPUS, TrainerConfig(preset="classic", vocab_size=40))
     list(c.run())
-    c.table.save(str(d / "c.json"))
+    bpe_tui.save(c.table, str(d / "c.json"))
     os.mkfifo(d / "fifo")
     try:
         os.mknod(d / "null-device", 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
@@ -155,11 +156,11 @@ def _bad_files(d: pathlib.Path) -> None:
     neg["vocab"] = {**good["vocab"], "Ġzz": -5}
     (d / "neg-id.json").write_text(json.dumps(neg))
     table = load(str(d / "t.json"))
-    table.save(str(d / "hf.json"), format="hf")
+    bpe_tui.save(table, str(d / "hf.json"), format="hf")
     hf = json.loads((d / "hf.json").read_text())
     hf["model"]["merges"] = [1, 2]
     (d / "hf-bad.json").write_text(json.dumps(hf))
-    table.save(str(d / "g"), format="gpt2")
+    bpe_tui.save(table, str(d / "g"), format="gpt2")
     (d / "dup").mkdir()
     vocab = json.loads((d / "g" / "vocab.json").read_text())
     vocab["Ġextra"] = 0
@@ -169,7 +170,7 @@ def _bad_files(d: pathlib.Path) -> None:
     (d / "mixed").mkdir()
     other = Trainer.from_text("zebra zoo zone " * 30, TrainerConfig(vocab_size=270))
     list(other.run())
-    other.table.save(str(d / "other"), format="gpt2")
+    bpe_tui.save(other.table, str(d / "other"), format="gpt2")
     (d / "mixed" / "vocab.json").write_text((d / "g" / "vocab.json").read_text())
     (d / "mixed" / "merges.txt").write_text((d / "other" / "merges.txt").read_text())
     (d / "longline").mkdir()
@@ -253,8 +254,8 @@ LIB_CASES = [
     ("max-token-length", "memory", lambda d: max(len(e.new_token) for e in Trainer.from_text("a" * 5000, TrainerConfig(max_token_length=8)).run()) == 8, "ok", ""),
     ("eow-equals-base-char", "silent", lambda d: Trainer.from_text("a b", TrainerConfig(preset="classic", end_of_word="a")), "error", "end-of-word"),
     ("unknown-pretokenizer-name", "message", lambda d: TrainerConfig(pretokenizer="gpt3"), "error", "unknown pre-tokenizer"),
-    ("save-exclusive", "data-loss", lambda d: small().save(d / "file", overwrite=False), "error", "already exists"),
-    ("save-umask", "data-loss", lambda d: (small().save(d / "mode.json"), oct((d / "mode.json").stat().st_mode & 0o777))[1] == oct(0o666 & ~_umask()), "ok", ""),
+    ("save-exclusive", "data-loss", lambda d: bpe_tui.save(small(), d / "file", overwrite=False), "error", "already exists"),
+    ("save-umask", "data-loss", lambda d: (bpe_tui.save(small(), d / "mode.json"), oct((d / "mode.json").stat().st_mode & 0o777))[1] == oct(0o666 & ~_umask()), "ok", ""),
     ("long-line-not-cut-in-a-word", "silent", lambda d: _long_line_words(d), "ok", ""),
 ]
 

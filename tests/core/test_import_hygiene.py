@@ -47,7 +47,7 @@ def test_headless_work_loads_no_ui(tmp_path):
     code = (
         "import bpe_tui\n"
         f"t = bpe_tui.train({str(CORPORA / 'demo.txt')!r}, vocab_size=300)\n"
-        f"t.save({str(out)!r})\n"
+        f"bpe_tui.save(t, {str(out)!r})\n"
         f"bpe_tui.load({str(out)!r}).encode('hello world')\n"
     )
     loaded = modules_after(code)

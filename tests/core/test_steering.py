@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import bpe_tui
 from bpe_tui import MergeTable, Trainer, TrainerConfig
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables.formats import load
@@ -245,7 +246,7 @@ def test_manual_ranks_save_and_load_in_the_native_format(tmp_path):
     table = t.table
     assert table.manual_ranks == frozenset({1, 3})
     path = tmp_path / "t.json"
-    table.save(str(path))
+    bpe_tui.save(table, str(path))
     again = load(str(path))
     assert again.manual_ranks == frozenset({1, 3})
     assert again.merge_ids == table.merge_ids and again.counts == table.counts
@@ -258,7 +259,7 @@ def test_version_1_native_files_still_load(tmp_path):
     t = Trainer.from_text(COURT, TrainerConfig(preset="classic", merges=3))
     list(t.run())
     path = tmp_path / "t.json"
-    t.table.save(str(path))
+    bpe_tui.save(t.table, str(path))
     data = json.loads(path.read_text())
     assert data["version"] == 2
     data["version"] = 1
@@ -275,7 +276,7 @@ def test_bad_manual_ranks_are_one_line_errors(tmp_path, bad):
     t = Trainer.from_text(COURT, TrainerConfig(preset="classic", merges=3))
     list(t.run())
     path = tmp_path / "t.json"
-    t.table.save(str(path))
+    bpe_tui.save(t.table, str(path))
     data = json.loads(path.read_text())
     data["manual_ranks"] = json.loads(bad)
     path.write_text(json.dumps(data))
@@ -321,7 +322,7 @@ def test_extended_tables_keep_undo_goto_exact_and_save_load_lossless(tmp_path_fa
     if table is None:
         return
     path = tmp_path_factory.mktemp("ext") / "start.json"
-    table.save(str(path))
+    bpe_tui.save(table, str(path))
     start = load(str(path))
     cfg = TrainerConfig(**config, tie_break=rule)
     counts = count_text(second, cfg)
@@ -348,7 +349,7 @@ def test_extended_tables_keep_undo_goto_exact_and_save_load_lossless(tmp_path_fa
     assert all(out.surface(i) == s for i, s in start.vocab.items())
     assert out.merge_ids[:base] == start.merge_ids
     saved = tmp_path_factory.mktemp("ext") / "out.json"
-    out.save(str(saved))
+    bpe_tui.save(out, str(saved))
     again = load(str(saved))
     assert (again.vocab, again.merge_ids, again.counts, again.manual_ranks, again.special_tokens) == (
         out.vocab, out.merge_ids, out.counts, out.manual_ranks, out.special_tokens

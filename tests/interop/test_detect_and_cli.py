@@ -23,7 +23,7 @@ def test_registry_names():
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])
 def test_detected_from_content_whatever_the_name(trained_table, tmp_path, fmt):
     path = tmp_path / "table.data"
-    trained_table.save(str(path), format=fmt)
+    bpe_tui.save(trained_table, str(path), format=fmt)
     assert detect(str(path)).NAME == fmt
     assert bpe_tui.load(str(path)).source_format == fmt
 
@@ -64,7 +64,7 @@ def test_cli_train_legacy_merges(tmp_path, capsys):
 
 def test_cli_convert_reports_losses_and_legacy_flag(trained_table, tmp_path, capsys):
     src = tmp_path / "t.json"
-    trained_table.save(str(src))
+    bpe_tui.save(trained_table, str(src))
     assert main(["convert", str(src), str(tmp_path / "t.tiktoken"), "--to", "tiktoken"]) == 0
     err = capsys.readouterr().err
     assert "note: special tokens are not stored" in err and "counts" in err
@@ -76,9 +76,9 @@ def test_cli_convert_reports_losses_and_legacy_flag(trained_table, tmp_path, cap
 
 def test_cli_compare(trained_table, tmp_path, capsys):
     a = tmp_path / "a.json"
-    trained_table.save(str(a))
+    bpe_tui.save(trained_table, str(a))
     b = tmp_path / "b.json"
-    trained_table.truncated(100).save(str(b))
+    bpe_tui.save(trained_table.truncated(100), str(b))
     assert main(["compare", str(a), str(b), "the bookshelf and the bookcase"]) == 0
     out = capsys.readouterr().out
     assert "tokens" in out and "characters per token" in out and "split differently" in out

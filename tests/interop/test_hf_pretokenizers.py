@@ -90,7 +90,7 @@ def test_added_token_flags_match_tokenizers(tmp_path):
                "_cat", "the cat's hat", "<mask><end>cat"]
     for text in samples:
         assert table.encode(text) == tok.encode(text).ids, text
-    table.save(str(tmp_path / "back.json"), format="hf")
+    bpe_tui.save(table, str(tmp_path / "back.json"), format="hf")
     again = Tokenizer.from_file(str(tmp_path / "back.json"))
     for text in samples:
         assert again.encode(text).ids == tok.encode(text).ids, text

@@ -25,7 +25,7 @@ from .conftest import TEXTS, assert_load_fails, assert_one_line_error, same_tabl
 @pytest.mark.parametrize("legacy", [False, True], ids=["pairs", "legacy"])
 def test_tokenizers_encodes_our_table_to_our_ids(trained_table, tmp_path, legacy):
     path = tmp_path / "tokenizer.json"
-    trained_table.save(str(path), format="hf", legacy_merges=legacy)
+    bpe_tui.save(trained_table, str(path), format="hf", legacy_merges=legacy)
     merges = json.loads(path.read_text(encoding="utf-8"))["model"]["merges"]
     assert isinstance(merges[0], str if legacy else list)
     hf = Tokenizer.from_file(str(path))
@@ -42,7 +42,7 @@ def test_split_pretokenizers(tmp_path, pretokenizer):
     table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", pretokenizer=pretokenizer, tie_break="hf", vocab_size=500,
                           special_tokens=["<|endoftext|>"])
     path = tmp_path / "tokenizer.json"
-    table.save(str(path), format="hf")
+    bpe_tui.save(table, str(path), format="hf")
     hf = Tokenizer.from_file(str(path))
     for text in TEXTS:
         assert hf.encode(text).ids == table.encode(text), text
@@ -52,7 +52,7 @@ def test_split_pretokenizers(tmp_path, pretokenizer):
 def test_chars_table_without_marker(tmp_path):
     table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="classic", end_of_word=None, pretokenizer="gpt2", vocab_size=300)
     path = tmp_path / "tokenizer.json"
-    table.save(str(path), format="hf")
+    bpe_tui.save(table, str(path), format="hf")
     hf = Tokenizer.from_file(str(path))
     text = "The fox and the hound went for a long walk."
     assert hf.encode(text).ids == table.encode(text)
@@ -95,7 +95,7 @@ def test_metaspace_tokenizer(tmp_path, scheme):
         if "<s>" not in text:
             assert table.decode(ids) == tok.decode(ids), text
     native = tmp_path / "native.json"  # our own format keeps the scheme
-    table.save(str(native))
+    bpe_tui.save(table, str(native))
     assert bpe_tui.load(str(native)).encode("The fox<s>ran") == tok.encode("The fox<s>ran").ids
     assert_written_back_encodes_like(table, tok, tmp_path)
 
@@ -103,7 +103,7 @@ def test_metaspace_tokenizer(tmp_path, scheme):
 def assert_written_back_encodes_like(table, tok, tmp_path):
     """Our tokenizer.json of a table read from ``tok`` encodes and decodes like ``tok`` in HF."""
     out = tmp_path / "written.json"
-    table.save(str(out), format="hf")
+    bpe_tui.save(table, str(out), format="hf")
     again = Tokenizer.from_file(str(out))
     for text in PREFIX_TEXTS:
         ids = tok.encode(text).ids
@@ -150,7 +150,7 @@ def test_tokenizers_written_split_bytelevel(tmp_path):
     for text in TEXTS[:8]:
         assert tok.encode(text).ids == table.encode(text), text
     back = tmp_path / "back.json"
-    table.save(str(back), format="hf")
+    bpe_tui.save(table, str(back), format="hf")
     again = Tokenizer.from_file(str(back))
     for text in TEXTS[:8]:
         assert again.encode(text).ids == table.encode(text), text
@@ -234,7 +234,7 @@ def test_continuing_subword_prefix(tmp_path, prefix):
     steps = table.trace("lowest")
     assert steps and steps[-1].symbols == tuple(table.tokens("lowest"))
     out = tmp_path / "written.json"
-    table.save(str(out), format="hf")
+    bpe_tui.save(table, str(out), format="hf")
     again = Tokenizer.from_file(str(out))
     unk = tok.token_to_id("<unk>")
     known = [t for t in PREFIX_WORD_TEXTS if unk not in tok.encode(t).ids]  # (the unknown token is not written)
@@ -274,6 +274,6 @@ def test_added_tokens_normalized_flag(tmp_path, normalizer):
     assert list(table.encode_iterable(iter(lines))) == tok.encode("".join(lines)).ids  # streamed, as bpe-tui encode --ids does
     assert list(table.pieces_iterable(iter(lines))) == table.pieces("".join(lines))
     again = tmp_path / "again.json"  # written back with the flags
-    table.save(str(again), format="hf")
+    bpe_tui.save(table, str(again), format="hf")
     written = {t["content"]: t["normalized"] for t in json.loads(again.read_text())["added_tokens"]}
     assert written["Hello"] is True and written["WORLD"] is False

@@ -24,7 +24,7 @@ def test_our_first_seen_trainer_writes_minbpes_file(tmp_path):
     corpus = write(tmp_path / "w.txt", "aaabdaaabac")
     table = bpe_tui.train(corpus, preset="gpt2", pretokenizer=r"regex:(?s).+", tie_break="first-seen", merges=3)
     out = tmp_path / "ours.model"
-    table.save(str(out), format="minbpe")
+    bpe_tui.save(table, str(out), format="minbpe")
     assert out.read_text() == (FIXTURES / "wikipedia_basic.model").read_text()
 
 
@@ -39,10 +39,10 @@ def test_regex_tokenizer_fixture():
 def test_round_trip_identical_table(tmp_path):
     table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt4", tie_break="first-seen", vocab_size=700)
     path = tmp_path / "t.model"
-    table.save(str(path), format="minbpe")
+    bpe_tui.save(table, str(path), format="minbpe")
     back = bpe_tui.load(str(path))
     same_table(back, table)
-    back.save(str(tmp_path / "again.model"), format="minbpe")
+    bpe_tui.save(back, str(tmp_path / "again.model"), format="minbpe")
     assert (tmp_path / "again.model").read_text() == path.read_text()
 
 
@@ -52,7 +52,7 @@ def test_specials_are_renumbered_after_the_merges(trained_table, tmp_path):
     notes = minbpe.losses(trained_table)
     assert any("ids change" in n for n in notes)
     path = tmp_path / "t.model"
-    trained_table.save(str(path), format="minbpe")
+    bpe_tui.save(trained_table, str(path), format="minbpe")
     back = bpe_tui.load(str(path))
     assert back.merges == trained_table.merges
     n = 256 + trained_table.num_merges

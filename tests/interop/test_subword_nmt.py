@@ -72,7 +72,7 @@ def classic_table():
 
 def test_version_02_codes_segment_like_our_table(classic_table, tmp_path):
     path = tmp_path / "codes.txt"
-    classic_table.save(str(path), format="subword-nmt")
+    bpe_tui.save(classic_table, str(path), format="subword-nmt")
     codes, version = read_codes(path)
     assert version == (0, 2)
     assert not any(right == EOW for _, right in codes)
@@ -87,7 +87,7 @@ def test_version_02_codes_segment_like_our_table(classic_table, tmp_path):
 
 def test_version_01_codes_are_our_table_as_it_is(classic_table, tmp_path):
     path = tmp_path / "codes01.txt"
-    classic_table.save(str(path), format="subword-nmt", version="0.1")
+    bpe_tui.save(classic_table, str(path), format="subword-nmt", version="0.1")
     codes, version = read_codes(path)
     assert version == (0, 1)
     for word in corpus_words()[:800]:
@@ -100,7 +100,7 @@ def test_version_01_codes_are_our_table_as_it_is(classic_table, tmp_path):
 
 def test_reading_02_codes_encodes_like_subword_nmt(classic_table, tmp_path):
     path = tmp_path / "codes.txt"
-    classic_table.save(str(path), format="subword-nmt")
+    bpe_tui.save(classic_table, str(path), format="subword-nmt")
     codes, version = read_codes(path)
     table = bpe_tui.load(str(path))
     assert table.source_format == "subword-nmt" and table.end_of_word == EOW
@@ -111,10 +111,10 @@ def test_reading_02_codes_encodes_like_subword_nmt(classic_table, tmp_path):
 
 def test_round_trip(classic_table, tmp_path):
     first = tmp_path / "a.codes"
-    classic_table.save(str(first), format="subword-nmt", counts=True)
+    bpe_tui.save(classic_table, str(first), format="subword-nmt", counts=True)
     table = bpe_tui.load(str(first))
     second = tmp_path / "b.codes"
-    table.save(str(second), format="subword-nmt", counts=True)
+    bpe_tui.save(table, str(second), format="subword-nmt", counts=True)
     assert second.read_text() == first.read_text()
     same_table(bpe_tui.load(str(second)), table)
 
@@ -140,7 +140,7 @@ def test_fastbpe_fixture_with_counts(tmp_path):
     assert table.counts[implied:] == [9, 9, 7, 5, 6, 6, 6, 2]
     assert tuple(table.tokens("newest")) == ("newest</w>",)
     out = tmp_path / "out.codes"
-    table.save(str(out), format="subword-nmt", counts=True)
+    bpe_tui.save(table, str(out), format="subword-nmt", counts=True)
     assert out.read_text().splitlines()[1:] == path.read_text().splitlines()
 
 
@@ -162,4 +162,4 @@ def test_malformed(tmp_path, content, needles):
 
 def test_bytes_table_cannot_be_written(trained_table, tmp_path):
     with pytest.raises(BPEError, match="chars-mode"):
-        trained_table.save(str(tmp_path / "x.codes"), format="subword-nmt")
+        bpe_tui.save(trained_table, str(tmp_path / "x.codes"), format="subword-nmt")

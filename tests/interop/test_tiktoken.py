@@ -25,7 +25,7 @@ def encoding_for(path, table, pattern=GPT2_PATTERN):
 
 def test_tiktoken_encodes_our_table_to_our_ids(trained_table, tmp_path):
     path = tmp_path / "table.tiktoken"
-    trained_table.save(str(path), format="tiktoken")
+    bpe_tui.save(trained_table, str(path), format="tiktoken")
     enc = encoding_for(path, trained_table)
     for text in TEXTS:
         assert enc.encode(text, allowed_special="all") == trained_table.encode(text), text
@@ -42,7 +42,7 @@ def test_gpt4_regex_table(tmp_path):
 
     table = bpe_tui.train(str(CORPORA / "code_sample.py"), preset="gpt4", vocab_size=600)
     path = tmp_path / "t.tiktoken"
-    table.save(str(path), format="tiktoken")
+    bpe_tui.save(table, str(path), format="tiktoken")
     enc = encoding_for(path, table, GPT4_PATTERN)
     for text in TEXTS:
         assert enc.encode(text, allowed_special="all") == table.encode(text), text
@@ -63,7 +63,7 @@ def gpt2_three_ways(tmp_path_factory):
     tok.save(str(d / "tokenizer.json"))
     from_hf = bpe_tui.load(str(d / "tokenizer.json"))
     # a tiktoken file we wrote, read back (merges rebuilt by replaying BPE)
-    from_files.save(str(d / "gpt2.tiktoken"), format="tiktoken")
+    bpe_tui.save(from_files, str(d / "gpt2.tiktoken"), format="tiktoken")
     from_tiktoken = bpe_tui.load(str(d / "gpt2.tiktoken"))
     enc = tiktoken.Encoding("gpt2-local", pat_str=GPT2_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(d / "gpt2.tiktoken")),
                             special_tokens={"<|endoftext|>": 50256})
@@ -141,7 +141,7 @@ def test_chars_table_cannot_be_written(tmp_path):
 
     table = bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=3)
     with pytest.raises(BPEError, match="byte-level"):
-        table.save(str(tmp_path / "x.tiktoken"), format="tiktoken")
+        bpe_tui.save(table, str(tmp_path / "x.tiktoken"), format="tiktoken")
 
 
 def test_rebuilt_merges_are_cached_by_sha256(tmp_path, monkeypatch):

@@ -223,9 +223,9 @@ def saved_formats(tmp_path_factory) -> dict[str, str]:
     for name in writers():
         path = d / f"table-{name}"
         try:
-            byte_level.save(str(path), format=name)
+            bpe_tui.save(byte_level, str(path), format=name)
         except BPEError:  # subword-nmt codes hold chars-mode tables only
-            chars.save(str(path), format=name)
+            bpe_tui.save(chars, str(path), format=name)
         paths[name] = str(path)
     return paths
 

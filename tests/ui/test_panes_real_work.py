@@ -358,7 +358,7 @@ async def test_inspect_stats_show_only_what_the_table_holds(tmp_path):
         assert stats.query_one("#lengths").display
         histogram = stats.lengths_text
         one_byte = sum(1 for i in table.vocab if len(table.surface(i)) == 1 and not table.is_special(i))
-        assert f"  1 " in histogram and f" {one_byte:,}" in histogram
+        assert "  1 " in histogram and f" {one_byte:,}" in histogram
 
 
 async def test_wide_and_long_tokens_stay_inside_their_columns():

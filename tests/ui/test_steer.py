@@ -521,7 +521,7 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
 
     table_path = str(tmp_path / "court-3.json")
     court = str(CORPORA / "court.txt")
-    bpe_tui.train(court, preset="classic", merges=3).save(table_path)
+    bpe_tui.save(bpe_tui.train(court, preset="classic", merges=3), table_path)
     table = bpe_tui.load(table_path)
     app = ExplorerApp(paths=[str(CORPORA / "cat_sat.txt")], config=bpe_tui.TrainerConfig(preset="classic", merges=10), start=table)
     async with app.run_test(size=(120, 40)) as pilot:

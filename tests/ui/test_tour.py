@@ -8,8 +8,9 @@ from textual.widgets import Checkbox, Input
 
 from bpe_tui.core.teaching.lessons import STOPS
 from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.guide import tour_panel
 from bpe_tui.ui.screens.dialogs import ConfirmScreen
-from bpe_tui.ui.views.tour import TourPanel, tour_panel
+from bpe_tui.ui.views.tour import TourPanel
 
 from .conftest import classic_app, demo_app, settle
 

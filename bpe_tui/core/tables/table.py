@@ -13,13 +13,17 @@ looks at pairs that are actually present (this is what tiktoken does).
 In bytes mode surfaces are ``bytes`` and every string can be encoded; in chars mode they are
 ``str`` and a character the table has never seen encodes as :data:`UNK_ID` (shown as
 unknown, never a crash).
+
+Why this module is long: MergeTable is one value, and its sections (the merge list and its
+indices, building, questions, encoding, explaining) read the same private indices; the encode
+path, the hot one, stays in one class so that a lookup is one attribute away. Reading and
+writing files is not here (``core/tables/formats``), nor is the merge loop (``engine/merging``).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-import os
 import random
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -37,7 +41,7 @@ from ..text.pretokenize import (
     special_token_list,
     valid_text,
 )
-from ..types import FormatName, Pair, PrefixScheme, Surface
+from ..types import Pair, PrefixScheme, Surface
 
 
 def _first_ranks(
@@ -1156,19 +1160,6 @@ class MergeTable:
     def pretokenize(self, text: str) -> list[tuple[bool, str]]:
         """``(is_special, piece)`` for the text, as encode sees it."""
         return list(self._pre.split(text))
-
-    # ------------------------------------------------------------------ files
-
-    def save(self, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
-        """Write the table (atomically): ``bpe_tui.save(table, path, ...)`` spelled as a method.
-        Formats: see ``bpe_tui.core.tables.formats.writers()``. ``overwrite=False`` refuses a target
-        that exists at the moment of writing.
-
-        Writing is the formats' business, not the table's: the import happens here, at call
-        time, so this module never depends on the format modules (they depend on it)."""
-        from .formats import save
-
-        save(self, path, format, overwrite=overwrite, **options)
 
 
 def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> dict:

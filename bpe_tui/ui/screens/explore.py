@@ -9,7 +9,7 @@ is :class:`~bpe_tui.ui.screens.layout.SessionScreen`'s.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.actions import SkipAction
 from textual.app import ComposeResult
@@ -28,6 +28,7 @@ from ..messages import (
     Progressed,
     Retrained,
     RetrainProgressed,
+    SessionOpened,
     WorkDone,
 )
 from ..panes.corpus import CorpusPane
@@ -37,7 +38,7 @@ from ..session.sessions import (
     Snapshot,
 )
 from ..views.compare import Side
-from ..views.tour import Guide, TourPanel
+from ..views.tour import TourGuide, TourPanel
 from .dialogs import FindScreen
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
+from .guards import confirm_discard
 from .layout import SessionScreen
 
 
@@ -81,7 +83,7 @@ class ExploreScreen(SessionScreen):
             self.guide.settle()  # the tour's stop: its step, its question, its encode text
 
     @property
-    def guide(self) -> Guide | None:
+    def guide(self) -> TourGuide | None:
         """The guided tour, when this screen shows the session it opened."""
         guide = getattr(self.app, "guide", None)
         return guide if guide is not None and guide.shows(self.session) else None
@@ -334,17 +336,15 @@ class ExploreScreen(SessionScreen):
         session = self.session
         old = session.trainer.config
 
-        app: Any = self.app  # the ExplorerApp: how (and where) it counts corpora; asks before losing merges
-
         def chosen(config: TrainerConfig | None) -> None:
             if config == old:
                 retrain(config)  # nothing to lose: the Loader says the rules are unchanged
             elif config is not None:
-                app.confirm_discard("Retrain under the new rules", lambda: retrain(config))
+                confirm_discard(self.app, session, "Retrain under the new rules", lambda: retrain(config))
 
         def retrain(config: TrainerConfig) -> None:
             self.show_progress("retraining under the new rules…", None)
-            self.loader.retrain(session, config, needs_recount(old, config), workers=app.count_workers, dask=app.dask)
+            self.loader.retrain(session, config, needs_recount(old, config))
 
         self.app.push_screen(SettingsScreen(old, recount=session.paths is not None, start=session.start is not None), chosen)
 
@@ -357,12 +357,9 @@ class ExploreScreen(SessionScreen):
             self.notify(message.note, title="rules unchanged", severity="warning", timeout=8)
             self.refresh_all()
             return
-        app: Any = self.app
         text, dropout = self.encode.text, self.encode.dropout
-        app.opened(message.session)
-        if text:  # the encode box keeps its text, encoded with the new run's table
-            new = app.main
-            new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
+        # The App shows the new session; the encode box keeps its text, encoded with the new run's table.
+        self.post_message(SessionOpened(message.session, encode=(text, dropout) if text else None))
         self.app.notify(message.note, title="retrained under the new rules", timeout=12)
 
     # ------------------------------------------------------------------ the rest

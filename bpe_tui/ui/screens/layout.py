@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from textual.actions import SkipAction
 from textual.app import ComposeResult
@@ -31,6 +31,7 @@ from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ...core.engine.config import TrainerConfig
 from ...core.errors import BPEError
+from ...core.tables.formats import save, writers
 from ...core.types import FormatName
 from ...core.wording import plural
 from ..keys import (
@@ -58,9 +59,7 @@ from ..session.sessions import (
 from ..views.compare import CompareScreen, Side
 from ..widgets.footer import FittingFooter
 from .dialogs import ConfirmScreen, GotoScreen, PathScreen
-
-if TYPE_CHECKING:
-    from ..app import ExplorerApp
+from .guards import session_free
 
 #: Moves up to this many merges run on the UI thread; more go to a worker.
 SYNC_STEPS = 10
@@ -281,7 +280,7 @@ class SessionScreen(MainScreen):
 
     def can_act(self) -> bool:
         """True when the session is free; else say why not (as the App does)."""
-        return not self.session.busy or cast("ExplorerApp", self.app).free()
+        return session_free(self.app, self.session)
 
     def merges_ready(self, doing: str) -> bool:
         """True when the merge list that ``doing`` needs is there (a trainer's always is);
@@ -346,8 +345,6 @@ class SessionScreen(MainScreen):
     def action_save(self) -> None:
         if not self.can_act() or not self.merges_ready("saving"):
             return
-        from ...core.tables.formats import writers
-
         session = self.session
         stem = os.path.splitext(session.name)[0] or "table"
         default = f"{stem}-{session.step}.json"
@@ -375,7 +372,7 @@ class SessionScreen(MainScreen):
         if table is None:
             return False
         try:
-            table.save(path, format=cast(FormatName, fmt))  # (the dialog offers writers() only)
+            save(table, path, format=cast(FormatName, fmt))  # (the dialog offers writers() only)
         except BPEError as exc:
             self.notify(str(exc), title="save failed", severity="error", timeout=10)
             return False

@@ -122,7 +122,9 @@ class Loader(Widget):
                 trainer = Trainer.from_files(
                     paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
                 )
-            session = ExploreSession(trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start)
+            session = ExploreSession(
+                trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers, dask=dask
+            )
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
@@ -203,12 +205,12 @@ class Loader(Widget):
     # ------------------------------------------------------------------ retraining under new rules
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def retrain(self, old: ExploreSession, config: TrainerConfig, recount: bool, workers: int | None = None, dask: str | None = None) -> None:
+    def retrain(self, old: ExploreSession, config: TrainerConfig, recount: bool) -> None:
         """Train anew under ``config`` up to the step ``old`` stands at, and say where the
         merge lists first differ (:class:`Retrained`); :class:`RetrainProgressed` meanwhile.
 
-        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed; on
-        the Dask cluster ``dask`` if given); otherwise the new trainer starts from ``old``'s
+        ``recount``: count the corpus files again (lowercase or the pre-tokenizer changed), where
+        ``old`` was counted (its worker processes or Dask cluster); otherwise the new trainer starts from ``old``'s
         word counts. ``old`` is marked busy
         while this runs, so nothing moves it; escape cancels and leaves it as it was.
         """
@@ -224,12 +226,14 @@ class Loader(Widget):
             name = old.trainer.name
             if recount and old.paths is not None:  # (the dialog offers a recount only for files)
                 trainer = Trainer.from_files(
-                    old.paths, config, errors=old.errors, counts=old.counts, workers=workers, client=dask,
+                    old.paths, config, errors=old.errors, counts=old.counts, workers=old.workers, client=old.dask,
                     progress=counting,
                 )
             else:
                 trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
-            session = ExploreSession(trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start)
+            session = ExploreSession(
+                trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start, workers=old.workers, dask=old.dask
+            )
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:
                     break  # nothing left to merge, or below min frequency: the new rules stop here

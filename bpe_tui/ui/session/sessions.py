@@ -188,6 +188,8 @@ class ExploreSession(Session):
         errors: str = "strict",
         counts: bool = False,
         start: MergeTable | None = None,
+        workers: int | None = None,
+        dask: str | None = None,
     ) -> None:
         super().__init__()
         self.trainer = trainer
@@ -198,6 +200,10 @@ class ExploreSession(Session):
         self.paths = paths
         self.errors = errors
         self.counts = counts
+        #: Where they were counted: worker processes (None: by size) or a Dask scheduler; a
+        #: recount under new rules counts the same way.
+        self.workers = workers
+        self.dask = dask
         #: The table the trainer went on from (``bpe-tui CORPUS --from TABLE``), or None.
         self.start = start
         self.lock = threading.RLock()
