@@ -66,7 +66,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
     else:
         cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     dask = dask_from_args(args)
-    from ..core.text.corpus import expand_sources
+    from ..core.text.sources import expand_sources
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen

@@ -23,7 +23,7 @@ def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
     (a chars alphabet is known only after counting: the trainer checks it then)."""
     if cfg.units == "bytes":
         from ..core.engine.config import check_vocab_size
-        from ..core.text.corpus import corpus_where
+        from ..core.text.sources import corpus_where
 
         check_vocab_size(cfg.vocab_size, 256 + (cfg.end_of_word is not None), len(cfg.special_tokens), corpus_where(paths))
 
@@ -89,7 +89,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from ..core.text.corpus import read_count_files, write_count_file
+    from ..core.text.count_files import read_count_files, write_count_file
     from ..core.text.distributed import count_words
 
     refuse_overwrite(args.output, args.force)

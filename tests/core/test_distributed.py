@@ -20,7 +20,8 @@ from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.text import corpus
-from bpe_tui.core.text.corpus import count_files, plan_ranges, write_count_file
+from bpe_tui.core.text.corpus import count_files, plan_ranges
+from bpe_tui.core.text.count_files import write_count_file
 from bpe_tui.core.text.distributed import count_words
 from tests.conftest import TINYSHAKESPEARE, need
 from tests.core.test_scale import (

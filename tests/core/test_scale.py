@@ -26,11 +26,10 @@ from bpe_tui.core.text.corpus import (
     iter_text_blocks,
     plan_ranges,
     pretokenizer_for,
-    read_count_files,
     resolve_workers,
     split_lines,
-    write_count_file,
 )
+from bpe_tui.core.text.count_files import read_count_files, write_count_file
 from tests.conftest import CORPORA, TINYSHAKESPEARE, need
 
 settings.register_profile("scale", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

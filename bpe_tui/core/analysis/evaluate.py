@@ -72,13 +72,11 @@ from ..text.corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
     _pool_context,
-    corpus_name,
-    corpus_where,
-    expand_sources,
     iter_text_blocks,
     plan_ranges,
     resolve_workers,
 )
+from ..text.sources import corpus_name, corpus_where, expand_sources
 from .audit import Cancelled, inside_counts
 
 #: The Rényi order of Zouhar et al. 2023.

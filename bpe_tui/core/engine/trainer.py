@@ -310,7 +310,7 @@ def class_standing(surface, pattern, end_of_word: str | None) -> int:
 def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
     """A corpus with no words is an error that names its files as the user gave them."""
     if not word_counts:
-        from ..text.corpus import corpus_where
+        from ..text.sources import corpus_where
 
         raise BPEError(f"{corpus_where(paths)}: the corpus is empty (no words to train on)")
 
@@ -586,8 +586,9 @@ class Trainer:
         ``client``: count on Dask instead (a Client, a scheduler address or ``"local"``; see
         :func:`~bpe_tui.core.text.distributed.count_words`; progress then counts ranges).
         """
-        from ..text.corpus import corpus_name, read_count_files
+        from ..text.count_files import read_count_files
         from ..text.distributed import count_words
+        from ..text.sources import corpus_name
 
         config = config or TrainerConfig()
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
@@ -614,8 +615,9 @@ class Trainer:
         ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client).
         """
         cfg, _ = table_config(table, config)
-        from ..text.corpus import corpus_name, read_count_files
+        from ..text.count_files import read_count_files
         from ..text.distributed import count_words
+        from ..text.sources import corpus_name
 
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         paths = [os.fspath(p) for p in paths]

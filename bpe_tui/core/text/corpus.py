@@ -17,10 +17,8 @@ input (ranges start and end at line boundaries); their counts are merged in rang
 words keep their order of first appearance and the merges are the same for 1 and N workers.
 Memory grows with the number of distinct words, never with the corpus size.
 
-Inputs may be files, directories (every text file below, in sorted order), or ``-`` (stdin).
-Word-count files hold one ``word<TAB>count`` per line; inside the word, ``\\t``, ``\\n``,
-``\\r`` and ``\\\\`` stand for a tab, newline, carriage return and backslash, so pre-tokens that
-contain whitespace survive the trip.
+Which files a list of paths means is :mod:`.sources`' question; saving and reading the counts
+is :mod:`.count_files`'.
 """
 
 from __future__ import annotations
@@ -42,9 +40,9 @@ import regex
 from ..engine.config import TrainerConfig
 from ..errors import BPEError, NotUTF8
 from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
+from .sources import SNIFF, corpus_where, expand_sources
 
 BLOCK = 1 << 20  # bytes read at a time
-SNIFF = 8192  # bytes looked at to tell text from binary
 
 #: Inputs smaller than this are counted in this process by default: one process counts
 #: ~25 MB/s (ASCII text), and starting a pool and merging its counts costs ~50 ms, so below
@@ -154,63 +152,6 @@ class WordCounter:
 def count_text(text: str, config: TrainerConfig) -> dict[str, int]:
     """Word counts of a string, read line by line like a file."""
     return dict(WordCounter(config).add(text, Counter()))
-
-
-# ---------------------------------------------------------------------- finding files
-
-
-def expand_sources(paths: Iterable[str]) -> list[str]:
-    """Files to read: each path as given, directories expanded to their text files.
-
-    Raises BPEError for a missing path or a directory without text files.
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]  # one path, not a list of one-character paths
-    out: list[str] = []
-    for path in map(os.fspath, paths):
-        if path == "-":
-            out.append(path)
-            continue
-        if os.path.isdir(path):
-            found = []
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if not name.startswith(".") and os.path.isfile(full) and not _looks_binary(full):
-                        found.append(full)
-            if not found:
-                raise BPEError(f"{path}: directory holds no text files")
-            out.extend(found)
-        elif os.path.exists(path):
-            if not os.path.isfile(path):
-                raise BPEError(f"{path}: not a regular file")
-            out.append(path)
-        else:
-            raise BPEError(f"{path}: no such file or directory")
-    return out
-
-
-def _looks_binary(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return b"\0" in f.read(SNIFF)
-    except OSError:
-        return True
-
-
-def corpus_name(paths: list[str]) -> str:
-    """A short name for status lines: the file name, or 'a.txt +2'."""
-    if not paths:
-        return "corpus"
-    first = "stdin" if paths[0] == "-" else os.path.basename(os.path.normpath(paths[0]))
-    return first if len(paths) == 1 else f"{first} +{len(paths) - 1}"
-
-
-def corpus_where(paths: list[str]) -> str:
-    """Where, for an error message: the paths as the user gave them ('a/b.txt', 'a/b.txt and c.txt')."""
-    named = ["stdin" if p == "-" else p for p in paths] or ["corpus"]
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 # ---------------------------------------------------------------------- reading text
@@ -635,77 +576,3 @@ def add_range_counts(counts: Counter[str], words: list[str], numbers: list[int])
             counts[w] = get(w, 0) + c
     else:
         counts.update(dict(zip(words, numbers)))
-
-
-# ---------------------------------------------------------------------- count files
-
-_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
-
-
-def escape_word(word: str) -> str:
-    """Write a pre-token for a count file (tab, newline, CR and backslash escaped)."""
-    return "".join(_ESCAPES.get(c, c) for c in word)
-
-
-def unescape_word(text: str, where: str) -> str:
-    """Read a count-file word back; ``where`` names the file and line for errors."""
-    if "\\" not in text:
-        return text
-    out = []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            nxt = text[i + 1 : i + 2]
-            if nxt not in _UNESCAPES:
-                raise BPEError(f"{where}: unknown escape \\{nxt} in word (use \\t \\n \\r or \\\\)")
-            out.append(_UNESCAPES[nxt])
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def read_count_files(paths: Iterable[str], progress: Progress | None = None) -> dict[str, int]:
-    """Word counts from ``word<TAB>count`` files (counts of repeated words add up)."""
-    counts: dict[str, int] = {}
-    sources = expand_sources(paths)
-    total = sum(os.path.getsize(p) for p in sources if p != "-")
-    done = 0
-    for path in sources:
-        lines = iter_file_lines(path, progress=progress, done=done, total=total)
-        if path != "-":
-            done += os.path.getsize(path)
-        for lineno, line in enumerate(lines, start=1):
-            line = line.rstrip("\n").rstrip("\r") if line.endswith("\n") else line
-            if not line:
-                continue
-            word, tab, number = line.rpartition("\t")
-            where = f"{'stdin' if path == '-' else path}:{lineno}"
-            if not tab or not word:
-                raise BPEError(f"{where}: expected 'word<TAB>count', got {line[:40]!r}")
-            try:
-                n = int(number)
-            except ValueError:
-                raise BPEError(f"{where}: count {number[:20]!r} is not a whole number") from None
-            if n < 1:
-                raise BPEError(f"{where}: count {n} must be positive")
-            word = unescape_word(word, where)
-            counts[word] = counts.get(word, 0) + n
-    if not counts:
-        raise BPEError(f"{corpus_where(sources)}: the count file is empty (no words found)")
-    return counts
-
-
-def write_count_file(counts: dict[str, int], path: str, overwrite: bool = True) -> None:
-    """Write ``word<TAB>count`` lines atomically, in first-appearance order (``overwrite=False``:
-    only if ``path`` does not exist when the file is written).
-
-    The order is kept because the first-seen tie-break depends on it.
-    """
-    from ..atomic import atomic_write_text
-
-    lines = [f"{escape_word(w)}\t{c}\n" for w, c in counts.items()]
-    atomic_write_text(path, "".join(lines), overwrite)

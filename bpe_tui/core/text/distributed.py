@@ -45,14 +45,13 @@ from ..errors import BPEError
 from .corpus import (
     Progress,
     add_range_counts,
-    corpus_where,
     count_files,
     count_range,
-    expand_sources,
     plan_ranges,
     range_size,
     start_resource_tracker,
 )
+from .sources import corpus_where, expand_sources
 
 #: What ``--dask`` takes to start a LocalCluster here instead of connecting to a scheduler.
 LOCAL = "local"
@@ -130,7 +129,7 @@ def _one_line(exc: BaseException) -> str:
 
 def expand_inputs(paths: Iterable[str]) -> list[str]:
     """Files to count, in order: fsspec URLs expanded by fsspec (globs, directories), local
-    globs by :mod:`glob` (sorted), everything else as :func:`~.corpus.expand_sources` does."""
+    globs by :mod:`glob` (sorted), everything else as :func:`~.sources.expand_sources` does."""
     out: list[str] = []
     for path in paths:
         if path == "-":
