@@ -394,7 +394,7 @@ class MergeTable:
             vocab=trainer.vocab(),
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
-            pretokenizer=cfg.pretokenizer,
+            pretokenizer=trainer.pretokenizer,  # SuperBPE's chunks past the transition
             end_of_word=cfg.end_of_word,
             lowercase=cfg.lowercase,
             counts=trainer.merge_counts(),

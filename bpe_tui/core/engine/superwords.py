@@ -1,0 +1,92 @@
+"""Superword BPE (SuperBPE): a pre-tokenization curriculum that lets merges span spaces.
+
+Liu et al., "SuperBPE: Space Travel for Language Models" (COLM 2025, arXiv 2503.13423).
+Ordinary BPE never merges across a pre-token boundary, so no token holds a space inside it.
+SuperBPE trains in two stages:
+
+1. merges 1..K are ordinary BPE under the usual pre-tokenizer (GPT-2's regex, say);
+2. then the corpus is cut again, far more coarsely, by the stage-2 rule
+   (:data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`): only numbers, runs of two or
+   more punctuation marks and trailing spaces are cut out; everything between them, spaces
+   included, is one *chunk*. The K merges are applied to each chunk by rank (as encoding
+   does), and training goes on over the chunks, where a pair may now be ``(Ġby, Ġthe)``.
+
+The trained tokenizer pre-tokenizes by the stage-2 rule alone: the stage-1 merges apply
+inside chunks exactly as they did inside words, because encoding by rank reproduces the
+merges in their order.
+
+What it costs. The trainer still works on distinct units with counts, but chunks repeat far
+less than words (a chunk is often a whole line), so there are many more of them, and they
+are longer: the corpus's chunks are counted when the trainer is built (a second pass over
+the text: the words alone cannot say which words stood side by side), kept until the
+transition, and then the words' segmentations at step K are kept for undo
+(benchmarks/superwords.py measures time and memory against plain BPE).
+
+This module holds what the trainer, the table and the views share: the rule of which
+config counts the chunks, how chunks get their first segmentation, and what a superword is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import regex
+
+from ..text.pretokenize import SUPERWORD_PRETOKENIZER
+from ..errors import BPEError
+from .config import TrainerConfig
+from .merging import merge
+from .speed import utf8_as_ids
+
+__all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "segment_chunks"]
+
+#: A character that is not whitespace followed by one that is: the mark of a token that
+#: spans a word boundary.
+_ACROSS = regex.compile(r"\S\s")
+
+
+def chunk_config(config: TrainerConfig) -> TrainerConfig:
+    """The config that counts a corpus's stage-2 chunks: ``config`` with SuperBPE's split as
+    its pre-tokenizer (lowercase and special tokens as they are)."""
+    return replace(config, pretokenizer=SUPERWORD_PRETOKENIZER, superwords_after=None, vocab_size=None, merges=None)
+
+
+def is_superword_rule(pretokenizer: str) -> bool:
+    """Whether a table's pre-tokenizer is SuperBPE's stage-2 rule."""
+    return pretokenizer == SUPERWORD_PRETOKENIZER
+
+
+def is_superword(surface: bytes | str | None) -> bool:
+    """Whether a token spans a word boundary: it holds whitespace after a character that is
+    not whitespace (``by·the``, ``·in·the``, ``the·``, ``Citizen:\\n``), which no ordinary
+    pre-tokenizer lets a merge make. A leading space (``·the``) is not one; bytes that are
+    only part of a character are read with replacement."""
+    if surface is None:
+        return False
+    text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
+    return _ACROSS.search(text) is not None
+
+
+def segment_chunks(
+    chunks: Sequence[str], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+) -> list[str]:
+    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied by
+    rank, lowest first, as encoding does: the chunks' segmentations at the transition, as the
+    trainer's id strings (one character per token id; a byte's id is its value)."""
+    ranks: dict[tuple[int, int], int] = {}
+    made: dict[tuple[int, int], int] = {}
+    for rank in range(len(merges) - 1, -1, -1):  # the lowest rank of a pair wins
+        a, b, new = merges[rank]
+        ranks[(a, b)] = rank
+        made[(a, b)] = new
+    missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
+    if missing:
+        raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
+    byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
+    plain = all(byte_ids[b] == b for b in range(256))
+    out = []
+    for chunk in chunks:  # distinct chunks: each is merged once
+        ids = [ord(c) for c in utf8_as_ids(chunk)] if plain else [byte_ids[b] for b in chunk.encode("utf-8")]
+        out.append("".join(map(chr, merge(ids, ranks, made) if ranks else ids)))
+    return out
