@@ -96,10 +96,12 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, load, save
+    from ..core.text.pretokenize import SUPERWORD_PRETOKENIZER
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
-    check_save(args.output, args.to, table.units, overwrite=args.force, **save_options(args, args.to))
+    superwords = table.pretokenizer == SUPERWORD_PRETOKENIZER
+    check_save(args.output, args.to, table.units, overwrite=args.force, superwords=superwords, **save_options(args, args.to))
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
     save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))

@@ -708,6 +708,16 @@ class Trainer:
         """Whether the corpus is SuperBPE's chunks now (merges may span spaces)."""
         return self.config.superwords_after is not None and self._superwords_at < 0
 
+    def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]:
+        """``(word counts, chunk counts)`` as the trainer was built with them (order of first
+        appearance), wherever it stands: enough to build the same trainer again under other
+        rules (chunk counts None without a transition ahead of the start)."""
+        if self._stage1 is not None:  # past the transition: the words were kept for undo
+            words = dict(zip(self._stage1[0], self._stage1[1]))
+            return words, dict(zip(self._word_text, self._counts))
+        here = dict(zip(self._word_text, self._counts))
+        return here, (dict(zip(*self._chunks)) if self._chunks is not None else None)
+
     def _cross_to_chunks(self) -> None:
         """The transition, right after merge K: keep the words' state for undo, cut the corpus
         into chunks, apply the K merges to each by rank, and count their pairs afresh."""
