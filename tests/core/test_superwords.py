@@ -177,6 +177,7 @@ def test_the_transition_is_a_value_with_its_explanation():
 def test_what_a_superword_is():
     assert is_superword(b" by the") and is_superword(b"the ") and is_superword(b"LADY ANNE:\n")
     assert not is_superword(b" the") and not is_superword(b"  ") and not is_superword(b"\n\n") and not is_superword(None)
+    assert not is_superword(b".\n") and not is_superword(":\n\n")  # GPT-4's regex makes these: not superwords
 
 
 def test_superwords_need_bytes_without_an_end_of_word_marker_and_the_text():
@@ -203,3 +204,23 @@ def test_superwords_from_a_table_start_past_the_transition(tmp_path):
     # The same as training from scratch with the transition at 10 (same tie-break).
     scratch = Trainer.from_text(text, TrainerConfig(superwords_after=10, merges=30))
     assert [e.pair for e in scratch.run()][10:] == [e.pair for e in events]
+
+
+def test_audit_lists_superwords_and_ordinary_tables_have_none():
+    from bpe_tui.core.analysis.audit import audit
+    from tests.conftest import GPT2_DIR, need
+
+    import bpe_tui
+
+    text = "by the way, in the middle of the night. by the way!! in the middle of it 123\n" * 3
+    t = Trainer.from_text(text, TrainerConfig(superwords_after=6, merges=40))
+    list(t.run())
+    table = t.table
+    found = audit(table)["superword"].ids
+    assert found and list(found) == sorted(i for i, s in table.vocab.items() if is_superword(s))
+    assert table.surface(found[0]) not in (b" the", b"the")
+    plain = Trainer.from_text(text, TrainerConfig(merges=40))
+    list(plain.run())
+    assert audit(plain.table)["superword"].ids == ()
+    gpt2 = bpe_tui.load(str(need(GPT2_DIR)))
+    assert not any(is_superword(s) for s in gpt2.vocab.values())
