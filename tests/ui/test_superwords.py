@@ -1,0 +1,96 @@
+"""Pilot tests: stepping a superword (SuperBPE) trainer across its transition and back."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from bpe_tui.core.engine.superwords import is_superword
+from bpe_tui.ui.panes.search import SearchResults
+from bpe_tui.ui.screens.dialogs import FindScreen
+from bpe_tui.ui.widgets.render import SUPERWORD_MARK
+
+from .conftest import settle, text_app
+
+TEXT = "by the way, in the middle of the night!! by the way, in the middle of it 123\nby the way he said\n" * 4
+K = 12
+
+
+def corpus_rows(app) -> list[str]:
+    view = app.corpus.words_view
+    return [view.row_text(i) for i in range(view.count)]
+
+
+async def test_stepping_across_the_transition_and_back():
+    app = text_app(TEXT, superwords_after=K, vocab_size=400)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        tr = app.session.trainer
+        words = tr.word_count
+        assert "superwords after merge 12" in str(app.history.query_one("#history-head").render())
+        assert app.corpus.border_title.endswith(f"of {words} words")
+        await pilot.press("N")  # ten merges: still ordinary BPE
+        await settle(app, pilot)
+        assert tr.steps_done == 10 and not tr.in_superword_stage
+        await pilot.press("n", "n")  # merge 12, then the transition
+        await settle(app, pilot)
+        assert tr.steps_done == K and tr.in_superword_stage
+        assert app.corpus.chunks and app.corpus.border_title.endswith(f"of {tr.word_count} chunks")
+        assert any(" " in tr.word_text(w).strip() for w in app.corpus.words_view.words)  # chunks hold spaces
+        assert app.corpus.touched == set()  # merge 12's words are not these chunks
+        assert app.pairs.why_text.startswith("from here on, pairs may span spaces")
+        head = str(app.history.query_one("#history-head").render())
+        assert f"{SUPERWORD_MARK} superwords from merge 13" in head
+        await pilot.press("N")
+        await settle(app, pilot)
+        superwords = [e for e in tr.history if is_superword(e.new_token)]
+        assert superwords and all(e.step > K for e in superwords)
+        rows = [app.history.view.row_text(i) for i in range(app.history.view.count)]
+        assert all((SUPERWORD_MARK in rows[e.step - 1]) for e in superwords)
+        assert not any(SUPERWORD_MARK in row for row in rows[:K])
+        # the why line of merge 13 explains the transition
+        app.history.show_why(K)
+        assert app.history.why.startswith(f"merge 13: [{SUPERWORD_MARK}] from here on, pairs may span spaces")
+        # the encode box marks a superword's id
+        box = app.query_one("#encode-input", Input)
+        box.focus()
+        await pilot.press(*"by the way")
+        await settle(app, pilot)
+        table = app.session.table()
+        assert app.encode.ids == table.encode("by the way")
+        id_line = app.encode.query_one("#encode-view").row_text(1)
+        assert (SUPERWORD_MARK in id_line) == any(is_superword(table.surface(i)) for i in app.encode.ids)
+        # back across the transition: the words again, exactly as at merge 11
+        app.pairs.table.focus()
+        for _ in range(tr.steps_done - (K - 1)):
+            await pilot.press("b")
+        await settle(app, pilot)
+        assert tr.steps_done == K - 1 and not tr.in_superword_stage and tr.word_count == words
+        assert not app.corpus.chunks and app.corpus.border_title.endswith(f"of {words} words")
+        assert not app.pairs.why_text.startswith("from here on")
+        # and forward again with goto: the same merges as before
+        before = [e.pair for e in app.session.timeline]
+        await pilot.press("g")
+        await settle(app, pilot)
+        await pilot.press(*"30", "enter")
+        await settle(app, pilot)
+        assert tr.steps_done == 30 and tr.in_superword_stage
+        assert len(before) == 22 and [e.pair for e in tr.history][:22] == before
+
+
+async def test_find_marks_superwords():
+    app = text_app(TEXT, superwords_after=K, vocab_size=400)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+n")
+        await settle(app, pilot)
+        table = app.session.table()
+        await pilot.press("slash")
+        await settle(app, pilot)
+        assert isinstance(app.screen, FindScreen)
+        await pilot.press(*"the")
+        await settle(app, pilot)
+        results = app.screen.query_one(SearchResults)
+        assert results.ids == table.search("the", limit=500)
+        rows = {i: results.row_text(n) for n, i in enumerate(results.ids)}
+        marked = {i for i, row in rows.items() if SUPERWORD_MARK in row}
+        assert marked and marked == {i for i in results.ids if is_superword(table.surface(i))}
