@@ -344,7 +344,7 @@ async def test_e_puts_the_cursor_at_the_end_of_the_encode_text():
 
 async def test_inspect_stats_show_only_what_the_table_holds(tmp_path):
     no_counts = tmp_path / "gpt2-dir"
-    bpe_tui.train(str(DEMO), preset="gpt2", merges=200).save(str(no_counts), format="gpt2")
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=200), str(no_counts), format="gpt2")
     table = load(str(no_counts))
     assert table.counts is None
     app = ExplorerApp(table_path=str(no_counts))

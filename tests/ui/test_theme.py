@@ -186,7 +186,7 @@ async def test_theme_recolours_the_corpus_text_the_pair_filter_the_token_detail_
 
 async def test_theme_recolours_search_results_and_the_token_length_bars(tmp_path):
     path = tmp_path / "t.json"
-    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(path))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300), str(path))
     app = ExplorerApp(table_path=str(path))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -248,7 +248,7 @@ async def test_theme_recolours_the_compare_view(compare_tables):
 async def test_theme_recolours_a_special_token_in_the_compare_view(tmp_path):
     paths = []
     for name, corpus in (("a.json", "demo.txt"), ("b.json", "multilingual.txt")):
-        bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=50, special_tokens=["<|endoftext|>"]).save(str(tmp_path / name))
+        bpe_tui.save(bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=50, special_tokens=["<|endoftext|>"]), str(tmp_path / name))
         paths.append(str(tmp_path / name))
     app = ExplorerApp(table_path=paths[0], compare_path=paths[1])
     async with app.run_test(size=(120, 40)) as pilot:
