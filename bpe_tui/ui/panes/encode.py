@@ -103,7 +103,7 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         top.append(" " * (cell - Text(name).cell_len + 1))
         bottom.append(ident, "dim")
         bottom.append_text(mark)
-        bottom.append(" " * (cell + 1 - len(ident) - mark.cell_len))
+        bottom.append(" " * (cell + 1 - len(ident) - mark.cell_len), "dim")
         spans.append((start, start + cell, token_id))
     if spans:
         out.append((top, spans))
