@@ -46,8 +46,8 @@ several), each with the token ids and, where it helps, a one-line note per token
     Tokens whose letters come from two or more scripts (Latin and Cyrillic look-alikes,
     fused words from scraped pages). Chinese characters, kana and hangul count as one group.
 ``superword``
-    Tokens that span a space: whitespace after a word's letters or digits (``·by·the``,
-    ``the·``; :func:`~bpe_tui.core.engine.superwords.is_superword`). SuperBPE trains them on
+    Tokens that span a space: whitespace between two other characters or after a word's
+    letters or digits (``·by·the``, ``,·and``, ``the·``; :func:`~bpe_tui.core.engine.superwords.is_superword`). SuperBPE trains them on
     purpose; an ordinary pre-tokenizer never lets a merge make one.
 
 Every token in a list comes with its merge tree (:func:`tree_text`). The corpus counts come
@@ -103,7 +103,7 @@ CATEGORIES: list[tuple[str, str, str]] = [
     ("whitespace_only", "whitespace only", "spaces, tabs and line breaks only"),
     ("long", "very long", f"{LONG_TOKEN_CHARS} characters or more"),
     ("mixed_scripts", "mixed scripts", "letters from two or more scripts"),
-    ("superword", "superwords", "span a space: whitespace after a word's letters (SuperBPE)"),
+    ("superword", "superwords", "span a space: whitespace inside, or after a word's letters (SuperBPE)"),
 ]
 #: Categories that need a corpus.
 CORPUS_CATEGORIES = ("intermediate", "unused")

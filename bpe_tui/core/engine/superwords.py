@@ -41,9 +41,9 @@ from .speed import utf8_as_ids
 
 __all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "segment_chunks"]
 
-#: A letter, digit or mark, then (after anything but whitespace) whitespace: the mark of a
-#: token that spans a word boundary.
-_ACROSS = regex.compile(r"[\p{L}\p{N}\p{M}]\S*\s")
+#: Whitespace that a word's letters or digits follow (after some other character), or that
+#: follows them: the mark of a token that spans a word boundary.
+_ACROSS = regex.compile(r"\S\s+[\p{L}\p{N}\p{M}]|[\p{L}\p{N}\p{M}]\S*\s")
 
 
 def chunk_config(config: TrainerConfig) -> TrainerConfig:
@@ -58,11 +58,12 @@ def is_superword_rule(pretokenizer: str) -> bool:
 
 
 def is_superword(surface: bytes | str | None) -> bool:
-    """Whether a token spans a word boundary: whitespace comes after a word's letters or
-    digits (``by·the``, ``·in·the``, ``the·``, ``Citizen:\\n``), which no ordinary
-    pre-tokenizer lets a merge make. A leading space (``·the``) is not one, nor punctuation
-    before a line break (``.\\n``, a token of GPT-4's regex); bytes that are only part of a
-    character are read with replacement."""
+    """Whether a token spans a word boundary: whitespace between a character and a word
+    (``by·the``, ``·in·the``, ``,·and``) or after a word's letters or digits (``the·``,
+    ``Citizen:\\n``), which no ordinary pre-tokenizer lets a merge make. A leading space
+    (``·the``) is not one, nor punctuation around a line break (``.\\n`` and ``;\\n//``,
+    tokens of GPT-4's and GPT-4o's regexes); bytes that are only part of a character are read
+    with replacement."""
     if surface is None:
         return False
     text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
