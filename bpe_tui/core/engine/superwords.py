@@ -36,8 +36,7 @@ import regex
 from ..text.pretokenize import SUPERWORD_PRETOKENIZER
 from ..errors import BPEError
 from .config import TrainerConfig
-from .merging import merge
-from .speed import utf8_as_ids
+from .speed import pair_index, utf8_as_ids
 
 __all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "segment_chunks"]
 
@@ -71,24 +70,32 @@ def is_superword(surface: bytes | str | None) -> bool:
 
 
 def segment_chunks(
-    chunks: Sequence[str], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+    chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
 ) -> list[str]:
-    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied by
-    rank, lowest first, as encoding does: the chunks' segmentations at the transition, as the
-    trainer's id strings (one character per token id; a byte's id is its value)."""
-    ranks: dict[tuple[int, int], int] = {}
-    made: dict[tuple[int, int], int] = {}
-    for rank in range(len(merges) - 1, -1, -1):  # the lowest rank of a pair wins
-        a, b, new = merges[rank]
-        ranks[(a, b)] = rank
-        made[(a, b)] = new
+    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
+    the trainer's id strings (one character per token id): the chunks' segmentations at the
+    transition, equal to encoding each chunk by rank (tested against the table's encoding).
+
+    The merges are replayed in order the way the trainer made them: a pair -> chunks index
+    says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
+    left to right), filing the pairs it forms. Merging each chunk by rank on its own cost 3.7 s
+    of a 4 s transition on tinyshakespeare (26,000 chunks, 1,500 merges).
+    """
+    from .trainer import merge_word  # (the trainer imports this module)
+
     missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
     if missing:
         raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
     byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
-    plain = all(byte_ids[b] == b for b in range(256))
-    out = []
-    for chunk in chunks:  # distinct chunks: each is merged once
-        ids = [ord(c) for c in utf8_as_ids(chunk)] if plain else [byte_ids[b] for b in chunk.encode("utf-8")]
-        out.append("".join(map(chr, merge(ids, ranks, made) if ranks else ids)))
-    return out
+    if all(byte_ids[b] == b for b in range(256)):
+        words = [utf8_as_ids(chunk) for chunk in chunks]
+    else:
+        words = ["".join(chr(byte_ids[b]) for b in chunk.encode("utf-8")) for chunk in chunks]
+    _, where, _ = pair_index(words, list(counts))
+    weights = list(counts)
+    for a, b, new in merges:
+        pair = chr(a) + chr(b)
+        members = where.pop(pair, None)
+        if members:
+            merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
+    return words

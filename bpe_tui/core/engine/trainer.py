@@ -728,7 +728,7 @@ class Trainer:
             self.initial_total_tokens, self.corpus_chars, self._context,
         )
         words_before, tokens_before = len(self._word_text), self._total_tokens
-        segmented = segment_chunks(texts, self.merge_list(), self._surface_to_id, self.name)
+        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name)
         self._install_corpus(texts, counts, segmented)
         self.initial_total_tokens = sum(map(mul, map(len, map(str.encode, texts)), counts))
         self.corpus_chars = sum(map(mul, map(len, texts), counts))
