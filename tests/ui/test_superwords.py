@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input
+from textual.widgets import Input, Static, TabbedContent
 
 from bpe_tui.core.engine.superwords import is_superword
 from bpe_tui.ui.panes.search import SearchResults
@@ -47,6 +47,13 @@ async def test_stepping_across_the_transition_and_back():
         rows = [app.history.view.row_text(i) for i in range(app.history.view.count)]
         assert all((SUPERWORD_MARK in rows[e.step - 1]) for e in superwords)
         assert not any(SUPERWORD_MARK in row for row in rows[:K])
+        # the Stats tab says where the merge-count curve's corpus changed
+        app.query_one(TabbedContent).active = "tab-stats"
+        await settle(app, pilot)
+        counts_label = str(app.query_one("#counts-label", Static).render())
+        assert f"{SUPERWORD_MARK} superwords from merge 13" in counts_label
+        app.query_one(TabbedContent).active = "tab-history"
+        await settle(app, pilot)
         # the why line of merge 13 explains the transition
         app.history.show_why(K)
         assert app.history.why.startswith(f"merge 13: [{SUPERWORD_MARK}] from here on, pairs may span spaces")
