@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core.engine.superwords import chunk_config, is_superword, is_superword_rule
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.teaching.educational import best_pair, count_pairs, hf_alphabet_rank, initial_words, merge_word, train_naive
+from bpe_tui.core.teaching.educational import (
+    best_pair,
+    count_pairs,
+    hf_alphabet_rank,
+    initial_words,
+    merge_word,
+    train_naive,
+)
 from bpe_tui.core.text.corpus import count_text, split_lines
 from bpe_tui.core.text.pretokenize import SUPERWORD_SPLIT
 
@@ -208,10 +215,9 @@ def test_superwords_from_a_table_start_past_the_transition(tmp_path):
 
 
 def test_audit_lists_superwords_and_ordinary_tables_have_none():
+    import bpe_tui
     from bpe_tui.core.analysis.audit import audit
     from tests.conftest import GPT2_DIR, SHARED, need
-
-    import bpe_tui
 
     text = "by the way, in the middle of the night. by the way!! in the middle of it 123\n" * 3
     t = Trainer.from_text(text, TrainerConfig(superwords_after=6, merges=40))

@@ -22,23 +22,23 @@ the text: the words alone cannot say which words stood side by side), kept until
 transition, and then the words' segmentations at step K are kept for undo
 (benchmarks/superwords.py measures time and memory against plain BPE).
 
-This module holds what the trainer, the table and the views share: the rule of which
-config counts the chunks, how chunks get their first segmentation, and what a superword is.
+This module holds what the trainer, the table and the views share: which config counts the
+chunks, which pre-tokenizer a cut table has, and what a superword is. The transition itself
+is the trainer's (``Trainer._cross_to_chunks``, ``segment_chunks``), and so is the plain
+table a superword table is measured against (``plain_counterpart``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 
 import regex
 
 from ..text.pretokenize import SUPERWORD_PRETOKENIZER
-from ..errors import BPEError
 from .config import TrainerConfig
-from .speed import pair_index, utf8_as_ids
 
-__all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "segment_chunks"]
+__all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "stage_pretokenizer"]
 
 #: Whitespace that a word's letters or digits follow (after some other character), or that
 #: follows them: the mark of a token that spans a word boundary.
@@ -49,6 +49,17 @@ def chunk_config(config: TrainerConfig) -> TrainerConfig:
     """The config that counts a corpus's stage-2 chunks: ``config`` with SuperBPE's split as
     its pre-tokenizer (lowercase and special tokens as they are)."""
     return replace(config, pretokenizer=SUPERWORD_PRETOKENIZER, superwords_after=None, vocab_size=None, merges=None)
+
+
+def stage_pretokenizer(pretokenizer: str, config: Mapping, merges: int) -> str:
+    """The pre-tokenizer of a superword table cut after ``merges`` merges: the stage-1 rule
+    its config records before the transition, SuperBPE's from it on (the trainer's own table
+    at step ``merges``); any other table's own ``pretokenizer``."""
+    k = config.get("superwords_after")
+    stage1 = config.get("pretokenizer")
+    if is_superword_rule(pretokenizer) and isinstance(k, int) and isinstance(stage1, str) and merges < k:
+        return stage1
+    return pretokenizer
 
 
 def is_superword_rule(pretokenizer: str) -> bool:
@@ -67,35 +78,3 @@ def is_superword(surface: bytes | str | None) -> bool:
         return False
     text = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
     return _ACROSS.search(text) is not None
-
-
-def segment_chunks(
-    chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
-) -> list[str]:
-    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
-    the trainer's id strings (one character per token id): the chunks' segmentations at the
-    transition, equal to encoding each chunk by rank (tested against the table's encoding).
-
-    The merges are replayed in order the way the trainer made them: a pair -> chunks index
-    says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
-    left to right), filing the pairs it forms. Merging each chunk by rank on its own cost 3.7 s
-    of a 4 s transition on tinyshakespeare (26,000 chunks, 1,500 merges).
-    """
-    from .trainer import merge_word  # (the trainer imports this module)
-
-    missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
-    if missing:
-        raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
-    byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
-    if all(byte_ids[b] == b for b in range(256)):
-        words = [utf8_as_ids(chunk) for chunk in chunks]
-    else:
-        words = ["".join(chr(byte_ids[b]) for b in chunk.encode("utf-8")) for chunk in chunks]
-    _, where, _ = pair_index(words, list(counts))
-    weights = list(counts)
-    for a, b, new in merges:
-        pair = chr(a) + chr(b)
-        members = where.pop(pair, None)
-        if members:
-            merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
-    return words

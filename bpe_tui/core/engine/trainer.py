@@ -31,6 +31,9 @@ Why this module is long: the step, its undo and the queue they share are one pie
 whose invariants (counts, pair -> words, the heap, the history) hold only together; the hot
 loop reads them as locals of one class, and splitting it over modules would trade the reader's
 one place for attribute lookups on every merge (benchmarks/against.py measures the cost).
+SuperBPE's transition (see :mod:`~bpe_tui.core.engine.superwords`) swaps that same state from
+the words to the chunks and back on undo, so it lives here too, beside :func:`merge_word`,
+which replays the merges over the chunks.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import heapq
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -60,14 +64,14 @@ from .speed import (
     surface_pairs,
     utf8_as_ids,
 )
-from .superwords import SUPERWORD_PRETOKENIZER, chunk_config, segment_chunks
+from .superwords import SUPERWORD_PRETOKENIZER, chunk_config
 from .tiebreak import make_rule, show, show_pair
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
 
 
-__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "table_config"]
+__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "plain_counterpart", "plain_words", "segment_chunks", "table_config"]
 
 _new_event = fast_constructor(MergeEvent)
 
@@ -154,6 +158,36 @@ def merge_word(
     return touched, olds, saved, occurrences
 
 
+def segment_chunks(
+    chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+) -> list[str]:
+    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
+    the trainer's id strings (one character per token id): the chunks' segmentations at the
+    transition, equal to encoding each chunk by rank (tested against the table's encoding).
+
+    The merges are replayed in order the way the trainer made them: a pair -> chunks index
+    says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
+    left to right), filing the pairs it forms. Merging each chunk by rank on its own cost 3.7 s
+    of a 4 s transition on tinyshakespeare (26,000 chunks, 1,500 merges).
+    """
+    missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
+    if missing:
+        raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
+    byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
+    if all(byte_ids[b] == b for b in range(256)):
+        words = [utf8_as_ids(chunk) for chunk in chunks]
+    else:
+        words = ["".join(chr(byte_ids[b]) for b in chunk.encode("utf-8")) for chunk in chunks]
+    _, where, _ = pair_index(words, list(counts))
+    weights = list(counts)
+    for a, b, new in merges:
+        pair = chr(a) + chr(b)
+        members = where.pop(pair, None)
+        if members:
+            merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
+    return words
+
+
 def _overlapping(word: str, pair: str) -> int:
     """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
     (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
@@ -206,6 +240,29 @@ def _check_text(words: list[str], config, name: str) -> None:
         raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
     if eow in joined:
         raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
+
+
+# ---------------------------------------------------------------------- superwords: the plain table to compare
+
+
+def plain_words(trainer) -> dict[str, int] | None:
+    """The words (stage-1 pre-tokens) a superword trainer was built with, or None when it
+    has none (it started past its transition, going on from a table)."""
+    if trainer.config.superwords_after is None or trainer.first_step:
+        return None
+    words, chunks = trainer.corpus_counts()
+    return words if chunks is not None else None
+
+
+def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_size: int, name: str = "plain") -> "MergeTable":
+    """The plain BPE table the same corpus gives at the same vocabulary size: ``words``
+    trained under ``config`` without superwords, to ``vocab_size`` (what SuperBPE is measured
+    against)."""
+    plain = replace(config, superwords_after=None, vocab_size=vocab_size, merges=None)
+    trainer = Trainer(words, plain, name=name)
+    for _ in trainer.run():
+        pass
+    return trainer.table
 
 
 # ---------------------------------------------------------------------- going on from a table
