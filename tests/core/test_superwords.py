@@ -26,7 +26,7 @@ from bpe_tui.core.teaching.educational import (
     train_naive,
 )
 from bpe_tui.core.text.corpus import count_text, split_lines
-from bpe_tui.core.text.pretokenize import SUPERWORD_SPLIT
+from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
 
 RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
 
@@ -233,3 +233,32 @@ def test_audit_lists_superwords_and_ordinary_tables_have_none():
     for path in (GPT2_DIR, SHARED / "tables" / "cl100k" / "cl100k_base.tiktoken", SHARED / "tables" / "o200k" / "o200k_base.tiktoken"):
         real = bpe_tui.load(str(need(path)))
         assert not any(is_superword(s) for s in real.vocab.values()), path
+
+
+@pytest.mark.parametrize("cut", [0, 5, 11, 12, 20])
+def test_a_superword_table_cut_is_the_trainers_table_at_that_step(cut):
+    text = "by the way, in the middle of the night. by the way!! in the middle of it 123\n" * 3
+    t = Trainer.from_text(text, TrainerConfig(superwords_after=12, merges=40))
+    list(t.run())
+    whole = t.table
+    t.goto(cut)
+    here = t.table
+    cut_table = whole.truncated(cut)
+    assert cut_table.pretokenizer == here.pretokenizer == ("gpt2" if cut < 12 else SUPERWORD_PRETOKENIZER)
+    for sample in (text, "in the middle of the way, by 42!!"):
+        assert cut_table.encode(sample) == here.encode(sample)
+
+
+def test_plain_counterpart_has_the_same_vocabulary_size_and_fewer_bytes_per_token():
+    from bpe_tui.core.analysis.evaluate import evaluate_text
+    from bpe_tui.core.engine.trainer import plain_counterpart, plain_words
+
+    text = ("by the way, in the middle of the night. by the way!! in the middle of it 123\n" * 3) + "the way of the world\n" * 4
+    t = Trainer.from_text(text, TrainerConfig(superwords_after=10, merges=28))
+    list(t.run())
+    words = plain_words(t)
+    assert words == count_text(text, TrainerConfig())
+    plain = plain_counterpart(words, t.config, len(t.table))
+    assert len(plain) == len(t.table) and plain.pretokenizer == "gpt2"
+    assert not any(is_superword(s) for s in plain.vocab.values())
+    assert evaluate_text(t.table, text).bytes_per_token > evaluate_text(plain, text).bytes_per_token

@@ -101,3 +101,34 @@ async def test_find_marks_superwords():
         rows = {i: results.row_text(n) for n, i in enumerate(results.ids)}
         marked = {i for i, row in rows.items() if SUPERWORD_MARK in row}
         assert marked and marked == {i for i in results.ids if is_superword(table.surface(i))}
+
+
+async def test_evaluate_compares_with_the_plain_table_at_the_same_size():
+    from bpe_tui.core.analysis import evaluate as ev
+    from bpe_tui.core.engine.trainer import plain_counterpart
+    from bpe_tui.ui.views.evaluate import EvalScreen
+
+    text = TEXT + "the way of the world is in the middle of the night\n" * 6
+    app = text_app(text, superwords_after=K, vocab_size=400)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N", "N")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.in_superword_stage
+        await pilot.press("v")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, EvalScreen) and screen.plain is not None
+        table = app.session.table()
+        plain = plain_counterpart(tr.corpus_counts()[0], tr.config, len(table))
+        corpora = ev.parallel_set()
+        expected = ev.evaluate([table, plain], corpora, workers=1)
+        lines = screen.bar_lines
+        assert len(lines) == 2 * len(corpora)
+        for c in range(len(corpora)):
+            assert lines[2 * c].split()[0] == corpora[c].label
+            assert lines[2 * c].split()[-1] == f"{expected.get(0, c).bytes_per_token:.3f}"
+            assert lines[2 * c + 1].split()[-2:] == [f"{expected.get(1, c).bytes_per_token:.3f}", "plain"]
+        title = str(screen.query_one("#eval-title", Static).render())
+        assert "vs plain BPE at the same size" in title
