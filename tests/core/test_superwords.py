@@ -135,10 +135,16 @@ def test_stage_one_is_plain_bpe(rule, text, k, pretokenizer):
             assert tuple(table.encode(t.word_text(i))) == t.segmentation_ids(i)
 
 
+CONSTRAINTS = [{}, {"max_token_length": 3}, {"no_merge_across": r"\d"}]
+
+
 @pytest.mark.parametrize("rule", RULES)
-@given(text=texts, k=st.integers(0, 10), steps=st.integers(0, 24), back=st.integers(0, 24))
-def test_train_k_undo_j_equals_train_k_minus_j_across_the_transition(rule, text, k, steps, back):
-    a = make(text, rule, k)
+@given(
+    text=texts, k=st.integers(0, 10), steps=st.integers(0, 24), back=st.integers(0, 24),
+    more=st.sampled_from(CONSTRAINTS), pretokenizer=pretokenizers,
+)
+def test_train_k_undo_j_equals_train_k_minus_j_across_the_transition(rule, text, k, steps, back, more, pretokenizer):
+    a = make(text, rule, k, pretokenizer, **more)
     if a is None:
         return
     a.goto(steps)
@@ -146,7 +152,9 @@ def test_train_k_undo_j_equals_train_k_minus_j_across_the_transition(rule, text,
     back = min(back, steps)
     for _ in range(back):
         a.undo()
-    b = make(text, rule, k)
+    assert a.pair_counts() == a.recount_pairs()
+    assert a.forbidden_pair_count() == sum(1 for p in a.recount_pairs() if a.forbidden_reason(p) is not None)
+    b = make(text, rule, k, pretokenizer, **more)
     b.goto(steps - back)
     assert snapshot(a) == snapshot(b)
     assert [(e.pair, e.count) for e in a.run(max_steps=8)] == [(e.pair, e.count) for e in b.run(max_steps=8)]
@@ -262,3 +270,17 @@ def test_plain_counterpart_has_the_same_vocabulary_size_and_fewer_bytes_per_toke
     assert len(plain) == len(t.table) and plain.pretokenizer == "gpt2"
     assert not any(is_superword(s) for s in plain.vocab.values())
     assert evaluate_text(t.table, text).bytes_per_token > evaluate_text(plain, text).bytes_per_token
+
+
+def test_a_pair_chosen_by_hand_after_the_transition_is_replayed_across_it():
+    text = "by the way, in the middle of the night. by the way!! in the middle of it 123\n" * 3
+    t = Trainer.from_text(text, TrainerConfig(superwords_after=8, merges=40))
+    t.goto(8)
+    second = t.top_pairs(2)[1][0]
+    event = t.step(pair=second)
+    assert event is not None and event.manual and event.step == 9
+    t.goto(5)
+    assert not t.in_superword_stage
+    t.goto(9)
+    assert t.in_superword_stage and t.history[-1].pair == second and t.history[-1].manual
+    assert t.pair_counts() == t.recount_pairs()
