@@ -68,3 +68,14 @@ def test_superwords_after_below_the_start_table_is_refused(capsys, tmp_path):
     bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=30), str(start))
     line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), "--superwords-after", "10", "-o", str(tmp_path / "o.json"), "-q")
     assert "below the 30 merges the start table already has" in line
+
+
+def test_inspect_and_convert_name_the_superword_rule(capsys, tmp_path):
+    native = tmp_path / "t.json"
+    code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--superwords-after", "40", "--merges", "100", "-o", str(native), "-q")
+    assert code == 0, err
+    code, out, _ = run(capsys, "inspect", str(native))
+    assert "pre-tokenizer superbpe (superwords)" in out
+    assert "superwords (SuperBPE): merges 1-40 under gpt2, then pairs may span spaces" in out
+    code, out, err = run(capsys, "convert", str(native), str(tmp_path / "tokenizer.json"), "--to", "hf")
+    assert code == 0 and "SuperBPE's transition (after merge 40) is not stored in tokenizer.json" in err

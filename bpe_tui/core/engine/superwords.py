@@ -38,7 +38,7 @@ import regex
 from ..text.pretokenize import SUPERWORD_PRETOKENIZER
 from .config import TrainerConfig
 
-__all__ = ["SUPERWORD_PRETOKENIZER", "chunk_config", "is_superword", "is_superword_rule", "stage_pretokenizer"]
+__all__ = ["SUPERWORD_PRETOKENIZER", "SUPERWORD_RULE_NAME", "chunk_config", "is_superword", "is_superword_rule", "stage_pretokenizer"]
 
 #: Whitespace that a word's letters or digits follow (after some other character), or that
 #: follows them: the mark of a token that spans a word boundary.
@@ -60,6 +60,10 @@ def stage_pretokenizer(pretokenizer: str, config: Mapping, merges: int) -> str:
     if is_superword_rule(pretokenizer) and isinstance(k, int) and isinstance(stage1, str) and merges < k:
         return stage1
     return pretokenizer
+
+
+#: What SuperBPE's stage-2 pre-tokenizer is called where a name is shown.
+SUPERWORD_RULE_NAME = "superbpe (superwords)"
 
 
 def is_superword_rule(pretokenizer: str) -> bool:
