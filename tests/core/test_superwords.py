@@ -284,3 +284,13 @@ def test_a_pair_chosen_by_hand_after_the_transition_is_replayed_across_it():
     t.goto(9)
     assert t.in_superword_stage and t.history[-1].pair == second and t.history[-1].manual
     assert t.pair_counts() == t.recount_pairs()
+
+
+def test_the_chunks_do_not_depend_on_how_many_processes_counted_them(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(("by the way, in the middle of the night!! 42 times\nthe way of the world\n" * 400), encoding="utf-8")
+    runs = []
+    for workers in (1, 2):
+        t = Trainer.from_files([str(corpus)], TrainerConfig(superwords_after=10, merges=60), workers=workers)
+        runs.append(([e.pair for e in t.run()], [t.word_text(i) for i in range(t.word_count)]))
+    assert runs[0] == runs[1]
