@@ -38,6 +38,9 @@ async def test_stepping_across_the_transition_and_back():
         assert any(" " in tr.word_text(w).strip() for w in app.corpus.words_view.words)  # chunks hold spaces
         assert app.corpus.touched == set()  # merge 12's words are not these chunks
         assert app.pairs.why_text.startswith("from here on, pairs may span spaces")
+        # the pairs whose merge would make a superword are marked in the pair table
+        marked = [row[2].endswith(SUPERWORD_MARK) for row in app.pairs.rows]
+        assert marked == [is_superword(a + b) for a, b in app.pairs.pairs] and any(marked)
         head = str(app.history.query_one("#history-head").render())
         assert f"{SUPERWORD_MARK} superwords from merge 13" in head
         await pilot.press("N")

@@ -31,6 +31,7 @@ from ..widgets.render import (
     plain,
     redraw_on_theme_change,
     short_int,
+    superword_mark,
 )
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
@@ -245,7 +246,8 @@ class PairsPane(Vertical):
                 (
                     plain("▶" + rank if style else rank, "bold" if style else ""),
                     chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
-                    chip(pair[1], eow, style) if style else plain(label(pair[1], eow)),
+                    # a pair whose merge would make a superword (SuperBPE) carries its mark
+                    Text.assemble(chip(pair[1], eow, style) if style else plain(label(pair[1], eow)), superword_mark(pair[0] + pair[1], look)),
                     plain(short_int(count, 7), "bold" if style else ""),
                     plain("=" if tied else "", look.touched),
                     delta,
