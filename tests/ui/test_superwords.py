@@ -104,6 +104,13 @@ async def test_find_marks_superwords():
         rows = {i: results.row_text(n) for n, i in enumerate(results.ids)}
         marked = {i for i, row in rows.items() if SUPERWORD_MARK in row}
         assert marked and marked == {i for i in results.ids if is_superword(table.surface(i))}
+        # choosing a superword shows it in the token tab, marked there too
+        index = next(n for n, i in enumerate(results.ids) if i in marked)
+        await pilot.press("down", *["down"] * index, "enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, FindScreen)
+        assert app.detail.token_id == results.ids[index]
+        assert f"{SUPERWORD_MARK} superword: spans a space" in app.detail.info
 
 
 async def test_evaluate_compares_with_the_plain_table_at_the_same_size():
