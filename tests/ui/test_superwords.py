@@ -142,3 +142,18 @@ async def test_evaluate_compares_with_the_plain_table_at_the_same_size():
             assert lines[2 * c + 1].split()[-2:] == [f"{expected.get(1, c).bytes_per_token:.3f}", "plain"]
         title = str(screen.query_one("#eval-title", Static).render())
         assert "vs plain BPE at the same size" in title
+
+
+async def test_a_run_in_the_worker_crosses_the_transition():
+    text = "".join(f"by the way {i}, in the middle of the night!! and so on {i % 7}\n" for i in range(400))
+    app = text_app(text, superwords_after=K, vocab_size=500)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.finished and tr.in_superword_stage and tr.vocab_size == 500
+        assert app.corpus.chunks and app.corpus.words_view.count == tr.word_count
+        rows = corpus_rows(app)
+        assert all("…" not in row for row in rows[:5])
+        assert app.history.view.count == tr.steps_done
