@@ -294,3 +294,31 @@ def test_the_chunks_do_not_depend_on_how_many_processes_counted_them(tmp_path):
         t = Trainer.from_files([str(corpus)], TrainerConfig(superwords_after=10, merges=60), workers=workers)
         runs.append(([e.pair for e in t.run()], [t.word_text(i) for i in range(t.word_count)]))
     assert runs[0] == runs[1]
+
+
+@given(
+    chunks=st.lists(st.text(alphabet="abc d", min_size=1, max_size=12), min_size=1, max_size=6, unique=True),
+    picks=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12),
+)
+def test_segment_chunks_equals_merging_each_chunk_by_rank(chunks, picks):
+    """Whatever the merge list (parts made later included, as in a table rebuilt from ranks)."""
+    from bpe_tui.core.engine.merging import merge
+    from bpe_tui.core.engine.trainer import segment_chunks
+
+    alphabet = [ord(c) for c in "abc d"]
+    tokens = list(alphabet)
+    merges = []
+    for n, (i, j) in enumerate(picks):
+        new = 300 + n
+        merges.append((tokens[i % len(tokens)], tokens[j % len(tokens)], new))
+        tokens.append(new)
+    # a merge may now name a token that a later merge makes: shuffle them deterministically
+    merges = merges[::2] + merges[1::2]
+    ranks: dict = {}
+    made: dict = {}
+    for rank in range(len(merges) - 1, -1, -1):
+        a, b, new = merges[rank]
+        ranks[(a, b)], made[(a, b)] = rank, new
+    surfaces = {bytes([i]): i for i in range(256)}
+    got = segment_chunks(chunks, [1] * len(chunks), merges, surfaces)
+    assert [list(map(ord, w)) for w in got] == [merge(list(c.encode()), ranks, made) for c in chunks]
