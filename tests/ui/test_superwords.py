@@ -35,6 +35,7 @@ async def test_stepping_across_the_transition_and_back():
         await settle(app, pilot)
         assert tr.steps_done == K and tr.in_superword_stage
         assert app.corpus.chunks and app.corpus.border_title.endswith(f"of {tr.word_count} chunks")
+        assert app.corpus.query_one("#corpus-filter", Input).placeholder == "filter chunks…"
         assert any(" " in tr.word_text(w).strip() for w in app.corpus.words_view.words)  # chunks hold spaces
         assert app.corpus.touched == set()  # merge 12's words are not these chunks
         assert app.pairs.why_text.startswith("from here on, pairs may span spaces")

@@ -130,6 +130,7 @@ class CorpusPane(Vertical):
             self.chunks = snap.superwords
             self.pair = None
             self.words_view.words = []
+            self.query_one("#corpus-filter", Input).placeholder = "filter chunks…" if self.chunks else "filter words…"
         if new_session:
             self.pair = None
         self._rows(keep_cursor=not new_session)
