@@ -45,6 +45,16 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         "--no-merge-across", metavar="CLASS",
         help=r"a regex character class (\d, \s, \p{P} ...): no token may mix characters in it with others",
     )
+    sw = g.add_mutually_exclusive_group()
+    sw.add_argument(
+        "--superwords-after", type=int, metavar="K",
+        help="superword BPE (SuperBPE): after merge K, cut the corpus by SuperBPE's rule instead, so that later merges may "
+        "span spaces ('·by·the·way'); bytes, no end-of-word marker",
+    )
+    sw.add_argument(
+        "--superwords", action="store_true",
+        help="with --from: extend the table with superwords (SuperBPE's stage 2 right after its merges)",
+    )
     g.add_argument(
         "--from", dest="from_table", metavar="TABLE",
         help="go on from a saved table (any readable format with merges): its merges first, its ids kept; its units, "
@@ -95,6 +105,9 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across
+    if args.superwords:
+        raise BPEError("--superwords extends a table (--from TABLE); to train superwords from scratch give --superwords-after K")
+    kw["superwords_after"] = args.superwords_after
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -145,6 +158,15 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     changes["max_token_length"] = limit or None
     if args.tie_break:
         changes["tie_break"] = args.tie_break
+    if args.superwords:
+        changes["superwords_after"] = table.num_merges
+    elif args.superwords_after is not None:
+        if args.superwords_after < table.num_merges:
+            raise BPEError(
+                f"--superwords-after {args.superwords_after:,} is below the {table.num_merges:,} merges the start table already has "
+                "(use --superwords to go on with superwords right after them)"
+            )
+        changes["superwords_after"] = args.superwords_after
     if args.merges is not None:
         changes.update(merges=args.merges, vocab_size=None)
     elif args.vocab_size is not None:

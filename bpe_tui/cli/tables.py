@@ -23,6 +23,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
+    k = table.config.get("superwords_after")
+    if isinstance(k, int):
+        print(f"superwords (SuperBPE): merges 1-{k:,} under {describe_pretokenizer(str(table.config.get('pretokenizer')))}, then pairs may span spaces")
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
     if d["prefix_space"]:
@@ -49,8 +52,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def describe_pretokenizer(name: str) -> str:
     """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
+    from ..core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
     from ..core.text.pretokenize import PIPELINE
 
+    if is_superword_rule(name):
+        return SUPERWORD_RULE_NAME
     if name.startswith(PIPELINE):
         return f"a pipeline of {name.count('pattern')} split steps"
     return name if len(name) <= 60 else name[:57] + "..."
@@ -96,10 +102,12 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, load, save
+    from ..core.text.pretokenize import SUPERWORD_PRETOKENIZER
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
-    check_save(args.output, args.to, table.units, overwrite=args.force, **save_options(args, args.to))
+    superwords = table.pretokenizer == SUPERWORD_PRETOKENIZER
+    check_save(args.output, args.to, table.units, overwrite=args.force, superwords=superwords, **save_options(args, args.to))
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
     save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))

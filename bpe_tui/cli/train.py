@@ -39,7 +39,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
-    check_save(args.output, args.format, cfg.units, overwrite=args.force, **save_options(args, args.format))
+    check_save(args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None, **save_options(args, args.format))
     if start is None:
         check_target_before_counting(cfg, args.corpus)
     dask = dask_from_args(args)
@@ -75,7 +75,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     save(table, args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
         ratio = trainer.corpus_chars / max(1, trainer.total_tokens)
-        print(f"{trainer.name}: {trainer.word_count:,} distinct words, {trainer.corpus_chars:,} characters")
+        units = f"{trainer.word_count:,} distinct words"
+        transition = trainer.transition
+        if transition is not None:  # SuperBPE: the corpus is chunks now
+            before = f"{transition.words:,} distinct words, then " if transition.words else ""
+            units = f"{before}{transition.chunks:,} chunks (SuperBPE, from merge {transition.step + 1:,})"
+        print(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters")
         if start is not None:
             print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step

@@ -153,7 +153,7 @@ PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
     ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
-    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies); the line below says why"),
+    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies), ⁀ a superword; the line below says why"),
     ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),

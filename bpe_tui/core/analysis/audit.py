@@ -45,6 +45,10 @@ several), each with the token ids and, where it helps, a one-line note per token
 ``mixed_scripts``
     Tokens whose letters come from two or more scripts (Latin and Cyrillic look-alikes,
     fused words from scraped pages). Chinese characters, kana and hangul count as one group.
+``superword``
+    Tokens that span a space: whitespace between two other characters or after a word's
+    letters or digits (``·by·the``, ``,·and``, ``the·``; :func:`~bpe_tui.core.engine.superwords.is_superword`). SuperBPE trains them on
+    purpose; an ordinary pre-tokenizer never lets a merge make one.
 
 Every token in a list comes with its merge tree (:func:`tree_text`). The corpus counts come
 from :func:`bpe_tui.core.analysis.evaluate.evaluate` (its ``counts``), so the audit itself never reads
@@ -59,6 +63,7 @@ from typing import Any, cast
 
 import regex
 
+from ..engine.superwords import is_superword
 from ..engine.units import visible
 from ..tables.table import MergeNode, MergeTable
 from ..types import Surface, SurfaceT
@@ -98,6 +103,7 @@ CATEGORIES: list[tuple[str, str, str]] = [
     ("whitespace_only", "whitespace only", "spaces, tabs and line breaks only"),
     ("long", "very long", f"{LONG_TOKEN_CHARS} characters or more"),
     ("mixed_scripts", "mixed scripts", "letters from two or more scripts"),
+    ("superword", "superwords", "span a space: whitespace inside, or after a word's letters (SuperBPE)"),
 ]
 #: Categories that need a corpus.
 CORPUS_CATEGORIES = ("intermediate", "unused")
@@ -226,6 +232,8 @@ def audit(
         if len(text) >= long_chars:
             found["long"].append(i)
             notes["long"][i] = f"{len(text)} characters"
+        if is_superword(text):
+            found["superword"].append(i)
         scripts = scripts_of(text)
         if len(scripts) > 1:
             found["mixed_scripts"].append(i)

@@ -67,6 +67,12 @@ class TrainerConfig:
                     with others, so ``2024`` and ``, `` can form but ``a1`` cannot (the
                     end-of-word marker is no character; a byte that is only a piece of a
                     character counts as outside the class). None = no such rule.
+    superwords_after: SuperBPE's curriculum (Liu et al. 2025): merges 1..K are ordinary BPE
+                    under ``pretokenizer``; then the corpus is cut again by SuperBPE's stage-2
+                    rule (see :data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`), the K
+                    merges are applied to the new chunks by rank, and training goes on with
+                    pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
+                    Byte-level, no end-of-word marker. None = off.
     """
 
     preset: str = "gpt2"
@@ -81,6 +87,7 @@ class TrainerConfig:
     min_frequency: int = 1
     max_token_length: int | None = None
     no_merge_across: str | None = None
+    superwords_after: int | None = None
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -109,6 +116,9 @@ class TrainerConfig:
         if self.no_merge_across == "":
             self.no_merge_across = None
         check_character_class(self.no_merge_across)
+        _whole_number("superwords_after", self.superwords_after, 0)
+        if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
+            raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -123,6 +133,8 @@ class TrainerConfig:
             parts.append("lowercase")
         if self.no_merge_across is not None:
             parts.append(f"no merge across {self.no_merge_across}")
+        if self.superwords_after is not None:
+            parts.append(f"superwords after {self.superwords_after:,}")
         return " · ".join(parts)
 
 

@@ -178,4 +178,36 @@ class MergeEvent:
         return state
 
 
-__all__ = ["Context", "MergeEvent", "TIES_LISTED"]
+@dataclass(frozen=True)
+class TransitionEvent:
+    """SuperBPE's switch of pre-tokenizer, as a value: right after merge ``step`` the corpus
+    was cut again by the stage-2 rule and the merges so far were applied to the new chunks.
+
+    step:          how many merges came before it (K); merge K + 1 is the first that may
+                   span a space
+    words:         distinct pre-tokens before it (0 when the trainer started past it, going
+                   on from a table)
+    chunks:        distinct chunks after it
+    tokens_before: the corpus's length in tokens as words, just before (0: started past it)
+    tokens_after:  the corpus's length in tokens as chunks, the K merges applied
+    """
+
+    step: int
+    words: int
+    chunks: int
+    tokens_before: int
+    tokens_after: int
+
+    @property
+    def explanation(self) -> str:
+        """One plain sentence: what changed, and what it means for the merges to come."""
+        merged = f"merges 1-{self.step:,} applied to them by rank" if self.step else "no merges yet"
+        before = f"{plural(self.words, 'word')} became " if self.words else "the corpus is "
+        return (
+            f"from here on, pairs may span spaces: after merge {self.step:,} the corpus is cut again by SuperBPE's rule "
+            f"(numbers, runs of punctuation and trailing spaces apart, everything between them one chunk): "
+            f"{before}{plural(self.chunks, 'chunk')}, {merged}"
+        )
+
+
+__all__ = ["Context", "MergeEvent", "TIES_LISTED", "TransitionEvent"]

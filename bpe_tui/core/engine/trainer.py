@@ -31,6 +31,9 @@ Why this module is long: the step, its undo and the queue they share are one pie
 whose invariants (counts, pair -> words, the heap, the history) hold only together; the hot
 loop reads them as locals of one class, and splitting it over modules would trade the reader's
 one place for attribute lookups on every merge (benchmarks/against.py measures the cost).
+SuperBPE's transition (see :mod:`~bpe_tui.core.engine.superwords`) swaps that same state from
+the words to the chunks and back on undo, so it lives here too, beside :func:`merge_word`,
+which replays the merges over the chunks.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import heapq
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -47,7 +51,7 @@ import regex
 from ..errors import BPEError
 from ..wording import plural
 from .config import TrainerConfig, check_vocab_size
-from .events import TIES_LISTED, Context, MergeEvent
+from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
 from .speed import (
     MAX_TOKEN_ID,
     convert_all,
@@ -60,13 +64,14 @@ from .speed import (
     surface_pairs,
     utf8_as_ids,
 )
+from .superwords import SUPERWORD_PRETOKENIZER, chunk_config
 from .tiebreak import make_rule, show, show_pair
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
 
 
-__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "table_config"]
+__all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "plain_counterpart", "plain_words", "segment_chunks", "table_config"]
 
 _new_event = fast_constructor(MergeEvent)
 
@@ -153,6 +158,52 @@ def merge_word(
     return touched, olds, saved, occurrences
 
 
+def segment_chunks(
+    chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+) -> list[str]:
+    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
+    the trainer's id strings (one character per token id): the chunks' segmentations at the
+    transition, equal to encoding each chunk by rank (tested against the table's encoding).
+
+    The merges are replayed in order the way the trainer made them: a pair -> chunks index
+    says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
+    left to right), filing the pairs it forms. Merging each chunk by rank on its own cost 3.7 s
+    of a 4 s transition on tinyshakespeare (26,000 chunks, 1,500 merges). Replaying in order
+    equals merging by rank when every merge joins tokens made before it (a trainer's merges
+    do); a start table whose merges do not (one rebuilt from a rank file may use a part a later
+    merge makes) is merged by rank, chunk by chunk.
+    """
+    missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
+    if missing:
+        raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
+    byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
+    if all(byte_ids[b] == b for b in range(256)):
+        words = [utf8_as_ids(chunk) for chunk in chunks]
+    else:
+        words = ["".join(chr(byte_ids[b]) for b in chunk.encode("utf-8")) for chunk in chunks]
+    made: dict[int, int] = {}  # token id -> the rank of the first merge that makes it
+    for rank, (_, _, new) in enumerate(merges):
+        made.setdefault(new, rank)
+    if any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
+        from .merging import merge
+
+        ranks: dict[tuple[int, int], int] = {}
+        makes: dict[tuple[int, int], int] = {}
+        for rank in range(len(merges) - 1, -1, -1):  # the lowest rank of a pair wins
+            a, b, new = merges[rank]
+            ranks[(a, b)] = rank
+            makes[(a, b)] = new
+        return ["".join(map(chr, merge(list(map(ord, word)), ranks, makes))) for word in words]
+    _, where, _ = pair_index(words, list(counts))
+    weights = list(counts)
+    for a, b, new in merges:
+        pair = chr(a) + chr(b)
+        members = where.pop(pair, None)
+        if members:
+            merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
+    return words
+
+
 def _overlapping(word: str, pair: str) -> int:
     """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
     (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
@@ -205,6 +256,29 @@ def _check_text(words: list[str], config, name: str) -> None:
         raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
     if eow in joined:
         raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
+
+
+# ---------------------------------------------------------------------- superwords: the plain table to compare
+
+
+def plain_words(trainer) -> dict[str, int] | None:
+    """The words (stage-1 pre-tokens) a superword trainer was built with, or None when it
+    has none (it started past its transition, going on from a table)."""
+    if trainer.config.superwords_after is None or trainer.first_step:
+        return None
+    words, chunks = trainer.corpus_counts()
+    return words if chunks is not None else None
+
+
+def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_size: int, name: str = "plain") -> "MergeTable":
+    """The plain BPE table the same corpus gives at the same vocabulary size: ``words``
+    trained under ``config`` without superwords, to ``vocab_size`` (what SuperBPE is measured
+    against)."""
+    plain = replace(config, superwords_after=None, vocab_size=vocab_size, merges=None)
+    trainer = Trainer(words, plain, name=name)
+    for _ in trainer.run():
+        pass
+    return trainer.table
 
 
 # ---------------------------------------------------------------------- going on from a table
@@ -315,6 +389,29 @@ def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
         raise BPEError(f"{corpus_where(paths)}: the corpus is empty (no words to train on)")
 
 
+def _count_stages(
+    count: Callable[[TrainerConfig], dict[str, int]], config: TrainerConfig, first_step: int,
+) -> tuple[dict[str, int], dict[str, int] | None]:
+    """``(word counts, chunk counts)`` of a corpus, ``count`` counting it under a config.
+
+    Without superwords_after: the words, no chunks. With it: the words under the config's
+    pre-tokenizer and the chunks under SuperBPE's stage-2 rule (two passes over the text),
+    or, for a trainer that starts at or past the transition, only the chunks, as its words."""
+    k = config.superwords_after
+    if k is None:
+        return count(config), None
+    if k <= first_step:
+        return count(chunk_config(config)), None
+    return count(config), count(chunk_config(config))
+
+
+def _no_superwords_from_counts(config: TrainerConfig, paths: list[str]) -> None:
+    if config.superwords_after is not None:
+        from ..text.corpus import corpus_where
+
+        raise BPEError(f"{corpus_where(paths)}: superwords_after needs the text itself: word-count files cannot say which words stood side by side")
+
+
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
@@ -332,7 +429,8 @@ class Trainer:
     # in: 2% more instructions training tinyshakespeare -> 10k). Slots have no such limit.
     # A new attribute must be added here (assigning one that is not fails loudly).
     __slots__ = (
-        "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules",
+        "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
+        "_chunks", "_stage1", "_superwords_at",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
@@ -348,8 +446,15 @@ class Trainer:
         config: TrainerConfig | None = None,
         name: str = "corpus",
         start: "MergeTable | None" = None,
+        chunk_counts: Mapping[str, int] | None = None,
     ):
         """Train on ``word_counts``: pre-token -> count, in order of first appearance.
+
+        With ``config.superwords_after = K`` (SuperBPE, see :mod:`~.superwords`):
+        ``chunk_counts`` are the corpus's stage-2 chunks with counts, which the trainer
+        switches to right after merge K (:attr:`transition`); a trainer that starts at or past
+        K (``K = 0``, or going on from a table of K merges or more) needs none: its
+        ``word_counts`` are then the chunks. The ``from_*`` constructors count both.
 
         With ``start`` (a MergeTable), go on from that table: its merges are applied to the
         words first (by rank, as encoding does), its ids are kept, and new merges get ids
@@ -426,6 +531,7 @@ class Trainer:
         self._history: list[MergeEvent] = []  # one event per step, and what undo needs besides:
         self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
+        self._setup_superwords(chunk_counts)
 
     def _requeue_all(self) -> None:
         """Build the queue afresh from the pair counts (at the start, and when the tie-break
@@ -552,11 +658,15 @@ class Trainer:
         return words
 
     @classmethod
-    def from_counts(cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts") -> "Trainer":
-        """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance)."""
+    def from_counts(
+        cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts",
+        chunk_counts: Mapping[str, int] | None = None,
+    ) -> "Trainer":
+        """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance);
+        ``chunk_counts``: the stage-2 chunks, for ``superwords_after`` (see :meth:`__init__`)."""
         if not counts:
             raise BPEError(f"{name}: the corpus is empty (no words to train on)")
-        return cls(counts, config, name=name)
+        return cls(counts, config, name=name, chunk_counts=chunk_counts)
 
     @classmethod
     def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
@@ -564,7 +674,8 @@ class Trainer:
         from ..text.corpus import count_text
 
         config = config or TrainerConfig()
-        return cls.from_counts(count_text(text, config), config, name=name)
+        words, chunks = _count_stages(lambda cfg: count_text(text, cfg), config, 0)
+        return cls.from_counts(words, config, name=name, chunk_counts=chunks)
 
     @classmethod
     def from_files(
@@ -593,12 +704,16 @@ class Trainer:
         config = config or TrainerConfig()
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # one path, or many
         paths = [os.fspath(p) for p in paths]
+        chunk_counts = None
         if counts:
+            _no_superwords_from_counts(config, paths)
             word_counts = read_count_files(paths, progress=progress)
         else:
-            word_counts = count_words(paths, config, client=client, errors=errors, progress=progress, workers=workers)
+            word_counts, chunk_counts = _count_stages(
+                lambda cfg: count_words(paths, cfg, client=client, errors=errors, progress=progress, workers=workers), config, 0
+            )
         _check_words(word_counts, paths)
-        return cls.from_counts(word_counts, config, name=corpus_name(paths))
+        return cls.from_counts(word_counts, config, name=corpus_name(paths), chunk_counts=chunk_counts)
 
     @classmethod
     def from_table(
@@ -622,13 +737,100 @@ class Trainer:
         paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         paths = [os.fspath(p) for p in paths]
         options = dict(count_options)
+        chunk_counts = None
         if options.pop("counts", False):
+            _no_superwords_from_counts(cfg, paths)
             word_counts = read_count_files(paths, progress=options.get("progress"))
         else:
-            word_counts = count_words(paths, cfg, **options)
+            word_counts, chunk_counts = _count_stages(lambda c: count_words(paths, c, **options), cfg, table.num_merges)
         name = corpus_name(paths)
         _check_words(word_counts, paths)
-        return cls(word_counts, config, name=name, start=table)
+        return cls(word_counts, config, name=name, start=table, chunk_counts=chunk_counts)
+
+    # ------------------------------------------------------------------ superwords (SuperBPE)
+
+    def _setup_superwords(self, chunk_counts: Mapping[str, int] | None) -> None:
+        """Where the transition to chunks lies (see :mod:`~.superwords`): ahead, at merge K,
+        with the chunks kept until then; or behind, the corpus given being the chunks."""
+        self._chunks: tuple[list[str], list[int]] | None = None
+        self._stage1: tuple | None = None  # the words' state at the transition, for undo
+        self.transition: TransitionEvent | None = None
+        self._superwords_at = -1  # the merge after which to switch to chunks (-1: none ahead)
+        k = self.config.superwords_after
+        if k is None:
+            return
+        if k <= self.first_step:  # started past it: the corpus given is the chunks
+            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens)
+            return
+        if chunk_counts is None:
+            raise BPEError(
+                f"{self.name}: superwords_after needs the corpus's chunks as well as its words "
+                "(build the trainer with from_text or from_files, or pass chunk_counts)"
+            )
+        texts, counts = _checked_counts(chunk_counts)
+        _check_text(texts, self.config, self.name)
+        self._chunks = (texts, counts)
+        self._superwords_at = k
+
+    @property
+    def pretokenizer(self) -> str:
+        """The pre-tokenizer in force now: SuperBPE's stage-2 rule once the trainer is past
+        its transition, else the config's."""
+        return SUPERWORD_PRETOKENIZER if self.in_superword_stage else self.config.pretokenizer
+
+    @property
+    def in_superword_stage(self) -> bool:
+        """Whether the corpus is SuperBPE's chunks now (merges may span spaces)."""
+        return self.config.superwords_after is not None and self._superwords_at < 0
+
+    def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]:
+        """``(word counts, chunk counts)`` as the trainer was built with them (order of first
+        appearance), wherever it stands: enough to build the same trainer again under other
+        rules (chunk counts None without a transition ahead of the start)."""
+        if self._stage1 is not None:  # past the transition: the words were kept for undo
+            words = dict(zip(self._stage1[0], self._stage1[1]))
+            return words, dict(zip(self._word_text, self._counts))
+        here = dict(zip(self._word_text, self._counts))
+        return here, (dict(zip(*self._chunks)) if self._chunks is not None else None)
+
+    def _cross_to_chunks(self) -> None:
+        """The transition, right after merge K: keep the words' state for undo, cut the corpus
+        into chunks, apply the K merges to each by rank, and count their pairs afresh."""
+        assert self._chunks is not None
+        texts, counts = self._chunks
+        self._stage1 = (
+            self._word_text, self._counts, self._words, self._total_tokens,
+            self.initial_total_tokens, self.corpus_chars, self._context,
+        )
+        words_before, tokens_before = len(self._word_text), self._total_tokens
+        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name)
+        self._install_corpus(texts, counts, segmented)
+        self.initial_total_tokens = sum(map(mul, map(len, map(str.encode, texts)), counts))
+        self.corpus_chars = sum(map(mul, map(len, texts), counts))
+        self.transition = TransitionEvent(self.steps_done, words_before, len(texts), tokens_before, self._total_tokens)
+        self._superwords_at = -1
+
+    def _back_to_words(self) -> None:
+        """Undo the transition: the words exactly as they stood after merge K."""
+        assert self._stage1 is not None and self.transition is not None
+        texts, counts, words, _total, initial, chars, context = self._stage1
+        self._stage1 = None
+        self._install_corpus(texts, counts, words)
+        self.initial_total_tokens, self.corpus_chars, self._context = initial, chars, context
+        self._superwords_at = self.transition.step
+        self.transition = None
+
+    def _install_corpus(self, texts: list[str], counts: list[int], words: list[str]) -> None:
+        """Make ``words`` (id strings of ``texts``, with ``counts``) the corpus: pair counts,
+        the pair -> words index and the queue built afresh from them."""
+        self._word_text, self._counts, self._words = texts, counts, words
+        self._pair_counts, self._where, self._count_hist = pair_index(words, counts)
+        self._total_tokens = sum(map(mul, map(len, words), counts))
+        self._word_index = None
+        self._by_frequency = None
+        self._context = Context(self._rule, texts, counts, self.config.end_of_word)
+        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._requeue_all()
 
     # ------------------------------------------------------------------ first-seen
 
@@ -1162,6 +1364,8 @@ class Trainer:
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
         self._history.append(event)
         self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
+        if self._superwords_at == event.step:
+            self._cross_to_chunks()
         return event
 
     def _apply_changes(self, changes: Mapping[str, int]) -> dict[str, int]:
@@ -1217,6 +1421,8 @@ class Trainer:
         A hand choice at the step undone stays in the plan (see :meth:`step`)."""
         if not self._history:
             return None
+        if self._stage1 is not None and self.transition is not None and self.steps_done == self.transition.step:
+            self._back_to_words()
         event = self._history.pop()
         created, old_words, tokens_saved = self._undo.pop()
         words = self._words

@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..engine.merging import MergeLog, PieceCache, merge
+from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
 from ..errors import BPEError
 from ..text.normalize import SentencePieceNormalizer, from_spec
@@ -394,7 +395,7 @@ class MergeTable:
             vocab=trainer.vocab(),
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
-            pretokenizer=cfg.pretokenizer,
+            pretokenizer=trainer.pretokenizer,  # SuperBPE's chunks past the transition
             end_of_word=cfg.end_of_word,
             lowercase=cfg.lowercase,
             counts=trainer.merge_counts(),
@@ -530,7 +531,7 @@ class MergeTable:
             vocab,
             keep,
             self.special_tokens,
-            pretokenizer=self.pretokenizer,
+            pretokenizer=stage_pretokenizer(self.pretokenizer, self.config, k),  # SuperBPE: stage 1 before K
             end_of_word=self.end_of_word,
             lowercase=self.lowercase,
             counts=self.counts[:k] if self.counts is not None else None,

@@ -11,6 +11,7 @@ Patterns use the ``regex`` package, which understands Unicode classes such as ``
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
@@ -152,6 +153,19 @@ PIPELINE = "pipeline:"
 #: * ``MergedWithNext``      a match joins the piece after it
 #: * ``Contiguous``          adjacent matches become one piece
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+#: SuperBPE's stage-2 split (Liu et al. 2025, "SuperBPE: Space Travel for Language Models"):
+#: numbers of 1-3 digits, runs of two or more marks (with the line breaks or slash after
+#: them) and spaces that end a run of text are isolated; everything between them, spaces
+#: included, is one *chunk*, so merges inside a chunk may span spaces (``·by·the·way``).
+SUPERWORD_SPLIT = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+
+#: The stage-2 rule as a pre-tokenizer: a pipeline of that one Split, "isolated" (matches and
+#: the gaps between them are the pieces). Spelled exactly as the tokenizer.json reader spells
+#: a ``Split`` step, so a SuperBPE tokenizer.json read back compares equal.
+SUPERWORD_PRETOKENIZER = PIPELINE + json.dumps(
+    [{"pattern": SUPERWORD_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
+)
 
 
 class Match(Protocol):

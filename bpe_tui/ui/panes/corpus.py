@@ -1,7 +1,8 @@
 """The corpus pane: words by frequency drawn as token chips, or the corpus as running text.
 
 Each word shows its current segmentation (alternating chip colours, whitespace visible) and
-its frequency; the words the last merge touched are marked. A filter box narrows the list by
+its frequency; the words the last merge touched are marked. Past SuperBPE's transition the
+rows are the corpus's chunks (where merges may span spaces), not its words. A filter box narrows the list by
 text; choosing a pair in the pair table narrows it to the words containing that pair.
 """
 
@@ -50,18 +51,20 @@ class CorpusWords(VirtualList):
         look = self.chip_styles
         text = Text(no_wrap=True, end="")
         touched = w in pane.touched
-        text.append("●" if touched else " ", look.touched)
-        text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
         eow = session.end_of_word
         sep = BOUNDARY if pane.boundaries else ""
-        if session.busy:
-            seg = pane.snapshot.segmentations.get(w) if pane.snapshot else None
-            if seg is None:
-                text.append(label(tr.word_text(w)), "dim")
-                return text, []
+        if session.busy:  # the trainer moves meanwhile: only the snapshot is read
+            snap = pane.snapshot
+            seg = snap.segmentations.get(w) if snap is not None else None
+            if seg is None or snap is None:
+                return Text("        …", style="dim", end=""), []
+            text.append("●" if touched else " ", look.touched)
+            text.append(f"{snap.frequencies[w]:>7,} ", look.touched if touched else "dim")
             body, spans = chips(seg, eow, styles=look.pair, sep=sep)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
+            text.append("●" if touched else " ", look.touched)
+            text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
             ids = tr.segmentation_ids(w)
             body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep)
         offset = text.cell_len
@@ -81,6 +84,8 @@ class CorpusPane(Vertical):
         self.touched: set[int] = set()
         self.pair: tuple | None = None
         self.text_view = False
+        #: Whether the rows are SuperBPE's chunks (past the transition), not words.
+        self.chunks = False
         #: Draw BOUNDARY between tokens (words and running text); on by default under NO_COLOR.
         self.boundaries = False
 
@@ -116,7 +121,16 @@ class CorpusPane(Vertical):
         self.session = session
         self.snapshot = snap
         ev = snap.last_event
-        self.touched = set(ev.words_touched) if ev is not None else set()
+        transition = snap.transition
+        # The last merge's words are words of the corpus it was made on: none of the chunks
+        # when it came before SuperBPE's transition.
+        same_corpus = ev is not None and (transition is None or ev.step > transition.step)
+        self.touched = set(ev.words_touched) if same_corpus and ev is not None else set()
+        if snap.superwords != self.chunks:  # the corpus changed between words and chunks
+            self.chunks = snap.superwords
+            self.pair = None
+            self.words_view.words = []
+            self.query_one("#corpus-filter", Input).placeholder = "filter chunks…" if self.chunks else "filter words…"
         if new_session:
             self.pair = None
         self._rows(keep_cursor=not new_session)
@@ -140,11 +154,12 @@ class CorpusPane(Vertical):
                 q = query.lower()
                 order = [w for w in order[:FILTER_LIMIT] if q in tr.word_text(w).lower()]
             view.words = order
-        elif not view.words:
-            view.words = session.word_order()
+        elif not view.words and self.snapshot is not None:
+            view.words = list(self.snapshot.segmentations)  # the snapshot's words, most frequent first
         view.set_count(len(view.words), cursor=None if keep_cursor else 0)
         shown = fmt_int(len(view.words))
-        self.border_title = f"Corpus — {shown} of {fmt_int(tr.word_count)} words"
+        units = "chunks" if self.chunks else "words"
+        self.border_title = f"Corpus — {shown} of {fmt_int(tr.word_count)} {units}"
         self._pair_bar()
 
     def _pair_bar(self) -> None:

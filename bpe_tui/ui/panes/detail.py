@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, Tree
 
+from ...core.engine.superwords import is_superword
 from ...core.errors import BPEError
 from ...core.tables.table import MergeNode, MergeTable, merge_number
 from ..widgets.render import (
@@ -15,6 +16,7 @@ from ..widgets.render import (
     chip,
     label,
     redraw_on_theme_change,
+    superword_mark,
 )
 
 #: Nodes drawn before the tree is cut short (a deep GPT-2 token has a few dozen).
@@ -91,6 +93,10 @@ class TokenDetail(Vertical):
             head.append(" · special token")
         else:
             head.append(" · base unit")
+        if is_superword(node.surface):
+            head.append(" · ")
+            head.append_text(superword_mark(node.surface, look))
+            head.append(" superword: spans a space")
         raw = node.surface
         head.append(f"\n{raw!r}", "dim")
         self.info = head.plain

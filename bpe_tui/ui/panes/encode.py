@@ -27,7 +27,7 @@ from ...core.wording import plural
 from ..keys import bindings_for
 from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
-from ..widgets.render import ChipStyles, chips, label, redraw_on_theme_change
+from ..widgets.render import ChipStyles, chips, label, redraw_on_theme_change, superword_mark
 from ..widgets.toggle import Checkbox
 from ..widgets.vlist import VirtualList
 from .pairs import text_pairs
@@ -91,7 +91,8 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
     for n, (token_id, surface) in enumerate(pieces):
         name = label(surface, eow)
         ident = "unk" if token_id == UNK_ID else str(token_id)
-        cell = max(Text(name).cell_len, len(ident))
+        mark = superword_mark(surface, look)  # after the id: the chip itself stays the token
+        cell = max(Text(name).cell_len, len(ident) + mark.cell_len)
         if top.cell_len and top.cell_len + cell + 1 > width:
             out.append((top, spans))
             out.append((bottom, list(spans)))
@@ -100,7 +101,9 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         style = look.unknown if token_id == UNK_ID else look.cycle[n % len(look.cycle)]
         top.append(name, style)
         top.append(" " * (cell - Text(name).cell_len + 1))
-        bottom.append(ident.ljust(cell + 1), "dim")
+        bottom.append(ident, "dim")
+        bottom.append_text(mark)
+        bottom.append(" " * (cell + 1 - len(ident) - mark.cell_len), "dim")
         spans.append((start, start + cell, token_id))
     if spans:
         out.append((top, spans))

@@ -6,7 +6,8 @@ marked ``·``, and choosing one re-applies forward to it.
 
 Each row carries a mark that needs no colour to read: ``=`` when a tie decided the merge
 (other pairs had the same count and the tie-break rule picked this one) and ``h`` when it was
-chosen by hand. Under the list, a "why" line speaks of the merge at the cursor (or under the
+chosen by hand; a token that spans a space (a superword, SuperBPE) has ``⁀`` after it. With
+superwords, the head names the transition, and the first merge after it explains it. Under the list, a "why" line speaks of the merge at the cursor (or under the
 mouse): after a tie, the rule that decided, the winner and the pairs it beat. (The trainer's
 sentence on the latest merge, :attr:`MergeEvent.explanation`, is under the pair table.)
 """
@@ -20,10 +21,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from ...core.engine.events import TransitionEvent
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
 from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Session
-from ..widgets.render import chip, fmt_int, label
+from ..widgets.render import SUPERWORD_MARK, chip, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
 #: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
@@ -45,16 +47,21 @@ def pair_text(pair, eow) -> str:
     return f"({label(pair[0], eow)}, {label(pair[1], eow)})"
 
 
-def why_text(row: HistoryRow | None, eow, latest: int | None = None) -> Text:
+def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition: TransitionEvent | None = None) -> Text:
     """What the "why" line under the history says about ``row``: how its pair was chosen.
 
     A merge a tie decided names the rule, the winner and the pairs it beat; a merge chosen by
     hand says so, and which pair the rules would have picked. Empty otherwise (the line is
     then hidden): a plain merge's row says it all, and a saved table does not record ties.
     ``latest``: the step whose explanation the pair table shows already (not repeated here).
+    ``transition``: SuperBPE's switch to chunks, which the first merge after it explains.
     """
     text = Text(end="")
     if row is None:
+        return text
+    if transition is not None and row.step == transition.step + 1:
+        text.append(f"merge {row.step:,}: ", "bold")
+        text.append(f"[{SUPERWORD_MARK}] {transition.explanation}")
         return text
     ev = row.event
     if ev is None and not row.manual:
@@ -90,6 +97,11 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         start = session.start.source if session.start is not None and session.start.source else "the start table"
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
+    transition = session.trainer.transition
+    if transition is not None:
+        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}: pairs may span spaces"
+    elif session.trainer.config.superwords_after is not None:
+        head += f" · superwords after merge {fmt_int(session.trainer.config.superwords_after)}"
     return head
 
 
@@ -123,6 +135,7 @@ class HistoryView(VirtualList):
             if i == 2:
                 spans.append((start, text.cell_len, row.new_id))
             text.append(sep, "dim")
+        text.append_text(superword_mark(row.new, look))
         if row.count is not None:
             text.append(f"  {row.count:,}", "dim" if row.future else look.good)
         return text, spans
@@ -183,7 +196,9 @@ class HistoryPane(Vertical):
         session = self.view.session
         row = session.history_row(index) if session is not None else None
         eow = session.end_of_word if session is not None else None
-        why = why_text(row, eow, latest=self.view.current if isinstance(session, ExploreSession) else None)
+        explore = isinstance(session, ExploreSession)
+        transition = session.trainer.transition if isinstance(session, ExploreSession) else None
+        why = why_text(row, eow, latest=self.view.current if explore else None, transition=transition)
         line = self.query_one("#history-why", Static)
         line.update(why)
         line.display = bool(why.plain)

@@ -31,6 +31,7 @@ from ..widgets.render import (
     plain,
     redraw_on_theme_change,
     short_int,
+    superword_mark,
 )
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
@@ -182,9 +183,10 @@ class PairsPane(Vertical):
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
 
-    def _why(self, event: MergeEvent | None) -> None:
-        """Under the table: why the latest merge was made (the trainer's own sentence)."""
-        self.why_text = event.explanation if event is not None else ""
+    def _why(self, event: MergeEvent | None, transition: str | None = None) -> None:
+        """Under the table: why the latest merge was made (the trainer's own sentence), or
+        ``transition``, SuperBPE's switch to chunks, when that came after it."""
+        self.why_text = transition or (event.explanation if event is not None else "")
         line = self.query_one("#pair-why", Static)
         line.update(Text(self.why_text, end=""))
         line.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)
@@ -244,7 +246,8 @@ class PairsPane(Vertical):
                 (
                     plain("▶" + rank if style else rank, "bold" if style else ""),
                     chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
-                    chip(pair[1], eow, style) if style else plain(label(pair[1], eow)),
+                    # a pair whose merge would make a superword (SuperBPE) carries its mark
+                    Text.assemble(chip(pair[1], eow, style) if style else plain(label(pair[1], eow)), superword_mark(pair[0] + pair[1], look)),
                     plain(short_int(count, 7), "bold" if style else ""),
                     plain("=" if tied else "", look.touched),
                     delta,
@@ -279,7 +282,9 @@ class PairsPane(Vertical):
             n = snap.forbidden
             caption.append(f"  ({plural(n, 'pair')} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
         self._caption(caption)
-        self._why(snap.last_event)
+        transition = snap.transition
+        # Standing right at SuperBPE's transition: it is the latest thing that happened.
+        self._why(snap.last_event, transition.explanation if transition is not None and transition.step == snap.step else None)
 
     # ------------------------------------------------------------------ inspect
 

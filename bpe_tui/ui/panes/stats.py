@@ -24,6 +24,7 @@ from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Session
 from ..widgets.render import (
     CHIP_CLASSES,
+    SUPERWORD_MARK,
     ChipStyles,
     chips,
     label,
@@ -64,7 +65,11 @@ class StatsPane(VerticalScroll):
     def show(self, session: ExploreSession, step: int) -> None:
         """A trainer at ``step``: its merge counts and the corpus tokens after each merge."""
         self.session = session
-        self._counts(session.merge_counts()[:step], "merge counts: no merges yet")
+        transition = session.trainer.transition
+        note = ""
+        if transition is not None and step > transition.step:  # SuperBPE: where the curve's corpus changed
+            note = f" · {SUPERWORD_MARK} superwords from merge {transition.step + 1:,}"
+        self._counts(session.merge_counts()[:step], "merge counts: no merges yet", note)
         totals = session.token_totals(step)
         self.totals = totals
         if len(totals) > 1:
@@ -88,10 +93,10 @@ class StatsPane(VerticalScroll):
         self.lengths_text = histogram.plain
         self.query_one("#lengths", Static).update(histogram)
 
-    def _counts(self, counts: list[int], none: str) -> None:
+    def _counts(self, counts: list[int], none: str, note: str = "") -> None:
         self.counts = counts
         if counts:
-            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}"
+            head = f"counts of merges 1–{len(counts):,}: first {counts[0]:,}, last {counts[-1]:,}{note}"
         else:
             head = none
         self.query_one("#counts-label", Static).update(Text(head, end=""))

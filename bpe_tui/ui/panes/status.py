@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from ...core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Snapshot
 from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
@@ -161,7 +162,8 @@ class StatusLine(Phrases):
             parts.append((session.build.short(), "chip--note", KEEP))
         else:
             parts.append((plural(d["merges"], "merge"), "", KEEP))
-        rules = [d["units"], d["pretokenizer"] if len(d["pretokenizer"]) < 24 else "custom regex"]
+        pre = d["pretokenizer"]
+        rules = [d["units"], SUPERWORD_RULE_NAME if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
         if d.get("tie_break"):
             rules.append(d["tie_break"])
         if d.get("end_of_word"):

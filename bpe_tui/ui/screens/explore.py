@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, ProgressBar
 
 from ...core.engine.config import TrainerConfig
+from ...core.engine.trainer import plain_words
 from ...core.errors import BPEError
 from ...core.wording import plural
 from ..keys import (
@@ -375,6 +376,11 @@ class ExploreScreen(SessionScreen):
 
     def audit_trainer(self):
         return self.session.trainer
+
+    def plain_source(self):
+        tr = self.session.trainer
+        words = plain_words(tr) if tr.in_superword_stage else None
+        return (words, tr.config) if words is not None else None
 
     def leaving(self) -> None:
         self.stop_play()

@@ -448,4 +448,9 @@ class SessionScreen(MainScreen):
             self.leaving()
             side = self.current_side()
             if side is not None:
-                self.app.push_screen(EvalScreen(side.table, side.name, origin=side.origin))
+                self.app.push_screen(EvalScreen(side.table, side.name, origin=side.origin, plain=self.plain_source()))
+
+    def plain_source(self):
+        """A superword trainer's words and rules, for Evaluate to train the plain table at the
+        same size and compare (None: no such comparison)."""
+        return None

@@ -230,7 +230,8 @@ class Loader(Widget):
                     progress=counting,
                 )
             else:
-                trainer = Trainer(old.word_counts(), config, name=name, start=old.start)
+                words, chunks = old.trainer.corpus_counts()
+                trainer = Trainer(words, config, name=name, start=old.start, chunk_counts=chunks)
             session = ExploreSession(
                 trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start, workers=old.workers, dask=old.dask
             )

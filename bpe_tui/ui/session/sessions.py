@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...core.engine.events import TransitionEvent
 from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
 from ..keys import key_for
@@ -47,6 +48,13 @@ class Snapshot:
     last_event: MergeEvent | None = None
     timeline_len: int = 0
     segmentations: dict = field(default_factory=dict)
+    #: The same words' frequencies and texts (what the corpus pane shows while busy: the
+    #: trainer may switch from words to chunks meanwhile, SuperBPE).
+    frequencies: dict = field(default_factory=dict)
+    texts: dict = field(default_factory=dict)
+    #: SuperBPE: whether the corpus is chunks now, and the transition made (None: not yet).
+    superwords: bool = False
+    transition: TransitionEvent | None = None
     forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
     #: The pair chosen by hand that the next step replays (undone, then not yet redone) and
     #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
@@ -213,6 +221,7 @@ class ExploreSession(Session):
         self._table: MergeTable | None = None
         self._table_step = -1
         self._order: list[int] | None = None
+        self._order_stage = False  # whether _order lists SuperBPE's chunks
         #: The step last saved: merges are the same at the same step, so a save at step k
         #: covers the trainer whenever it stands at k again. A start table's merges are
         #: saved already.
@@ -275,9 +284,12 @@ class ExploreSession(Session):
         return [self.trainer.initial_total_tokens] + [ev.total_tokens for ev in self.timeline[: step - self.first_step]]
 
     def word_order(self) -> list[int]:
-        """All word indices, most frequent first (computed once: counts never change)."""
-        if self._order is None:
+        """All word indices, most frequent first (computed once per corpus: counts never
+        change, but past SuperBPE's transition the corpus is chunks, not words)."""
+        stage = self.trainer.in_superword_stage
+        if self._order is None or self._order_stage != stage:
             self._order = self.trainer.words_by_frequency()
+            self._order_stage = stage
         return self._order
 
     # ------------------------------------------------------------------ moving (any thread)
@@ -368,6 +380,8 @@ class ExploreSession(Session):
             k = tr.steps_done
             order = words if words is not None else self.word_order()[:SNAPSHOT_WORDS]
             segs = {w: tr.segmentation(w) for w in order}
+            freqs = {w: tr.word_frequency(w) for w in order}
+            texts = {w: tr.word_text(w) for w in order}
             planned = tr.planned_pair() if not finished else None
             return Snapshot(
                 step=k,
@@ -384,6 +398,10 @@ class ExploreSession(Session):
                 last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,
+                frequencies=freqs,
+                texts=texts,
+                superwords=tr.in_superword_stage,
+                transition=tr.transition,
                 planned=planned,
                 planned_count=tr.pair_count(planned) if planned is not None else 0,
             )

@@ -8,6 +8,9 @@ shows the metric over merge steps -- the table cut after k merges for a few k fr
 (in explore mode: how each language's bytes per token rose as training went on) -- and the
 merges that saved each language the most tokens. ctrl+o measures another corpus instead.
 
+A superword (SuperBPE) trainer's table is measured against the plain table its words give at
+the same vocabulary size (trained in the worker): under each bar, the plain table's, dimmed.
+
 Everything is computed in a thread worker with a progress bar; escape cancels it (and, when
 nothing runs, goes back).
 """
@@ -15,6 +18,7 @@ nothing runs, goes back).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from rich.style import Style
 from rich.text import Text
@@ -32,11 +36,13 @@ from ...core.analysis.evaluate import (
     parse_corpus,
     savings,
 )
+from ...core.engine.config import TrainerConfig
+from ...core.engine.trainer import plain_counterpart
 from ...core.errors import BPEError
 from ...core.tables.table import MergeTable
 from ...core.wording import plural
 from ..keys import bindings_for
-from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
+from ..widgets.render import CHIP_CLASSES, SUPERWORD_MARK, ChipStyles, redraw_on_theme_change
 from ..widgets.workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
@@ -103,9 +109,15 @@ class EvalScreen(WorkScreen):
     #: The title, bars, curves and tokens take their colours from the theme.
     COMPONENT_CLASSES = CHIP_CLASSES
 
-    def __init__(self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "") -> None:
+    def __init__(
+        self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "",
+        plain: tuple[Mapping[str, int], TrainerConfig] | None = None,
+    ) -> None:
+        """``plain``: the words and rules of a superword trainer, to train the plain table
+        at the same vocabulary size and draw its bars under this table's."""
         super().__init__()
         self.table = table
+        self.plain = plain
         self.table_name = name
         self.origin = origin
         self.corpora = corpora
@@ -153,6 +165,8 @@ class EvalScreen(WorkScreen):
         if self.origin:
             head.append(f"  {self.origin}")
         head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
+        if self.plain is not None:
+            head.append(f"  · {SUPERWORD_MARK} vs plain BPE at the same size (dim bars)", "dim")
         self.query_one("#eval-title", Static).update(head)
 
     # ------------------------------------------------------------------ the worker
@@ -169,8 +183,14 @@ class EvalScreen(WorkScreen):
         stop = lambda: worker.is_cancelled  # noqa: E731
         post = self.app.call_from_thread
         try:
+            tables, names = [self.table], [self.table_name]
+            if self.plain is not None:
+                post(self.show_work, "training the plain table at the same size…", None)
+                words, config = self.plain
+                tables.append(plain_counterpart(words, config, len(self.table)))
+                names.append("plain BPE")
             result = evaluate(
-                [self.table], corpora, [self.table_name], workers=1, should_stop=stop,
+                tables, corpora, names, workers=1, should_stop=stop,
                 progress=lambda done, total: post(self.show_work, "encoding the corpora…", total, done),
             )
             helped = [savings(self.table, result.get(0, c).counts)[:TOP_MERGES] for c in range(len(corpora))]
@@ -212,7 +232,9 @@ class EvalScreen(WorkScreen):
 
         width = max(len(c) for c in result.corpora)
         values = [metric_value(result, 0, c, attr) for c in range(len(result.corpora))]
-        top = max((v for v in values if v is not None), default=0)
+        # a superword table's plain counterpart, drawn under each bar (dimmed)
+        plain = [metric_value(result, 1, c, attr) for c in range(len(result.corpora))] if len(result.tables) > 1 else []
+        top = max((v for v in values + plain if v is not None), default=0)
         bars = Text(end="")
         for c, label in enumerate(result.corpora):
             if c:
@@ -221,6 +243,11 @@ class EvalScreen(WorkScreen):
             value = values[c]
             bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", series_style[c])
             bars.append(f" {_fmt(attr, value)}")
+            if plain:
+                other = plain[c]
+                bars.append(f"\n{'':<{width}} ")
+                bars.append(f"{bar(other, top) if other is not None else '':<{BAR_WIDTH + 1}}", look.future)
+                bars.append(f" {_fmt(attr, other)} plain", "dim")
         self.bar_lines = bars.plain.splitlines()
         self.query_one("#eval-bars", Static).update(bars)
 

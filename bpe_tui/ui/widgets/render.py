@@ -15,6 +15,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
+from ...core.engine.superwords import is_superword
 from ...core.engine.units import visible
 
 
@@ -47,6 +48,7 @@ class ChipStyles:
     different: tuple[Style, Style]  # alternating chips of a span two tables split differently
     bar: Style  # a chart's bars and curves
     reference: Style  # the series the others are measured against (Evaluate's first corpus)
+    superword: Style  # the SUPERWORD_MARK of a token that spans a space (SuperBPE)
 
     @classmethod
     def of(cls, widget: Any) -> ChipStyles:
@@ -68,6 +70,7 @@ class ChipStyles:
             (get("chip--diff-a"), get("chip--diff-b")),
             get("chip--bar"),
             get("chip--reference"),
+            get("chip--superword"),
         )
 
 
@@ -104,8 +107,18 @@ CYCLE = 6
 CHIP_CLASSES = {
     "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
     "chip--good", "chip--bad", "chip--note", "chip--name", "chip--special", "chip--diff-a",
-    "chip--diff-b", "chip--bar", "chip--reference",
+    "chip--diff-b", "chip--bar", "chip--reference", "chip--superword",
 } | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
+
+
+#: The mark beside a superword token (one that spans a space: SuperBPE, see
+#: :func:`~bpe_tui.core.engine.superwords.is_superword`), in the ``superword`` role.
+SUPERWORD_MARK = "⁀"
+
+
+def superword_mark(surface, look: ChipStyles) -> Text:
+    """:data:`SUPERWORD_MARK` in its role when ``surface`` is a superword, else nothing."""
+    return Text(SUPERWORD_MARK, style=look.superword, end="") if is_superword(surface) else Text(end="")
 
 
 def label(surface, end_of_word: str | None = None) -> str:

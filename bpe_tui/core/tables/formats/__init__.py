@@ -29,6 +29,7 @@ import stat
 from typing import Any, Protocol
 
 from ...errors import BPEError
+from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
 from ..table import MergeTable
 from . import gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
@@ -134,14 +135,21 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
 #: Formats that hold byte-level tables only, and chars-mode tables only.
 BYTES_ONLY = ("gpt2", "tiktoken", "minbpe")
 CHARS_ONLY = ("subword-nmt",)
+#: Formats that hold a superword (SuperBPE) table: the others do not store its pre-tokenizer
+#: (a Split in "isolated" mode), and under any other its merges do not apply as trained.
+SUPERWORD_FORMATS = ("native", "hf")
 #: Formats written as a directory of files rather than one file.
 DIRECTORY_FORMATS = ("gpt2",)
 
 
-def check_save(path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True, **options: Any) -> None:
+def check_save(
+    path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
+    superwords: bool = False, **options: Any,
+) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
-    format and its options, the units it holds, and the target path. The CLI asks this before
-    a long training run; ``save`` checks again when it writes."""
+    format and its options, the units it holds, whether it is a superword table, and the
+    target path. The CLI asks this before a long training run; ``save`` checks again when it
+    writes."""
     from ...atomic import resolve_target
 
     path = os.fspath(path)
@@ -154,6 +162,11 @@ def check_save(path: str | os.PathLike[str], format: FormatName, units: str | No
         raise BPEError(f"the {format} format holds byte-level tables only, and this table is chars (use native or hf)")
     if units == "bytes" and format in CHARS_ONLY:
         raise BPEError(f"the {format} format holds chars-mode tables only, and this table is bytes (use native or hf)")
+    if superwords and format not in SUPERWORD_FORMATS:
+        raise BPEError(
+            f"the {format} format cannot hold a superword (SuperBPE) table: it does not store the table's pre-tokenizer "
+            "(SuperBPE's split), without which its merges do not apply as trained (use hf or native)"
+        )
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
 
 
@@ -162,5 +175,5 @@ def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""
     path = os.fspath(path)
-    check_save(path, format, table.units, overwrite, **options)
+    check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, **options)
     writers()[format].write(table, path, overwrite=overwrite, **options)

@@ -399,6 +399,11 @@ def losses(table: MergeTable) -> list[str]:
         out.append("per-merge counts are not stored in tokenizer.json")
     if table.config.get("tie_break"):
         out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
+    if isinstance(table.config.get("superwords_after"), int):
+        out.append(
+            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}) is not stored in tokenizer.json: "
+            "the merges and the superword pre-tokenizer are, and encode the same"
+        )
     if table.units == "chars" and table.end_of_word:
         out.append(
             f"HF attaches {table.end_of_word!r} to the last character (end_of_word_suffix): merges are rewritten "

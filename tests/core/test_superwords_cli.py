@@ -1,0 +1,81 @@
+"""Superwords on the command line: --superwords-after K, and --from TABLE --superwords
+(SuperBPE's stage 2 on top of GPT-2's own table)."""
+
+from __future__ import annotations
+
+import pytest
+from tokenizers import Tokenizer
+
+import bpe_tui
+from bpe_tui import Trainer, TrainerConfig
+from bpe_tui.core.engine.superwords import is_superword
+from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER
+from tests.conftest import CORPORA, GPT2_DIR, TINYSHAKESPEARE, need
+from tests.parity_texts import texts
+
+from .test_cli import error_of, run
+
+
+def test_train_superwords_after_k(capsys, tmp_path):
+    out = tmp_path / "t.json"
+    code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--superwords-after", "40", "--merges", "200", "-o", str(out), "-q")
+    assert code == 0, err
+    table = bpe_tui.load(str(out))
+    assert table.pretokenizer == SUPERWORD_PRETOKENIZER and table.config["superwords_after"] == 40
+    assert not any(is_superword(table.surface(new)) for _, _, new in table.merge_ids[:40])
+    assert any(is_superword(table.surface(new)) for _, _, new in table.merge_ids[40:])
+    # the same merges as the library
+    trainer = Trainer.from_files([str(CORPORA / "demo.txt")], TrainerConfig(superwords_after=40, merges=200))
+    list(trainer.run())
+    assert trainer.table.merges == table.merges
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--superwords"], "--superwords extends a table"),
+        (["--superwords-after", "-3"], "superwords_after must be 0 or more"),
+        (["--superwords-after", "10", "--preset", "classic"], "needs byte-level units"),
+        (["--superwords-after", "10", "--format", "gpt2"], "the gpt2 format cannot hold a superword"),
+        (["--superwords-after", "10", "--counts"], "word-count files cannot say which words stood side by side"),
+    ],
+)
+def test_bad_superword_options_are_one_line(capsys, tmp_path, argv, message):
+    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), *argv, "-o", str(tmp_path / "out"), "-q")
+    assert message in line
+
+
+def test_from_gpt2_with_superwords_extends_gpt2_and_tokenizers_agrees(capsys, tmp_path):
+    need(GPT2_DIR)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:150_000], encoding="utf-8")
+    out = tmp_path / "tokenizer.json"
+    code, _, err = run(capsys, "train", str(corpus), "--from", str(GPT2_DIR), "--superwords", "--merges", "50300", "--format", "hf", "-o", str(out), "-q")
+    assert code == 0, err
+    table = bpe_tui.load(str(out))
+    gpt2 = bpe_tui.load(str(GPT2_DIR))
+    assert table.merges[:50000] == gpt2.merges and table.num_merges == 50300
+    new = [table.surface(new) for _, _, new in table.merge_ids[50000:]]
+    assert sum(map(is_superword, new)) > 100, new[:20]
+    assert table.pretokenizer == SUPERWORD_PRETOKENIZER
+    hf = Tokenizer.from_file(str(out))
+    for text in texts():
+        assert hf.encode(text).ids == table.encode(text), text
+
+
+def test_superwords_after_below_the_start_table_is_refused(capsys, tmp_path):
+    start = tmp_path / "start.json"
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=30), str(start))
+    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), "--superwords-after", "10", "-o", str(tmp_path / "o.json"), "-q")
+    assert "below the 30 merges the start table already has" in line
+
+
+def test_inspect_and_convert_name_the_superword_rule(capsys, tmp_path):
+    native = tmp_path / "t.json"
+    code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--superwords-after", "40", "--merges", "100", "-o", str(native), "-q")
+    assert code == 0, err
+    code, out, _ = run(capsys, "inspect", str(native))
+    assert "pre-tokenizer superbpe (superwords)" in out
+    assert "superwords (SuperBPE): merges 1-40 under gpt2, then pairs may span spaces" in out
+    code, out, err = run(capsys, "convert", str(native), str(tmp_path / "tokenizer.json"), "--to", "hf")
+    assert code == 0 and "SuperBPE's transition (after merge 40) is not stored in tokenizer.json" in err

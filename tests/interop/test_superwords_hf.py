@@ -1,0 +1,93 @@
+"""Superword (SuperBPE) tables as tokenizer.json: what we write, Hugging Face ``tokenizers``
+loads and encodes to exactly our ids; what has that shape, we read and encode like it does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+import bpe_tui
+from bpe_tui import BPEError, Trainer, TrainerConfig
+from bpe_tui.core.engine.superwords import is_superword
+from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
+from tests.conftest import TINYSHAKESPEARE, need
+from tests.parity_texts import texts
+
+from .conftest import same_table
+
+
+@pytest.fixture(scope="module", params=[200, 2000], ids=["K=200", "K=2000"])
+def superword_table(request):
+    """tinyshakespeare, SuperBPE with the transition at K, to K + 1,000 merges."""
+    k = request.param
+    trainer = Trainer.from_files([str(need(TINYSHAKESPEARE))], TrainerConfig(superwords_after=k, merges=k + 1000))
+    events = list(trainer.run())
+    assert trainer.transition is not None and trainer.transition.step == k
+    assert any(is_superword(e.new_token) for e in events[k:])
+    return trainer.table
+
+
+def test_tokenizers_encodes_our_superword_table_to_our_ids(superword_table, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    bpe_tui.save(superword_table, str(path), format="hf")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["pre_tokenizer"] == {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": SUPERWORD_SPLIT}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ],
+    }
+    assert data["decoder"]["type"] == "ByteLevel"
+    hf = Tokenizer.from_file(str(path))
+    for text in texts():
+        ids = superword_table.encode(text)
+        assert hf.encode(text).ids == ids, text
+        assert hf.decode(ids) == text
+    back = bpe_tui.load(str(path))
+    assert back.pretokenizer == SUPERWORD_PRETOKENIZER
+    same_table(back, superword_table)
+    for text in texts():
+        assert back.encode(text) == superword_table.encode(text), text
+
+
+def test_the_native_format_keeps_the_transition(superword_table, tmp_path):
+    path = tmp_path / "table.json"
+    bpe_tui.save(superword_table, str(path))
+    back = bpe_tui.load(str(path))
+    assert back.config["superwords_after"] == superword_table.config["superwords_after"]
+    assert back.pretokenizer == SUPERWORD_PRETOKENIZER
+    for text in texts()[:40]:
+        assert back.encode(text) == superword_table.encode(text), text
+
+
+@pytest.mark.parametrize("format", ["gpt2", "tiktoken", "minbpe"])
+def test_formats_that_cannot_hold_it_refuse_it_by_name(superword_table, tmp_path, format):
+    target = tmp_path / "out"
+    with pytest.raises(BPEError, match=f"the {format} format cannot hold a superword \\(SuperBPE\\) table"):
+        bpe_tui.save(superword_table, str(target), format=format)
+    assert not target.exists()
+
+
+def test_a_tokenizer_json_of_that_shape_made_by_tokenizers_reads_with_parity(tmp_path):
+    """tokenizers trains a byte-level BPE under SuperBPE's split itself (stage 2 from the
+    start); we read its file and encode every text to its ids."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:200_000], encoding="utf-8")
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(SUPERWORD_SPLIT), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1200, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train([str(corpus)], trainer)
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    table = bpe_tui.load(str(path))
+    assert table.pretokenizer == SUPERWORD_PRETOKENIZER
+    assert any(is_superword(s) for s in table.vocab.values())
+    for text in texts():
+        assert table.encode(text) == tok.encode(text).ids, text
