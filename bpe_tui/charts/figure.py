@@ -1,0 +1,88 @@
+"""The look every chart shares: the palette (colours and markers) and data sampling.
+
+Colours come from the caller (the explorer reads them from the theme; the command line lets
+plotext choose); markers differ from series to series, so a chart still reads under NO_COLOR
+or in a ``.txt`` file, where colours are gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence, TypeVar
+
+#: A colour plotext understands: an (r, g, b) triple, or None for plotext's own choice.
+RGB = tuple[int, int, int] | None
+
+#: Markers of line/scatter series, one per series: dots of braille, then visible glyphs.
+LINE_MARKERS = ("braille", "•", "x", "+", "o", "*", "#", "@", "%", "&", "=", "~")
+#: Fill characters of bar series, one per series (solid, then shaded).
+BAR_MARKERS = ("█", "▒", "░", "▓")
+#: The most points a curve is drawn with: a terminal is at most a few hundred cells wide
+#: (two braille dots per cell), so more points only cost time (GPT-2 has 50,000 merges).
+MAX_POINTS = 600
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of a chart's series, of the current-step mark and of what is muted (the
+    undone merges, the unused tail). None everywhere: plotext's defaults (headless)."""
+
+    series: tuple[RGB, ...] = (None,)
+    mark: RGB = None
+    muted: RGB = None
+
+    def color(self, index: int) -> RGB:
+        return self.series[index % len(self.series)]
+
+
+def line_marker(index: int) -> str:
+    return LINE_MARKERS[index % len(LINE_MARKERS)]
+
+
+def bar_marker(index: int) -> str:
+    return BAR_MARKERS[index % len(BAR_MARKERS)]
+
+
+T = TypeVar("T")
+
+
+def sample(points: Sequence[T], limit: int = MAX_POINTS) -> list[T]:
+    """At most ``limit`` of ``points``, evenly spaced, the first and the last always kept
+    (a curve keeps its ends; the current step stays where it is)."""
+    n = len(points)
+    if n <= limit:
+        return list(points)
+    stride = (n - 1) / (limit - 1)
+    return [points[round(i * stride)] for i in range(limit)]
+
+
+def start(plt: Any, title: str, xlabel: str = "", ylabel: str = "") -> None:
+    """A clean figure with a title and axis labels (a chart's first call)."""
+    plt.clear_figure()
+    plt.title(title)
+    if xlabel:
+        plt.xlabel(xlabel)
+    if ylabel:
+        plt.ylabel(ylabel)
+
+
+def empty(plt: Any, title: str, why: str) -> None:
+    """A chart with nothing to draw yet says why, in its title (axes of nothing mislead)."""
+    start(plt, f"{title}: {why}")
+
+
+def log_ticks(top: float) -> list[int]:
+    """Powers of ten from 1 up to ``top``: the ticks of a log axis, read as counts."""
+    ticks = [1]
+    while ticks[-1] * 10 <= top:
+        ticks.append(ticks[-1] * 10)
+    return ticks
+
+
+def tick_label(n: float) -> str:
+    """A tick's number, short: 1, 10, 1k, 10k, 1M."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:g}M"
+    if n >= 1000:
+        return f"{n / 1000:g}k"
+    return f"{n:g}"
