@@ -7,6 +7,8 @@ fertility, the token premium over English, and the other metrics of
 shows the metric over merge steps -- the table cut after k merges for a few k from 0 to now
 (in explore mode: how each language's bytes per token rose as training went on) -- and the
 merges that saved each language the most tokens. ctrl+o measures another corpus instead.
+The bars and the curves are charts with axes (:mod:`bpe_tui.charts.evaluation`); each bar's
+label carries its value, each curve's legend entry its first and last value.
 
 Everything is computed in a thread worker with a progress bar; escape cancels it (and, when
 nothing runs, goes back).
@@ -15,6 +17,7 @@ nothing runs, goes back).
 from __future__ import annotations
 
 import os
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -22,6 +25,8 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
+
+from ...charts import evaluation as charts
 
 from ...core.analysis.audit import Cancelled
 from ...core.analysis.evaluate import (
@@ -36,6 +41,7 @@ from ...core.errors import BPEError
 from ...core.tables.table import MergeTable
 from ...core.wording import plural
 from ..keys import bindings_for
+from ..widgets.plot import Chart
 from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from ..widgets.workbar import WorkBar, WorkScreen
 
@@ -54,32 +60,12 @@ METRICS = [
 CURVE_POINTS = 9
 #: Merges listed per corpus as the ones that saved it most tokens.
 TOP_MERGES = 3
-BAR_WIDTH = 40
-_EIGHTHS = " ▏▎▍▌▋▊▉█"
-_SPARKS = "▁▂▃▄▅▆▇█"
 
 
 def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
     if attr == "premium":
         return result.premium(t, c) if len(result.corpora) > 1 else None
     return getattr(result.get(t, c), attr)
-
-
-def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
-    """A horizontal bar of ``value / top`` of ``width`` cells, in eighths of a cell."""
-    eighths = round(8 * width * value / top) if top > 0 else 0
-    return "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
-
-
-def sparkline(values: list[float | None], low: float, high: float) -> str:
-    out = []
-    for v in values:
-        if v is None:
-            out.append(" ")
-        else:
-            share = 0 if high <= low else (v - low) / (high - low)
-            out.append(_SPARKS[min(len(_SPARKS) - 1, int(share * len(_SPARKS)))])
-    return "".join(out)
 
 
 def _fmt(attr: str, value: float | None) -> str:
@@ -121,8 +107,8 @@ class EvalScreen(WorkScreen):
         yield Static("", id="eval-title", markup=False)
         with VerticalScroll(id="eval-body"):
             yield Static("", id="eval-metric", markup=False)
-            yield Static("", id="eval-bars", markup=False)
-            yield Static("", id="eval-curves", markup=False)
+            yield Chart(id="eval-bars")
+            yield Chart(id="eval-curves")
             yield Static("", id="eval-helped", markup=False)
         yield WorkBar(id="eval-work")
         yield Footer()
@@ -203,8 +189,6 @@ class EvalScreen(WorkScreen):
             return
         attr, title, higher = METRICS[self.metric]
         look = ChipStyles.of(self)
-        # the first corpus is the reference (the premium is measured over it)
-        series_style = [look.reference if c == 0 else look.bar for c in range(len(result.corpora))]
         head = Text(end="")
         head.append(f"◀ {title} ▶", look.note + Style(bold=True))
         head.append(f"  higher: {higher}", "dim")
@@ -212,31 +196,22 @@ class EvalScreen(WorkScreen):
 
         width = max(len(c) for c in result.corpora)
         values = [metric_value(result, 0, c, attr) for c in range(len(result.corpora))]
-        top = max((v for v in values if v is not None), default=0)
-        bars = Text(end="")
-        for c, label in enumerate(result.corpora):
-            if c:
-                bars.append("\n")
-            bars.append(f"{label:<{width}} ", "bold")
-            value = values[c]
-            bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", series_style[c])
-            bars.append(f" {_fmt(attr, value)}")
-        self.bar_lines = bars.plain.splitlines()
-        self.query_one("#eval-bars", Static).update(bars)
+        self.bar_lines = [f"{label:<{width}} {_fmt(attr, value)}" for label, value in zip(result.corpora, values)]
+        bars = self.query_one("#eval-bars", Chart)
+        bars.styles.height = charts.bars_height(len(result.corpora))
+        bars.draw(partial(charts.metric_bars, labels=self.bar_lines, values=values, title=title))
 
-        curves = Text(end="")
-        curves.append(f"\nover merge steps ({', '.join(f'{s:,}' for s in self.steps)}):\n", "bold")
         series = [[metric_value(e, 0, c, attr) for e in self.curves] for c in range(len(result.corpora))]
-        flat = [v for s in series for v in s if v is not None]
-        low, high = (min(flat), max(flat)) if flat else (0, 0)
-        for c, label in enumerate(result.corpora):
-            s = series[c]
-            curves.append(f"{label:<{width}} ", "bold")
-            curves.append(sparkline(s, low, high), series_style[c])
-            first = next((v for v in s if v is not None), None)
-            curves.append(f"  {_fmt(attr, first)} → {_fmt(attr, s[-1] if s else None)}\n", "dim")
-        self.curve_lines = curves.plain.strip("\n").splitlines()
-        self.query_one("#eval-curves", Static).update(curves)
+        legend = []
+        for label, s in zip(result.corpora, series):
+            known = [v for v in s if v is not None]
+            ends = f"{_fmt(attr, known[0])}→{_fmt(attr, known[-1])}" if known else "n/a"
+            legend.append(f"{label:<{width}} {ends}")
+        heading = f"over merges (the table cut after {', '.join(f'{s:,}' for s in self.steps)})"
+        self.curve_lines = [heading, *legend]
+        curves = self.query_one("#eval-curves", Chart)
+        curves.styles.height = max(16, len(result.corpora) + 8)
+        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{title} over merges"))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")
