@@ -56,6 +56,17 @@ def sample(points: Sequence[T], limit: int = MAX_POINTS) -> list[T]:
     return [points[round(i * stride)] for i in range(limit)]
 
 
+def sample_log(points: Sequence[T], limit: int = MAX_POINTS) -> list[T]:
+    """At most about ``limit`` of ``points``, spaced evenly on a log scale (for a log x axis:
+    the head, where the first ranks are far apart, keeps every point), first and last kept."""
+    n = len(points)
+    if n <= limit:
+        return list(points)
+    picks = {0, n - 1}
+    picks.update(min(n - 1, round(n ** (k / (limit - 1))) - 1) for k in range(limit))
+    return [points[i] for i in sorted(picks)]
+
+
 def start(plt: Any, title: str, xlabel: str = "", ylabel: str = "") -> None:
     """A clean figure with a title and axis labels (a chart's first call)."""
     plt.clear_figure()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .figure import Palette, empty, line_marker, log_ticks, sample, start, tick_label
+from .figure import Palette, empty, line_marker, log_ticks, sample, sample_log, start, tick_label
 
 
 def compression(
@@ -20,18 +20,19 @@ def compression(
     """``unit`` per token (left axis) and the vocabulary size (right axis) after each merge in
     ``merges`` (the first entry: before any merge), the current ``step`` marked by a vertical
     line. Merges after ``step`` (undone, still re-doable) are drawn muted."""
-    title = f"{unit} per token and vocabulary over merges"
+    short = "chars" if unit == "characters" else unit
     if not merges:
-        empty(plt, title, "no corpus")
+        empty(plt, f"{short}/token, vocabulary", "no corpus")
         return
-    start(plt, f"{title} · step {step:,}", xlabel="merges")
+    # titles and legends short: plotext leaves out what does not fit (the Stats tab at 80x24)
+    start(plt, f"{short}/token, vocabulary · step {step:,}", xlabel="merges")
     rows = list(zip(merges, per_token, vocab))
     done = sample([r for r in rows if r[0] <= step])
     undone = sample([r for r in rows if r[0] >= step])
     if done:
         xs = [r[0] for r in done]
-        plt.plot(xs, [r[1] for r in done], marker=line_marker(0), color=palette.color(0), label=f"{unit}/token (left)")
-        plt.plot(xs, [r[2] for r in done], marker=line_marker(1), color=palette.color(1), label="vocabulary (right)", yside="right")
+        plt.plot(xs, [r[1] for r in done], marker=line_marker(0), color=palette.color(0), label=f"{short}/token")
+        plt.plot(xs, [r[2] for r in done], marker=line_marker(1), color=palette.color(1), label="vocabulary", yside="right")
     if len(undone) > 1:
         plt.plot([r[0] for r in undone], [r[1] for r in undone], marker=line_marker(2), color=palette.muted, label="undone")
     plt.vline(step, color=palette.mark)
@@ -47,10 +48,10 @@ def pair_counts(plt: Any, palette: Palette, histogram: dict[int, int]) -> None:
     if not points:
         empty(plt, title, "no pairs left")
         return
-    start(plt, f"{title} (log-log) · {sum(n for _, n in points):,} pairs", xlabel="k (occurrences)", ylabel="pairs")
+    start(plt, f"{title} (log-log)", xlabel=f"k · {sum(n for _, n in points):,} pairs in all", ylabel="pairs")
     plt.xscale("log")
     plt.yscale("log")
-    points = sample(points)
+    points = sample_log(points)
     plt.scatter([k for k, _ in points], [n for _, n in points], marker=line_marker(1), color=palette.color(0))
     _log_ticks(plt, max(k for k, _ in points), max(n for _, n in points))
 
@@ -67,11 +68,11 @@ def _log_ticks(plt: Any, xtop: float, ytop: float) -> None:
 def word_timeline(plt: Any, palette: Palette, words: Sequence[tuple[str, int | None]], step: int) -> None:
     """The merge at which each watched word became one token (seed 001's picture), one row per
     word; a word not yet one token has no point and says so in its label."""
-    title = "merge at which each word becomes one token"
+    title = "when each word becomes one token"
     if not words:
-        empty(plt, title, "watch words above")
+        empty(plt, "words", "watch some above")
         return
-    start(plt, f"{title} · step {step:,}", xlabel="merge")
+    start(plt, title, xlabel="merge")
     rows = list(range(len(words), 0, -1))  # the first word on top
     plt.yticks(rows, [w if m is not None else f"{w} (not yet)" for w, m in words])
     done = [(m, y) for (_, m), y in zip(words, rows) if m is not None]
@@ -86,11 +87,11 @@ def merge_counts(plt: Any, palette: Palette, counts: Sequence[int], step: int | 
     """How often each merged pair occurred when it was merged (merge 1 first; log count axis):
     the falling curve that says when merges start to matter little. ``step`` marks the
     current merge (None: no mark); ``why`` is said when there are no counts."""
-    title = "count of each merge"
+    title = "merge counts"
     if not counts:
         empty(plt, title, why)
         return
-    start(plt, f"{title} · first {counts[0]:,}, last {counts[-1]:,}", xlabel="merge", ylabel="count")
+    start(plt, f"{title}: {counts[0]:,} → {counts[-1]:,}", xlabel="merge", ylabel="count")
     points = sample(list(enumerate(counts, 1)))
     plt.plot([m for m, _ in points], [c for _, c in points], marker=line_marker(0), color=palette.color(0))
     if step is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .figure import Palette, bar_marker, empty, line_marker, log_ticks, sample, start, tick_label
+from .figure import Palette, bar_marker, empty, line_marker, log_ticks, sample_log, start, tick_label
 
 #: Lengths from this one up share the last bar ("16+").
 LONGEST = 16
@@ -40,24 +40,25 @@ def token_lengths(plt: Any, palette: Palette, series: Sequence[tuple[str, Sequen
         )
 
 
-def zipf(plt: Any, palette: Palette, counts: Sequence[int], vocab_size: int) -> None:
+def zipf(plt: Any, palette: Palette, counts: Sequence[int], vocab_size: int, corpus: str = "") -> None:
     """Token use by rank (rank 1: the most used token), log-log: Zipf's law as a falling line.
     The ids never used have no point on a log axis: a vertical line marks where the used ones
-    end, and the title says how many are left unused."""
+    end, an x at the vocabulary's size where the unused tail would end, and the title says
+    how many are left unused. (No legend: it would sit on the head of the curve.)"""
     used = sorted((c for c in counts if c > 0), reverse=True)
-    title = "token use by rank (Zipf)"
+    title = "Zipf: uses by rank"
     if not used:
         empty(plt, title, "no token used")
         return
     unused = max(0, vocab_size - len(used))
-    start(plt, f"{title} · unused tail: {unused:,} of {vocab_size:,} ids", xlabel="rank", ylabel="uses")
+    start(plt, f"{title} · {unused:,} unused (x)", xlabel=f"rank on {corpus}" if corpus else "rank", ylabel="uses")
     plt.xscale("log")
     plt.yscale("log")
-    ranked = sample(list(enumerate(used, 1)))
-    plt.plot([r for r, _ in ranked], [c for _, c in ranked], marker=line_marker(0), color=palette.color(0), label="used")
+    ranked = sample_log(list(enumerate(used, 1)))
+    plt.plot([r for r, _ in ranked], [c for _, c in ranked], marker=line_marker(0), color=palette.color(0))
     if unused:
         plt.vline(len(used), color=palette.muted)
-        plt.scatter([max(vocab_size, len(used) + 1)], [1], marker="x", color=palette.muted, label=f"unused tail ({unused:,})")
+        plt.scatter([max(vocab_size, len(used) + 1)], [1], marker="x", color=palette.muted)
     xs, ys = log_ticks(max(vocab_size, 1)), log_ticks(used[0])
     if len(xs) > 1:
         plt.xticks(xs, [tick_label(x) for x in xs])
@@ -72,7 +73,7 @@ USAGE_BINS = (("0", 0, 0), ("1", 1, 1), ("2+", 2, 9), ("10+", 10, 99), ("100+", 
 def usage(plt: Any, palette: Palette, counts: Sequence[int] | None, title: str) -> None:
     """How often the tokens of a set are used on the corpus, in bins of tens (0, 1, 2-9, ...)."""
     if counts is None:
-        empty(plt, title, "needs a corpus (ctrl+o)")
+        empty(plt, title, "no corpus (^o)")
         return
     if not counts:
         empty(plt, title, "no tokens")
@@ -90,5 +91,5 @@ def category_counts(plt: Any, palette: Palette, counts: Sequence[int | None], ti
         empty(plt, title, "no categories")
         return
     missing = [str(k) for k, n in enumerate(counts, 1) if n is None]
-    start(plt, title + (f" (no corpus: {', '.join(missing)})" if missing else ""))
+    start(plt, f"{title} · {','.join(missing)}: no corpus" if missing else title)
     plt.bar([str(k) for k in range(1, len(counts) + 1)], [n or 0 for n in counts], marker=bar_marker(0), color=palette.color(0))

@@ -132,7 +132,6 @@ COMMANDS: list[Command] = [
     Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
     Command("tab,shift+tab", "move between panes and boxes"),
     Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False, priority=True),
-    Command("P", "save a picture of the screen (SVG, beside the corpus or the table)", "app.picture", "Picture", SCREEN),
     Command("ctrl+p", "command palette", where=GLOBAL),
     Command("ctrl+q", "quit", where=GLOBAL),
     # the views pushed over a main screen (each screen's KIND)
@@ -145,6 +144,8 @@ COMMANDS: list[Command] = [
     Command("left", "the previous metric", "metric(-1)", "Metric ←", "evaluate"),
     Command("right", "the next metric", "metric(1)", "Metric →", "evaluate"),
     Command("ctrl+o", "evaluate on another corpus", "corpus", "Another corpus", "evaluate"),
+    # every screen, last in its footer
+    Command("P", "save a picture of the screen (SVG, beside the corpus or the table)", "app.picture", "Picture", SCREEN),
 ]
 
 #: The views a main screen pushes (their keys are listed in their own footers, not the help).

@@ -3,7 +3,9 @@
 Explore mode: characters per token and the vocabulary size over merges (the compression a
 merge buys, the size it costs), the count of each merge, and how many pairs occur k times
 (log-log: the long tail late merges choose among). Inspect mode: the merge counts when the
-table stored them, and how long its tokens are, in bytes and in characters.
+table stored them, how long its tokens are, in bytes and in characters, and, once a corpus
+file is named in the box below them, the Zipf plot of token use on it (rank vs count, log-log,
+the unused tail marked), encoded in a thread worker with a progress bar (escape cancels).
 
 "Watch a word" answers: at which merge does this word become a single token? It replays the
 word through the table as it stands (MergeTable.trace), so it also works in inspect mode; the
@@ -18,25 +20,31 @@ to stop.
 
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...charts import training, vocabulary
+from ...core.analysis.audit import Cancelled
+from ...core.errors import BPEError
 from ...core.tables.table import MergeTable, merge_number
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Session
 from ..widgets.plot import Chart
 from ..widgets.render import CHIP_CLASSES, ChipStyles, chips, label, redraw_on_theme_change
+from ..widgets.workbar import WorkBar
 
 #: Seconds between two redraws of the charts while a run goes on.
 REDRAW_EVERY = 0.15
+#: The worker group of the Zipf plot's encoding (escape cancels it: SessionScreen.cancel_work).
+USAGE_GROUP = "usage"
 
 
 class StatsPane(VerticalScroll):
@@ -52,6 +60,8 @@ class StatsPane(VerticalScroll):
         self.totals: list[int] = []
         #: The watched words and the merge at which each became one token (None: not yet).
         self.watched: list[tuple[str, int | None]] = []
+        #: The Zipf plot's corpus: its name, the table it was encoded with, id -> uses.
+        self.usage: tuple[str, MergeTable, dict[int, int]] | None = None
         self._step = 0
         self._drawn = 0.0
         self._timer: Timer | None = None
@@ -61,6 +71,9 @@ class StatsPane(VerticalScroll):
         yield Chart(id="counts-plot")
         yield Chart(id="pairs-plot")
         yield Chart(id="lengths-plot")
+        yield Input(placeholder="Zipf plot: a corpus file to encode (enter)", id="zipf-input", compact=True)
+        yield WorkBar(id="zipf-work", classes="-hidden")
+        yield Chart(id="zipf-plot")
         yield Input(placeholder="watch words: low lower newest", id="watch-input", compact=True)
         yield Static("", id="watch-body", markup=False)
         yield Chart(id="watch-plot")
@@ -139,7 +152,56 @@ class StatsPane(VerticalScroll):
     def _mode(self, explore: bool) -> None:
         for name in ("compression", "pairs"):
             self.query_one(f"#{name}-plot", Chart).display = explore
-        self.query_one("#lengths-plot", Chart).display = not explore
+        for name in ("#lengths-plot", "#zipf-input"):
+            self.query_one(name).display = not explore
+        self.query_one("#zipf-plot", Chart).display = not explore and self.usage is not None
+
+    # ------------------------------------------------------------------ inspect: Zipf on a corpus
+
+    @on(Input.Submitted, "#zipf-input")
+    def _zipf_wanted(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = os.path.expanduser(event.value.strip())
+        if not path or not isinstance(self.session, InspectSession):
+            return
+        table = self.session.table()
+        self.query_one("#zipf-work", WorkBar).show(f"encoding {os.path.basename(path)}…")
+        self._zipf_worker(table, path)
+
+    @work(thread=True, exclusive=True, group=USAGE_GROUP)
+    def _zipf_worker(self, table: MergeTable, path: str) -> None:
+        from textual.worker import get_current_worker
+
+        from ...core.analysis.evaluate import evaluate, parse_corpus
+
+        worker = get_current_worker()
+        post = self.app.call_from_thread
+        name = os.path.basename(os.path.normpath(path))
+        try:
+            corpus = parse_corpus(path)
+            result = evaluate(
+                [table], [corpus], ["table"], workers=1, should_stop=lambda: worker.is_cancelled,
+                progress=lambda done, total: post(self.query_one("#zipf-work", WorkBar).show, f"encoding {name}…", total, done),
+            )
+        except Cancelled:
+            post(self._zipf_ended, "Zipf plot: encoding cancelled", None)
+            return
+        except (BPEError, OSError) as exc:
+            post(self._zipf_ended, str(exc), None)
+            return
+        post(self._zipf_ended, None, (name, table, dict(result.get(0, 0).counts)))
+
+    def _zipf_ended(self, problem: str | None, usage: tuple[str, MergeTable, dict[int, int]] | None) -> None:
+        self.query_one("#zipf-work", WorkBar).hide()
+        if problem is not None:
+            self.notify(problem, title="Zipf plot", severity="error" if "cancelled" not in problem else "information", timeout=10)
+            return
+        assert usage is not None
+        self.usage = usage
+        name, table, counts = usage
+        chart = self.query_one("#zipf-plot", Chart)
+        chart.display = True
+        chart.draw(partial(vocabulary.zipf, counts=list(counts.values()), vocab_size=len(table), corpus=name))
 
     # ------------------------------------------------------------------ watch a word
 

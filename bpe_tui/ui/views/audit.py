@@ -193,7 +193,7 @@ class AuditScreen(WorkScreen):
         self._title()
         shown = report.categories
         self.query_one("#audit-counts", Chart).draw(partial(
-            charts.category_counts, counts=[len(c) if c.computed else None for c in shown], title="tokens per category",
+            charts.category_counts, counts=[len(c) if c.computed else None for c in shown], title="tokens per category" if report.used is not None else "tokens",
         ))
         categories = self.query_one(CategoryList)
         categories.show(report)
@@ -217,7 +217,7 @@ class AuditScreen(WorkScreen):
         lengths = [len(self.table.surface(i)) for i in c.ids]
         self.query_one("#audit-lengths", Chart).draw(partial(charts.token_lengths, series=[(unit, lengths)], title=f"{index + 1}: {unit}", axes=False))
         usage = None if self.usage is None else [self.usage.get(i, 0) for i in c.ids]
-        self.query_one("#audit-usage", Chart).draw(partial(charts.usage, counts=usage, title=f"{index + 1}: uses on the corpus"))
+        self.query_one("#audit-usage", Chart).draw(partial(charts.usage, counts=usage, title=f"{index + 1}: uses"))
         if c.ids:
             self.query_one(TokenDetail).show(self.table, c.ids[0])
 

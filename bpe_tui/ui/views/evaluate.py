@@ -199,7 +199,8 @@ class EvalScreen(WorkScreen):
         self.bar_lines = [f"{label:<{width}} {_fmt(attr, value)}" for label, value in zip(result.corpora, values)]
         bars = self.query_one("#eval-bars", Chart)
         bars.styles.height = charts.bars_height(len(result.corpora))
-        bars.draw(partial(charts.metric_bars, labels=self.bar_lines, values=values, title=title))
+        short = title.split(" (")[0]  # plotext leaves out a title wider than the chart
+        bars.draw(partial(charts.metric_bars, labels=self.bar_lines, values=values, title=short))
 
         series = [[metric_value(e, 0, c, attr) for e in self.curves] for c in range(len(result.corpora))]
         legend = []
@@ -211,7 +212,7 @@ class EvalScreen(WorkScreen):
         self.curve_lines = [heading, *legend]
         curves = self.query_one("#eval-curves", Chart)
         curves.styles.height = max(16, len(result.corpora) + 8)
-        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{title} over merges"))
+        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges"))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")

@@ -4,14 +4,17 @@
 The widget adds three things to PlotextPlot: the series colours come from the theme (the
 component classes of ``plot.tcss``, set from theme variables: ctrl+p -> theme redraws the chart
 in the new colours, as PlotextPlot's own ``auto`` theme already follows the background and the
-text colour); a chart is a function, kept and called again whenever the figure is rebuilt
-(theme change); and :attr:`Chart.text`, the figure as plain text, what a person reads (tests).
+text colour); a chart is a function, kept and fed to a fresh figure at every render (plotext's
+build turns the data of a log axis into logarithms in place, so a figure built twice would
+take the logarithm of a logarithm); and :attr:`Chart.text`, the figure as plain text, what a
+person reads (tests).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 from ...charts.figure import RGB, Palette
@@ -33,6 +36,7 @@ class Chart(PlotextPlot):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._paint: Paint | None = None
+        self._palette: Palette | None = None
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -44,12 +48,17 @@ class Chart(PlotextPlot):
         self.replot()
 
     def replot(self) -> None:
-        """Build the figure again (new data, or a new theme's colours)."""
-        if self._paint is None:
-            return
-        self.plt.clear_data()
-        self._paint(self.plt, self.palette())
+        """Draw again (new data, or a new theme's colours)."""
+        self._palette = None
         self.refresh()
+
+    def render(self) -> RenderResult:
+        if self._paint is not None:
+            if self._palette is None:
+                self._palette = self.palette()
+            self.plt.clear_data()
+            self._paint(self.plt, self._palette)
+        return super().render()
 
     def palette(self) -> Palette:
         """The theme's colours for the series, the mark and what is muted."""
