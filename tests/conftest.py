@@ -47,3 +47,12 @@ def _merges_cache_of_our_own(tmp_path_factory):
         os.environ.pop("BPE_TUI_CACHE", None)
     else:
         os.environ["BPE_TUI_CACHE"] = previous
+
+
+def pytest_collection_modifyitems(config, items):
+    """The end-to-end tests drive the real bpe-tui in tmux and wait for the screen to change:
+    they cannot share the machine's two cores with a parallel run, so they are marked
+    ``serial`` and run after it, one at a time (see the README's test command)."""
+    for item in items:
+        if "e2e" in item.path.parts:
+            item.add_marker(pytest.mark.serial)

@@ -43,7 +43,8 @@ def table_label(path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..core.analysis.evaluate import format_markdown, format_table, parse_corpus
+    from ..core.analysis.evaluate import parse_corpus
+    from ..core.analysis.reports import format_markdown, format_table
     from ..core.tables.formats import load
 
     if args.plot:

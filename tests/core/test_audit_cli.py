@@ -30,7 +30,7 @@ def one_line_error(capsys, *argv) -> str:
 @pytest.fixture(scope="module")
 def small_table(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("audit") / "demo-300.json"
-    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(path))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300), str(path))
     return str(path)
 
 

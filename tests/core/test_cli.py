@@ -223,7 +223,7 @@ def test_encode_from_a_terminal_says_it_is_reading(capsys, tmp_path, monkeypatch
             return True
 
     table = tmp_path / "t.json"
-    bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=5).save(str(table))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "court.txt"), preset="classic", merges=5), str(table))
     monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"the court")))
     code, out, err = run(capsys, "encode", "-t", str(table))
     assert code == 0 and out.split("\t")[1].startswith("the")  # (ids, one per line: stdout is not a terminal)

@@ -133,7 +133,7 @@ def test_ctrl_c_while_encoding_stdin_exits_130_with_one_line(tmp_path):
     import bpe_tui
 
     table = tmp_path / "t.json"
-    bpe_tui.train(bpe_tui.demo_corpus_path(), preset="gpt2", merges=50).save(str(table))
+    bpe_tui.save(bpe_tui.train(bpe_tui.demo_corpus_path(), preset="gpt2", merges=50), str(table))
     # encode --ids streams its ids while it reads: nobody reads them here, so they go nowhere
     # (a pipe would fill, the CLI would wait on it, and so would this test's writes)
     proc = start_cli("encode", "-t", str(table), "--ids", stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)

@@ -11,6 +11,7 @@ import pytest
 
 import bpe_tui
 from bpe_tui.core.analysis import evaluate as ev
+from bpe_tui.core.analysis import reports
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables.table import MergeTable
 from bpe_tui.core.text.corpus import plan_ranges
@@ -88,10 +89,10 @@ def test_premium_and_reports(tmp_path):
     assert result.premium(0, 1) == 3.0
     rows = result.rows()
     assert rows[1]["premium"] == 3.0 and rows[1]["tokens"] == 6 and rows[0]["corpus"] == "first"
-    text = ev.format_table(result).splitlines()
+    text = reports.format_table(result).splitlines()
     assert text[0].split()[:3] == ["table", "corpus", "tokens"] and len(text) == 4
     assert len({len(line) for line in text[:2]}) == 1  # header and rule are aligned
-    md = ev.format_markdown(result).splitlines()
+    md = reports.format_markdown(result).splitlines()
     assert md[1].startswith("|:---|:---|---:") and md[3].split("|")[-2].strip() == "3.000"
 
 

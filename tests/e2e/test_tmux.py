@@ -297,7 +297,7 @@ def test_m_merges_the_selected_pair_by_hand_on_the_demo_corpus(tmux, tmp_path):
 def test_explorer_from_a_table_numbers_on(tmux, tmp_path):
     corpora = Path(__file__).resolve().parents[2] / "corpora"
     table = tmp_path / "court-3.json"
-    bpe_tui.train(str(corpora / "court.txt"), preset="classic", merges=3).save(str(table))
+    bpe_tui.save(bpe_tui.train(str(corpora / "court.txt"), preset="classic", merges=3), str(table))
     tmux.start(str(corpora / "cat_sat.txt"), "--from", str(table), "--merges", "10")
     screen = tmux.wait_for("next (merge 4)")
     assert "step 3/10" in screen

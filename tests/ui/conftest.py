@@ -73,6 +73,6 @@ def compare_tables(tmp_path_factory) -> tuple[str, str]:
     """Two tiny tables trained on the shipped corpora (gpt2 rules): demo text vs multilingual text."""
     d = tmp_path_factory.mktemp("compare")
     a, b = d / "demo-300.json", d / "multilingual-300.json"
-    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(a))
-    bpe_tui.train(str(CORPORA / "multilingual.txt"), preset="gpt2", merges=300).save(str(b))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300), str(a))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "multilingual.txt"), preset="gpt2", merges=300), str(b))
     return str(a), str(b)

@@ -540,7 +540,7 @@ async def test_failed_save_notifies_and_keeps_the_app(tmp_path):
 
 async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
     table_path = tmp_path / "t.json"
-    bpe_tui.train(str(CORPORA / "seed000.txt"), preset="classic", merges=12).save(str(table_path))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "seed000.txt"), preset="classic", merges=12), str(table_path))
     bad = tmp_path / "bad.json"
     bad.write_bytes(b"\xff\xfe\x00garbage")
     app = demo_app()

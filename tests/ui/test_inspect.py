@@ -15,7 +15,7 @@ from .conftest import CORPORA, settle
 
 def small_table(tmp_path):
     path = tmp_path / "t.json"
-    bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300).save(str(path))
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300), str(path))
     return str(path)
 
 

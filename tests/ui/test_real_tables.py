@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
 from tests.conftest import SHARED, need
 
@@ -22,7 +23,7 @@ async def test_a_table_without_notes_opens_quietly(tmp_path):
     from tests.conftest import CORPORA
 
     path = tmp_path / "t.json"
-    train(str(CORPORA / "court.txt"), preset="classic", merges=3).save(str(path))
+    bpe_tui.save(train(str(CORPORA / "court.txt"), preset="classic", merges=3), str(path))
     app = ExplorerApp(table_path=str(path))
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()

@@ -261,7 +261,7 @@ async def test_theme_recolours_the_compare_view(compare_tables):
 async def test_theme_recolours_a_special_token_in_the_compare_view(tmp_path):
     paths = []
     for name, corpus in (("a.json", "demo.txt"), ("b.json", "multilingual.txt")):
-        bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=50, special_tokens=["<|endoftext|>"]).save(str(tmp_path / name))
+        bpe_tui.save(bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=50, special_tokens=["<|endoftext|>"]), str(tmp_path / name))
         paths.append(str(tmp_path / name))
     app = ExplorerApp(table_path=paths[0], compare_path=paths[1])
     async with app.run_test(size=(120, 40)) as pilot:

@@ -93,7 +93,7 @@ async def test_encode_summary_leaves_out_whole_phrases_at_80x24():
 
 def gpt2_folder(tmp_path, name: str, corpus: str = "demo.txt", merges: int = 40) -> str:
     folder = tmp_path / name
-    bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=merges).save(str(folder), format="gpt2")
+    bpe_tui.save(bpe_tui.train(str(CORPORA / corpus), preset="gpt2", merges=merges), str(folder), format="gpt2")
     return str(folder)
 
 

@@ -23,7 +23,8 @@ from typing import Any
 import regex
 
 from ..errors import BPEError
-from ..text.pretokenize import resolve_pattern, special_token_list
+from ..text.pretokenize import resolve_pattern
+from ..text.specials import special_token_list
 from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
 

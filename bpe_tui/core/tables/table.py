@@ -38,9 +38,9 @@ from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import (
     PreTokenizer,
     ascii_findall,
-    special_token_list,
     valid_text,
 )
+from ..text.specials import special_token_list
 from ..types import Pair, PrefixScheme, Surface
 
 

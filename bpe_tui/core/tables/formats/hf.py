@@ -55,7 +55,8 @@ from ...atomic import atomic_write_text
 from ...engine.units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ...errors import BPEError
 from ...text.normalize import from_hf
-from ...text.pretokenize import PIPELINE, TOKEN_FLAGS
+from ...text.pretokenize import PIPELINE
+from ...text.specials import TOKEN_FLAGS
 from ...types import Units
 from ..table import MergeTable
 from . import _eow
