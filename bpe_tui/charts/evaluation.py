@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .figure import Palette, bar_marker, empty, line_marker, start
+from .figure import Palette, bar_marker, count_ticks, empty, line_marker, start
 
 
 def metric_bars(
@@ -53,3 +53,5 @@ def metric_curves(
             plt.plot([s for s, _ in points], [v for _, v in points], marker=line_marker(c), color=palette.color(c), label=label)
     if steps[-1] == steps[0]:
         plt.xlim(steps[0] - 1, steps[0] + 1)
+    else:
+        count_ticks(plt, steps[-1], "x", steps[0])

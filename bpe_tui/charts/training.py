@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .figure import Palette, empty, line_marker, log_ticks, sample, sample_log, start, tick_label
+from .figure import Palette, count_ticks, empty, line_marker, log_ticks, sample, sample_log, start, tick_label
 
 
 def compression(
@@ -33,11 +33,14 @@ def compression(
         xs = [r[0] for r in done]
         plt.plot(xs, [r[1] for r in done], marker=line_marker(0), color=palette.color(0), label=f"{short}/token")
         plt.plot(xs, [r[2] for r in done], marker=line_marker(1), color=palette.color(1), label="vocabulary", yside="right")
+        count_ticks(plt, done[-1][2], "y", done[0][2], side="right")
     if len(undone) > 1:
         plt.plot([r[0] for r in undone], [r[1] for r in undone], marker=line_marker(2), color=palette.muted, label="undone")
     plt.vline(step, color=palette.mark)
     if merges[-1] == merges[0]:  # one point: give the x axis a width
         plt.xlim(merges[0] - 1, merges[0] + 1)
+    else:
+        count_ticks(plt, merges[-1], "x", merges[0])
 
 
 def pair_counts(plt: Any, palette: Palette, histogram: dict[int, int]) -> None:
@@ -80,7 +83,9 @@ def word_timeline(plt: Any, palette: Palette, words: Sequence[tuple[str, int | N
         plt.scatter([m for m, _ in done], [y for _, y in done], marker=line_marker(4), color=palette.color(0))
     plt.vline(step, color=palette.mark)
     plt.ylim(0.5, len(words) + 0.5)
-    plt.xlim(0, max([step, 1] + [m for m, _ in done]))
+    right = max([step, 1] + [m for m, _ in done])
+    plt.xlim(0, right)
+    count_ticks(plt, right, "x")
 
 
 def merge_counts(plt: Any, palette: Palette, counts: Sequence[int], step: int | None, why: str) -> None:
@@ -92,9 +97,16 @@ def merge_counts(plt: Any, palette: Palette, counts: Sequence[int], step: int | 
         empty(plt, title, why)
         return
     start(plt, f"{title}: {counts[0]:,} → {counts[-1]:,}", xlabel="merge", ylabel="count")
+    if min(counts) > 0:  # a log axis (a count of 0, which a stored table may hold, has no place on it)
+        plt.yscale("log")
+        ys = log_ticks(max(counts))
+        if len(ys) > 1:
+            plt.yticks(ys, [tick_label(y) for y in ys])
     points = sample(list(enumerate(counts, 1)))
     plt.plot([m for m, _ in points], [c for _, c in points], marker=line_marker(0), color=palette.color(0))
     if step is not None:
         plt.vline(step, color=palette.mark)
     if len(counts) == 1:
         plt.xlim(0, 2)
+    else:
+        count_ticks(plt, len(counts), "x", 1)

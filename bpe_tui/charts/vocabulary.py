@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .figure import Palette, bar_marker, empty, line_marker, log_ticks, sample_log, start, tick_label
+from .figure import Palette, bar_marker, count_ticks, empty, line_marker, log_ticks, sample_log, start, tick_label
 
 #: Lengths from this one up share the last bar ("16+").
 LONGEST = 16
@@ -31,8 +31,9 @@ def token_lengths(plt: Any, palette: Palette, series: Sequence[tuple[str, Sequen
     keys = sorted({n for _, b in bins for n in b})
     names = [f"{n}+" if n == LONGEST else str(n) for n in keys]
     values = [[b.get(n, 0) for n in keys] for _, b in bins]
-    if len(values) == 1:
-        plt.bar(names, values[0], marker=bar_marker(0), color=palette.color(0), label=bins[0][0])
+    count_ticks(plt, max(max(v) for v in values))
+    if len(values) == 1:  # one series: the title names it, a legend would cover the bars
+        plt.bar(names, values[0], marker=bar_marker(0), color=palette.color(0))
     else:
         plt.multiple_bar(
             names, values, marker=[bar_marker(i) for i in range(len(values))], color=[palette.color(i) for i in range(len(values))],
@@ -80,6 +81,7 @@ def usage(plt: Any, palette: Palette, counts: Sequence[int] | None, title: str) 
         return
     start(plt, f"{title} · {len(counts):,} tokens")
     values = [sum(1 for c in counts if low <= c and (high is None or c <= high)) for _, low, high in USAGE_BINS]
+    count_ticks(plt, max(values))
     plt.bar([name for name, _, _ in USAGE_BINS], values, marker=bar_marker(0), color=palette.color(0))
 
 
@@ -92,4 +94,5 @@ def category_counts(plt: Any, palette: Palette, counts: Sequence[int | None], ti
         return
     missing = [str(k) for k, n in enumerate(counts, 1) if n is None]
     start(plt, f"{title} · {','.join(missing)}: no corpus" if missing else title)
+    count_ticks(plt, max(n or 0 for n in counts))
     plt.bar([str(k) for k in range(1, len(counts) + 1)], [n or 0 for n in counts], marker=bar_marker(0), color=palette.color(0))
