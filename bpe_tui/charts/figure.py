@@ -105,9 +105,11 @@ def count_ticks(plt: Any, top: int, axis: str = "y", bottom: int = 0, side: str 
 
 
 def tick_label(n: float) -> str:
-    """A tick's number, short: 1, 10, 1k, 10k, 1M."""
-    if n >= 1_000_000:
+    """A tick's number, short where it is round: 1, 10, 1k, 50k, 2M; else 1,372 or 0.5."""
+    if n >= 1_000_000 and n % 1_000_000 == 0:
         return f"{n / 1_000_000:g}M"
-    if n >= 1000:
+    if n >= 1000 and n % 1000 == 0:
         return f"{n / 1000:g}k"
+    if n == int(n):
+        return f"{int(n):,}"
     return f"{n:g}"

@@ -42,7 +42,7 @@ from ..widgets.render import CHIP_CLASSES, ChipStyles, chips, label, redraw_on_t
 from ..widgets.workbar import WorkBar
 
 #: Seconds between two redraws of the charts while a run goes on.
-REDRAW_EVERY = 0.15
+REDRAW_EVERY = 0.2
 #: The worker group of the Zipf plot's encoding (escape cancels it: SessionScreen.cancel_work).
 USAGE_GROUP = "usage"
 
@@ -139,9 +139,9 @@ class StatsPane(VerticalScroll):
         self.session = session
         self._mode(explore=False)
         self.counts = session.merge_counts()
-        self.query_one("#counts-plot", Chart).draw(
-            partial(training.merge_counts, counts=self.counts, step=session.cut, why="not stored in this table")
-        )
+        counts = self.query_one("#counts-plot", Chart)
+        counts.display = bool(self.counts)  # most files do not store them: no empty frame
+        counts.draw(partial(training.merge_counts, counts=self.counts, step=session.cut, why="not stored in this table"))
         table = session.full_table
         tokens = [table.surface(i) for i in table.vocab if not table.is_special(i)]
         series = [("bytes", [len(t.encode("utf-8")) if isinstance(t, str) else len(t) for t in tokens])]
@@ -150,6 +150,8 @@ class StatsPane(VerticalScroll):
         self._watch()
 
     def _mode(self, explore: bool) -> None:
+        if explore:
+            self.query_one("#counts-plot", Chart).display = True
         for name in ("compression", "pairs"):
             self.query_one(f"#{name}-plot", Chart).display = explore
         for name in ("#lengths-plot", "#zipf-input"):
