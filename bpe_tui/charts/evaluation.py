@@ -39,10 +39,18 @@ def bars_height(bars: int) -> int:
 
 
 def metric_curves(
-    plt: Any, palette: Palette, steps: Sequence[int], labels: Sequence[str], series: Sequence[Sequence[float | None]], title: str
+    plt: Any,
+    palette: Palette,
+    steps: Sequence[int],
+    labels: Sequence[str],
+    series: Sequence[Sequence[float | None]],
+    title: str,
+    legend: bool = True,
 ) -> None:
-    """The metric over merges, one curve per corpus with its own marker and a legend entry
-    (the table cut after each of ``steps`` merges)."""
+    """The metric over merges, one curve per corpus with its own marker (the table cut after
+    each of ``steps`` merges), and plotext's legend inside the chart; ``legend=False`` leaves
+    it to the caller (twelve languages' legend would cover the early merges, where the curves
+    rise: the Evaluate view lists them under the chart, see :func:`marker_glyph`)."""
     if not steps or not labels:
         empty(plt, title, "no curve")
         return
@@ -50,7 +58,10 @@ def metric_curves(
     for c, (label, values) in enumerate(zip(labels, series)):
         points = [(s, v) for s, v in zip(steps, values) if v is not None]
         if points:
-            plt.plot([s for s, _ in points], [v for _, v in points], marker=line_marker(c), color=palette.color(c), label=label)
+            plt.plot(
+                [s for s, _ in points], [v for _, v in points], marker=line_marker(c), color=palette.color(c),
+                label=label if legend else None,
+            )
     if steps[-1] == steps[0]:
         plt.xlim(steps[0] - 1, steps[0] + 1)
     else:

@@ -39,6 +39,13 @@ def line_marker(index: int) -> str:
     return LINE_MARKERS[index % len(LINE_MARKERS)]
 
 
+def marker_glyph(index: int) -> str:
+    """The character series ``index`` of a line chart is drawn with (for a legend of our own
+    beside the chart: braille dots show as ⠿)."""
+    marker = line_marker(index)
+    return "⠿" if marker == "braille" else marker
+
+
 def bar_marker(index: int) -> str:
     return BAR_MARKERS[index % len(BAR_MARKERS)]
 

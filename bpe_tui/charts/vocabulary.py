@@ -8,6 +8,9 @@ from .figure import Palette, bar_marker, count_ticks, empty, line_marker, log_ti
 
 #: Lengths from this one up share the last bar ("16+").
 LONGEST = 16
+#: A column's width, as a share of its slot: a gap between neighbours (plotext's 0.8 lets
+#: columns of three cells touch).
+BAR_WIDTH = 0.6
 
 
 def length_bins(lengths: Sequence[int]) -> dict[int, int]:
@@ -33,7 +36,7 @@ def token_lengths(plt: Any, palette: Palette, series: Sequence[tuple[str, Sequen
     values = [[b.get(n, 0) for n in keys] for _, b in bins]
     count_ticks(plt, max(max(v) for v in values))
     if len(values) == 1:  # one series: the title names it, a legend would cover the bars
-        plt.bar(names, values[0], marker=bar_marker(0), color=palette.color(0))
+        plt.bar(names, values[0], width=BAR_WIDTH, marker=bar_marker(0), color=palette.color(0))
     else:
         plt.multiple_bar(
             names, values, marker=[bar_marker(i) for i in range(len(values))], color=[palette.color(i) for i in range(len(values))],
@@ -82,7 +85,7 @@ def usage(plt: Any, palette: Palette, counts: Sequence[int] | None, title: str) 
     start(plt, f"{title} · {len(counts):,} tokens")
     values = [sum(1 for c in counts if low <= c and (high is None or c <= high)) for _, low, high in USAGE_BINS]
     count_ticks(plt, max(values))
-    plt.bar([name for name, _, _ in USAGE_BINS], values, marker=bar_marker(0), color=palette.color(0))
+    plt.bar([name for name, _, _ in USAGE_BINS], values, width=BAR_WIDTH, marker=bar_marker(0), color=palette.color(0))
 
 
 def category_counts(plt: Any, palette: Palette, counts: Sequence[int | None], title: str) -> None:
@@ -95,4 +98,4 @@ def category_counts(plt: Any, palette: Palette, counts: Sequence[int | None], ti
     missing = [str(k) for k, n in enumerate(counts, 1) if n is None]
     start(plt, f"{title} · {','.join(missing)}: no corpus" if missing else title)
     count_ticks(plt, max(n or 0 for n in counts))
-    plt.bar([str(k) for k in range(1, len(counts) + 1)], [n or 0 for n in counts], marker=bar_marker(0), color=palette.color(0))
+    plt.bar([str(k) for k in range(1, len(counts) + 1)], [n or 0 for n in counts], width=BAR_WIDTH, marker=bar_marker(0), color=palette.color(0))

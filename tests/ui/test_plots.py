@@ -9,7 +9,7 @@ import shutil
 
 from textual.widgets import Input, TabbedContent
 
-from bpe_tui.charts.figure import MAX_POINTS, LINE_MARKERS
+from bpe_tui.charts.figure import LINE_MARKERS, MAX_POINTS, marker_glyph
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.screens.dialogs import GotoScreen
 from bpe_tui.ui.screens.inspect import InspectScreen
@@ -211,8 +211,10 @@ async def test_evaluate_bars_and_curves_have_axes_and_a_legend():
         assert "0.00" in bars  # the value axis starts at 0
         curves = chart(app, "eval-curves").text
         assert "bytes per token over merges" in curves and "merges" in curves
-        for entry in screen.curve_lines[1:]:  # the legend: a language, first → last value
-            assert entry in curves
+        legend = str(screen.query_one("#eval-legend").render()).replace("\u00a0", " ")
+        for c, entry in enumerate(screen.curve_lines[1:]):  # a language, first → last value, after its marker
+            assert f"{marker_glyph(c)} {entry}" in legend
+            assert entry not in curves  # under the chart, not over the curves
         await pilot.press("right")  # the next metric: both charts follow
         await settle(app, pilot)
         assert "characters per token" in chart(app, "eval-bars").text
@@ -283,3 +285,35 @@ async def test_picture_where_it_cannot_be_written_is_a_notification(tmp_path):
         assert len(problems) == 1 and problems[0].title == "cannot save the picture"
         assert "\n" not in str(problems[0].message) and "gone" in str(problems[0].message)
         assert not corpus.parent.exists()
+
+
+async def _evaluate_then_audit(app, pilot) -> tuple[str, str]:
+    await pilot.press("v")
+    await settle_until(app, pilot, lambda: isinstance(app.screen, EvalScreen) and app.screen.result is not None, "evaluation")
+    curves = chart(app, "eval-curves").text
+    await pilot.press("escape")
+    await settle(app, pilot)
+    await pilot.press("a")
+    await settle_until(app, pilot, lambda: isinstance(app.screen, AuditScreen) and app.screen.report is not None, "audit")
+    return curves, chart(app, "audit-counts").text
+
+
+async def test_evaluate_and_audit_charts_at_0_merges():
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        curves, counts = await _evaluate_then_audit(app, pilot)
+        assert app.screen.report is not None and app.screen.table.num_merges == 0
+        assert "bytes per token over merges" in curves and "1.00" in curves  # one point: a byte a token
+        assert "tokens per category" in counts
+
+
+async def test_evaluate_and_audit_charts_of_gpt2s_50000_merges(gpt2_table_path):
+    app = ExplorerApp(table_path=gpt2_table_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, InspectScreen)
+        await settle_until(app, pilot, lambda: app.session.full_table.merges_built, "GPT-2's merge list")
+        curves, counts = await _evaluate_then_audit(app, pilot)
+        assert "50k" in curves and "12,500" in curves  # the merge axis up to 50,000
+        assert "tokens · 4,5: no corpus" in counts  # no corpus in inspect mode until ctrl+o
+        assert not chart(app, "audit-usage").display

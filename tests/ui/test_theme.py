@@ -307,6 +307,7 @@ async def test_theme_recolours_the_audit_title_and_the_evaluate_view():
                 "a bar": chart_style(app, screen.query_one("#eval-bars", Chart), "█"),
                 "the first corpus's curve": chart_style(app, screen.query_one("#eval-curves", Chart), BRAILLE),
                 "another corpus's curve": chart_style(app, screen.query_one("#eval-curves", Chart), "•"),
+                "the first corpus's legend entry": static_text(screen, "#eval-legend").get_style_at_offset(app.console, 0),
                 "a merge that helped": helped.get_style_at_offset(app.console, helped.plain.index(":\n") + 2 + first_line),
             }
 

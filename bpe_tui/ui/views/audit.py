@@ -217,6 +217,7 @@ class AuditScreen(WorkScreen):
         lengths = [len(self.table.surface(i)) for i in c.ids]
         self.query_one("#audit-lengths", Chart).draw(partial(charts.token_lengths, series=[(unit, lengths)], title=f"{index + 1}: {unit}", axes=False))
         usage = None if self.usage is None else [self.usage.get(i, 0) for i in c.ids]
+        self.query_one("#audit-usage", Chart).display = usage is not None  # no corpus: room for the others
         self.query_one("#audit-usage", Chart).draw(partial(charts.usage, counts=usage, title=f"{index + 1}: uses"))
         if c.ids:
             self.query_one(TokenDetail).show(self.table, c.ids[0])

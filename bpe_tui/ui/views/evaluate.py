@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from functools import partial
 
+from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -27,6 +28,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from ...charts import evaluation as charts
+from ...charts.figure import Palette, marker_glyph
 
 from ...core.analysis.audit import Cancelled
 from ...core.analysis.evaluate import (
@@ -66,6 +68,20 @@ def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
     if attr == "premium":
         return result.premium(t, c) if len(result.corpora) > 1 else None
     return getattr(result.get(t, c), attr)
+
+
+def curve_legend(entries: list[str], palette: Palette) -> Text:
+    """The curves' legend under the chart: each entry after its series' marker, in its colour
+    (the theme's, read by the chart), side by side, wrapping."""
+    text = Text(end="")
+    for c, entry in enumerate(entries):
+        rgb = palette.color(c)
+        style = Style(color=Color.from_rgb(*rgb)) if rgb is not None else Style()
+        if c:
+            text.append("   ")
+        text.append(f"{marker_glyph(c)}\u00a0", style + Style(bold=True))
+        text.append(entry.replace(" ", "\u00a0"), style)  # an entry never breaks inside
+    return text
 
 
 def _fmt(attr: str, value: float | None) -> str:
@@ -109,6 +125,7 @@ class EvalScreen(WorkScreen):
             yield Static("", id="eval-metric", markup=False)
             yield Chart(id="eval-bars")
             yield Chart(id="eval-curves")
+            yield Static("", id="eval-legend", markup=False)
             yield Static("", id="eval-helped", markup=False)
         yield WorkBar(id="eval-work")
         yield Footer()
@@ -212,7 +229,8 @@ class EvalScreen(WorkScreen):
         self.curve_lines = [heading, *legend]
         curves = self.query_one("#eval-curves", Chart)
         curves.styles.height = max(16, len(result.corpora) + 8)
-        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges"))
+        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges", legend=False))
+        self.query_one("#eval-legend", Static).update(curve_legend(legend, curves.palette()))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")
