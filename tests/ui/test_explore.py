@@ -155,7 +155,10 @@ async def test_escape_cancels_a_run_and_keeps_what_was_done():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("r")
-        await pilot.pause(0.15)
+        for _ in range(600):  # the worker starts from a message: wait for it (30 s at most on a loaded machine)
+            if app.session.busy:
+                break
+            await pilot.pause(0.05)
         assert app.session.busy
         assert app.query_one("#progress-row").display
         # the UI keeps answering while the worker runs: switch tabs, type in the encode box
