@@ -3,8 +3,9 @@
 The picture is Textual's own screenshot (:meth:`App.export_screenshot`: the screen's text,
 colours and box drawing as SVG, charts included), written atomically and never over an
 existing file: a second picture of the same place gets ``-2``, ``-3``, ... A corpus or a
-table the session was not read from a file (the demo text, a trainer handed over in Python)
-puts the picture in the current directory.
+table the session was not read from a file (a trainer handed over in Python), or one bpe-tui
+ships (the demo corpus, the tour's examples: inside the installed package), puts the picture
+in the current directory.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..core.atomic import atomic_write_text
 from ..core.errors import BPEError
+from ..core.shipped import DATA
 from .session.sessions import ExploreSession, InspectSession, Session
 
 #: Pictures of one place before giving up on a free name.
@@ -35,7 +37,15 @@ def picture_place(session: Session | None) -> tuple[str, str]:
     stem = os.path.basename(source)
     if os.path.isfile(source):
         stem = os.path.splitext(stem)[0]
+    if _shipped(source):
+        return os.getcwd(), stem
     return os.path.dirname(source), stem
+
+
+def _shipped(path: str) -> bool:
+    """True for a text inside the package's data folder (never written into)."""
+    data = os.path.realpath(DATA)
+    return os.path.commonpath([data, os.path.realpath(path)]) == data
 
 
 def picture_name(session: Session | None, screen: Any) -> str:

@@ -317,3 +317,25 @@ async def test_evaluate_and_audit_charts_of_gpt2s_50000_merges(gpt2_table_path):
         assert "50k" in curves and "12,500" in curves  # the merge axis up to 50,000
         assert "tokens · 4,5: no corpus" in counts  # no corpus in inspect mode until ctrl+o
         assert not chart(app, "audit-usage").display
+
+
+def test_a_picture_of_a_shipped_corpus_goes_to_the_current_directory(tmp_path, monkeypatch):
+    """The demo corpus lives inside the package: its pictures go where bpe-tui was started."""
+    from bpe_tui import demo_corpus_path
+    from bpe_tui.ui.picture import picture_place
+    from bpe_tui.ui.session.sessions import ExploreSession
+
+    monkeypatch.chdir(tmp_path)
+    session = ExploreSession(_demo_trainer(), paths=[demo_corpus_path()])
+    assert picture_place(session) == (str(tmp_path), "demo")
+    mine = tmp_path / "sub" / "mine.txt"  # a corpus of one's own: beside it
+    mine.parent.mkdir()
+    shutil.copy(DEMO, mine)
+    session.paths = [str(mine)]
+    assert picture_place(session) == (str(mine.parent), "mine")
+
+
+def _demo_trainer():
+    from bpe_tui import Trainer, TrainerConfig
+
+    return Trainer.from_files([str(DEMO)], TrainerConfig(preset="gpt2", vocab_size=300))

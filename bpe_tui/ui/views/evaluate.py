@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -28,7 +27,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from ...charts import evaluation as charts
-from ...charts.figure import Palette, marker_glyph
+from ...charts.figure import marker_glyph
 
 from ...core.analysis.audit import Cancelled
 from ...core.analysis.evaluate import (
@@ -70,17 +69,15 @@ def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
     return getattr(result.get(t, c), attr)
 
 
-def curve_legend(entries: list[str], palette: Palette) -> Text:
-    """The curves' legend under the chart: each entry after its series' marker, in its colour
-    (the theme's, read by the chart), side by side, wrapping."""
+def curve_legend(entries: list[str], styles: list[Style]) -> Text:
+    """The curves' legend under the chart: each entry after its series' marker, in its style
+    (the chart's, from the theme), side by side, wrapping between entries only."""
     text = Text(end="")
-    for c, entry in enumerate(entries):
-        rgb = palette.color(c)
-        style = Style(color=Color.from_rgb(*rgb)) if rgb is not None else Style()
+    for c, (entry, style) in enumerate(zip(entries, styles)):
         if c:
             text.append("   ")
         text.append(f"{marker_glyph(c)}\u00a0", style + Style(bold=True))
-        text.append(entry.replace(" ", "\u00a0"), style)  # an entry never breaks inside
+        text.append(entry.replace(" ", "\u00a0"), style)
     return text
 
 
@@ -230,7 +227,7 @@ class EvalScreen(WorkScreen):
         curves = self.query_one("#eval-curves", Chart)
         curves.styles.height = max(16, len(result.corpora) + 8)
         curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges", legend=False))
-        self.query_one("#eval-legend", Static).update(curve_legend(legend, curves.palette()))
+        self.query_one("#eval-legend", Static).update(curve_legend(legend, [curves.series_style(c) for c in range(len(legend))]))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from rich.style import Style
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
@@ -67,6 +68,10 @@ class Chart(PlotextPlot):
             self._rgb("plot--mark"),
             self._rgb("plot--muted"),
         )
+
+    def series_style(self, index: int) -> Style:
+        """The theme's style of series ``index`` (for text beside the chart: a legend)."""
+        return component_style(self, f"plot--series-{index % SERIES + 1}")
 
     def _rgb(self, name: str) -> RGB:
         color = component_style(self, name).color
