@@ -10,6 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar
 
+import plotext._utility as _plotext_utility
+
+
+def _first_seen(data: Any) -> list:
+    """``data`` without duplicates, in first-seen order."""
+    return list(dict.fromkeys(data))
+
+
+# plotext (5.3) removes duplicate points and ticks with list(set(...)): their order, and so
+# which of two labels or points sharing a cell is drawn, then depends on the string hashes
+# of the process (PYTHONHASHSEED): the same chart came out with "9" or "10" under its last
+# column from one run to the next. The same values in first-seen order (plotext's own
+# commented-out alternative) make a chart the same every time: the screen, --plot, snapshots.
+_plotext_utility.no_duplicates = _first_seen
+
 #: A colour plotext understands: an (r, g, b) triple, or None for plotext's own choice.
 RGB = tuple[int, int, int] | None
 

@@ -99,3 +99,28 @@ def test_plot_never_over_a_directory(capsys, small_table, tmp_path):
     code, _, err = run(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", "--plot", tmp_path / "out.svg", "-q")
     assert code == 2 and err.count("\n") == 1 and "out.svg" in err
     assert (tmp_path / "out.svg").is_dir()
+
+
+def test_a_chart_is_the_same_whatever_the_hash_seed():
+    """plotext removes duplicate ticks and points through a set: left alone, which of two tick
+    labels sharing a cell is drawn changed with PYTHONHASHSEED (the Audit view's chart at
+    80x24 ended in "9" or in "10"); charts/figure.py keeps them in first-seen order."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    program = (
+        "from textual_plotext.plot import Plot\n"
+        "from bpe_tui.charts.figure import Palette\n"
+        "from bpe_tui.charts.vocabulary import category_counts\n"
+        "plt = Plot()\n"
+        "category_counts(plt, Palette(), counts=[0, 0, 0, 0, 182, 0, 0, 10, 0, 0], title='tokens')\n"
+        "plt.plotsize(26, 10)\n"
+        "print(plt.uncolorize(plt.build()))\n"
+    )
+    outputs = set()
+    for seed in range(6):
+        env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=str(REPO))
+        outputs.add(subprocess.run([sys.executable, "-c", program], env=env, check=True, capture_output=True, text=True).stdout)
+    assert len(outputs) == 1, "\n\n".join(outputs)
