@@ -11,6 +11,8 @@ import os
 from ..core.errors import BPEError
 from ..core.wording import plural
 from .options import add_eval_options
+from .plot import HEIGHT as PLOT_HEIGHT
+from .plot import check_plot_path, write_plot
 from .terminal import argv_text, progress_bar, read_stdin_text
 
 
@@ -45,9 +47,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ..core.analysis.reports import format_markdown, format_table
     from ..core.tables.formats import load
 
+    if args.plot:
+        check_plot_path(args.plot)
     corpora = [parse_corpus(spec) for spec in args.corpus]
     tables = [load(path) for path in args.tables]
-    result = run_evaluation(tables, [table_label(p) for p in args.tables], corpora, args)
+    names = [table_label(p) for p in args.tables]
+    result = run_evaluation(tables, names, corpora, args)
+    if args.plot:
+        from functools import partial
+
+        from ..charts.evaluation import bars_height, metric_bars
+
+        values = [[result.get(t, c).bytes_per_token for c in range(len(corpora))] for t in range(len(tables))]
+        caption = [f"{names[t]}  {label}  {values[t][c]:.3f}" for t in range(len(tables)) for c, label in enumerate(result.corpora)]
+        paint = partial(metric_bars, labels=list(result.corpora), values=values, series=names, title="bytes per token")
+        height = bars_height(len(corpora)) if len(tables) == 1 else PLOT_HEIGHT // 2  # columns: any height
+        write_plot(args.plot, paint, caption, title="bpe-tui eval", height=height)
     if args.json:
         print(json.dumps(result.rows(), ensure_ascii=False, indent=1))
     elif args.markdown:
@@ -66,6 +81,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise BPEError(f"--limit must be 0 or more, not {args.limit}")
     if args.long is not None and args.long < 1:
         raise BPEError(f"--long must be 1 or more, not {args.long}")
+    if args.plot:
+        check_plot_path(args.plot)
     table = load(args.table)
     emitted = None
     if args.corpus:
@@ -78,6 +95,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
         emitted = result.get(0, 0).counts
     with progress_bar("checking every token encodes to itself", args.quiet, unit="tokens") as progress:
         report = audit(table, emitted, long_chars=args.long or LONG_TOKEN_CHARS, progress=progress)
+    if args.plot:
+        from functools import partial
+
+        from ..charts.vocabulary import category_counts
+
+        counts = [len(c) if c.computed else None for c in report.categories]
+        caption = [f"{k:>3}  {c.title}: {len(c):,}" if c.computed else f"{k:>3}  {c.title}: needs --corpus" for k, c in enumerate(report.categories, 1)]
+        write_plot(args.plot, partial(category_counts, counts=counts, title=f"{table_label(args.table)}: tokens per audit category"), caption, title="bpe-tui audit")
     if args.json:
         out: dict = {"table": args.table, "summary": report.summary()}
         listed: set[int] = set()
@@ -130,6 +155,7 @@ def add_audit_parser(sub) -> None:
     a.add_argument("--json", action="store_true", help="print the categories as JSON (lists of ids) with a summary")
     a.add_argument("--limit", type=int, default=10, metavar="N", help="tokens shown per category (default 10; 0 = all)")
     a.add_argument("--long", type=int, default=None, metavar="N", help="tokens of N characters or more are 'very long' (default 16)")
+    a.add_argument("--plot", metavar="FILE", help="also write the category counts as a chart: FILE.svg (a picture) or FILE.txt (text)")
     add_eval_options(a)
     a.set_defaults(run=cmd_audit)
 
@@ -142,5 +168,6 @@ def add_eval_parser(sub) -> None:
     out = v.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object per table x corpus, in a list")
     out.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    v.add_argument("--plot", metavar="FILE", help="also write bytes per token per corpus (a bar series per table) as a chart: FILE.svg or FILE.txt")
     add_eval_options(v)
     v.set_defaults(run=cmd_eval)

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.engine.trainer import Trainer
+from ..core.errors import BPEError
 from ..core.tables.table import MergeTable
 from ..core.wording import plural
 from .guide import Guide, open_tour
@@ -36,6 +37,7 @@ from .panes.pairs import PairsPane
 from .panes.search import TokenSearch
 from .panes.stats import StatsPane
 from .panes.status import StatusLine
+from .picture import save_picture
 from .screens.dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .screens.explore import ExploreScreen
 from .screens.guards import confirm_discard, session_free
@@ -76,6 +78,7 @@ class ExplorerApp(App):
         "panes/detail.tcss",
         "panes/search.tcss",
         "widgets/chips.tcss",
+        "widgets/plot.tcss",
         "views/tour.tcss",
         "widgets/workbar.tcss",
     ]
@@ -275,6 +278,15 @@ class ExplorerApp(App):
         if not self.free():
             return
         self.confirm_discard("Start the tour", lambda: open_tour(self))
+
+    def action_picture(self) -> None:
+        """P: the screen as an SVG picture beside the corpus or the table (ui/picture.py)."""
+        try:
+            path = save_picture(self)
+        except (BPEError, OSError) as exc:
+            self.notify(str(exc), title="cannot save the picture", severity="error", timeout=10)
+            return
+        self.notify(path, title="picture saved")
 
     # ------------------------------------------------------------------ help and palette
 

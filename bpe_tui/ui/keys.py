@@ -2,7 +2,8 @@
 command palette are all built from :data:`COMMANDS`, so they cannot disagree.
 
 A :class:`Command` says what an action does (for the help and the palette), which keys run
-it, whether the footer shows it, and *where* it lives: on every main screen (``MAIN``), on
+it, whether the footer shows it, and *where* it lives: on every screen, views included
+(``SCREEN``), on every main screen (``MAIN``), on
 both session screens (``SESSION``), only on the explore screen (``EXPLORE``, it needs a trainer) or the inspect screen
 (``INSPECT``, it needs a saved table), on the explore screen while the guided tour is open
 (``TOUR``), or on one pane (``"corpus"``, ``"encode"``: the
@@ -30,6 +31,7 @@ SESSION = "session"  # both session screens
 EXPLORE = "explore"  # the explore screen (a trainer)
 INSPECT = "inspect"  # the inspect screen (a saved table)
 TOUR = "tour"  # the explore screen while the guided tour is open (ui/tour.py)
+SCREEN = "screen"  # every screen: the main screens and the views over them
 GLOBAL = "global"  # the App itself (Textual's own keys: palette, quit)
 
 #: How a Textual key name is written for a person.
@@ -142,24 +144,26 @@ COMMANDS: list[Command] = [
     Command("left", "the previous metric", "metric(-1)", "Metric ←", "evaluate"),
     Command("right", "the next metric", "metric(1)", "Metric →", "evaluate"),
     Command("ctrl+o", "evaluate on another corpus", "corpus", "Another corpus", "evaluate"),
+    # every screen, last in its footer
+    Command("P", "save a picture of the screen (SVG, beside the corpus or the table)", "app.picture", "Picture", SCREEN),
 ]
 
 #: The views a main screen pushes (their keys are listed in their own footers, not the help).
 VIEWS = ("compare", "audit", "evaluate")
 #: Every place that is a screen (the rest are panes, named by their id).
-PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, *VIEWS)
+PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, SCREEN, *VIEWS)
 
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
     ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
     ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies), ⁀ a superword; the line below says why"),
-    ("stats", "merge counts (falling), corpus tokens (compression), watch words become one token"),
+    ("stats", "charts: characters per token and vocabulary over merges, merge counts, pairs occurring k times (log-log); inspect: token lengths; watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
     ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
-    ("audit (a)", "categories of odd tokens with counts; the tokens, notes and merge trees of each"),
-    ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merge steps"),
+    ("audit (a)", "categories of odd tokens with counts (and as bars); the tokens, notes, merge trees, lengths and uses of each"),
+    ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merges with a legend"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
 
@@ -174,7 +178,7 @@ def commands_for(where: str) -> list[Command]:
 def _places(where: str, tour: bool = True) -> set[str]:
     """The places whose keys work on ``where`` (the tour's: on the explore screen, while the
     tour is open)."""
-    places = {where}
+    places = {where, SCREEN}
     if where in (MAIN, SESSION, EXPLORE, INSPECT):
         places.add(MAIN)
     if where in (EXPLORE, INSPECT):

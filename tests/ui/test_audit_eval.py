@@ -37,7 +37,7 @@ async def test_audit_view_agrees_with_the_core():
         assert screen.report.corpus_tokens == app.session.trainer.total_tokens  # the trainer's own count
         lines = screen.category_lines
         assert len(lines) == len(expected.categories)
-        unused = next(line for line in lines if line.startswith("unused on the corpus"))
+        unused = next(line for line in lines if line.split(maxsplit=1)[1].startswith("unused on the corpus"))  # after its number
         assert unused.split()[-1] == f"{len(expected['unused']):,}"
         # the whitespace category: its tokens listed, the first one's merge tree shown
         index = [c.key for c in expected.categories].index("whitespace_only")
@@ -90,10 +90,11 @@ async def test_evaluate_view_agrees_with_the_core():
         assert labels == [c.label for c in corpora] and labels[0] == "en"
         for line, c in zip(screen.bar_lines, range(len(corpora))):
             assert line.split()[-1] == f"{expected.get(0, c).bytes_per_token:.3f}"
-        # one curve per language, over the table cut at several steps (0 .. 10 merges)
+        # one curve per language, over the table cut at several steps (0 .. 10 merges); the
+        # legend entry ends in the value with the whole table
         assert screen.steps[0] == 0 and screen.steps[-1] == 10
         assert len(screen.curve_lines) == 1 + len(corpora)
-        assert screen.curve_lines[1].split()[-1] == f"{expected.get(0, 0).bytes_per_token:.3f}"
+        assert screen.curve_lines[1].split("→")[-1] == f"{expected.get(0, 0).bytes_per_token:.3f}"
         premium = [k for k, m in enumerate(METRICS) if m[0] == "premium"][0]
         await pilot.press(*["right"] * premium)
         await pilot.pause()

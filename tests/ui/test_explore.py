@@ -148,10 +148,19 @@ async def test_run_to_target_with_progress_bar():
         assert tr.steps_done == 744
 
 
-async def test_escape_cancels_a_run_and_keeps_what_was_done():
+async def test_escape_cancels_a_run_and_keeps_what_was_done(monkeypatch):
     rng = random.Random(0)
     words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12))) for _ in range(15_000)]
     app = text_app(" ".join(words), vocab_size=50_000)
+    # The whole run (45,460 merges) can end in the two seconds pilot.press("r") takes: batches
+    # of at most 50 merges, 10 ms apart, keep it going (for 9 s at least) while it is looked at.
+    advance = ExploreSession.advance
+
+    def slow_advance(self, max_steps, *args, **kwargs):
+        threading.Event().wait(0.01)
+        return advance(self, min(max_steps, 50), *args, **kwargs)
+
+    monkeypatch.setattr(ExploreSession, "advance", slow_advance)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("r")

@@ -28,9 +28,11 @@ async def test_footer_help_and_palette_list_the_registry(kind):
     async with app.run_test(size=(220, 40)) as pilot:  # wide: the footer has room for every key
         await settle(app, pilot)
         assert isinstance(app.screen, screen_type)
-        # every action the registry gives this screen exists on it
+        # every action the registry gives this screen exists on it (or, "app.x", on the App)
         for command in commands:
-            assert hasattr(app.screen, "action_" + command.action.split("(")[0]), command
+            name = command.action.split("(")[0]
+            owner, name = (app, name[4:]) if name.startswith("app.") else (app.screen, name)
+            assert hasattr(owner, "action_" + name), command
         # the footer: exactly the registry's footer entries that are on now (the tour's keys
         # are off while no tour is open: test_tour checks them), in its order
         footer = [k.action for k in app.screen.query(FooterKey) if k.action != "command_palette"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 from textual.geometry import Region
-from textual.widgets import Input, Sparkline, TabbedContent
+from textual.widgets import Input, TabbedContent
 from textual.widgets._footer import FooterKey
 from textual.worker import Worker, WorkerState
 
@@ -23,6 +23,7 @@ from bpe_tui.ui.panes.encode import LONG_TEXT, TraceView
 from bpe_tui.ui.panes.status import lay_out
 from bpe_tui.ui.screens.dialogs import ConfirmScreen, FindScreen
 from bpe_tui.ui.session.sessions import read_preview
+from bpe_tui.ui.widgets.plot import Chart
 
 from .conftest import CORPORA, DEMO, SHARED, demo_app, settle, settle_until, text_app
 
@@ -353,12 +354,13 @@ async def test_inspect_stats_show_only_what_the_table_holds(tmp_path):
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
         stats = app.stats
-        assert not stats.query_one("#counts-spark", Sparkline).display
-        assert not stats.query_one("#totals-spark", Sparkline).display
-        assert stats.query_one("#lengths").display
-        histogram = stats.lengths_text
-        one_byte = sum(1 for i in table.vocab if len(table.surface(i)) == 1 and not table.is_special(i))
-        assert "  1 " in histogram and f" {one_byte:,}" in histogram
+        assert not stats.query_one("#counts-plot", Chart).display  # not stored: no chart
+        assert not stats.query_one("#compression-plot", Chart).display  # no corpus: no compression
+        assert not stats.query_one("#pairs-plot", Chart).display
+        lengths = stats.query_one("#lengths-plot", Chart)
+        assert lengths.display
+        ordinary = sum(1 for i in table.vocab if not table.is_special(i))
+        assert f"token lengths · {ordinary:,} tokens" in lengths.text
 
 
 async def test_wide_and_long_tokens_stay_inside_their_columns():

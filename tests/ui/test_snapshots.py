@@ -61,6 +61,54 @@ def test_stats_tab_80x24(snap_compare):
     assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=stats)
 
 
+def test_stats_tab_120x40(snap_compare):
+    """The Stats tab on a wide screen: characters per token and vocabulary over merges with the
+    step marked (undone merges muted after two undos), merge counts, pairs occurring k times."""
+
+    async def stats(pilot):
+        app = pilot.app
+        await _ten_steps_and_text(pilot)
+        await pilot.press("ctrl+n")
+        await settle(app, pilot)
+        await pilot.press("b", "b")
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "tab-stats"
+        app.query_one("#watch-input", Input).value = "the lowest"
+        await settle(app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=(120, 40), run_before=stats)
+
+
+def test_stats_tab_scrolled_80x24(snap_compare):
+    """Further down the Stats tab at 80x24: the pair count distribution (log-log) and the
+    watched words on the merge axis."""
+
+    async def stats(pilot):
+        app = pilot.app
+        await _ten_steps_and_text(pilot)
+        await pilot.press("ctrl+n")
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "tab-stats"
+        app.query_one("#watch-input", Input).value = "the lowest"
+        await settle(app, pilot)
+        app.stats.scroll_to_widget(app.stats.query_one("#pairs-plot"), animate=False, top=True)
+        await settle(app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=stats)
+
+
+def test_inspect_stats_120x40(snap_compare, compare_tables):
+    """Inspect mode's Stats tab, wide: merge counts and token lengths in bytes and characters."""
+
+    async def stats(pilot):
+        app = pilot.app
+        await wait_for_screen(app, pilot, InspectScreen)
+        app.query_one(TabbedContent).active = "tab-stats"
+        await settle(app, pilot)
+
+    assert snap_compare(ExplorerApp(table_path=compare_tables[0]), terminal_size=(120, 40), run_before=stats)
+
+
 def test_inspect_stats_80x24(snap_compare, compare_tables):
     """Inspect mode's Stats tab: merge counts (stored in the native file) and token lengths."""
 

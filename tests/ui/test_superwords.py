@@ -7,6 +7,7 @@ from textual.widgets import Input, Static, TabbedContent
 from bpe_tui.core.engine.superwords import is_superword
 from bpe_tui.ui.panes.search import SearchResults
 from bpe_tui.ui.screens.dialogs import FindScreen
+from bpe_tui.ui.widgets.plot import Chart
 from bpe_tui.ui.widgets.render import SUPERWORD_MARK
 
 from .conftest import settle, text_app
@@ -54,8 +55,8 @@ async def test_stepping_across_the_transition_and_back():
         # the Stats tab says where the merge-count curve's corpus changed
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
-        counts_label = str(app.query_one("#counts-label", Static).render())
-        assert f"{SUPERWORD_MARK} superwords from merge 13" in counts_label
+        counts_chart = app.query_one("#counts-plot", Chart).text
+        assert "superwords from merge 13" in counts_chart
         app.query_one(TabbedContent).active = "tab-history"
         await settle(app, pilot)
         # the why line of merge 13 explains the transition

@@ -26,10 +26,23 @@ from bpe_tui.ui.panes.encode import EncodeView
 from bpe_tui.ui.views.audit import AuditScreen
 from bpe_tui.ui.views.compare import ChipView, CompareScreen
 from bpe_tui.ui.views.evaluate import EvalScreen
+from bpe_tui.ui.widgets.plot import Chart
 
 from .conftest import CORPORA, classic_app, demo_app, settle, wait_for_screen
 
 DARK, OTHER = "textual-dark", "solarized-light"
+
+
+#: The dots a curve is drawn with (braille cells).
+BRAILLE = "".join(chr(c) for c in range(0x2801, 0x2900))
+
+
+def chart_style(app, chart: Chart, chars: str) -> Style:
+    """The style of the first of ``chars`` in a chart as drawn (a bar's fill, a curve's dots)."""
+    text = chart.render()
+    assert isinstance(text, Text)
+    offset = next(i for i, ch in enumerate(text.plain) if ch in chars)
+    return text.get_style_at_offset(app.console, offset)
 
 
 def chip_style(app):
@@ -199,10 +212,10 @@ async def test_theme_recolours_search_results_and_the_token_length_bars(tmp_path
 
         def read() -> dict[str, Style]:
             text, spans = results.row(1)  # (row 0 is under the cursor: the cursor is drawn over it)
-            lengths = static_text(app.stats, "#lengths")
             return {
                 "a found token": text.get_style_at_offset(app.console, spans[0][0]),
-                "a token length bar": style_at(app, lengths, "█"),
+                "a token length bar": chart_style(app, app.stats.query_one("#lengths-plot", Chart), "█"),
+                "a characters bar": chart_style(app, app.stats.query_one("#lengths-plot", Chart), "▒"),
             }
 
         assert results.count > 1
@@ -285,24 +298,21 @@ async def test_theme_recolours_the_audit_title_and_the_evaluate_view():
         assert isinstance(screen, EvalScreen) and screen.result is not None
 
         def read() -> dict[str, Style]:
-            bars = static_text(screen, "#eval-bars")
-            lines = bars.plain.split("\n")
-            second = len(lines[0]) + 1
-            curves = static_text(screen, "#eval-curves")
             helped = static_text(screen, "#eval-helped")
-            # the first corpus's line after each heading: its label padded to the longest, a space
+            # the first corpus's line after the heading: its label padded to the longest, a space
             first_line = max(len(c) for c in screen.result.corpora) + 1
             return {
                 "title: table name": style_at(app, static_text(screen, "#eval-title"), screen.table_name),
                 "metric": static_text(screen, "#eval-metric").get_style_at_offset(app.console, 0),
-                "first corpus's bar": style_at(app, bars, "█"),
-                "another corpus's bar": bars.get_style_at_offset(app.console, second + lines[1].index("█")),
-                "first corpus's curve": curves.get_style_at_offset(app.console, curves.plain.index(":\n") + 2 + first_line),
+                "a bar": chart_style(app, screen.query_one("#eval-bars", Chart), "█"),
+                "the first corpus's curve": chart_style(app, screen.query_one("#eval-curves", Chart), BRAILLE),
+                "another corpus's curve": chart_style(app, screen.query_one("#eval-curves", Chart), "•"),
+                "the first corpus's legend entry": static_text(screen, "#eval-legend").get_style_at_offset(app.console, 0),
                 "a merge that helped": helped.get_style_at_offset(app.console, helped.plain.index(":\n") + 2 + first_line),
             }
 
         first = read()
-        assert first["first corpus's bar"] != first["another corpus's bar"]
+        assert first["the first corpus's curve"] != first["another corpus's curve"]
         assert_recoloured(await under_each_theme(app, pilot, read))
 
 

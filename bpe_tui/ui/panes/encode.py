@@ -27,7 +27,13 @@ from ...core.wording import plural
 from ..keys import bindings_for
 from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
-from ..widgets.render import ChipStyles, chips, label, redraw_on_theme_change, superword_mark
+from ..widgets.render import (
+    ChipStyles,
+    chips,
+    label,
+    redraw_on_theme_change,
+    superword_mark,
+)
 from ..widgets.toggle import Checkbox
 from ..widgets.vlist import VirtualList
 from .pairs import text_pairs

@@ -155,11 +155,12 @@ class MainScreen(Screen):
 
     def cancel_work(self, background: bool = True) -> bool:
         """Cancel the training run, the loading or (``background``) the building of a merge
-        list in progress; False if there was none.
+        list or the Stats tab's encoding of a corpus (its Zipf plot) in progress; False if
+        there was none.
 
         The merge list builds by itself after a rank file opens: escape in a text box leaves
         the box (what a person typing means) and lets that build go on."""
-        groups = ("train", "load", "merges") if background else ("train", "load")
+        groups = ("train", "load", "merges", "usage") if background else ("train", "load")
         running = [w for w in self.app.workers if w.group in groups and w.is_running]
         for w in running:
             w.cancel()

@@ -2,7 +2,9 @@
 
 Left, the categories of :mod:`bpe_tui.core.analysis.audit` with their counts; right, the tokens of the
 selected category (id, token, note); below, the selected token's merge tree (the explorer's
-:class:`~bpe_tui.ui.panes.detail.TokenDetail`). The audit runs in a thread worker with a progress
+:class:`~bpe_tui.ui.panes.detail.TokenDetail`). At the bottom, charts
+(:mod:`bpe_tui.charts.vocabulary`): the count of every category as bars, and the selected
+category's token lengths and, with a corpus, how often its tokens are used. The audit runs in a thread worker with a progress
 bar; escape cancels it (and, when nothing runs, goes back to the explorer).
 
 Which corpus: in explore mode, the corpus being trained on (its words, segmented as the
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -22,12 +25,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
+from ...charts import vocabulary as charts
 from ...core.analysis.audit import Audit, Cancelled, audit, tree_text
 from ...core.errors import BPEError
 from ...core.tables.table import MergeTable
 from ...core.wording import plural
 from ..keys import bindings_for
 from ..panes.detail import TokenDetail
+from ..widgets.plot import Chart
 from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 from ..widgets.vlist import VirtualList
 from ..widgets.workbar import WorkBar, WorkScreen
@@ -43,9 +48,10 @@ class CategoryList(VirtualList):
     def render_row(self, index: int) -> Text:
         assert self.report is not None  # (rows exist once there is a report)
         c = self.report.categories[index]
-        width = max(8, min(31, (self.size.width or 40) - 9))
+        width = max(8, min(31, (self.size.width or 40) - 12))
         text = Text(no_wrap=True, end="")
         title = c.title if len(c.title) <= width else c.title[: width - 1] + "…"
+        text.append(f"{index + 1:>2} ", "dim")  # the number of its bar in the chart below
         text.append(f"{title:<{width}}", "bold" if c.ids else "dim")
         text.append(f"{len(c):>8,}" if c.computed else "       –", self.chip_styles.note + Style(bold=True) if c.ids else "dim")
         return text
@@ -101,6 +107,8 @@ class AuditScreen(WorkScreen):
         self.corpus_name = trainer.name if trainer is not None else None
         self.report: Audit | None = None
         self.corpus_path: str | None = None
+        #: How often the audited corpus used each token id (None: no corpus).
+        self.usage: Counter | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="audit-title", markup=False)
@@ -110,6 +118,10 @@ class AuditScreen(WorkScreen):
                 yield Static("", id="audit-meaning", markup=False)
                 yield TokenList(id="audit-tokens")
                 yield TokenDetail(id="audit-detail")
+        with Horizontal(id="audit-charts"):
+            yield Chart(id="audit-counts")
+            yield Chart(id="audit-lengths")
+            yield Chart(id="audit-usage")
         yield WorkBar(id="audit-work")
         yield Footer()
 
@@ -167,16 +179,21 @@ class AuditScreen(WorkScreen):
         except (BPEError, OSError) as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.call_from_thread(self._done, report)
+        self.app.call_from_thread(self._done, report, counts)
 
     def _failed(self, message: str) -> None:
         self.corpus_path = None
         self.work_failed(message)
 
-    def _done(self, report: Audit) -> None:
+    def _done(self, report: Audit, usage: Counter | None) -> None:
         self.hide_work()
         self.report = report
+        self.usage = usage
         self._title()
+        shown = report.categories
+        self.query_one("#audit-counts", Chart).draw(partial(
+            charts.category_counts, counts=[len(c) if c.computed else None for c in shown], title="tokens per category" if report.used is not None else "tokens",
+        ))
         categories = self.query_one(CategoryList)
         categories.show(report)
         self._select(categories.cursor)
@@ -195,6 +212,12 @@ class AuditScreen(WorkScreen):
         self.query_one("#audit-meaning", Static).update(meaning)
         tokens = self.query_one(TokenList)
         tokens.show(self.table, c.ids, c.notes)
+        unit = "bytes" if self.table.units == "bytes" else "characters"
+        lengths = [len(self.table.surface(i)) for i in c.ids]
+        self.query_one("#audit-lengths", Chart).draw(partial(charts.token_lengths, series=[(unit, lengths)], title=f"{index + 1}: {unit}", axes=False))
+        usage = None if self.usage is None else [self.usage.get(i, 0) for i in c.ids]
+        self.query_one("#audit-usage", Chart).display = usage is not None  # no corpus: room for the others
+        self.query_one("#audit-usage", Chart).draw(partial(charts.usage, counts=usage, title=f"{index + 1}: uses"))
         if c.ids:
             self.query_one(TokenDetail).show(self.table, c.ids[0])
 

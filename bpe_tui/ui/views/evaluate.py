@@ -7,9 +7,12 @@ fertility, the token premium over English, and the other metrics of
 shows the metric over merge steps -- the table cut after k merges for a few k from 0 to now
 (in explore mode: how each language's bytes per token rose as training went on) -- and the
 merges that saved each language the most tokens. ctrl+o measures another corpus instead.
+The bars and the curves are charts with axes (:mod:`bpe_tui.charts.evaluation`); each bar's
+label carries its value, each curve's legend entry its first and last value.
 
 A superword (SuperBPE) trainer's table is measured against the plain table its words give at
-the same vocabulary size (trained in the worker): under each bar, the plain table's, dimmed.
+the same vocabulary size (trained in the worker): the bars become columns, the two tables side
+by side under each language.
 
 Everything is computed in a thread worker with a progress bar; escape cancels it (and, when
 nothing runs, goes back).
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -27,6 +31,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
+from ...charts import evaluation as charts
+from ...charts.figure import marker_glyph
 from ...core.analysis.audit import Cancelled
 from ...core.analysis.evaluate import (
     Corpus,
@@ -42,7 +48,13 @@ from ...core.errors import BPEError
 from ...core.tables.table import MergeTable
 from ...core.wording import plural
 from ..keys import bindings_for
-from ..widgets.render import CHIP_CLASSES, SUPERWORD_MARK, ChipStyles, redraw_on_theme_change
+from ..widgets.plot import Chart
+from ..widgets.render import (
+    CHIP_CLASSES,
+    SUPERWORD_MARK,
+    ChipStyles,
+    redraw_on_theme_change,
+)
 from ..widgets.workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
@@ -60,9 +72,6 @@ METRICS = [
 CURVE_POINTS = 9
 #: Merges listed per corpus as the ones that saved it most tokens.
 TOP_MERGES = 3
-BAR_WIDTH = 40
-_EIGHTHS = " ▏▎▍▌▋▊▉█"
-_SPARKS = "▁▂▃▄▅▆▇█"
 
 
 def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
@@ -71,21 +80,16 @@ def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
     return getattr(result.get(t, c), attr)
 
 
-def bar(value: float, top: float, width: int = BAR_WIDTH) -> str:
-    """A horizontal bar of ``value / top`` of ``width`` cells, in eighths of a cell."""
-    eighths = round(8 * width * value / top) if top > 0 else 0
-    return "█" * (eighths // 8) + (_EIGHTHS[eighths % 8] if eighths % 8 else "")
-
-
-def sparkline(values: list[float | None], low: float, high: float) -> str:
-    out = []
-    for v in values:
-        if v is None:
-            out.append(" ")
-        else:
-            share = 0 if high <= low else (v - low) / (high - low)
-            out.append(_SPARKS[min(len(_SPARKS) - 1, int(share * len(_SPARKS)))])
-    return "".join(out)
+def curve_legend(entries: list[str], styles: list[Style]) -> Text:
+    """The curves' legend under the chart: each entry after its series' marker, in its style
+    (the chart's, from the theme), side by side, wrapping between entries only."""
+    text = Text(end="")
+    for c, (entry, style) in enumerate(zip(entries, styles)):
+        if c:
+            text.append("   ")
+        text.append(f"{marker_glyph(c)}\u00a0", style + Style(bold=True))
+        text.append(entry.replace(" ", "\u00a0"), style)
+    return text
 
 
 def _fmt(attr: str, value: float | None) -> str:
@@ -114,10 +118,10 @@ class EvalScreen(WorkScreen):
         plain: tuple[Mapping[str, int], TrainerConfig] | None = None,
     ) -> None:
         """``plain``: the words and rules of a superword trainer, to train the plain table
-        at the same vocabulary size and draw its bars under this table's."""
+        at the same vocabulary size and draw its bars beside this table's."""
         super().__init__()
-        self.table = table
         self.plain = plain
+        self.table = table
         self.table_name = name
         self.origin = origin
         self.corpora = corpora
@@ -133,8 +137,9 @@ class EvalScreen(WorkScreen):
         yield Static("", id="eval-title", markup=False)
         with VerticalScroll(id="eval-body"):
             yield Static("", id="eval-metric", markup=False)
-            yield Static("", id="eval-bars", markup=False)
-            yield Static("", id="eval-curves", markup=False)
+            yield Chart(id="eval-bars")
+            yield Chart(id="eval-curves")
+            yield Static("", id="eval-legend", markup=False)
             yield Static("", id="eval-helped", markup=False)
         yield WorkBar(id="eval-work")
         yield Footer()
@@ -166,7 +171,7 @@ class EvalScreen(WorkScreen):
             head.append(f"  {self.origin}")
         head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
         if self.plain is not None:
-            head.append(f"  · {SUPERWORD_MARK} vs plain BPE at the same size (dim bars)", "dim")
+            head.append(f"  · {SUPERWORD_MARK} vs plain BPE at the same size", "dim")
         self.query_one("#eval-title", Static).update(head)
 
     # ------------------------------------------------------------------ the worker
@@ -223,8 +228,6 @@ class EvalScreen(WorkScreen):
             return
         attr, title, higher = METRICS[self.metric]
         look = ChipStyles.of(self)
-        # the first corpus is the reference (the premium is measured over it)
-        series_style = [look.reference if c == 0 else look.bar for c in range(len(result.corpora))]
         head = Text(end="")
         head.append(f"◀ {title} ▶", look.note + Style(bold=True))
         head.append(f"  higher: {higher}", "dim")
@@ -232,38 +235,32 @@ class EvalScreen(WorkScreen):
 
         width = max(len(c) for c in result.corpora)
         values = [metric_value(result, 0, c, attr) for c in range(len(result.corpora))]
-        # a superword table's plain counterpart, drawn under each bar (dimmed)
-        plain = [metric_value(result, 1, c, attr) for c in range(len(result.corpora))] if len(result.tables) > 1 else []
-        top = max((v for v in values + plain if v is not None), default=0)
-        bars = Text(end="")
-        for c, label in enumerate(result.corpora):
-            if c:
-                bars.append("\n")
-            bars.append(f"{label:<{width}} ", "bold")
-            value = values[c]
-            bars.append(f"{bar(value, top) if value is not None else '':<{BAR_WIDTH + 1}}", series_style[c])
-            bars.append(f" {_fmt(attr, value)}")
-            if plain:
-                other = plain[c]
-                bars.append(f"\n{'':<{width}} ")
-                bars.append(f"{bar(other, top) if other is not None else '':<{BAR_WIDTH + 1}}", look.future)
-                bars.append(f" {_fmt(attr, other)} plain", "dim")
-        self.bar_lines = bars.plain.splitlines()
-        self.query_one("#eval-bars", Static).update(bars)
+        self.bar_lines = [f"{label:<{width}} {_fmt(attr, value)}" for label, value in zip(result.corpora, values)]
+        bars = self.query_one("#eval-bars", Chart)
+        short = title.split(" (")[0]  # plotext leaves out a title wider than the chart
+        if len(result.tables) > 1:  # a superword table beside its plain counterpart: columns
+            plain = [metric_value(result, 1, c, attr) for c in range(len(result.corpora))]
+            self.bar_lines = [
+                line for c, bar_line in enumerate(self.bar_lines) for line in (bar_line, f"{'':<{width}} {_fmt(attr, plain[c])} plain")
+            ]
+            bars.styles.height = 16
+            bars.draw(partial(charts.metric_bars, labels=result.corpora, values=[values, plain], title=short, series=result.tables))
+        else:
+            bars.styles.height = charts.bars_height(len(result.corpora))
+            bars.draw(partial(charts.metric_bars, labels=self.bar_lines, values=values, title=short))
 
-        curves = Text(end="")
-        curves.append(f"\nover merge steps ({', '.join(f'{s:,}' for s in self.steps)}):\n", "bold")
         series = [[metric_value(e, 0, c, attr) for e in self.curves] for c in range(len(result.corpora))]
-        flat = [v for s in series for v in s if v is not None]
-        low, high = (min(flat), max(flat)) if flat else (0, 0)
-        for c, label in enumerate(result.corpora):
-            s = series[c]
-            curves.append(f"{label:<{width}} ", "bold")
-            curves.append(sparkline(s, low, high), series_style[c])
-            first = next((v for v in s if v is not None), None)
-            curves.append(f"  {_fmt(attr, first)} → {_fmt(attr, s[-1] if s else None)}\n", "dim")
-        self.curve_lines = curves.plain.strip("\n").splitlines()
-        self.query_one("#eval-curves", Static).update(curves)
+        legend = []
+        for label, s in zip(result.corpora, series):
+            known = [v for v in s if v is not None]
+            ends = f"{_fmt(attr, known[0])}→{_fmt(attr, known[-1])}" if known else "n/a"
+            legend.append(f"{label:<{width}} {ends}")
+        heading = f"over merges (the table cut after {', '.join(f'{s:,}' for s in self.steps)})"
+        self.curve_lines = [heading, *legend]
+        curves = self.query_one("#eval-curves", Chart)
+        curves.styles.height = max(16, len(result.corpora) + 8)
+        curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges", legend=False))
+        self.query_one("#eval-legend", Static).update(curve_legend(legend, [curves.series_style(c) for c in range(len(legend))]))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")

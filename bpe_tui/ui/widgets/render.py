@@ -46,8 +46,6 @@ class ChipStyles:
     name: Style  # a name: a table, a corpus, a pane
     special: Style  # a special token (<|endoftext|>), never merged
     different: tuple[Style, Style]  # alternating chips of a span two tables split differently
-    bar: Style  # a chart's bars and curves
-    reference: Style  # the series the others are measured against (Evaluate's first corpus)
     superword: Style  # the SUPERWORD_MARK of a token that spans a space (SuperBPE)
 
     @classmethod
@@ -68,8 +66,6 @@ class ChipStyles:
             get("chip--name"),
             get("chip--special"),
             (get("chip--diff-a"), get("chip--diff-b")),
-            get("chip--bar"),
-            get("chip--reference"),
             get("chip--superword"),
         )
 
@@ -107,7 +103,7 @@ CYCLE = 6
 CHIP_CLASSES = {
     "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
     "chip--good", "chip--bad", "chip--note", "chip--name", "chip--special", "chip--diff-a",
-    "chip--diff-b", "chip--bar", "chip--reference", "chip--superword",
+    "chip--diff-b", "chip--superword",
 } | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
 
 
