@@ -6,7 +6,9 @@ Browser: a new tab navigates to the served page; times from the navigation to th
 event, to the first bytes of the explorer's screen reaching the page (the body's ``-first-byte``
 class, when the page swaps its intro for the terminal), and to the first drawn screen: the
 terminal's text holding the status line's ``step 0/``. Terminal: from starting the explorer in a
-new tmux window to the same line in the pane. Both start a new explorer process (Python,
+new tmux window to the same line in the pane. Socket: the server and the explorer without a
+browser, a websocket opened as the page opens it, to the first bytes and to the status line in
+them. Each starts a new explorer process (Python,
 Textual, counting the corpus); the CPU column is that process's user + system time when its
 first screen is drawn. The median of the runs, and the browser's ratio to the terminal.
 
@@ -46,7 +48,7 @@ async def browser_runs(runs: int, corpus: list[str], profile: Path) -> list[dict
     with serving(*corpus) as served:
         async with chromium(profile) as tools:
             for _ in range(runs):
-                tab = await tools.tab(1160, 780)
+                tab = await tools.tab(1090, 740)
                 before = set(served.explorers())
                 start = time.perf_counter()
                 await tab.load(served.url)
@@ -65,6 +67,36 @@ async def browser_runs(runs: int, corpus: list[str], profile: Path) -> list[dict
                 await tab.close()
                 wait_until(lambda: not alive(explorer), "the tab's explorer ending", 30)
                 out.append(dict(load=loaded, first_byte=first_byte, screen=screen, cpu=cpu, size=size))
+    return out
+
+
+async def websocket_runs(runs: int, corpus: list[str]) -> list[dict]:
+    """The server and the explorer without a browser: a websocket to /ws, as the page opens it,
+    from connecting to the first bytes of the screen and to the status line in them."""
+    import aiohttp
+
+    out = []
+    with serving(*corpus) as served:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(runs):
+                before = set(served.explorers())
+                start = time.perf_counter()
+                ws = await http.ws_connect(served.url.replace("http://", "ws://") + "/ws?width=120&height=40")
+                seen = b""
+                first_byte = None
+                while STATUS.encode() not in seen:
+                    message = await asyncio.wait_for(ws.receive(), 60)
+                    if message.type != aiohttp.WSMsgType.BINARY:
+                        raise AssertionError(f"the session ended before its first screen ({message.type})")
+                    seen += message.data
+                    if first_byte is None and len(seen) > 10:  # what the page counts as its first bytes
+                        first_byte = time.perf_counter() - start
+                screen = time.perf_counter() - start
+                [explorer] = set(served.explorers()) - before
+                cpu = cpu_seconds(explorer)
+                await ws.close()
+                wait_until(lambda: not alive(explorer), "the session's explorer ending", 30)
+                out.append(dict(first_byte=first_byte, screen=screen, cpu=cpu, size="120x40"))
     return out
 
 
@@ -96,23 +128,32 @@ def main() -> None:
     if CHROMIUM is None or shutil.which("tmux") is None:
         sys.exit("needs chromium and tmux")
     browser: list[dict] = []
+    socket: list[dict] = []
     terminal: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for k in range(runs):  # alternate, so that a busy moment of the machine hits both
+        for k in range(runs):  # in turns, so that a busy moment of the machine hits all three
             browser += asyncio.run(browser_runs(1, corpus, Path(tmp) / f"profile{k}"))
+            socket += asyncio.run(websocket_runs(1, corpus))
             terminal += terminal_runs(1, corpus)
 
     def med(rows: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in rows)
 
+    def med_diff(rows: list[dict]) -> float:
+        return statistics.median(r["screen"] - r["load"] for r in rows)
+
     what = " ".join(corpus) or "the demo corpus"
     print(f"first drawn screen of the explorer on {what}, median of {runs} runs (wall seconds; CPU of the explorer process)")
     print(f"  browser  {browser[0]['size']:>8}  page load {med(browser, 'load'):.3f}  first bytes {med(browser, 'first_byte'):.3f}  "
           f"first screen {med(browser, 'screen'):.3f}  cpu {med(browser, 'cpu'):.3f}")
+    print(f"  socket   {socket[0]['size']:>8}  {'':>15}first bytes {med(socket, 'first_byte'):.3f}  "
+          f"first screen {med(socket, 'screen'):.3f}  cpu {med(socket, 'cpu'):.3f}")
     print(f"  tmux     {terminal[0]['size']:>8}  {'':>36}first screen {med(terminal, 'screen'):.3f}  cpu {med(terminal, 'cpu'):.3f}")
     print(f"  browser / tmux: first screen {med(browser, 'screen') / med(terminal, 'screen'):.2f}x wall, "
           f"{med(browser, 'cpu') / med(terminal, 'cpu'):.2f}x explorer cpu")
+    print(f"  browser: page load to first screen {med_diff(browser):.3f}")
     print("  browser runs (first screen): " + ", ".join(f"{r['screen']:.3f}" for r in browser))
+    print("  socket runs (first screen):  " + ", ".join(f"{r['screen']:.3f}" for r in socket))
     print("  tmux runs (first screen):    " + ", ".join(f"{r['screen']:.3f}" for r in terminal))
 
 

@@ -137,21 +137,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     explorer = explorer_words(words, args.open)
     what = check_served(args, explorer)
     sock = listen(args.host, args.port)
-    from .webserver import ExplorerServer, is_loopback
+    from .webserver import ExplorerServer, is_loopback, is_unspecified
 
     bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    shown = f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
     if not is_loopback(bound_host):
         print(
-            f"bpe-tui: warning: listening on {args.host} ({shown}:{bound_port}), not this machine only: anyone who can reach "
-            "it can use the explorer, and through it read every file this user can read",
+            f"bpe-tui: warning: listening on {shown}, not this machine only: anyone who can reach it can use the "
+            "explorer, and through it read every file this user can read",
             file=sys.stderr,
         )
     server = ExplorerServer([sys.executable, "-m", "bpe_tui", *explorer], sock, title=f"bpe-tui · {what}")
-    url = f"http://{'localhost' if is_loopback(bound_host) else shown}:{bound_port}"
+    if is_loopback(bound_host):
+        where = f"at http://localhost:{bound_port}"
+    elif is_unspecified(bound_host):
+        where = f"on port {bound_port} of every address of this machine, e.g. http://{socket.gethostname()}:{bound_port}"
+    else:
+        where = f"at http://{shown}"
 
     def started() -> None:
-        print(f"serving the explorer on {what} at {url} (each tab gets its own explorer; ctrl+c stops)", flush=True)
+        print(f"serving the explorer on {what} {where} (each tab gets its own explorer; ctrl+c stops)", flush=True)
 
     server.started = started
     try:

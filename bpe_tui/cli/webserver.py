@@ -50,6 +50,14 @@ def is_loopback(address: str) -> bool:
         return False
 
 
+def is_unspecified(address: str) -> bool:
+    """Is ``address`` 0.0.0.0 or ``::`` (every address of the machine)?"""
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_unspecified
+    except ValueError:
+        return False
+
+
 def _host_name(host: str) -> str:
     """The name part of a Host header (``[::1]:8000`` -> ``::1``, ``localhost:8000`` -> ``localhost``)."""
     if host.startswith("["):

@@ -131,11 +131,12 @@ def test_closing_a_tab_ends_its_explorer_and_the_server_goes_on():
 def test_another_address_than_loopback_is_served_with_a_warning_and_links_to_where_the_browser_came():
     with serving("--host", "0.0.0.0") as served:
         warning = read_line(served.proc.stderr, 10)
-        assert warning.startswith("bpe-tui: warning: listening on 0.0.0.0") and "read every file" in warning
+        assert warning.startswith(f"bpe-tui: warning: listening on 0.0.0.0:{served.port}, not this machine only") and "read every file" in warning
+        assert f"on port {served.port} of every address of this machine" in served.banner
 
         async def page_as(host: str) -> str:
             async with aiohttp.ClientSession() as session:
-                async with session.get(served.url + "/", headers={"Host": host}) as response:
+                async with session.get(f"http://127.0.0.1:{served.port}/", headers={"Host": host}) as response:
                     assert response.status == 200
                     return await response.text()
 
