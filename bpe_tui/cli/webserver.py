@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.web_runner import GracefulExit
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server, to_int
@@ -145,7 +146,8 @@ class ExplorerServer(Server):
         self.started: Callable[[], None] | None = None  # called once the server answers
 
     def run(self) -> None:
-        """Serve until SIGINT or SIGTERM (ctrl+c), then end every explorer."""
+        """Serve until SIGINT or SIGTERM (ctrl+c), then end every explorer (a second ctrl+c
+        while they are asked to quit kills them at once)."""
         try:
             web.run_app(
                 self._make_app(),
@@ -156,6 +158,8 @@ class ExplorerServer(Server):
                 print=None,
                 loop=asyncio.new_event_loop(),
             )
+        except GracefulExit:  # the second signal, raised while the first one's shutdown ran
+            pass
         finally:
             self.kill_sessions()
 

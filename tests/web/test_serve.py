@@ -112,6 +112,27 @@ def test_ctrl_c_ends_every_explorer():
 
 
 @linux
+def test_served_with_open_each_tab_inspects_the_table(tmp_path):
+    table = tmp_path / "court.json"
+    assert main(["train", str(CORPORA / "court.txt"), "--preset", "classic", "--merges", "5", "-o", str(table), "-q"]) == 0
+    with serving("--open", str(table)) as served:
+
+        async def tab_screen() -> bytes:
+            async with aiohttp.ClientSession() as session:
+                ws = await session.ws_connect(served.url.replace("http://", "ws://") + "/ws?width=100&height=30")
+                seen = b""
+                while b"format native" not in seen:  # the inspect screen's status line
+                    msg = await asyncio.wait_for(ws.receive(), 60)
+                    assert msg.type == aiohttp.WSMsgType.BINARY, f"the tab got {msg.type} before a screen"
+                    seen += msg.data
+                await ws.close()
+                return seen
+
+        screen = asyncio.run(tab_screen())
+        assert b"court.json" in screen and b"5 merges" in screen
+
+
+@linux
 def test_closing_a_tab_ends_its_explorer_and_the_server_goes_on():
     with serving(str(CORPORA / "court.txt")) as served:
 
