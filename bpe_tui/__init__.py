@@ -7,6 +7,9 @@ The library in five lines::
     trainer = bpe_tui.Trainer.from_files(["corpus.txt"], cfg)
     for event in trainer.run(): print(event.step, event.pair, event.count)
     bpe_tui.save(trainer.table, "table.json")
+
+In a notebook, tables, trainers and merges draw themselves, and ``bpe_tui.show(table, text)``
+draws a text's tokens as chips with their ids.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from .core import (
     Trainer,
     TrainerConfig,
 )
+from .core.notebook import show
 from .core.shipped import demo_corpus_path
 from .core.tables.formats import load, save
 from .core.text.distributed import count_words
@@ -44,6 +48,7 @@ __all__ = [
     "demo_corpus_path",
     "load",
     "save",
+    "show",
     "train",
 ]
 

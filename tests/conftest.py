@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,22 @@ def rank_file(path: Path, tokens: list[bytes]) -> str:
         lines.append(f"{base64.b64encode(token).decode()} {rank}")
     path.write_text("\n".join(lines) + "\n")
     return str(path)
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (read from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
 
 
 def need(path: Path) -> Path:

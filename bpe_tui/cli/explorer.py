@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH
+from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.errors import BPEError
 from .options import (
     SUBCOMMANDS,
@@ -23,6 +24,9 @@ from .options import (
 )
 from .train import check_target_before_counting
 
+if TYPE_CHECKING:
+    from ..core.tables.table import MergeTable
+
 
 def build_explorer_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
@@ -36,13 +40,21 @@ def build_explorer_parser() -> argparse.ArgumentParser:
     return p
 
 
-def cmd_open(args: argparse.Namespace) -> int:
+def open_checked(args: argparse.Namespace):
+    """``bpe-tui open``'s tables, read: errors are one line, before a screen opens (``serve``
+    checks the same before it listens)."""
     from ..core.tables.formats import load
-    from ..ui.app import run_inspect
 
-    table = load_table(args, args.table)  # read here: errors are one line, before the screen opens
+    table = load_table(args, args.table)
     if args.compare is not None:
         load(args.compare)
+    return table
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from ..ui.app import run_inspect
+
+    table = open_checked(args)
     return run_inspect(args.table, compare_path=args.compare, table=table)
 
 
@@ -57,7 +69,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
     return run_tour(args.stop - 1)
 
 
-def cmd_explore(argv: Sequence[str]) -> int:
+def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerConfig, MergeTable | None]:
+    """The explorer's arguments parsed and checked, its start table (``--from``) read: every
+    error is one line, before a screen opens (``serve`` checks the same before it listens)."""
     args = build_explorer_parser().parse_args(argv)
     check_workers(args)
     start = None
@@ -65,7 +79,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
         start, cfg = start_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     else:
         cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
-    dask = dask_from_args(args)
+    dask_from_args(args)  # --dask without dask installed: one line
     from ..core.text.sources import expand_sources
 
     if args.corpus:
@@ -76,9 +90,14 @@ def cmd_explore(argv: Sequence[str]) -> int:
         from ..core.text.corpus import resolve_workers
 
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
+    return args, cfg, start
+
+
+def cmd_explore(argv: Sequence[str]) -> int:
+    args, cfg, start = explore_checked(argv)
     from ..ui.app import run_explorer
 
-    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
+    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask)
     if start is not None:
         import inspect
 

@@ -15,6 +15,7 @@
     bpe-tui audit TABLE [--corpus FILE...]   tokens a table never or hardly uses: unreachable, partial UTF-8, ...
     bpe-tui eval TABLE... --corpus [L=]FILE  bytes/token, fertility, Rényi efficiency, premium per table x corpus
     bpe-tui learn [--stop N]                 a guided tour of BPE on the worked examples
+    bpe-tui serve [CORPUS... | --open TABLE] the explorer in web browsers, one per tab (needs bpe-tui[web])
 
 Every error is one line on stderr and exit status 2; the core raises ``BPEError`` for bad
 input and this module prints it. Subcommands only call the core, never the other way round.
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.errors import BPEError
-from . import analysis, encoding, explorer, tables, train
+from . import analysis, encoding, explorer, serve, tables, train
 from .options import SUBCOMMANDS, OneLineParser, check_workers
 from .terminal import _Interrupt
 
@@ -47,6 +48,7 @@ PARSERS = {
     "count": train.add_count_parser,
     "audit": analysis.add_audit_parser,
     "eval": analysis.add_eval_parser,
+    "serve": serve.add_serve_parser,
 }
 
 
@@ -121,6 +123,7 @@ def _main(argv: list[str]) -> int:
     """Dispatch: a subcommand, a misspelt one, top-level help, or the explorer."""
     if argv and argv[0] in SUBCOMMANDS:
         args = build_parser().parse_args(argv)
+        args.words = argv[1:]  # the command's own words, for one that hands them on (serve)
         check_workers(args)
         return args.run(args)
     if argv and not os.path.exists(argv[0]) and (guess := misspelt_command(argv[0])):

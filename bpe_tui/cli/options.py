@@ -16,7 +16,7 @@ from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
-SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn")
+SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn", "serve")
 
 
 def add_training_options(p: argparse.ArgumentParser) -> None:

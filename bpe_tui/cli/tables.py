@@ -7,6 +7,7 @@ import sys
 
 from ..core.engine.units import visible
 from ..core.errors import BPEError
+from ..core.tables.summary import describe_pretokenizer, describe_specials, summary_ranks
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table, save_options
@@ -38,9 +39,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         for note in d["notes"]:
             print(f"  - {note}")
     merges = table.merge_ids
-    shown = list(range(min(10, len(merges))))
-    tail = list(range(max(len(shown), len(merges) - 5), len(merges)))
-    for label, ranks in (("first merges", shown), ("last merges", tail)):
+    first, last = summary_ranks(len(merges))
+    for label, ranks in (("first merges", first), ("last merges", last)):
         if ranks:
             print(f"{label}:")
             for r in ranks:
@@ -48,26 +48,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                 count = f"  ({table.counts[r]:,})" if table.counts else ""
                 print(f"  {merge_number(r):>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
     return 0
-
-
-def describe_pretokenizer(name: str) -> str:
-    """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
-    from ..core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
-    from ..core.text.pretokenize import PIPELINE
-
-    if is_superword_rule(name):
-        return SUPERWORD_RULE_NAME
-    if name.startswith(PIPELINE):
-        return f"a pipeline of {name.count('pattern')} split steps"
-    return name if len(name) <= 60 else name[:57] + "..."
-
-
-def describe_specials(specials: dict[str, int], shown: int = 8) -> str:
-    """Special tokens on one line, readable (whitespace visible), long lists cut in the middle."""
-    items = [f"{visible(s)} = {i}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
-    if len(items) > shown + 2:
-        items = items[: shown - 2] + [f"… {len(items) - shown} more …"] + items[-2:]
-    return f"special tokens ({len(specials):,}): " + ", ".join(items)
 
 
 def print_token_tree(table, token: str, by_id: bool = False) -> int:

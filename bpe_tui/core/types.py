@@ -20,6 +20,9 @@ Surface: TypeAlias = bytes | str
 #: ``build_table`` that join surfaces: ``left + right`` is then well-typed.
 SurfaceT = TypeVar("SurfaceT", bytes, str)
 
+#: The id given to a character a chars-mode table has never seen (no token stands for it).
+UNK_ID = -1
+
 #: Two adjacent tokens, as the trainer counts them and a merge joins them.
 Pair: TypeAlias = tuple[Surface, Surface]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bpe_tui.core.text import corpus
+from tests.conftest import children_of
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc to see the worker processes")
 
@@ -26,22 +27,6 @@ DEMO_LINES = [
     "low lower lowest newer newest wider widest",
     "Ünïcödé wörds, numbers 12345 and punctuation!?",
 ]
-
-
-def children_of(pid: int) -> list[int]:
-    """Process ids whose parent is ``pid`` (read from /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
-            out.append(int(entry))
-    return out
 
 
 def write_corpus(path: Path, megabytes: int) -> Path:

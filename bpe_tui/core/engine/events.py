@@ -167,6 +167,17 @@ class MergeEvent:
             return f", in {named[0]}"
         return f", in {', '.join(named[:-1])} and {named[-1]}"
 
+    def __repr__(self) -> str:
+        from ..notebook import event_repr
+
+        return event_repr(self, self._context.end_of_word)
+
+    def _repr_html_(self) -> str:
+        """The merge in a notebook: the pair and its token as chips with ids, and why it won."""
+        from ..notebook import event_html
+
+        return event_html(self, self._context.end_of_word)
+
     def __getstate__(self) -> dict:
         """Pickle and copy the fields only: the read-only mappings are rebuilt on demand; the
         explanation goes as its sentence, without the corpus's word list it was made from."""

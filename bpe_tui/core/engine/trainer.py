@@ -1267,6 +1267,17 @@ class Trainer:
         best = self._peek_valid(1)  # the rules' pick, which the explanation names
         return self._apply(key, count, 0, (), True, None, best[0] if best else None)
 
+    def __repr__(self) -> str:
+        from ..notebook import trainer_repr
+
+        return trainer_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The trainer in a notebook: where it stands, its last merge and why, the pairs next."""
+        from ..notebook import trainer_html
+
+        return trainer_html(self)
+
     def planned_pair(self) -> tuple | None:
         """The pair chosen by hand that the next step will replay (surfaces), or None."""
         planned = self._plan.get(self.steps_done + 1)

@@ -42,7 +42,8 @@ from ..text.pretokenize import (
     valid_text,
 )
 from ..text.specials import special_token_list
-from ..types import Pair, PrefixScheme, Surface
+from ..types import UNK_ID, Pair, PrefixScheme, Surface  # UNK_ID is re-exported too
+from ..wording import merge_number  # noqa: F401  (re-exported: where callers have always found it)
 
 
 def _first_ranks(
@@ -57,19 +58,6 @@ def _first_ranks(
     made = list(map(itemgetter(2), tail))
     ranks = range(len(merges) - 1, start - 1, -1)
     return dict(zip(pairs, ranks)), dict(zip(pairs, made)), dict(zip(made, ranks))
-
-
-def merge_number(rank: int) -> int:
-    """The number a person reads for the merge at 0-based ``rank``: merges count from 1.
-
-    The library's ranks are indices (``TraceStep.rank``, ``MergeTable.rank_of``: the first
-    merge is rank 0); every label on screen and in the CLI says "merge N" with N from here.
-    """
-    return rank + 1
-
-
-#: The id given to a character a chars-mode table has never seen.
-UNK_ID = -1
 
 
 @dataclass(frozen=True)
@@ -569,6 +557,17 @@ class MergeTable:
     def merge_ids(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` of every merge, in rank order."""
         return list(self._merge_list())
+
+    def __repr__(self) -> str:
+        from ..notebook import table_repr
+
+        return table_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The table in a notebook: size, rules, special tokens, first and last merges."""
+        from ..notebook import table_html
+
+        return table_html(self)
 
     def __len__(self) -> int:
         """Vocabulary size (base + special + merged tokens)."""
