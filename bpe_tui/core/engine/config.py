@@ -54,7 +54,7 @@ class TrainerConfig:
     end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
     lowercase:      lowercase the corpus (and text to encode) first
     special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
-    tie_break:      "first-seen", "lexical-min", "lexical-max" or "hf" (see trainer.py)
+    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf" or "rustbpe" (see tiebreak.py)
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
     min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
