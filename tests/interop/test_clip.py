@@ -203,6 +203,8 @@ def test_formats_that_cannot_hold_a_clip_table_refuse_it_by_name(trained, tmp_pa
         ('"x.txt#version: 0.3\ni n\n', "unknown version '0.3'"),
         ('"x.txt#version: 0.2\ni n\nt h e\n', "line 3: expected 'left right', found 3 tokens"),
         ('"x.txt#version: 0.2\ni n\nin in\nin in\n', "line 4: makes 'inin', which line 3 makes already"),
+        ('"x.txt#version: 0.2\ni n\n</w> a\n', "line 3: a token is '</w>' alone"),
+        ('"x.txt#version: 0.2\ni n\nx \u4e00\n', "line 3: token '一' has a character outside GPT-2's byte alphabet"),
     ],
 )
 def test_bad_clip_files_are_one_line_naming_file_and_line(tmp_path, content, needle):

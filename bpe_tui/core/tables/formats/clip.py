@@ -128,6 +128,8 @@ def read(path: str) -> MergeTable:
         if left is None or right is None:
             bad = parts[0] if left is None else parts[1]
             raise fail(path, f"line {n}", f"token {short(bad)} has a character outside GPT-2's byte alphabet")
+        if EOW in parts:
+            raise fail(path, f"line {n}", f"a token is {EOW!r} alone, which CLIP's rules cannot tell from the end-of-word marker")
         result = left + right
         if result in made:
             raise fail(path, f"line {n}", f"makes {short(parts[0] + parts[1])}, which line {made[result]} makes already (CLIP would give it two ids)")
