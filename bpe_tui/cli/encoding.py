@@ -66,10 +66,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
         print(" ".join(map(str, ids)))
         return 0
     if args.json:
+        from ..core.tables.context import context_of
+
         tokens = [token_fields(table, i, s) for i, s in pieces]
-        record = {"ids": ids, "tokens": [t["text"] for t in tokens]}
+        record: dict[str, object] = {"ids": ids, "tokens": [t["text"] for t in tokens]}
         if table.units == "bytes":
             record["bytes"] = [t["bytes"] for t in tokens]
+        context = context_of(table)
+        if context is not None:  # CLIP: the text encoder's window, and how much of it the text takes
+            record["context"] = {"length": context.length, "wrap": list(context.wrap), "used": context.used(len(ids))}
         print(json.dumps(record, ensure_ascii=False))
         return 0
     return write_pieces(table, iter(pieces), out, [len(text)])
@@ -103,6 +108,11 @@ def write_pieces(table, pieces, out, chars_read: list[int]) -> int:
     chars = chars_read[0]
     print(f"{plural(len(ids), 'token')}, {plural(chars, 'character')}, {chars / max(1, len(ids)):.2f} characters per token")
     print(" ".join(map(str, ids)))
+    from ..core.tables.context import context_note, context_of
+
+    context = context_of(table)
+    if context is not None:
+        print(context_note(context, len(ids)))
     return 0
 
 

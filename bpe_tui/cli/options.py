@@ -25,7 +25,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--preset", choices=list(PRESETS), help="rule set to start from (default gpt2)")
     g.add_argument("--units", choices=list(UNITS), help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
-        "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, or regex:PATTERN"
+        "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, clip, or regex:PATTERN"
     )
     eow = g.add_mutually_exclusive_group()
     eow.add_argument("--end-of-word", metavar="TEXT", help="marker appended to every word (e.g. '</w>')")
@@ -85,7 +85,7 @@ def dask_from_args(args: argparse.Namespace) -> str | None:
 def add_table_rules(p: argparse.ArgumentParser) -> None:
     """Options that correct what a table file does not record (a tiktoken file nobody knows)."""
     g = p.add_argument_group("table rules (what the file does not record)")
-    g.add_argument("--pretokenizer", metavar="NAME", help="pre-tokenizer to encode with: whitespace, gpt2, gpt4, o200k, or regex:PATTERN")
+    g.add_argument("--pretokenizer", metavar="NAME", help="pre-tokenizer to encode with: whitespace, gpt2, gpt4, o200k, clip, or regex:PATTERN")
     g.add_argument("--special", action="append", default=[], metavar="TOKEN", help="add a special token (repeatable)")
 
 

@@ -7,6 +7,7 @@ import sys
 
 from ..core.engine.units import visible
 from ..core.errors import BPEError
+from ..core.tables.context import context_of
 from ..core.tables.summary import describe_pretokenizer, describe_specials, summary_ranks
 from ..core.tables.table import merge_number
 from ..core.wording import plural
@@ -34,6 +35,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"prefix space: a space is put before {where} ({d['prefix_space']})")
     if d["special_tokens"]:
         print(describe_specials(d["special_tokens"]))
+    context = context_of(table)
+    if context is not None:
+        print(f"context: {context.describe()} (the model reads no more; a longer text is cut)")
     if d["notes"]:
         print("notes (what the reader recognised, assumed or could not apply):")
         for note in d["notes"]:
@@ -87,7 +91,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
     superwords = table.pretokenizer == SUPERWORD_PRETOKENIZER
-    check_save(args.output, args.to, table.units, overwrite=args.force, superwords=superwords, **save_options(args, args.to))
+    check_save(
+        args.output, args.to, table.units, overwrite=args.force, superwords=superwords, end_of_word=table.end_of_word is not None,
+        **save_options(args, args.to),
+    )
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
     save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))

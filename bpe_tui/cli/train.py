@@ -39,7 +39,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
-    check_save(args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None, **save_options(args, args.format))
+    check_save(
+        args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None,
+        end_of_word=cfg.end_of_word is not None, **save_options(args, args.format),
+    )
     if start is None:
         check_target_before_counting(cfg, args.corpus)
     dask = dask_from_args(args)

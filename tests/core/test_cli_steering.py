@@ -97,3 +97,20 @@ def test_convert_says_a_format_loses_the_hand_choices(capsys, tmp_path):
     bpe_tui.save(t.table, str(path))
     code, out, err = run(capsys, "convert", str(path), str(tmp_path / "hf.json"), "--to", "hf")
     assert code == 0 and "chosen by hand" in out + err
+
+
+def test_the_rustbpe_rule_is_saved_and_followed_when_going_on(capsys, tmp_path):
+    # Train 300 merges under rustbpe, save (native), go on to 600 from the file: the table's
+    # recorded rule decides, and the 600 equal training straight through.
+    first, more = tmp_path / "first.json", tmp_path / "more.json"
+    corpus = str(CORPORA / "demo.txt")
+    code, out, _ = run(capsys, "train", corpus, "--preset", "gpt4", "--tie-break", "rustbpe", "--merges", "300", "-o", str(first))
+    assert code == 0 and "(bytes · gpt4 · rustbpe)" in out
+    code, out, _ = run(capsys, "inspect", str(first))
+    assert code == 0 and "tie-break rustbpe" in out
+    code, out, _ = run(capsys, "train", corpus, "--from", str(first), "--merges", "600", "-o", str(more))
+    assert code == 0 and "300 new merges (merges 301-600)" in out
+    table = bpe_tui.load(str(more))
+    assert table.config["tie_break"] == "rustbpe"
+    straight = bpe_tui.train(corpus, preset="gpt4", tie_break="rustbpe", merges=600)
+    assert table.merges == straight.merges

@@ -12,7 +12,7 @@ from tests.conftest import CORPORA, REPO
 
 SCRIPT = """
 import sys, bpe_tui
-for rule in ["first-seen", "lexical-min", "lexical-max", "hf"]:
+for rule in ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe"]:
     for preset in ["gpt2", "classic"]:
         cfg = bpe_tui.TrainerConfig(preset=preset, tie_break=rule, merges=300)
         t = bpe_tui.Trainer.from_files([sys.argv[1]], cfg)
@@ -29,4 +29,4 @@ def test_merges_do_not_depend_on_hash_seed(seeds):
         assert run.returncode == 0, run.stderr
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1]
-    assert outputs[0].count("\n") == 8
+    assert outputs[0].count("\n") == 10

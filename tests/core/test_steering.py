@@ -81,6 +81,37 @@ def test_explanation_hf_names_the_ids():
     assert got[2].endswith("hf picks low + </w> because its token ids (9, 0) are the smallest pair of ids: low + e has (9, 1)")
 
 
+def test_explanation_rustbpe_numbers_bytes_by_value():
+    # A space is byte 32 to rustbpe, before every letter; to hf it is "Ġ" (U+0120), after them.
+    counts = {"ET": 3, " '": 3}
+    got = Trainer.from_counts(counts, TrainerConfig(preset="gpt4", tie_break="rustbpe")).step()
+    assert got.pair == (b" ", b"'") and got.explanation.endswith(
+        "rustbpe picks · + ' because its ids (32, 39) are the smallest pair in rustbpe's numbering "
+        "(a byte is its value, merged tokens follow as made): E + T has (69, 84)"
+    )
+    assert Trainer.from_counts(counts, TrainerConfig(preset="gpt4", tie_break="hf")).step().pair == (b"E", b"T")
+
+
+def test_explanation_rustbpe_in_chars_mode_orders_as_hf():
+    got = explanations(LOW, 3, preset="classic", tie_break="rustbpe")
+    assert got[0].endswith(
+        "rustbpe picks l + o because its ids (2, 3) are the smallest pair in rustbpe's numbering "
+        "(the alphabet by code point, then merged tokens as made): o + w has (3, 7)"
+    )
+    assert [e.pair for e in Trainer.from_text(LOW, TrainerConfig(preset="classic", tie_break="rustbpe")).run()] == [
+        e.pair for e in Trainer.from_text(LOW, TrainerConfig(preset="classic", tie_break="hf")).run()
+    ]
+
+
+def test_rustbpe_numbers_merged_tokens_from_256_whatever_the_specials():
+    # Special tokens take ids 256.. here and never pair: rustbpe's numbering skips them.
+    cfg = TrainerConfig(preset="gpt4", tie_break="rustbpe", special_tokens=["<|a|>", "<|b|>"])
+    events = list(Trainer.from_counts({"abx": 2, "aby": 2}, cfg).run(max_steps=2))
+    assert events[0].new_id == 258  # our id: after the bytes and the two specials
+    assert events[1].explanation.endswith("ids (256, 120) are the smallest pair in rustbpe's numbering "
+                                          "(a byte is its value, merged tokens follow as made): ab + y has (256, 121)")
+
+
 def test_explanation_counts_words_beyond_the_named_three_and_overlapping_pairs():
     got = explanations("ab ab ab ab cab dab eab fab", 1, preset="classic")
     assert got[0].startswith("merged a + b into ab: 8 times, in 'ab' (4), 'cab' (1), 'dab' (1) and 2 other words;")

@@ -20,15 +20,16 @@ from bpe_tui.core.errors import BPEError
 from bpe_tui.core.teaching.educational import (
     best_pair,
     count_pairs,
-    hf_alphabet_rank,
     initial_words,
     merge_word,
+    token_ids,
     train_naive,
 )
 from bpe_tui.core.text.corpus import count_text, split_lines
 from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
+from bpe_tui.core.types import TIE_BREAKS
 
-RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
+RULES = list(TIE_BREAKS)
 
 # Spaces, punctuation runs and digits, so that chunks differ from words and superwords form.
 texts = st.lists(st.text(alphabet="ab ab c.,!\n12", min_size=1, max_size=14), min_size=1, max_size=10).map(" ".join)
@@ -85,17 +86,17 @@ def reference_training(text: str, config: TrainerConfig, steps: int) -> list[tup
     words = initial_words(reference_chunks(text), plain)
     for pair in merges:
         words = [(merge_word(symbols, pair), count) for symbols, count in words]
-    # Hugging Face's ids: the 256 bytes in its alphabet order, then merged tokens as made.
-    hf_ids = {s: i for i, s in enumerate(sorted((bytes([b]) for b in range(256)), key=lambda s: hf_alphabet_rank(s, "bytes")))}
+    # The ids hf and rustbpe compare: the 256 bytes numbered by the rule, then merged tokens as made.
+    ids = token_ids({bytes([b]) for b in range(256)}, config.tie_break, "bytes")
     for a, b in merges:
-        hf_ids.setdefault(a + b, len(hf_ids))
+        ids.setdefault(a + b, max(ids.values()) + 1)
     out = list(stage1)
     while len(out) < steps:
         counts = count_pairs(words)
         if not counts:
             break
-        pair = best_pair(counts, config.tie_break, hf_ids)
-        hf_ids.setdefault(pair[0] + pair[1], len(hf_ids))
+        pair = best_pair(counts, config.tie_break, ids)
+        ids.setdefault(pair[0] + pair[1], max(ids.values()) + 1)
         out.append((pair, counts[pair]))
         words = [(merge_word(symbols, pair), count) for symbols, count in words]
     return out

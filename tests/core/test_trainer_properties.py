@@ -13,8 +13,9 @@ from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.teaching.educational import merge_word, train_naive
 from bpe_tui.core.text.corpus import count_text
+from bpe_tui.core.types import TIE_BREAKS
 
-RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
+RULES = list(TIE_BREAKS)  # all five
 
 # Small alphabets make ties, repeats ("aaaa") and overlapping pairs common.
 texts = st.lists(st.text(alphabet="aab bc\n é", min_size=1, max_size=12), min_size=1, max_size=12).map(" ".join)

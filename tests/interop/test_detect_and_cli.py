@@ -16,8 +16,8 @@ from .conftest import FIXTURES
 
 
 def test_registry_names():
-    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece"}
-    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt"}
+    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip"}
+    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip"}
 
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])

@@ -63,6 +63,17 @@ async def settle_until(app, pilot, condition, what: str, seconds: float = 60.0) 
     await settle(app, pilot)
 
 
+async def open_in_dialog(app, pilot, path: str) -> None:
+    """``o``, ``path`` typed in the open dialog, enter (the opening itself goes on in a worker)."""
+    from textual.widgets import Input
+
+    await settle(app, pilot)
+    await pilot.press("o")
+    await pilot.pause()
+    app.screen.query_one("#path-input", Input).value = path
+    await pilot.press("enter")
+
+
 async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
     """Settle until ``app.screen`` is a ``kind`` (loads chain: table A, then table B)."""
     await settle_until(app, pilot, lambda: isinstance(app.screen, kind), f"{kind.__name__} did not open; screen is {app.screen!r}", seconds)
@@ -76,3 +87,13 @@ def compare_tables(tmp_path_factory) -> tuple[str, str]:
     bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=300), str(a))
     bpe_tui.save(bpe_tui.train(str(CORPORA / "multilingual.txt"), preset="gpt2", merges=300), str(b))
     return str(a), str(b)
+
+
+@pytest.fixture(scope="session")
+def clip_table(tmp_path_factory) -> str:
+    """A CLIP-format file (gzip-compressed, as CLIP ships its own) of a table trained on the
+    demo corpus by CLIP's rules: bytes, CLIP's regex, </w>, lowercase."""
+    path = tmp_path_factory.mktemp("clip") / "clip_vocab.txt.gz"
+    table = bpe_tui.train(str(DEMO), units="bytes", pretokenizer="clip", end_of_word="</w>", lowercase=True, vocab_size=1200)
+    bpe_tui.save(table, str(path), format="clip")
+    return str(path)

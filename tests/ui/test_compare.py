@@ -215,17 +215,21 @@ async def test_bad_second_table_notifies_and_keeps_what_was_there(compare_tables
 
 @pytest.fixture(scope="module")
 def saved_formats(tmp_path_factory) -> dict[str, str]:
-    """A tiny table saved in every writable format: byte-level, or chars-mode where the format needs it."""
+    """A tiny table saved in every writable format: byte-level, or chars-mode or byte-level with
+    an end-of-word marker where the format needs it."""
     d = tmp_path_factory.mktemp("formats")
     byte_level = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=120)
     chars = bpe_tui.train(str(CORPORA / "demo.txt"), preset="classic", merges=120)
+    clip_style = bpe_tui.train(str(CORPORA / "demo.txt"), units="bytes", pretokenizer="clip", end_of_word="</w>", merges=120)
     paths = {}
     for name in writers():
         path = d / f"table-{name}"
-        try:
-            bpe_tui.save(byte_level, str(path), format=name)
-        except BPEError:  # subword-nmt codes hold chars-mode tables only
-            bpe_tui.save(chars, str(path), format=name)
+        for table in (byte_level, chars, clip_style):  # subword-nmt: chars only; clip: bytes with </w>
+            try:
+                bpe_tui.save(table, str(path), format=name)
+                break
+            except BPEError:
+                continue
         paths[name] = str(path)
     return paths
 

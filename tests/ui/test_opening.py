@@ -183,16 +183,12 @@ async def test_o200k_shows_before_its_merge_list_is_built(tmp_path, monkeypatch)
 
 async def test_the_open_dialog_shows_a_rank_file_at_once_too(small_rank_file, monkeypatch):
     """o from the explore screen: the rank file's screen comes up while its build is held."""
-    from .conftest import demo_app
+    from .conftest import demo_app, open_in_dialog
 
     held = HeldBuild(monkeypatch)
     app = demo_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("o")
-        await pilot.pause()
-        app.screen.query_one("#path-input", Input).value = small_rank_file
-        await pilot.press("enter")
+        await open_in_dialog(app, pilot, small_rank_file)
         await until(pilot, lambda: isinstance(app.main, InspectScreen) and "49%" in head(app), "the screen, building")
         assert app.session.name == "small.tiktoken" and not app.session.full_table.merges_built
         held.release.set()

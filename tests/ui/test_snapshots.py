@@ -167,3 +167,16 @@ def test_no_color_80x24(snap_compare, monkeypatch):
     boxes show their state by their mark."""
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_ten_steps_and_text)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_inspect_clip_prompt_past_the_context(snap_compare, clip_table, size):
+    """A CLIP table (opened gzip-compressed) with a prompt longer than its 77-token context."""
+
+    async def encode(pilot):
+        app = pilot.app
+        await wait_for_screen(app, pilot, InspectScreen)
+        app.query_one("#encode-input", Input).value = "a photo of an astronaut riding a horse on the moon, highly detailed, " * 4
+        await settle(app, pilot)
+
+    assert snap_compare(ExplorerApp(table_path=clip_table), terminal_size=size, run_before=encode)

@@ -14,7 +14,9 @@ from bpe_tui.ui.screens.settings import SettingsScreen, first_difference
 from bpe_tui.ui.session.sessions import ExploreSession
 from bpe_tui.ui.widgets.render import label
 
-from .conftest import CORPORA, classic_app, demo_app, settle, text_app
+from bpe_tui import Trainer, TrainerConfig
+
+from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -166,6 +168,30 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         assert "instead of" in notes(app)[-1]
         # the history and pair table show the new run
         assert len(history_rows(app)) == 3
+
+
+async def test_settings_dialog_offers_every_rule_and_retrains_under_rustbpe():
+    # The demo corpus under hf, 40 merges; rustbpe numbers the bytes otherwise (a space is 32).
+    app = demo_app(tie_break="hf")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"40", "enter")
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        select = app.screen.query_one("#tie-break", Select)
+        assert [value for _, value in select._options] == ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe"]
+        select.value = "rustbpe"
+        await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.config.tie_break == "rustbpe" and tr.steps_done == 40
+        straight = Trainer.from_files([str(DEMO)], TrainerConfig(preset="gpt2", tie_break="rustbpe", vocab_size=1000))
+        assert [e.pair for e in tr.history] == [e.pair for e in straight.run(max_steps=40)]
+        assert "bytes · gpt2 · rustbpe" in app.status.text
 
 
 async def test_retraining_keeps_the_encode_box_text_and_encodes_it_with_the_new_table():

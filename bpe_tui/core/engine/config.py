@@ -23,7 +23,7 @@ from typing import Any
 import regex
 
 from ..errors import BPEError
-from ..text.pretokenize import resolve_pattern
+from ..text.pretokenize import resolve_pattern, short_name
 from ..text.specials import special_token_list
 from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
@@ -54,7 +54,7 @@ class TrainerConfig:
     end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
     lowercase:      lowercase the corpus (and text to encode) first
     special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
-    tie_break:      "first-seen", "lexical-min", "lexical-max" or "hf" (see trainer.py)
+    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf" or "rustbpe" (see tiebreak.py)
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
     min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
@@ -126,7 +126,8 @@ class TrainerConfig:
 
     def describe(self) -> str:
         """One line for status bars: 'bytes · gpt2 · lexical-max'."""
-        parts = [self.units, self.pretokenizer if len(self.pretokenizer) < 24 else "custom regex", self.tie_break]
+        pre = short_name(self.pretokenizer)
+        parts = [self.units, pre if len(pre) < 24 else "custom regex", self.tie_break]
         if self.end_of_word:
             parts.append(f"eow {self.end_of_word}")
         if self.lowercase:

@@ -1,6 +1,6 @@
 """Tie-break rules: which pair BPE merges when several share the highest count.
 
-Every tool breaks ties its own way, so the trainer offers four rules, and this module is the
+Every tool breaks ties its own way, so the trainer offers five rules, and this module is the
 one place each is defined: the order it puts pairs in, and the sentence that says why the
 winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent.explanation>`).
 
@@ -11,11 +11,15 @@ winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent
 * ``hf``           Hugging Face tokenizers: the smallest ``(left_id, right_id)``, where the ids
                    are the special tokens, then the alphabet sorted by code point, then merged
                    tokens in creation order
+* ``rustbpe``      nanochat's rustbpe: the smallest ``(left_id, right_id)``, where a byte's id
+                   is its value and merged tokens follow in creation order (merge n makes id
+                   255 + n). Only the order of the 256 bytes differs from ``hf``: there a
+                   space is ``Ġ`` (U+0120), after every letter; here it is 32, before them
 
 How the trainer uses a rule. Its priority queue holds one entry per pair,
 ``(-count, *key, pair)``, and the smallest entry is merged next, so a rule is its **key**: a
 tuple that sorts the winning pair first among pairs of equal count (the way Hugging Face's
-tokenizers defines its merge order once, in ``impl Ord for Merge``). Three rules build the key
+tokenizers defines its merge order once, in ``impl Ord for Merge``). Four rules build the key
 from per-token *material* kept in :attr:`TieBreakRule.material` (index = token id), so a key costs
 two list look-ups; first-seen asks the trainer where the pair first occurs.
 """
@@ -222,7 +226,55 @@ class HuggingFace(TieBreakRule):
         )
 
 
-RULES: dict[str, type[TieBreakRule]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace)}
+class RustBPE(TieBreakRule):
+    """rustbpe's rule (nanochat's trainer, ``train_from_iterator``): the smallest
+    ``(left_id, right_id)`` in rustbpe's numbering, where a byte's id is its value and each
+    merged token's is 256 + its merge index (its heap's ``Ord for MergeJob``: the higher count,
+    then the smaller pair). Material is that number.
+
+    Here the numbering is: a single byte is its value; every other token that can take part
+    in a pair follows, from 256, in id order, which for merged tokens is the order they were
+    made. A fresh run's special tokens are skipped (rustbpe has none; they never pair), so its
+    merged tokens are numbered exactly as rustbpe numbers them; an end-of-word marker (which
+    rustbpe does not have either) comes right after the bytes. In chars mode there are no
+    bytes: the alphabet (sorted by code point) comes first, then the merged tokens, the order
+    hf uses too. With ``keep_ids`` (a trainer extending a saved table) every token but the
+    single bytes is numbered in the table's id order.
+    """
+
+    name = "rustbpe"
+
+    def __init__(self, surfaces: Sequence, units: str, end_of_word: str | None, base_count: int = 0, special_count: int = 0, keep_ids: bool = False):
+        self._skip = range(0) if keep_ids else range(base_count, base_count + special_count)
+        self._next = 256 if units == "bytes" else 0
+        super().__init__(surfaces, units, end_of_word)
+
+    def token_material(self, token_id, surface):
+        if surface is None or token_id in self._skip:
+            return None
+        if self.units == "bytes" and len(surface) == 1:
+            return surface[0]
+        number = self._next
+        self._next += 1
+        return number
+
+    def add_token(self, a, b, new_id):
+        self.material.append(self._next)
+        self._next += 1
+
+    def drop_last_token(self):
+        self.material.pop()
+        self._next -= 1
+
+    def why(self, won, rival, won_key, rival_key, words) -> str:
+        numbering = "a byte is its value, merged tokens follow as made" if self.units == "bytes" else "the alphabet by code point, then merged tokens as made"
+        return (
+            f"rustbpe picks {self._pair(won)} because its ids ({won_key[0]}, {won_key[1]}) are the smallest pair "
+            f"in rustbpe's numbering ({numbering}): {self._pair(rival)} has ({rival_key[0]}, {rival_key[1]})"
+        )
+
+
+RULES: dict[str, type[TieBreakRule]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace, RustBPE)}
 assert tuple(RULES) == TIE_BREAKS
 
 
@@ -230,4 +282,6 @@ def make_rule(name: str, surfaces: Sequence, units: str, end_of_word: str | None
     """The rule called ``name``, with material for the tokens in ``surfaces`` (ids 0 ...)."""
     if name == HuggingFace.name:
         return HuggingFace(surfaces, units, end_of_word, base_count, special_count, keep_ids)
+    if name == RustBPE.name:
+        return RustBPE(surfaces, units, end_of_word, base_count, special_count, keep_ids)
     return RULES[name](surfaces, units, end_of_word)

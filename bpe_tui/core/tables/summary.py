@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
 from ..engine.units import visible
-from ..text.pretokenize import PIPELINE
+from ..text.pretokenize import PIPELINE, short_name
 
 #: How many merges a summary lists from the start of the table, and from its end.
 FIRST_MERGES = 10
@@ -30,6 +30,7 @@ def describe_pretokenizer(name: str) -> str:
     """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
     if is_superword_rule(name):
         return SUPERWORD_RULE_NAME
+    name = short_name(name)
     if name.startswith(PIPELINE):
         return f"a pipeline of {name.count('pattern')} split steps"
     return name if len(name) <= 60 else name[:57] + "..."

@@ -787,7 +787,7 @@ class MergeTable:
             "pretokenizer": self.pretokenizer,
             "end_of_word": self.end_of_word,
             "lowercase": self.lowercase,
-            "vocab_size": len(self._vocab),
+            "vocab_size": len(self._vocab) if self._outside_from is None else sum(1 for i in self._vocab if i < self._outside_from),
             "merges": self.num_merges if build or self.merges_built else None,
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
@@ -1030,7 +1030,10 @@ class MergeTable:
             except KeyError:
                 raise BPEError(f"token id {i} is not in the vocabulary") from None
         if self.units == "bytes":
-            return b"".join(parts).decode("utf-8", "replace")
+            data = b"".join(parts)
+            if self.end_of_word:  # as in chars mode: the marker reads as a space (CLIP decodes so)
+                data = data.replace(self.end_of_word.encode("utf-8"), b" ")
+            return data.decode("utf-8", "replace")
         if self._byte_token_values:
             parts = _join_byte_tokens(ids, parts, self._byte_token_values)
         prefix = self.continuing_prefix

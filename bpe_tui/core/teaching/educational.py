@@ -4,7 +4,7 @@ Training (:func:`train_naive`, :func:`training_steps`). Write every word as a li
 symbols (characters or UTF-8 bytes, plus an end-of-word marker if the rules have one). Count
 every adjacent pair, weighted by how often its word occurs. Merge the most frequent pair
 everywhere, left to right, into one new symbol. Recount and repeat. When counts tie, a rule
-picks the winner (first-seen, lexical-min, lexical-max or hf; see ``best_pair``).
+picks the winner (first-seen, lexical-min, lexical-max, hf or rustbpe; see ``best_pair``).
 
 Encoding (:func:`encode`, :func:`encode_word`). Cut the text into words exactly as training
 did, start each word from its base symbols, and apply the learned merges in the order they
@@ -87,8 +87,24 @@ def hf_alphabet_rank(surface, units: str) -> str:
     return surface if isinstance(surface, str) else surface.decode("utf-8", "replace")
 
 
-def best_pair(counts: dict[tuple, int], rule: str, hf_ids: dict) -> tuple:
-    """The pair to merge: the highest count, ties broken by ``rule``."""
+def token_ids(alphabet, rule: str, units: str) -> dict:
+    """The ids the rules that compare token ids give the base symbols (merged tokens then get
+    the next id as they are made, see ``training_steps``).
+
+    hf: the alphabet sorted as Hugging Face sorts it (by code point, bytes through GPT-2's
+    map). rustbpe: a byte is its own value, anything else (an end-of-word marker) comes after
+    the 256 bytes; in chars mode the alphabet by code point, as hf.
+    """
+    if rule == "rustbpe" and units == "bytes":
+        ids = {s: s[0] for s in alphabet if len(s) == 1}
+        ids.update((s, 256 + i) for i, s in enumerate(sorted(s for s in alphabet if len(s) > 1)))
+        return ids
+    return {s: i for i, s in enumerate(sorted(alphabet, key=lambda s: hf_alphabet_rank(s, units)))}
+
+
+def best_pair(counts: dict[tuple, int], rule: str, ids: dict) -> tuple:
+    """The pair to merge: the highest count, ties broken by ``rule`` (``ids``: the token ids
+    the hf and rustbpe rules compare, see ``token_ids``)."""
     top = max(counts.values())
     tied = [p for p, c in counts.items() if c == top]  # in first-seen order
     if rule == "first-seen":
@@ -97,7 +113,7 @@ def best_pair(counts: dict[tuple, int], rule: str, hf_ids: dict) -> tuple:
         return min(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
     if rule == "lexical-max":
         return max(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
-    return min(tied, key=lambda p: (hf_ids[p[0]], hf_ids[p[1]]))
+    return min(tied, key=lambda p: (ids[p[0]], ids[p[1]]))  # hf, rustbpe: the smallest pair of ids
 
 
 def train_naive(word_counts: Mapping[str, int], config: TrainerConfig, num_merges: int) -> list[tuple[tuple, int]]:
@@ -109,9 +125,8 @@ def training_steps(word_counts: Mapping[str, int], config: TrainerConfig, num_me
     """Each merge as ``((left, right), count, words)``: ``words`` is every word's symbols
     and count right after that merge (in the order the words first appeared)."""
     words = initial_words(word_counts, config)
-    # Hugging Face ids: the alphabet sorted by code point, then merged tokens as created.
-    alphabet = sorted({s for symbols, _ in words for s in symbols}, key=lambda s: hf_alphabet_rank(s, config.units))
-    hf_ids = {s: i for i, s in enumerate(alphabet)}
+    # Token ids (hf, rustbpe): the alphabet numbered by the rule, then merged tokens as created.
+    ids = token_ids({s for symbols, _ in words for s in symbols}, config.tie_break, config.units)
     for _ in range(num_merges):
         counts = count_pairs(words)
         limit = getattr(config, "max_token_length", None)
@@ -119,8 +134,8 @@ def training_steps(word_counts: Mapping[str, int], config: TrainerConfig, num_me
             counts = {p: c for p, c in counts.items() if len(p[0]) + len(p[1]) <= limit}
         if not counts or max(counts.values()) < config.min_frequency:
             break
-        pair = best_pair(counts, config.tie_break, hf_ids)
-        hf_ids.setdefault(pair[0] + pair[1], len(hf_ids))
+        pair = best_pair(counts, config.tie_break, ids)
+        ids.setdefault(pair[0] + pair[1], max(ids.values()) + 1)
         words = [(merge_word(symbols, pair), count) for symbols, count in words]
         yield pair, counts[pair], words
 

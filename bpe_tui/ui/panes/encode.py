@@ -1,7 +1,9 @@
 """The encode box: type text, see it tokenized by the table as it stands right now.
 
 Tokens are drawn as coloured chips with their ids underneath, unknown characters marked;
-a summary gives the token count and characters per token. Below the chips, in a list of its
+a summary gives the token count and characters per token; for a table that records its
+model's context window (CLIP's 77 tokens), the pane's title says how much of it the text takes
+(``Encode · context 95/77, 18 over``), at any width. Below the chips, in a list of its
 own that always keeps room for the first steps, the trace of the word under the cursor (or
 the last word): each merge applied, labelled "merge N" (1-based), and the segmentation after
 it; long lines wrap. BPE-dropout samples another segmentation with probability p.
@@ -22,6 +24,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input
 
+from ...core.tables.context import context_note, context_of
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..keys import bindings_for
@@ -59,6 +62,7 @@ class Encoding:
     chip_lines: list = field(default_factory=list)  # (Text, spans): chips, then their ids
     summary: str = ""
     pairs: Counter | None = None  # with count_pairs: adjacent token pairs of the text
+    context: str = ""  # where the text stands against the model's context window, if any
 
 
 def encode_text(
@@ -73,6 +77,8 @@ def encode_text(
     unknown = sum(1 for i in ids if i == UNK_ID)
     n = len(ids)
     parts = [plural(n, "token")]
+    context = context_of(table)
+    note = context_note(context, n, short=True) if context is not None and text else ""
     if n:
         parts.append(f"{len(text) / n:.2f} chars/token")
     if unknown:
@@ -85,6 +91,7 @@ def encode_text(
         chip_lines=chip_lines(pieces, table.end_of_word, width, look),
         summary=SUMMARY_SEPARATOR.join(parts),
         pairs=text_pairs(table, text) if pairs else None,
+        context=note,
     )
 
 
@@ -340,6 +347,7 @@ class EncodePane(Vertical):
         self.summary = result.summary
         phrases = self.summary.split(SUMMARY_SEPARATOR) if self.summary else []
         self.query_one("#encode-summary", Phrases).show_phrases([(p, "", KEEP if i == 0 else USEFUL) for i, p in enumerate(phrases)])
+        self.border_title = f"{self.BORDER_TITLE} · {result.context}" if result.context else self.BORDER_TITLE
         self.trace_word = None
         self._trace(table)
         if table is not None:

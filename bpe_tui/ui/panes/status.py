@@ -17,6 +17,8 @@ from textual import events
 from textual.widgets import Static
 
 from ...core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
+from ...core.tables.context import context_of
+from ...core.text.pretokenize import short_name
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Snapshot
 from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
@@ -162,7 +164,7 @@ class StatusLine(Phrases):
             parts.append((session.build.short(), "chip--note", KEEP))
         else:
             parts.append((plural(d["merges"], "merge"), "", KEEP))
-        pre = d["pretokenizer"]
+        pre = short_name(d["pretokenizer"])
         rules = [d["units"], SUPERWORD_RULE_NAME if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
         if d.get("tie_break"):
             rules.append(d["tie_break"])
@@ -174,6 +176,9 @@ class StatusLine(Phrases):
             rules.append(f"prefix space ({d['prefix_space']})")
         if d.get("special_tokens"):
             rules.append(f"{len(d['special_tokens']):,} special")
+        context = context_of(session.full_table)
+        if context is not None:
+            rules.append(f"{context.length}-token context")
         parts.append((" · ".join(rules), "", DETAIL))
         if session.cut is not None:
             parts.append((f"encoding with the first {plural(session.cut, 'merge')}", "bold chip--note", KEEP))

@@ -20,6 +20,9 @@ A module that writes is also a :class:`TableWriter`:
 Format modules build tables; the table module never imports them. To add a format, write
 its module, add its name to ``FormatName`` and list it in ``FORMATS`` (detection order
 matters: the most specific sniffers first) and, if it writes, in ``WRITERS``.
+
+A compressed table file (gzip, bzip2, xz, Zstandard: known by its first bytes) is detected and
+read as the file inside (see ``_compressed``); its notes say it was.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ...errors import BPEError
 from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
 from ..table import MergeTable
-from . import gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
+from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
 
 
 class TableReader(Protocol):
@@ -63,9 +66,9 @@ class TableWriter(TableReader, Protocol):
 
 
 #: Every known format module, in detection order.
-FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, tiktoken_bpe, subword_nmt]
+FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
 #: The ones that write.
-WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt]
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip]
 
 
 def readers() -> dict[str, TableReader]:
@@ -90,18 +93,31 @@ def check_readable(path: str) -> None:
 
 
 def detect(path: str) -> TableReader:
-    """The format module that can read ``path``; BPEError if none can."""
+    """The format module that can read ``path``; BPEError if none can. A compressed file is
+    told by what it holds (only its head is decompressed for this)."""
     path = os.fspath(path)
     check_readable(path)
+    kind = _compressed.compression(path)
+    if kind is not None:
+        with _compressed.decompressed(path, kind, _compressed.HEAD) as head:
+            found = _sniffed(head)
+        if found is None:
+            raise BPEError(f"{path}: {kind}-compressed, and what it holds is not a merge table this tool can read (known formats: {', '.join(readers())})")
+        return found
+    found = _sniffed(path)
+    if found is None:
+        raise BPEError(f"{path}: not a merge table this tool can read (known formats: {', '.join(readers())})")
+    return found
+
+
+def _sniffed(path: str) -> TableReader | None:
     for module in FORMATS:
         try:
             if module.sniff(path):
                 return module
         except OSError:
             continue
-    raise BPEError(
-        f"{path}: not a merge table this tool can read (known formats: {', '.join(readers())})"
-    )
+    return None
 
 
 def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
@@ -118,18 +134,35 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
         check_readable(path)
     else:
         raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
+    kind = _compressed.compression(path)
+    if kind is None:
+        return _read(module, path, path)
+    with _compressed.decompressed(path, kind) as plain:
+        table = _read(module, plain, path)
+        table.source = path
+        notes = table.config.setdefault("notes", [])
+        if isinstance(notes, list):
+            notes.insert(0, _compressed.size_note(path, kind, plain))
+    return table
+
+
+def _read(module: TableReader, path: str, shown: str) -> MergeTable:
+    """``module.read(path)``, every failure one line naming ``shown`` (the file as given:
+    ``path`` is a decompressed copy of it when the two differ)."""
     try:
         return module.read(path)
     except BPEError as exc:
-        message = str(exc)
-        raise (exc if path in message or os.path.basename(path) in message else BPEError(f"{path}: {message}")) from None
+        message = _compressed.shown(str(exc), path, shown)
+        if shown in message or os.path.basename(shown) in message:
+            raise (exc if message == str(exc) else BPEError(message)) from None
+        raise BPEError(f"{shown}: {message}") from None
     except UnicodeDecodeError as exc:
-        raise BPEError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+        raise BPEError(f"{shown}: not valid UTF-8 at byte {exc.start}") from None
     except OSError as exc:
-        raise BPEError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise BPEError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
         # A well-formed file with a shape the reader did not check: still one line.
-        raise BPEError(f"{path}: not a valid {module.NAME} table ({type(exc).__name__}: {str(exc)[:80]})") from None
+        raise BPEError(f"{shown}: not a valid {module.NAME} table ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
 #: Formats that hold byte-level tables only, and chars-mode tables only.
@@ -140,11 +173,14 @@ CHARS_ONLY = ("subword-nmt",)
 SUPERWORD_FORMATS = ("native", "hf")
 #: Formats written as a directory of files rather than one file.
 DIRECTORY_FORMATS = ("gpt2",)
+#: Formats that hold a byte-level table with an end-of-word marker (CLIP's kind): the others
+#: would write its merges as if there were no marker, and encode otherwise.
+BYTES_EOW_FORMATS = ("native", "clip")
 
 
 def check_save(
     path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
-    superwords: bool = False, **options: Any,
+    superwords: bool = False, end_of_word: bool = False, **options: Any,
 ) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
     format and its options, the units it holds, whether it is a superword table, and the
@@ -162,6 +198,11 @@ def check_save(
         raise BPEError(f"the {format} format holds byte-level tables only, and this table is chars (use native or hf)")
     if units == "bytes" and format in CHARS_ONLY:
         raise BPEError(f"the {format} format holds chars-mode tables only, and this table is bytes (use native or hf)")
+    if units == "bytes" and end_of_word and format not in BYTES_EOW_FORMATS:
+        raise BPEError(
+            f"the {format} format cannot hold a byte-level table with an end-of-word marker (CLIP's kind): "
+            f"its merges would encode otherwise (use {' or '.join(BYTES_EOW_FORMATS)})"
+        )
     if superwords and format not in SUPERWORD_FORMATS:
         raise BPEError(
             f"the {format} format cannot hold a superword (SuperBPE) table: it does not store the table's pre-tokenizer "
@@ -175,5 +216,5 @@ def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""
     path = os.fspath(path)
-    check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, **options)
+    check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, table.end_of_word is not None, **options)
     writers()[format].write(table, path, overwrite=overwrite, **options)

@@ -38,15 +38,21 @@ INF = float("inf")
 
 
 def attach(table: MergeTable) -> list[tuple[str, str, int | None]]:
-    """``(left, right, count)`` merges of a separate-marker chars table in attached form.
+    """``(left, right, count)`` merges of a separate-marker table in attached form.
 
-    Derived ``(y, z</w>)`` merges have count None (the codes file does not say).
+    Derived ``(y, z</w>)`` merges have count None (the codes file does not say). A bytes
+    table's tokens come back as latin-1 text, a character per byte (``.encode("latin-1")``
+    gives the bytes back; the marker is ASCII, the same either way).
     """
-    eow = cast(str, table.end_of_word)  # callers attach only chars tables with a marker
-    vocab = cast("dict[int, str]", table.vocab)
+    eow = cast(str, table.end_of_word)  # callers attach only tables with a marker
+    if table.units == "bytes":
+        vocab = {i: cast(bytes, s).decode("latin-1") for i, s in table.vocab.items()}
+        eow_id = table.token_id(eow.encode("utf-8"))
+    else:
+        vocab = cast("dict[int, str]", table.vocab)
+        eow_id = table.token_id(eow)
     merges = table.merge_ids
     counts: list[int | None] = list(table.counts) if table.counts else [None] * len(merges)
-    eow_id = table.token_id(eow)
     attach_rank: dict[int, int] = {}  # token id -> rank of its (token, </w>) merge
     creator: dict[int, tuple[int, int, int]] = {}  # token id -> (rank, left, right)
     for rank, (a, b, new) in enumerate(merges):
