@@ -7,6 +7,7 @@ import sys
 
 from ..core.engine.units import visible
 from ..core.errors import BPEError
+from ..core.tables.summary import describe_prefix_space, describe_pretokenizer, describe_specials, describe_superwords
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table, save_options
@@ -23,16 +24,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    k = table.config.get("superwords_after")
-    if isinstance(k, int):
-        print(f"superwords (SuperBPE): merges 1-{k:,} under {describe_pretokenizer(str(table.config.get('pretokenizer')))}, then pairs may span spaces")
+    superwords = describe_superwords(table)
+    if superwords is not None:
+        print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
     if d["prefix_space"]:
-        where = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}[d["prefix_space"]]
-        print(f"prefix space: a space is put before {where} ({d['prefix_space']})")
+        print(f"prefix space: {describe_prefix_space(d['prefix_space'])}")
     if d["special_tokens"]:
-        print(describe_specials(d["special_tokens"]))
+        print(f"special tokens ({len(d['special_tokens']):,}): {describe_specials(d['special_tokens'])}")
     if d["notes"]:
         print("notes (what the reader recognised, assumed or could not apply):")
         for note in d["notes"]:
@@ -48,26 +48,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                 count = f"  ({table.counts[r]:,})" if table.counts else ""
                 print(f"  {merge_number(r):>6}. {table.display(a)} + {table.display(b)} -> {table.display(new)}  [id {new}]{count}")
     return 0
-
-
-def describe_pretokenizer(name: str) -> str:
-    """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
-    from ..core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
-    from ..core.text.pretokenize import PIPELINE
-
-    if is_superword_rule(name):
-        return SUPERWORD_RULE_NAME
-    if name.startswith(PIPELINE):
-        return f"a pipeline of {name.count('pattern')} split steps"
-    return name if len(name) <= 60 else name[:57] + "..."
-
-
-def describe_specials(specials: dict[str, int], shown: int = 8) -> str:
-    """Special tokens on one line, readable (whitespace visible), long lists cut in the middle."""
-    items = [f"{visible(s)} = {i}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
-    if len(items) > shown + 2:
-        items = items[: shown - 2] + [f"… {len(items) - shown} more …"] + items[-2:]
-    return f"special tokens ({len(specials):,}): " + ", ".join(items)
 
 
 def print_token_tree(table, token: str, by_id: bool = False) -> int:
