@@ -131,9 +131,9 @@ def test_cli_inspect_says_merge_numbers(compare_tables, capsys):
 # ---------------------------------------------------------------------- 7. deltas
 
 
-def delta_of(now: int, before: int | None) -> str:
+def delta_of(now: int, before: int) -> str:
     """What the change column should say (the number exactly when it is short)."""
-    if before is None:
+    if before == 0:
         return "new"
     d = now - before
     return "" if d == 0 else ("▲" if d > 0 else "▼") + (f"{abs(d):,}" if abs(d) < 1000 else "")
@@ -158,15 +158,29 @@ async def test_deltas_after_a_jump_compare_with_the_state_before_it(corpus, monk
     app = corpus_app(corpus)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        before = dict(app.session.snapshot().top_pairs)
+        tr = app.session.trainer
+        before = tr.pair_counts()  # every pair's count at step 0, not only the 50 listed
         await go_to(app, pilot, 300)
         assert app.session.step == 300
+        # the pane says what the change column compares with, and every row is exact: a pair
+        # that was not among the 50 listed at step 0 has its change too, "new" only when it
+        # did not occur at all (one of its tokens was made since)
+        assert str(app.pairs.border_title) == "Pairs — change since step 0"
+        assert [header.label.plain for header in app.pairs.table.columns.values()][4:] == ["ties", "change"]
         top = app.session.snapshot().top_pairs
         assert len(app.pairs.rows) == len(top)
         for row, (pair, count) in zip(app.pairs.rows, top):
-            expected = delta_of(count, before.get(pair))
+            expected = delta_of(count, before.get(pair, 0))
             assert row[5].startswith(expected), (pair, row, expected)
-        assert any(row[5] for row in app.pairs.rows)
+        assert any(row[5].startswith("▼") for row in app.pairs.rows)
+        assert not all(row[5] == "new" for row in app.pairs.rows)
+        # an undo compares with step 300, exactly as well
+        at_300 = tr.pair_counts()
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert str(app.pairs.border_title) == "Pairs — change since step 300"
+        for row, (pair, count) in zip(app.pairs.rows, app.session.snapshot().top_pairs):
+            assert row[5].startswith(delta_of(count, at_300.get(pair, 0))), (pair, row)
 
 
 # ---------------------------------------------------------------------- 8. the trace

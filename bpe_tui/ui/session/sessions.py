@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.engine.events import TransitionEvent
@@ -366,6 +366,32 @@ class ExploreSession(Session):
                 if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
                     break
         return done
+
+    def pair_counts_then(self, then: int, now: Mapping[tuple, int]) -> dict[tuple, int] | None:
+        """The counts the pairs of ``now`` (pair -> count at the trainer's step) had at step
+        ``then`` (0: the pair did not occur), from the merges between the two steps: each
+        event says which pair counts it changed, from what to what. None when that cannot be
+        known: SuperBPE's transition lies between (it cuts the corpus anew), or the merges
+        between are no longer in the timeline. Call while the trainer is idle."""
+        step, first, timeline = self.trainer.steps_done, self.first_step, self.timeline
+        lo, hi = min(then, step), max(then, step)
+        k = self.trainer.config.superwords_after
+        if lo < first or hi - first > len(timeline) or (k is not None and lo < k <= hi):
+            return None
+        events = timeline[lo - first : hi - first]
+        # Forward to now: a pair's count before the first merge that changed it. After an
+        # undo: its count after the last merge undone that changed it. Else as it is now.
+        side, ordered = (0, events) if then < step else (1, events[::-1])
+        counts = dict(now)
+        wanted = set(counts)
+        for ev in ordered:
+            changes = ev.pair_changes
+            for pair in changes.keys() & wanted:
+                counts[pair] = changes[pair][side]
+                wanted.discard(pair)
+            if not wanted:
+                break
+        return counts
 
     def snapshot(self, words: list[int] | None = None) -> Snapshot:
         """The panes' view of the state (call where the trainer may be read)."""
