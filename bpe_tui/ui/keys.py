@@ -113,6 +113,7 @@ COMMANDS: list[Command] = [
     Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
     Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
     Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
+    Command("z", "maximize the pane that has the focus, or restore it (escape restores it too)", "maximize_pane", "Zoom"),
     Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
     Command("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
     Command("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
@@ -164,6 +165,7 @@ PANES = [
     ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
     ("audit (a)", "categories of odd tokens with counts (and as bars); the tokens, notes, merge trees, lengths and uses of each"),
     ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merges with a legend"),
+    ("zoom (z)", "the focused pane fills the screen under the status line; z or escape brings the layout back"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
 
