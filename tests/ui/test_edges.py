@@ -360,3 +360,34 @@ async def test_summary_says_how_far_a_rank_files_merge_list_has_come(tmp_path):
     assert not table.merges_built  # the summary did not build it
     assert rows["size"] == f"{len(table.vocab):,} tokens, building the merge list… 49%"
     assert rows["specials"] == "none"
+
+
+def test_pair_counts_then_are_the_counts_a_trainer_has_at_that_step():
+    config = TrainerConfig(preset="gpt2", vocab_size=1000)
+    session = ExploreSession(Trainer.from_files([str(DEMO)], config))
+    reference = Trainer.from_files([str(DEMO)], config)
+    session.advance(300)
+    at_300 = session.trainer.pair_counts()
+    now = dict(session.trainer.top_pairs(50))
+    for then in (0, 1, 17, 150, 299):
+        reference.goto(then)
+        assert session.pair_counts_then(then, now) == {pair: reference.pair_count(pair) for pair in now}, then
+    # back (an undo, a go to below): the counts of the later step
+    session.retreat(40)
+    now = dict(session.trainer.top_pairs(50))
+    assert session.pair_counts_then(300, now) == {pair: at_300.get(pair, 0) for pair in now}
+    # a hand merge is one of the merges between like any other
+    pair = session.trainer.top_pairs(3)[2][0]
+    session.merge_by_hand(pair)
+    now = dict(session.trainer.top_pairs(50))
+    reference.goto(260)
+    assert session.pair_counts_then(260, now) == {p: reference.pair_count(p) for p in now}
+
+
+def test_pair_counts_then_are_not_guessed_across_the_superword_transition():
+    text = (CORPORA / "demo.txt").read_text(encoding="utf-8")
+    session = ExploreSession(Trainer.from_text(text, TrainerConfig(preset="gpt2", merges=60, superwords_after=30), name="demo"))
+    session.advance(50)
+    now = dict(session.trainer.top_pairs(10))
+    assert session.pair_counts_then(20, now) is None  # the corpus was cut anew at merge 30
+    assert session.pair_counts_then(30, now) is not None

@@ -379,18 +379,30 @@ class ExploreSession(Session):
         if lo < first or hi - first > len(timeline) or (k is not None and lo < k <= hi):
             return None
         events = timeline[lo - first : hi - first]
+        counts = dict(now)
+        wanted = set(counts)
+        if then < step:
+            # A pair of a token made since (a merge that grew the vocabulary made it) did not
+            # occur then: no need to look for it.
+            made = set()
+            size = timeline[lo - first - 1].vocab_size if lo > first else None
+            for ev in events:
+                if (ev.vocab_size > size) if size is not None else ev.new_id == ev.vocab_size - 1:
+                    made.add(ev.new_token)
+                size = ev.vocab_size
+            for pair in [p for p in wanted if p[0] in made or p[1] in made]:
+                counts[pair] = 0
+                wanted.discard(pair)
         # Forward to now: a pair's count before the first merge that changed it. After an
         # undo: its count after the last merge undone that changed it. Else as it is now.
         side, ordered = (0, events) if then < step else (1, events[::-1])
-        counts = dict(now)
-        wanted = set(counts)
         for ev in ordered:
+            if not wanted:
+                break
             changes = ev.pair_changes
             for pair in changes.keys() & wanted:
                 counts[pair] = changes[pair][side]
                 wanted.discard(pair)
-            if not wanted:
-                break
         return counts
 
     def snapshot(self, words: list[int] | None = None) -> Snapshot:
