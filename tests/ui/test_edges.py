@@ -77,7 +77,7 @@ async def test_history_columns_measure_cells_cjk_and_emoji():
         assert any("日" in row for row in rows) and any("😀" in row for row in rows)
         assert len({cell_len(row) for row in rows}) == 1, rows
         assert len({cell_len(row[: row.index(" → ")]) for row in rows}) == 1, rows
-        width = view.size.width
+        width = view.scrollable_content_region.width  # left of the scrollbar
         assert all(cell_len(row) <= width for row in rows)
 
 
@@ -107,6 +107,13 @@ async def test_history_token_columns_only_grow_while_scrolling_and_draw_the_wind
         assert at_end.number == len("744") and at_end.count == len(f"{app.session.timeline[0].count:,}")
         # only rows near the window were read, never the whole list
         assert len(set(measured)) < 744
+        # narrower, the columns give up cells: every row still ends left of the scrollbar
+        await pilot.press("end")
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        rows = drawn_rows(view)
+        assert rows and all(cell_len(row) <= view.scrollable_content_region.width for row in rows), rows
+        assert len({cell_len(row) for row in rows}) == 1, rows  # the counts still in one column
 
 
 def test_token_columns_give_up_cells_widest_first():

@@ -209,7 +209,8 @@ class HistoryView(VirtualList):
     def _fit_columns(self) -> None:
         """Measure the rows in view and set the column widths (the rows cached under other
         widths are drawn again)."""
-        top, height, width = self.scroll_offset.y, self.size.height, self.size.width
+        # the room left of the scrollbar (the list's size counts the scrollbar's column too)
+        top, height, width = self.scroll_offset.y, self.size.height, self.scrollable_content_region.width
         key = (top, height, width, self.count, self._number, self._count, self._seen)
         if key == self._fitted:
             return
@@ -245,7 +246,7 @@ class HistoryView(VirtualList):
         natural = token_cells(row, eow)
         if any(n > s for n, s in zip(natural, self._seen)):  # a row drawn before it came into view (row_text)
             self._seen = wider(self._seen, natural)
-            self._set_columns(self.size.width)
+            self._set_columns(self.scrollable_content_region.width)
         return history_line(row, self.columns, eow, self.chip_styles, here=self.mark_current and row.step == self.current)
 
 
