@@ -61,8 +61,8 @@ def lay_out(
 
     Lines break only between phrases. While the phrases do not fit, the one with the highest
     priority number (the last of them on a tie) takes its next shorter form (see
-    :func:`forms_of`; the last phrase shown is never left out); when none can, a line wider
-    than ``width`` is cut with an ellipsis.
+    :func:`forms_of`; the last phrase shown is never left out); when none can, the last line
+    takes the phrases left and is cut with an ellipsis (so is a line wider than ``width``).
     """
     forms = [forms_of(value) for value, _, _ in parts]
     chosen = [0] * len(parts)
@@ -79,6 +79,8 @@ def lay_out(
         if not shorter:
             break
         chosen[max(shorter, key=lambda i: (parts[i][2], i))] += 1
+    if len(lines) > max_lines:  # nothing gives way any more: the last line holds the rest, cut
+        lines[max_lines - 1 :] = [[phrase for line in lines[max_lines - 1 :] for phrase in line]]
     text = Text(end="")
     for n, line in enumerate(lines[:max_lines]):
         if n:
@@ -163,7 +165,7 @@ class StatusLine(Phrases):
     When they do not fit, they give up room in this order (each phrase through all its forms
     before the next): the corpus tokens ("tokens 911,120 (step 0: 1,115,394)", then "tokens
     911,120", then left out), the rules (all of them, then units · pre-tokenizer · tie-break,
-    then left out), characters per token, then auto-play's and the finish's long forms, and
+    then pre-tokenizer · tie-break, then left out), characters per token, then auto-play's and the finish's long forms, and
     last the name (cut to 24, 16, 10 cells, then left out). The step and the vocabulary are
     never left out (a saved table's size and merge count likewise).
     """
@@ -180,9 +182,9 @@ class StatusLine(Phrases):
         cfg = session.trainer.config
         parts: list[Phrase] = []
         parts.append((cut_forms(session.name), "chip--name", KEEP))
-        rules = cfg.describe()
-        basic = " · ".join(rules.split(" · ")[:3])
-        parts.append(((rules, basic, "") if basic != rules else (rules, ""), "", DETAIL))
+        rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
+        shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
+        parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
         target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
         parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
         parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
