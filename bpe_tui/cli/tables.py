@@ -24,7 +24,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    superwords = describe_superwords(table)
+    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
     if superwords is not None:
         print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:
@@ -32,7 +32,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if d["prefix_space"]:
         print(f"prefix space: {describe_prefix_space(d['prefix_space'])}")
     if d["special_tokens"]:
-        print(f"special tokens ({len(d['special_tokens']):,}): {describe_specials(d['special_tokens'])}")
+        print(describe_specials(d["special_tokens"]))
     if d["notes"]:
         print("notes (what the reader recognised, assumed or could not apply):")
         for note in d["notes"]:

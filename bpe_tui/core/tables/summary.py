@@ -1,17 +1,21 @@
-"""A merge table's summary in words: what ``bpe-tui inspect`` prints and what the explorer's
-inspect screen shows before any text is typed.
+"""A merge table summarised for people, in one place: ``bpe-tui inspect`` prints it and the
+explorer's inspect screen shows it before any text is typed.
 
-One place says how a pre-tokenizer, the special tokens, a prefix-space scheme and SuperBPE's
-two stages read in a sentence; :func:`summary` gathers them, labelled, for a table (without
-building a rank file's merge list: ``describe(build=False)``).
+It reads plain values (a pre-tokenizer's name, the special tokens, ``MergeTable.describe()``'s
+dict), never a table, so that whatever a table itself shows can use it without an import circle.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
 from ..engine.units import visible
 from ..text.pretokenize import PIPELINE
-from .table import MergeTable
+
+#: How many special tokens a summary names (long lists are cut in the middle).
+SPECIALS_NAMED = 8
 
 #: Where a prefix-space scheme puts its space (MergeTable.prefix_space).
 PREFIX_SPACE_WHERE = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}
@@ -26,13 +30,18 @@ def describe_pretokenizer(name: str) -> str:
     return name if len(name) <= 60 else name[:57] + "..."
 
 
-def describe_specials(specials: dict[str, int], shown: int = 8) -> str:
-    """Special tokens and their ids on one line (``<|endoftext|> = 50256``), readable
-    (whitespace visible), a long list cut in the middle."""
+def special_items(specials: Mapping[str, int], shown: int = SPECIALS_NAMED) -> list[str]:
+    """``token = id`` for the special tokens by id, readable (whitespace visible); a long list
+    is cut in the middle, where an item says how many were left out."""
     items = [f"{visible(s)} = {i}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
     if len(items) > shown + 2:
         items = items[: shown - 2] + [f"… {len(items) - shown} more …"] + items[-2:]
-    return ", ".join(items)
+    return items
+
+
+def describe_specials(specials: Mapping[str, int], shown: int = SPECIALS_NAMED) -> str:
+    """Special tokens on one line (see :func:`special_items`)."""
+    return f"special tokens ({len(specials):,}): " + ", ".join(special_items(specials, shown))
 
 
 def describe_prefix_space(scheme: str) -> str:
@@ -40,20 +49,21 @@ def describe_prefix_space(scheme: str) -> str:
     return f"a space is put before {PREFIX_SPACE_WHERE.get(scheme, scheme)} ({scheme})"
 
 
-def describe_superwords(table: MergeTable) -> str | None:
-    """SuperBPE's two stages, when the table records them (None otherwise): ``merges 1-K
-    under gpt2, then pairs may span spaces``."""
-    k = table.config.get("superwords_after")
-    if not isinstance(k, int):
+def describe_superwords(superwords_after: object, pretokenizer: object) -> str | None:
+    """SuperBPE's two stages from a table's config values ``superwords_after`` and
+    ``pretokenizer`` (None when it records none): ``merges 1-K under gpt2, then pairs may
+    span spaces``."""
+    if not isinstance(superwords_after, int):
         return None
-    return f"merges 1-{k:,} under {describe_pretokenizer(str(table.config.get('pretokenizer')))}, then pairs may span spaces"
+    return f"merges 1-{superwords_after:,} under {describe_pretokenizer(str(pretokenizer))}, then pairs may span spaces"
 
 
-def summary(table: MergeTable, merges_note: str | None = None) -> list[tuple[str, str]]:
-    """``(label, fact)`` rows: format, size, rules, special tokens and the reader's notes
-    (one row each). A rank file's merge list is not built for it: until it is, the size
-    row says ``merges_note`` (how far its build has come) instead of the merge count."""
-    d = table.describe(build=False)
+def summary(d: Mapping[str, Any], stages: str | None = None, merges_note: str | None = None) -> list[tuple[str, str]]:
+    """``(label, fact)`` rows from ``MergeTable.describe(build=False)``'s dict ``d``: format,
+    size, units, pre-tokenizer, tie-break, SuperBPE's ``stages`` (:func:`describe_superwords`),
+    end of word, prefix space, special tokens and the reader's notes, one row each. While a
+    rank file's merge list is not built (``d["merges"]`` None), the size row says
+    ``merges_note`` (how far its build has come) instead of the merge count."""
     merges = f"{d['merges']:,} merges" if d["merges"] is not None else (merges_note or "merges not built yet")
     rows = [
         ("format", str(d["format"])),
@@ -63,9 +73,8 @@ def summary(table: MergeTable, merges_note: str | None = None) -> list[tuple[str
     ]
     if d["tie_break"]:
         rows.append(("tie-break", str(d["tie_break"])))
-    superwords = describe_superwords(table)
-    if superwords is not None:
-        rows.append(("superwords", superwords))
+    if stages is not None:
+        rows.append(("superwords", stages))
     if d["end_of_word"]:
         rows.append(("end of word", repr(d["end_of_word"]) + (", lowercase" if d["lowercase"] else "")))
     elif d["lowercase"]:
@@ -73,7 +82,7 @@ def summary(table: MergeTable, merges_note: str | None = None) -> list[tuple[str
     if d["prefix_space"]:
         rows.append(("prefix space", describe_prefix_space(str(d["prefix_space"]))))
     specials = d["special_tokens"]
-    listed = describe_specials(specials)
+    listed = ", ".join(special_items(specials))
     rows.append(("specials", "none" if not specials else listed if len(specials) == 1 else f"{len(specials):,} tokens: {listed}"))
-    rows.extend(("note", note) for note in d["notes"])
+    rows.extend(("note", str(note)) for note in d["notes"])
     return rows

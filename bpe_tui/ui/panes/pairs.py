@@ -28,7 +28,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from ...core.engine.events import MergeEvent
-from ...core.tables.summary import summary
+from ...core.tables.summary import describe_superwords, summary
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import PairSelected, TokenSelected
@@ -375,7 +375,9 @@ class PairsPane(Vertical):
             self.border_title = "Pairs in the encode text"
             return
         self.border_title = "The table · type to see its pairs"
-        rows = summary(session.full_table, merges_note=session.merges_note())
+        table = session.full_table
+        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+        rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)
         grid.add_column(overflow="fold")
