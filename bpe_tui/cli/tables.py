@@ -8,7 +8,7 @@ import sys
 from ..core.engine.units import visible
 from ..core.errors import BPEError
 from ..core.tables.context import context_of
-from ..core.tables.summary import describe_pretokenizer, describe_specials, summary_ranks
+from ..core.tables.summary import describe_prefix_space, describe_pretokenizer, describe_specials, describe_superwords, summary_ranks
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table, save_options
@@ -25,14 +25,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    k = table.config.get("superwords_after")
-    if isinstance(k, int):
-        print(f"superwords (SuperBPE): merges 1-{k:,} under {describe_pretokenizer(str(table.config.get('pretokenizer')))}, then pairs may span spaces")
+    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+    if superwords is not None:
+        print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
     if d["prefix_space"]:
-        where = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}[d["prefix_space"]]
-        print(f"prefix space: a space is put before {where} ({d['prefix_space']})")
+        print(f"prefix space: {describe_prefix_space(d['prefix_space'])}")
     if d["special_tokens"]:
         print(describe_specials(d["special_tokens"]))
     context = context_of(table)

@@ -113,6 +113,7 @@ COMMANDS: list[Command] = [
     Command("comma", "switch the training rules (tie-break, min frequency, lowercase, pre-tokenizer, constraints) and retrain", "settings", where=EXPLORE),
     Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
     Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
+    Command("z", "maximize the pane that has the focus, or restore it (escape restores it too)", "maximize_pane", "Zoom"),
     Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
     Command("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
     Command("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
@@ -154,16 +155,17 @@ VIEWS = ("compare", "audit", "evaluate")
 PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, SCREEN, *VIEWS)
 
 PANES = [
-    ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token"),
+    ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token: one line, the least important shortened or left out first"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
-    ("pairs", "top pairs: rank, left, right, count, change (▲▼ new), = ties; ▶ merges next; why the last merge won"),
-    ("history", "every merge; = a tie decided it, h chosen by hand, · undone (enter re-applies), ⁀ a superword; the line below says why"),
+    ("pairs", "top pairs: rank, left, right, count, ties (=), change since the step the title names (▲▼ new); ▶ merges next; why the last merge won (tab opens it whole); inspect: the encode text's pairs, the table's summary until you type"),
+    ("history", "every merge as a table: ● here, number, = a tie decided it, h chosen by hand, · undone (enter re-applies), ⁀ a superword, count; the line below says why"),
     ("stats", "charts: characters per token and vocabulary over merges, merge counts, pairs occurring k times (log-log); inspect: token lengths; watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),
     ("compare (c)", "two tables side by side on an editable text: tokens, chars/token, differing spans highlighted"),
     ("audit (a)", "categories of odd tokens with counts (and as bars); the tokens, notes, merge trees, lengths and uses of each"),
     ("evaluate (v)", "bytes/token, fertility, premium ... per language as bars; curves over merges with a legend"),
+    ("zoom (z)", "the focused pane fills the screen under the status line; z or escape brings the layout back"),
     ("mouse", "click tokens, rows, tabs, check boxes; double-click a history row to go there"),
 ]
 

@@ -179,7 +179,7 @@ def test_tinyshakespeare_run_rewind_jump_encode_save_reopen(tmux, tmp_path):
     screen = go_to(tmux, 2500, "step 2,500/9,744")
     assert "2,500 merges, 2,500 undone (enter: redo)" in screen
     # enter on a history row ten rows further down: an undone merge, re-applied
-    tmux.keys("Tab", "Tab")  # pairs table -> tabs -> history
+    tmux.keys("Tab", "Tab", "Tab")  # pairs table -> the explanation under it -> tabs -> history
     time.sleep(0.3)
     tmux.keys(*["Down"] * 10)
     time.sleep(0.3)
@@ -273,20 +273,20 @@ def test_m_merges_the_selected_pair_by_hand_on_the_demo_corpus(tmux, tmp_path):
     tmux.keys("Down")
     tmux.keys("m")
     tmux.wait_for("step 1/744")
-    tmux.wait_for("chosen by hand")  # the trainer's explanation, under the pair table
+    tmux.wait_for("chosen by")  # the trainer's explanation, under the pair table (wrapped where it fits)
     expect = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000))
     third = expect.top_pairs(3)[2][0]
     event = expect.step(pair=third)
     from bpe_tui.ui.widgets.render import label
 
     tmux.wait_for(f"→ {label(event.new_token)}")  # the third pair of the table was merged, not the leader
-    tmux.wait_for("     1h")  # the history's mark for a merge chosen by hand
+    tmux.wait_for("●   1 h ")  # the history's mark for a merge chosen by hand, in its column
     # undo, then step: the hand choice is replayed; save and reopen keeps the mark
     tmux.keys("b")
     tmux.wait_for("step 0/744")
     tmux.keys("Space")
     tmux.wait_for("step 1/744")
-    tmux.wait_for("     1h")
+    tmux.wait_for("●   1 h ")
     saved = tmp_path / "demo-1.json"
     save_default(tmux, saved)
     assert bpe_tui.load(str(saved)).manual_ranks == frozenset({0})

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from rich.cells import cell_len
 
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
@@ -97,3 +99,40 @@ def clip_table(tmp_path_factory) -> str:
     table = bpe_tui.train(str(DEMO), units="bytes", pretokenizer="clip", end_of_word="</w>", lowercase=True, vocab_size=1200)
     bpe_tui.save(table, str(path), format="clip")
     return str(path)
+
+
+class HistoryCells(NamedTuple):
+    """One history row cut at its columns (each stripped of its padding)."""
+
+    state: str
+    number: str
+    mark: str
+    left: str
+    right: str
+    new: str
+    count: str
+
+
+def cut_cells(text: str, widths: list[int]) -> list[str]:
+    """``text`` cut into pieces ``widths`` terminal cells wide (the last piece: the rest)."""
+    pieces, start, used, bound = [], 0, 0, widths[0]
+    for i, ch in enumerate(text):
+        if len(pieces) < len(widths) and used >= bound:
+            pieces.append(text[start:i])
+            start = i
+            if len(pieces) < len(widths):
+                bound += widths[len(pieces)]
+        used += cell_len(ch)
+    pieces.append(text[start:])
+    while len(pieces) <= len(widths):
+        pieces.append("")
+    return pieces
+
+
+def history_cells(view, text: str) -> HistoryCells:
+    """A history row as drawn (``view.row_text(i)`` or a line of the screen), by column:
+    ``{state} {number} {mark} {left} + {right} → {new} {count}``."""
+    c = view.columns
+    widths = [1, 1, c.number, 1, 1, 1, c.left, 3, c.right, 3, c.new, 1]
+    p = cut_cells(text, widths)
+    return HistoryCells(p[0], p[2].strip(), p[4], p[6].strip(), p[8].strip(), p[10].strip(), p[12].strip())

@@ -119,7 +119,7 @@ async def test_inspect_gpt2_table_50k_rows_scroll(gpt2_table_path):
         await pilot.pause()
         assert 0 < len(rendered) < 21 * 40 * 3
         assert view.cursor < 50_000 - 20 * 10
-        assert view.row_text(49_999).split()[0] == "50000"
+        assert view.row_text(49_999).split()[0] == "50,000"
         app.query_one("#encode-input", Input).value = "Hello world"
         await settle(app, pilot)
         assert app.encode.ids == [15496, 995]

@@ -20,7 +20,7 @@ from bpe_tui.cli import main as cli_main
 from bpe_tui.core.tables.formats import load
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.panes.encode import LONG_TEXT, TraceView
-from bpe_tui.ui.panes.status import lay_out
+from bpe_tui.ui.panes.status import forms_of, lay_out
 from bpe_tui.ui.screens.dialogs import ConfirmScreen, FindScreen
 from bpe_tui.ui.session.sessions import read_preview
 from bpe_tui.ui.widgets.plot import Chart
@@ -131,9 +131,9 @@ def test_cli_inspect_says_merge_numbers(compare_tables, capsys):
 # ---------------------------------------------------------------------- 7. deltas
 
 
-def delta_of(now: int, before: int | None) -> str:
+def delta_of(now: int, before: int) -> str:
     """What the change column should say (the number exactly when it is short)."""
-    if before is None:
+    if before == 0:
         return "new"
     d = now - before
     return "" if d == 0 else ("▲" if d > 0 else "▼") + (f"{abs(d):,}" if abs(d) < 1000 else "")
@@ -158,15 +158,29 @@ async def test_deltas_after_a_jump_compare_with_the_state_before_it(corpus, monk
     app = corpus_app(corpus)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        before = dict(app.session.snapshot().top_pairs)
+        tr = app.session.trainer
+        before = tr.pair_counts()  # every pair's count at step 0, not only the 50 listed
         await go_to(app, pilot, 300)
         assert app.session.step == 300
+        # the pane says what the change column compares with, and every row is exact: a pair
+        # that was not among the 50 listed at step 0 has its change too, "new" only when it
+        # did not occur at all (one of its tokens was made since)
+        assert str(app.pairs.border_title) == "Pairs — change since step 0"
+        assert [header.label.plain for header in app.pairs.table.columns.values()][4:] == ["ties", "change"]
         top = app.session.snapshot().top_pairs
         assert len(app.pairs.rows) == len(top)
         for row, (pair, count) in zip(app.pairs.rows, top):
-            expected = delta_of(count, before.get(pair))
+            expected = delta_of(count, before.get(pair, 0))
             assert row[5].startswith(expected), (pair, row, expected)
-        assert any(row[5] for row in app.pairs.rows)
+        assert any(row[5].startswith("▼") for row in app.pairs.rows)
+        assert not all(row[5] == "new" for row in app.pairs.rows)
+        # an undo compares with step 300, exactly as well
+        at_300 = tr.pair_counts()
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert str(app.pairs.border_title) == "Pairs — change since step 300"
+        for row, (pair, count) in zip(app.pairs.rows, app.session.snapshot().top_pairs):
+            assert row[5].startswith(delta_of(count, at_300.get(pair, 0))), (pair, row)
 
 
 # ---------------------------------------------------------------------- 8. the trace
@@ -245,10 +259,10 @@ async def test_80x24_keeps_help_whole_phrases_and_the_change_column(corpus):
         # the footer still shows ? Help
         help_keys = [k for k in app.screen.query(FooterKey) if k.action == "help"]
         assert help_keys and help_keys[0].region.width and help_keys[0].region.right <= 80
-        # the status line breaks only between its phrases
-        phrases = app.status.text.split(" │ ")
+        # the status line is one line of whole phrases (the least important shortened or left out)
+        phrases = {form for value, _, _ in app.status.parts for form in forms_of(value)}
         lines = status_lines(app)
-        assert 1 <= len(lines) <= 2
+        assert len(lines) == 1
         for line in lines:
             for piece in line.split(" │ "):
                 assert piece in phrases, (piece, lines)
@@ -264,6 +278,9 @@ def test_status_layout_drops_low_priority_phrases_first():
     assert lay_out(parts, 30).plain.split("\n") == ["corpus.txt │ step 10/744", "vocab 266"]
     assert lay_out(parts, 30, max_lines=1).plain == "corpus.txt │ step 10/744"
     assert lay_out([("a" * 40, "", 0)], 20).plain == "a" * 19 + "…"
+    # phrases that may not go: the last line holds them all, cut
+    kept = [(("step 10/744",), "", 0), (("vocab 266",), "", 0)]
+    assert lay_out(kept, 20, max_lines=1).plain == "step 10/744 │ vocab…"
 
 
 # ---------------------------------------------------------------------- 10. nothing lost silently

@@ -9,7 +9,7 @@ from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.views.compare import CompareScreen
 
-from .conftest import classic_app, demo_app, settle, wait_for_screen
+from .conftest import DEMO, classic_app, demo_app, settle, wait_for_screen
 
 
 async def _ten_steps_and_text(pilot) -> None:
@@ -180,3 +180,51 @@ def test_inspect_clip_prompt_past_the_context(snap_compare, clip_table, size):
         await settle(app, pilot)
 
     assert snap_compare(ExplorerApp(table_path=clip_table), terminal_size=size, run_before=encode)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_maximized_pairs(snap_compare, size):
+    """z on the pair table after ten steps: the pane fills the screen under the status line,
+    its change column since step 0."""
+
+    async def zoom(pilot):
+        await _ten_steps_and_text(pilot)
+        pilot.app.pairs.table.focus()
+        await pilot.press("z")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=zoom)
+
+
+def test_explanation_open_80x24(snap_compare):
+    """The merge explanation under the pair table, opened whole while it has the focus."""
+
+    async def open_why(pilot):
+        await _ten_steps_and_text(pilot)
+        pilot.app.pairs.table.focus()
+        await pilot.press("tab")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=open_why)
+
+
+@pytest.fixture(scope="session")
+def rank_file(tmp_path_factory) -> str:
+    """The demo corpus's first 40 merges as a tiktoken rank file (its reader notes what it assumed)."""
+    import bpe_tui
+
+    path = tmp_path_factory.mktemp("rank") / "demo.tiktoken"
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=40), str(path), format="tiktoken")
+    return str(path)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_inspect_summary(snap_compare, rank_file, size):
+    """Inspect before any text is typed: the table's summary where the encode text's pairs go."""
+
+    async def opened(pilot):
+        app = pilot.app
+        await wait_for_screen(app, pilot, InspectScreen)
+        await settle(app, pilot)
+
+    assert snap_compare(ExplorerApp(table_path=rank_file), terminal_size=size, run_before=opened)

@@ -16,7 +16,7 @@ from bpe_tui.ui.widgets.render import label
 
 from bpe_tui import Trainer, TrainerConfig
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
+from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -48,9 +48,9 @@ async def test_history_marks_tie_decided_merges_and_explains_the_row():
         rows = history_rows(app)
         tr = app.session.trainer
         for row, ev in zip(rows, tr.history):
-            mark = row[7]  # "●" or " ", six digits of step, then the mark
+            mark = history_cells(app.history.view, row).mark  # the column after the step's
             assert mark == (TIE_MARK if ev.tie_count else " "), row
-        assert rows[0][7] == TIE_MARK
+        assert history_cells(app.history.view, rows[0]).mark == TIE_MARK
         # the why line explains the cursor's row: the tied pairs and the rule
         app.history.view.focus()
         app.history.view.move_cursor(0)
@@ -396,7 +396,7 @@ async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
         assert ev.pair == chosen and ev.manual and tr.steps_done == 1
         assert "chosen by hand instead of" in app.pairs.why_text
         row = history_rows(app)[0]
-        assert row[7] == "h"
+        assert history_cells(app.history.view, row).mark == "h"
         assert app.history.why == ""  # the latest merge: its sentence is under the pair table already
         # the leader is still there, and space merges it next by the rules
         assert leader in app.pairs.pairs
@@ -415,7 +415,7 @@ async def test_m_merges_the_selected_pair_by_hand_and_undo_keeps_it():
         await pilot.press("space")
         await settle(app, pilot)
         assert tr.history[-1].pair == chosen and tr.history[-1].manual
-        assert history_rows(app)[0][7] == "h"
+        assert history_cells(app.history.view, history_rows(app)[0]).mark == "h"
 
 
 async def test_after_undoing_a_hand_merge_the_pair_table_names_the_pair_the_next_step_replays():
@@ -483,8 +483,9 @@ async def test_a_hand_merge_is_marked_after_save_and_reopen(tmp_path):
     async with table_app.run_test(size=(120, 40)) as pilot:
         await settle(table_app, pilot)
         rows = history_rows(table_app)
-        assert rows[0][7] == " "  # a saved table does not record ties
-        assert rows[1][7] == "h"
+        view = table_app.history.view
+        assert history_cells(view, rows[0]).mark == " "  # a saved table does not record ties
+        assert history_cells(view, rows[1]).mark == "h"
         table_app.history.view.move_cursor(1)
         await settle(table_app, pilot)
         assert "[h] chosen by hand when the table was trained" in table_app.history.why
@@ -561,7 +562,7 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         await settle(app, pilot)
         assert tr.steps_done == 5
         rows = history_rows(app)
-        assert [r[1:7].strip() for r in rows] == ["4", "5"]
+        assert [history_cells(app.history.view, r).number for r in rows] == ["4", "5"]
         head = str(app.history.query_one("#history-head").render())
         assert head == "2 new merges · merges 1–3 are court-3.json's: open it (o) to list them"
         assert session.unsaved == 2

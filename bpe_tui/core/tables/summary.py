@@ -1,11 +1,15 @@
-"""A merge table summarised for people, in one place: ``bpe-tui inspect`` prints it and a
-notebook draws it (:mod:`bpe_tui.core.notebook`).
+"""A merge table summarised for people, in one place: ``bpe-tui inspect`` prints it, a
+notebook draws it (:mod:`bpe_tui.core.notebook`) and the explorer's inspect screen shows it
+before any text is typed.
 
-It reads plain values (a pre-tokenizer's name, the special tokens, a merge count), never a
-table, so that the table's own ``_repr_html_`` can use it without an import circle.
+It reads plain values (a pre-tokenizer's name, the special tokens, ``MergeTable.describe()``'s
+dict), never a table, so that whatever a table itself shows can use it without an import circle.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from ..engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
 from ..engine.units import visible
@@ -17,6 +21,9 @@ LAST_MERGES = 5
 
 #: How many special tokens a summary names (long lists are cut in the middle).
 SPECIALS_NAMED = 8
+
+#: Where a prefix-space scheme puts its space (MergeTable.prefix_space).
+PREFIX_SPACE_WHERE = {"first": "the text", "always": "each segment", "prepend": "each segment, always"}
 
 
 def summary_ranks(num_merges: int) -> tuple[range, range]:
@@ -36,7 +43,7 @@ def describe_pretokenizer(name: str) -> str:
     return name if len(name) <= 60 else name[:57] + "..."
 
 
-def special_items(specials: dict[str, int], shown: int = SPECIALS_NAMED) -> list[str]:
+def special_items(specials: Mapping[str, int], shown: int = SPECIALS_NAMED) -> list[str]:
     """``token = id`` for the special tokens by id, readable (whitespace visible); a long list
     is cut in the middle, where an item says how many were left out."""
     items = [f"{visible(s)} = {i}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
@@ -45,6 +52,50 @@ def special_items(specials: dict[str, int], shown: int = SPECIALS_NAMED) -> list
     return items
 
 
-def describe_specials(specials: dict[str, int], shown: int = SPECIALS_NAMED) -> str:
+def describe_specials(specials: Mapping[str, int], shown: int = SPECIALS_NAMED) -> str:
     """Special tokens on one line (see :func:`special_items`)."""
     return f"special tokens ({len(specials):,}): " + ", ".join(special_items(specials, shown))
+
+
+def describe_prefix_space(scheme: str) -> str:
+    """Where a prefix-space scheme puts its space: ``a space is put before the text (first)``."""
+    return f"a space is put before {PREFIX_SPACE_WHERE.get(scheme, scheme)} ({scheme})"
+
+
+def describe_superwords(superwords_after: object, pretokenizer: object) -> str | None:
+    """SuperBPE's two stages from a table's config values ``superwords_after`` and
+    ``pretokenizer`` (None when it records none): ``merges 1-K under gpt2, then pairs may
+    span spaces``."""
+    if not isinstance(superwords_after, int):
+        return None
+    return f"merges 1-{superwords_after:,} under {describe_pretokenizer(str(pretokenizer))}, then pairs may span spaces"
+
+
+def summary(d: Mapping[str, Any], stages: str | None = None, merges_note: str | None = None) -> list[tuple[str, str]]:
+    """``(label, fact)`` rows from ``MergeTable.describe(build=False)``'s dict ``d``: format,
+    size, units, pre-tokenizer, tie-break, SuperBPE's ``stages`` (:func:`describe_superwords`),
+    end of word, prefix space, special tokens and the reader's notes, one row each. While a
+    rank file's merge list is not built (``d["merges"]`` None), the size row says
+    ``merges_note`` (how far its build has come) instead of the merge count."""
+    merges = f"{d['merges']:,} merges" if d["merges"] is not None else (merges_note or "merges not built yet")
+    rows = [
+        ("format", str(d["format"])),
+        ("size", f"{d['vocab_size']:,} tokens, {merges}"),
+        ("units", str(d["units"])),
+        ("pre-tokenizer", describe_pretokenizer(str(d["pretokenizer"]))),
+    ]
+    if d["tie_break"]:
+        rows.append(("tie-break", str(d["tie_break"])))
+    if stages is not None:
+        rows.append(("superwords", stages))
+    if d["end_of_word"]:
+        rows.append(("end of word", repr(d["end_of_word"]) + (", lowercase" if d["lowercase"] else "")))
+    elif d["lowercase"]:
+        rows.append(("lowercase", "yes"))
+    if d["prefix_space"]:
+        rows.append(("prefix space", describe_prefix_space(str(d["prefix_space"]))))
+    specials = d["special_tokens"]
+    listed = ", ".join(special_items(specials))
+    rows.append(("specials", "none" if not specials else listed if len(specials) == 1 else f"{len(specials):,} tokens: {listed}"))
+    rows.extend(("note", str(note)) for note in d["notes"])
+    return rows

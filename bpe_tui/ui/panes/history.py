@@ -4,34 +4,105 @@ Rows are drawn on demand (see :class:`~bpe_tui.ui.widgets.vlist.VirtualList`), s
 scroll as smoothly as 50. In explore mode merges that were undone stay listed, dimmed and
 marked ``·``, and choosing one re-applies forward to it.
 
-Each row carries a mark that needs no colour to read: ``=`` when a tie decided the merge
-(other pairs had the same count and the tie-break rule picked this one) and ``h`` when it was
-chosen by hand; a token that spans a space (a superword, SuperBPE) has ``⁀`` after it. With
-superwords, the head names the transition, and the first merge after it explains it. Under the list, a "why" line speaks of the merge at the cursor (or under the
-mouse): after a tie, the rule that decided, the winner and the pairs it beat. (The trainer's
-sentence on the latest merge, :attr:`MergeEvent.explanation`, is under the pair table.)
+The rows are a table (:class:`HistoryColumns`): a state mark (``●`` the merge the trainer
+stands at, ``·`` undone), the merge number, a mark that needs no colour to read (``=`` when a
+tie decided the merge, ``h`` when it was chosen by hand), left, right, the new token (``⁀``
+after a superword: it spans a space, SuperBPE) and the count, right-aligned. Widths are
+terminal cells (CJK and emoji take two). The number and count columns are as wide as the
+largest number in the whole list (known without drawing it); the token columns are as wide as
+the widest token drawn since the list was filled: they only grow, so scrolling back never
+shifts them, and they grow at most once per longer token, never back and forth. When the pane
+is too narrow, the widest token column gives up cells first (a cut token ends in ``…``).
+
+With superwords, the head names the transition, and the first merge after it explains it.
+Under the list, a "why" line speaks of the merge at the cursor (or under the mouse): after a
+tie, the rule that decided, the winner and the pairs it beat. (The trainer's sentence on the
+latest merge, :attr:`MergeEvent.explanation`, is under the pair table.)
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.engine.events import TransitionEvent
+from ...core.engine.superwords import is_superword
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
 from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Session
-from ..widgets.render import SUPERWORD_MARK, chip, fmt_int, label, superword_mark
+from ..widgets.render import SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
 #: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
 MANUAL_MARK = "h"
 TIE_MARK = "="
 UNDONE_MARK = "·"
+#: The state column: the merge the trainer stands at (a trainer's timeline).
+CURRENT_MARK = "●"
+#: What stands between the token columns.
+PLUS, ARROW = " + ", " → "
+#: A token column shrinks to this many cells at the least (then its tokens end in "…").
+MIN_TOKEN = 3
+
+
+@dataclass(frozen=True)
+class HistoryColumns:
+    """The history's column widths in cells: merge number, left, right, new token, count (0:
+    no counts to show). A row reads ``{state} {number} {mark} {left} + {right} → {new} {count}``."""
+
+    number: int = 1
+    left: int = MIN_TOKEN
+    right: int = MIN_TOKEN
+    new: int = MIN_TOKEN
+    count: int = 0
+
+    @property
+    def fixed(self) -> int:
+        """The cells a row takes besides its three token columns."""
+        return 1 + 1 + self.number + 1 + 1 + 1 + len(PLUS) + len(ARROW) + (1 + self.count if self.count else 0)
+
+
+def token_widths(natural: tuple[int, int, int], room: int) -> tuple[int, int, int]:
+    """The left, right and new token columns' widths for ``room`` cells: their ``natural``
+    widths when they fit, else the widest gives up a cell at a time (down to MIN_TOKEN)."""
+    widths = [max(1, w) for w in natural]
+    floor = [min(w, MIN_TOKEN) for w in widths]
+    while sum(widths) > room:
+        shrinkable = [c for c in range(3) if widths[c] > floor[c]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda c: (widths[c], c))
+        widths[widest] -= 1
+    return widths[0], widths[1], widths[2]
+
+
+def token_cells(row: HistoryRow, eow) -> tuple[int, int, int]:
+    """How many cells the row's left, right and new token take (the new one with its ⁀)."""
+    new = row.new
+    sw = cell_len(SUPERWORD_MARK) if isinstance(new, (str, bytes)) and is_superword(new) else 0
+    return cell_len(label(row.left, eow)), cell_len(label(row.right, eow)), cell_len(label(row.new, eow)) + sw
+
+
+def wider(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Column by column, the wider of two rows' token widths."""
+    return max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])
+
+
+def widest_count(session: Session) -> int | None:
+    """The largest count of any row of the session's history (None: no counts): the count
+    column's width, the same wherever the list is scrolled."""
+    if isinstance(session, ExploreSession):
+        return max((ev.count for ev in session.timeline), default=None)
+    if isinstance(session, InspectSession):
+        counts = session.full_table.counts
+        return max(counts) if counts else None
+    return None
 
 
 def row_mark(row: HistoryRow) -> str:
@@ -106,7 +177,8 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
 
 
 class HistoryView(VirtualList):
-    """One merge per row: step, left + right → new token, count."""
+    """One merge per row, in columns (:class:`HistoryColumns`): step, mark, left + right →
+    new token, count."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -114,6 +186,56 @@ class HistoryView(VirtualList):
         self.current = 0
         #: Mark the merge the trainer stands at with ● (a trainer's timeline, not a table).
         self.mark_current = False
+        self.columns = HistoryColumns()
+        #: The widest left, right and new token drawn since the list was filled (they only grow).
+        self._seen = (1, 1, 1)
+        self._number = 1  # the number and count columns' widths: from the whole list
+        self._count = 0
+        self._fitted: tuple | None = None  # what the columns were last fitted to
+
+    def fill(self, session: Session, count: int, largest_number: int, cursor: int | None, follow: bool) -> None:
+        """Show ``count`` rows of ``session``; ``largest_number``: the widest merge number the
+        list will show. Another session (or another kind of list) starts the token columns
+        afresh; the same one keeps them (a step never narrows them)."""
+        if session is not self.session:
+            self._seen = (1, 1, 1)
+        self.session = session
+        self._number = len(f"{largest_number:,}")
+        widest = widest_count(session)
+        self._count = len(f"{widest:,}") if widest is not None else 0
+        self._fitted = None
+        self.set_count(count, cursor=cursor, follow=follow)
+
+    def _fit_columns(self) -> None:
+        """Measure the rows in view and set the column widths (the rows cached under other
+        widths are drawn again)."""
+        # the room left of the scrollbar (the list's size counts the scrollbar's column too)
+        top, height, width = self.scroll_offset.y, self.size.height, self.scrollable_content_region.width
+        key = (top, height, width, self.count, self._number, self._count, self._seen)
+        if key == self._fitted:
+            return
+        session = self.session
+        if session is not None:
+            seen = self._seen
+            for index in range(top, min(self.count, top + height)):
+                row = session.history_row(index)
+                if row is not None:
+                    seen = wider(seen, token_cells(row, session.end_of_word))
+            self._seen = seen
+        self._set_columns(width)
+        self._fitted = (top, height, width, self.count, self._number, self._count, self._seen)
+
+    def _set_columns(self, width: int) -> None:
+        columns = HistoryColumns(number=self._number, count=self._count)
+        left, right, new = token_widths(self._seen, (width or 80) - columns.fixed)
+        columns = HistoryColumns(self._number, left, right, new, self._count)
+        if columns != self.columns:
+            self.columns = columns
+            self._cache.clear()
+
+    def render_line(self, y: int):
+        self._fit_columns()
+        return super().render_line(y)
 
     def render_row(self, index: int):
         session = self.session
@@ -121,24 +243,41 @@ class HistoryView(VirtualList):
         if session is None or row is None:
             return Text("")
         eow = session.end_of_word
-        look = self.chip_styles
-        text = Text(no_wrap=True, end="")
-        here = self.mark_current and row.step == self.current
-        text.append("●" if here else UNDONE_MARK if row.future else " ", look.touched)
-        text.append(f"{row.step:>6}", "dim" if row.future else "")
-        text.append(row_mark(row), "bold")
-        text.append(" ")
-        spans = []
-        for i, (surface, sep) in enumerate(((row.left, " + "), (row.right, " → "), (row.new, ""))):
-            start = text.cell_len
-            text.append_text(chip(surface, eow, look.future if row.future else look.pair[i % 2]))
-            if i == 2:
-                spans.append((start, text.cell_len, row.new_id))
-            text.append(sep, "dim")
-        text.append_text(superword_mark(row.new, look))
-        if row.count is not None:
-            text.append(f"  {row.count:,}", "dim" if row.future else look.good)
-        return text, spans
+        natural = token_cells(row, eow)
+        if any(n > s for n, s in zip(natural, self._seen)):  # a row drawn before it came into view (row_text)
+            self._seen = wider(self._seen, natural)
+            self._set_columns(self.scrollable_content_region.width)
+        return history_line(row, self.columns, eow, self.chip_styles, here=self.mark_current and row.step == self.current)
+
+
+def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool = False) -> tuple[Text, list]:
+    """One history row in ``columns``, and the cells of its new token (a click there selects
+    it): ``● 1,234 = ·t   + he  → ·the  8,684``."""
+    text = Text(no_wrap=True, end="")
+    text.append(CURRENT_MARK if here else UNDONE_MARK if row.future else " ", look.touched)
+    text.append(" ")
+    text.append(f"{row.step:,}".rjust(columns.number), "dim" if row.future else "")
+    text.append(" ")
+    text.append(row_mark(row), "bold")
+    text.append(" ")
+    spans = []
+    cells = ((row.left, PLUS, columns.left), (row.right, ARROW, columns.right), (row.new, "", columns.new))
+    for i, (surface, sep, width) in enumerate(cells):
+        token = chip(surface, eow, look.future if row.future else look.pair[i % 2])
+        if i == 2:  # the new token keeps its superword mark when it is cut
+            mark = superword_mark(row.new, look)
+            token = Text.assemble(fit(token, max(1, width - mark.cell_len)), mark)
+        token = fit(token, width)
+        start = text.cell_len
+        text.append_text(token)
+        if i == 2:
+            spans.append((start, text.cell_len, row.new_id))
+        text.append(" " * max(0, width - token.cell_len))
+        text.append(sep, "dim")
+    if columns.count:
+        count = f"{row.count:,}" if row.count is not None else ""
+        text.append(" " + count.rjust(columns.count), "dim" if row.future else look.good)
+    return text, spans
 
 
 class HistoryPane(Vertical):
@@ -157,12 +296,12 @@ class HistoryPane(Vertical):
         """A trainer's timeline: ``length`` rows; the merge at step ``current`` is the latest
         applied, the rows after it were undone (dimmed)."""
         view = self.view
-        view.session = session
         view.current = current
         view.mark_current = True
         first = session.first_step  # merges of a start table (--from) are not listed
         cursor = max(0, current - first - 1) if follow else None
-        view.set_count(length, cursor=cursor, follow=follow)
+        # the number column as wide as the target's number (a run to it never widens it)
+        view.fill(session, length, max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
         self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))
         self.show_why(view.cursor)
 
@@ -170,18 +309,17 @@ class HistoryPane(Vertical):
         """A saved table's merges (rows past a cut dimmed); while a rank file's merge list is
         being built, no rows and a head that says how far the build has come."""
         view = self.view
-        view.session = session
         view.mark_current = False
         pending = session.merges_note()
         self.set_class(pending is not None, "-pending")
         if pending is not None:
-            view.set_count(0, cursor=None, follow=False)
+            view.fill(session, 0, 0, cursor=None, follow=False)
             self.query_one("#history-head", Static).update(Text(pending, end=""))
             self.show_why(view.cursor)
             return
         view.current = session.step
         length = session.lookup_table().num_merges
-        view.set_count(length, cursor=None, follow=False)
+        view.fill(session, length, length, cursor=None, follow=False)
         head = f"{plural(length, 'merge')} · enter: cut here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)

@@ -1,7 +1,16 @@
 """The pair table: the most frequent adjacent pairs, what changed, who ties, what merges next.
 
+The change column compares each pair's count with its count in the state shown before the
+last move (one step, an undo, a jump of thousands in a worker), worked out exactly from the
+merges between (:meth:`ExploreSession.pair_counts_then`); the pane's title says which step
+that was ("change since step 20"). ``new``: the pair did not occur then. Under the table the
+trainer's sentence on the latest merge sits in a box of three lines that scrolls, and opens
+to its whole length while it has the focus (tab, or a click).
+
 In inspect mode (no corpus) it shows the adjacent token pairs of the encode box's text instead,
-with the rank each pair has in the table (the lowest rank is the merge that would apply next).
+with the rank each pair has in the table (the lowest rank is the merge that would apply next);
+until text is typed, the table's summary (format, size, rules, special tokens, the reader's
+notes: :func:`~bpe_tui.core.tables.summary.summary`) is where those pairs will be.
 """
 
 from __future__ import annotations
@@ -10,14 +19,16 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from ...core.engine.events import MergeEvent
+from ...core.tables.summary import describe_superwords, summary
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import PairSelected, TokenSelected
@@ -35,7 +46,9 @@ from ..widgets.render import (
 )
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
-EXPLORE_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 7), ("=", 1), ("Δ", 5))
+#: "ties": = on the pairs tied with the leader; "change": since the state shown before (the
+#: pane's title says which step).
+EXPLORE_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 7), ("ties", 4), ("change", 6))
 INSPECT_COLUMNS = (("#", 3), ("left", None), ("right", None), ("count", 6), ("merge", 7), ("", 1))
 #: Token columns are this wide at least and at most.
 TOKEN_WIDTH = (4, 16)
@@ -64,8 +77,11 @@ def text_pairs(table: MergeTable, text: str) -> Counter:
 
 
 def delta_cell(now: int, before: int | None, look: ChipStyles) -> Text:
-    """The change column: ▲/▼ by how much since ``before``, or "new" (None: was not listed)."""
+    """The change column: ▲/▼ by how much since ``before``, "new" when the pair did not occur
+    then (0), nothing when unchanged or not known (None)."""
     if before is None:
+        return plain("")
+    if before == 0:
         return plain("new", look.name)
     d = now - before
     if d == 0:
@@ -94,11 +110,12 @@ class PairsPane(Vertical):
         self.caption = Text(end="")
         self.caption_text = ""
         self.why_text = ""  # the latest merge's explanation, as shown under the table
+        self.summary_text = ""  # inspect, before any text is typed: the table's summary
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
         self._session: ExploreSession | None = None
         self._shown: tuple[int, dict] | None = None  # (step, pair -> count) last shown while idle
-        self._before: dict | None = None  # pair -> count of the state before that
+        self._before: tuple[int, dict] | None = None  # the same of the state shown before that
         #: A question asks which pair merges next (the tour): list the pairs without saying
         #: which one wins, tied pairs in an order shuffled per step.
         self.hide_next = False
@@ -108,8 +125,11 @@ class PairsPane(Vertical):
     def compose(self) -> ComposeResult:
         table: DataTable[Text] = DataTable(id="pair-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
+        with VerticalScroll(id="pair-summary"):
+            yield Static("", id="pair-summary-text", markup=False)
         yield Static("", id="pair-caption", markup=False)
-        yield Static("", id="pair-why", markup=False)
+        with VerticalScroll(id="pair-why"):
+            yield Static("", id="pair-why-text", markup=False)
 
     @property
     def table(self) -> DataTable:
@@ -187,20 +207,22 @@ class PairsPane(Vertical):
         """Under the table: why the latest merge was made (the trainer's own sentence), or
         ``transition``, SuperBPE's switch to chunks, when that came after it."""
         self.why_text = transition or (event.explanation if event is not None else "")
-        line = self.query_one("#pair-why", Static)
-        line.update(Text(self.why_text, end=""))
-        line.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)
+        self.query_one("#pair-why-text", Static).update(Text(self.why_text, end=""))
+        box = self.query_one("#pair-why", VerticalScroll)
+        box.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)
+        box.scroll_home(animate=False)
 
     # ------------------------------------------------------------------ explore
 
-    def _baseline(self, session: ExploreSession, snap: Snapshot, idle: bool) -> dict | None:
-        """The pair counts to compare with (None: nothing to compare with yet)."""
+    def _baseline(self, session: ExploreSession, snap: Snapshot, idle: bool) -> tuple[int, dict] | None:
+        """The state to compare with: its step and the pairs listed then (None: nothing to
+        compare with yet)."""
         if session is not self._session:  # another corpus: its deltas start empty
             self._session, self._shown, self._before = session, None, None
         if not idle:  # a worker's batch: compare with the state before the run began
-            return self._shown[1] if self._shown is not None else None
+            return self._shown
         if self._shown is not None and self._shown[0] != snap.step:
-            self._before = self._shown[1]
+            self._before = self._shown
         self._shown = (snap.step, dict(snap.top_pairs))
         return self._before
 
@@ -229,16 +251,22 @@ class PairsPane(Vertical):
                 top, ranks, nxt = [(planned, snap.planned_count)] + top, [0] + ranks, 0
         elif top and not snap.finished and not self.hide_next:
             nxt = 0
-        before = self._baseline(session, snap, idle)
-        changes = snap.last_event.pair_changes if snap.last_event is not None and before is None else {}
+        base = self._baseline(session, snap, idle)
+        then: dict = {}
+        if base is not None:
+            # Exact, from the merges between, while idle; during a run (or across SuperBPE's
+            # transition) only the pairs listed then are known.
+            exact = session.pair_counts_then(base[0], dict(top)) if idle else None
+            then = exact if exact is not None else {pair: base[1].get(pair) for pair, _ in top}
+            self.border_title = f"Pairs — change since step {base[0]:,}"
+        elif snap.last_event is not None:  # nothing shown before (a corpus just opened, a retrain): the last merge's change
+            then = {pair: before for pair, (before, _) in snap.last_event.pair_changes.items()}
+            self.border_title = f"Pairs — change made by merge {snap.last_event.step:,}"
+        else:
+            self.border_title = "Pairs — next merge first"
         rows = []
         for i, (pair, count) in enumerate(top):
-            if before is not None:
-                delta = delta_cell(count, before.get(pair), look)
-            elif pair in changes:  # nothing shown before (a corpus just opened, a retrain): the last merge's change
-                delta = delta_cell(count, changes[pair][0] or None, look)
-            else:
-                delta = plain("")
+            delta = delta_cell(count, then.get(pair), look)
             tied = count == lead and snap.leader_ties > 0
             style = look.next if i == nxt else None
             rank = str(ranks[i]) if ranks[i] else ""
@@ -296,6 +324,7 @@ class PairsPane(Vertical):
         self._set_columns(INSPECT_COLUMNS, "Pairs in the encode text")
         self._redraw = lambda: self.show_text_pairs(session, text, counter)
         look = ChipStyles.of(self)
+        self._show_summary(session if not text else None, look)
         table = session.table()
         full = session.full_table
         pending = session.merges_note()  # merge numbers wait for a rank file's merge list
@@ -326,7 +355,7 @@ class PairsPane(Vertical):
         self._fill(cells)
         caption = Text(end="")
         if not text:
-            caption.append("type in the encode box to see its pairs")
+            caption.append("type in the encode box (e) to see its pairs")
         elif pending is not None:
             caption.append(f"merge numbers: {pending}", look.note)
         elif rows and ranks.get(rows[0][0]) is not None:
@@ -338,6 +367,24 @@ class PairsPane(Vertical):
             caption.append("no pair of this text is in the table: encoding is complete")
         self._caption(caption)
         self._why(None)
+
+    def _show_summary(self, session: InspectSession | None, look: ChipStyles) -> None:
+        """Until text is typed, the table's summary where its pairs will be (None: the pairs)."""
+        self.set_class(session is not None, "-summary")
+        if session is None:
+            self.border_title = "Pairs in the encode text"
+            return
+        self.border_title = "The table · type to see its pairs"
+        table = session.full_table
+        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+        rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, style=look.name)
+        grid.add_column(overflow="fold")
+        for name, fact in rows:
+            grid.add_row(Text(name), Text(fact))
+        self.summary_text = "\n".join(f"{name} {fact}" for name, fact in rows)
+        self.query_one("#pair-summary-text", Static).update(grid)
 
     # ------------------------------------------------------------------ selection
 

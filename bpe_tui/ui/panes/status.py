@@ -1,15 +1,17 @@
 """The status line: what is loaded, which rules, where training stands.
 
-The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". On a narrow terminal the
-line wraps only between phrases, never inside one, onto at most :data:`MAX_LINES` lines; when
-that is not enough, the least important phrases are left out (see :func:`lay_out`).
-:class:`Phrases` is that rule as a widget, for any line of facts (the encode summary, the
-compare view's table sizes); :class:`StatusLine` is one.
+The facts are phrases ("step 10/744", "vocab 266") joined by " │ ". A phrase may have shorter
+forms ("tokens 911,120 (step 0: 1,115,394)", "tokens 911,120", left out); when the facts do not
+fit, the least important phrase takes its next shorter form, one at a time (see
+:func:`lay_out`). A line of facts wraps only between phrases, never inside one, onto at most
+``max_lines`` lines. :class:`Phrases` is that rule as a widget, for any line of facts (the
+encode summary, the compare view's table sizes); :class:`StatusLine` is one that never wraps:
+one line at any width, the step and the vocabulary always on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -25,52 +27,87 @@ from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
 
 SEPARATOR = " │ "
 MAX_LINES = 2
-#: How readily a phrase is left out when the line is short of room (higher: sooner).
+#: How readily a phrase is shortened or left out when the line is short of room (higher: sooner).
 KEEP, USEFUL, DETAIL = 0, 1, 2
+
+#: A phrase: its text, or its forms longest first ("" last: it may be left out); its style;
+#: its priority (KEEP, USEFUL or DETAIL).
+Phrase = tuple["str | Sequence[str]", str, int]
+
+
+def forms_of(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A phrase's forms, longest first. A plain string may be left out; a tuple says itself
+    whether it may (an empty string last) or not."""
+    return (value, "") if isinstance(value, str) else tuple(value)
+
+
+def cut_forms(value: str, widths: Sequence[int] = (24, 16, 10)) -> tuple[str, ...]:
+    """``value`` and, for each of ``widths`` narrower than it, ``value`` cut to that many
+    cells with "…", then left out: a name that gives up room before it goes."""
+    full = Text(value).cell_len
+    return (value, *(fit(Text(value), w).plain for w in widths if w < full), "")
 
 
 def lay_out(
-    parts: list[tuple[str, str, int]],
+    parts: Sequence[Phrase],
     width: int,
     max_lines: int = MAX_LINES,
     style_of: Callable[[str], Style | str] = lambda style: style,
     separator: str = SEPARATOR,
 ) -> Text:
-    """Phrases ``(text, style, priority)`` as at most ``max_lines`` lines of ``width`` cells.
+    """Phrases ``(text or forms, style, priority)`` as at most ``max_lines`` lines of
+    ``width`` cells.
 
     ``style_of`` turns a phrase's style name into the style drawn (the status line's reads
     the theme's colours, e.g. ``"chip--name"``).
 
     Lines break only between phrases. While the phrases do not fit, the one with the highest
-    priority number (the last of them on a tie) is left out; a single phrase wider than a line
-    is cut with an ellipsis.
+    priority number (the last of them on a tie) takes its next shorter form (see
+    :func:`forms_of`; the last phrase shown is never left out); when none can, the last line
+    takes the phrases left and is cut with an ellipsis (so is a line wider than ``width``).
     """
-    parts = list(parts)
+    forms = [forms_of(value) for value, _, _ in parts]
+    chosen = [0] * len(parts)
     while True:
-        lines: list[list[tuple[str, str, int]]] = [[]]
-        used = 0
-        for part in parts:
-            w = Text(part[0]).cell_len
-            if lines[-1] and used + len(separator) + w > width:
-                lines.append([])
-                used = 0
-            used += (len(separator) if lines[-1] else 0) + w
-            lines[-1].append(part)
-        if len(lines) <= max_lines or len(parts) <= 1:
+        shown = [(forms[i][chosen[i]], parts[i][1]) for i in range(len(parts)) if forms[i][chosen[i]]]
+        lines = _wrap(shown, width, separator)
+        if len(lines) <= max_lines:
             break
-        drop = max(range(len(parts)), key=lambda i: (parts[i][2], i))
-        del parts[drop]
+        shorter = [
+            i
+            for i in range(len(parts))
+            if chosen[i] + 1 < len(forms[i]) and (forms[i][chosen[i] + 1] or len(shown) > 1)
+        ]
+        if not shorter:
+            break
+        chosen[max(shorter, key=lambda i: (parts[i][2], i))] += 1
+    if len(lines) > max_lines:  # nothing gives way any more: the last line holds the rest, cut
+        lines[max_lines - 1 :] = [[phrase for line in lines[max_lines - 1 :] for phrase in line]]
     text = Text(end="")
     for n, line in enumerate(lines[:max_lines]):
         if n:
             text.append("\n")
         row = Text(end="")
-        for i, (value, style, _) in enumerate(line):
+        for i, (value, style) in enumerate(line):
             if i:
                 row.append(separator, "dim")
             row.append(value, style_of(style))
         text.append_text(fit(row, width))
     return text
+
+
+def _wrap(phrases: list[tuple[str, str]], width: int, separator: str) -> list[list[tuple[str, str]]]:
+    """The phrases in lines of at most ``width`` cells, broken only between phrases."""
+    lines: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for phrase in phrases:
+        w = Text(phrase[0]).cell_len
+        if lines[-1] and used + len(separator) + w > width:
+            lines.append([])
+            used = 0
+        used += (len(separator) if lines[-1] else 0) + w
+        lines[-1].append(phrase)
+    return lines
 
 
 class Phrases(Static):
@@ -89,16 +126,17 @@ class Phrases(Static):
         self.separator = separator
         self.max_lines = max_lines
         self.text = ""
-        self.parts: list[tuple[str, str, int]] = []
+        self.parts: list[Phrase] = []
         self.line = Text(end="")
 
-    def show_phrases(self, parts: list[tuple[str, str, int]]) -> None:
-        """Show ``parts``: (text, style, priority: KEEP, USEFUL or DETAIL)."""
+    def show_phrases(self, parts: list[Phrase]) -> None:
+        """Show ``parts``: (text or forms, style, priority: KEEP, USEFUL or DETAIL)."""
         self._set(parts)
 
-    def _set(self, parts: list[tuple[str, str, int]]) -> None:
+    def _set(self, parts: list[Phrase]) -> None:
         self.parts = parts
-        self.text = self.separator.join(value for value, _, _ in self.parts)
+        #: Every phrase in full (what the line says when there is room).
+        self.text = self.separator.join(forms_of(value)[0] for value, _, _ in self.parts)
         self._lay_out()
 
     def _lay_out(self) -> None:
@@ -124,10 +162,18 @@ class Phrases(Static):
 
 
 class StatusLine(Phrases):
-    """The facts of what is open; rebuilt from each snapshot."""
+    """The facts of what is open, on one line at any width; rebuilt from each snapshot.
+
+    When they do not fit, they give up room in this order (each phrase through all its forms
+    before the next): the corpus tokens ("tokens 911,120 (step 0: 1,115,394)", then "tokens
+    911,120", then left out), the rules (all of them, then units · pre-tokenizer · tie-break,
+    then pre-tokenizer · tie-break, then left out), characters per token, then auto-play's and the finish's long forms, and
+    last the name (cut to 24, 16, 10 cells, then left out). The step and the vocabulary are
+    never left out (a saved table's size and merge count likewise).
+    """
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("loading…", **kwargs)
+        super().__init__("loading…", max_lines=1, **kwargs)
 
     def show_nothing(self, note: str = "") -> None:
         """Nothing is open yet (``note``: why, e.g. a load failed)."""
@@ -136,36 +182,40 @@ class StatusLine(Phrases):
     def show_training(self, session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> None:
         """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
         cfg = session.trainer.config
-        parts: list[tuple[str, str, int]] = []
-        parts.append((session.name, "chip--name", KEEP))
-        parts.append((cfg.describe(), "", DETAIL))
+        parts: list[Phrase] = []
+        parts.append((cut_forms(session.name), "chip--name", KEEP))
+        rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
+        shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
+        parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
         target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
-        parts.append((f"step {fmt_int(snap.step)}{target}", "bold", KEEP))
-        parts.append((f"vocab {fmt_int(snap.vocab_size)}", "", USEFUL))
-        parts.append((f"tokens {fmt_int(snap.total_tokens)} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", "", DETAIL))
+        parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
+        parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
+        tokens = f"tokens {fmt_int(snap.total_tokens)}"
+        parts.append(((f"{tokens} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", tokens, ""), "", DETAIL))
         cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
         parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
         if snap.finished:
-            parts.append(("done: " + (snap.stop_reason or "target reached"), "chip--note", KEEP))
+            parts.append((("done: " + (snap.stop_reason or "target reached"), "done"), "chip--note", KEEP))
         if play_rate:
-            parts.append((f"▶ playing {play_rate:g}/s", "bold chip--good", KEEP))
+            parts.append(((f"▶ playing {play_rate:g}/s", f"▶ {play_rate:g}/s"), "bold chip--good", KEEP))
         if note:
-            parts.append((note, "italic", KEEP))
+            parts.append((note, "italic", USEFUL))
         self._set(parts)
 
     def show_table(self, session: InspectSession, note: str = "") -> None:
         """A saved table: format, size, rules, and the cut if one is set."""
         d = session.full_table.describe(build=False)  # a rank file's merge list may be building
-        parts: list[tuple[str, str, int]] = []
-        parts.append((session.name, "chip--name", KEEP))
-        parts.append((f"format {d['format']}", "", USEFUL))
-        parts.append((plural(d["vocab_size"], "token"), "", USEFUL))
+        parts: list[Phrase] = []
+        parts.append((cut_forms(session.name), "chip--name", KEEP))
+        parts.append(((f"format {d['format']}", d["format"], ""), "", USEFUL))
+        parts.append(((plural(d["vocab_size"], "token"),), "", KEEP))
         if d["merges"] is None:
-            parts.append((session.build.short(), "chip--note", KEEP))
+            parts.append(((session.build.short(),), "chip--note", KEEP))
         else:
-            parts.append((plural(d["merges"], "merge"), "", KEEP))
+            parts.append(((plural(d["merges"], "merge"),), "", KEEP))
         pre = short_name(d["pretokenizer"])
         rules = [d["units"], SUPERWORD_RULE_NAME if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
+        basic = " · ".join(rules)
         if d.get("tie_break"):
             rules.append(d["tie_break"])
         if d.get("end_of_word"):
@@ -179,14 +229,15 @@ class StatusLine(Phrases):
         context = context_of(session.full_table)
         if context is not None:
             rules.append(f"{context.length}-token context")
-        parts.append((" · ".join(rules), "", DETAIL))
+        full = " · ".join(rules)
+        parts.append(((full, basic, "") if basic != full else (full, ""), "", DETAIL))
         if session.cut is not None:
-            parts.append((f"encoding with the first {plural(session.cut, 'merge')}", "bold chip--note", KEEP))
+            parts.append(((f"encoding with the first {plural(session.cut, 'merge')}", f"cut at merge {session.cut:,}"), "bold chip--note", KEEP))
         if note:
-            parts.append((note, "italic", KEEP))
+            parts.append((note, "italic", USEFUL))
         self._set(parts)
 
     def _lay_out(self) -> None:
         width = (self.size.width or self.app.size.width) - 2  # the padding
-        self.line = lay_out(self.parts, max(10, width), style_of=self._style)  # as drawn
+        self.line = lay_out(self.parts, max(10, width), max_lines=self.max_lines, style_of=self._style)  # as drawn
         self.update(self.line)

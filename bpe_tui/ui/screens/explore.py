@@ -252,6 +252,8 @@ class ExploreScreen(SessionScreen):
             self.stop_play()
             self.refresh_all()
             return
+        if self.restore_layout():
+            return
         if isinstance(self.focused, Input):
             self.focus_main()
             return

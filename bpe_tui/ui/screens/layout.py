@@ -27,6 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import ActiveBinding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane
 
 from ...core.engine.config import TrainerConfig
@@ -199,6 +200,12 @@ class SessionScreen(MainScreen):
     """The layout and actions both kinds of session share (see the module docstring)."""
 
     KIND = SESSION
+    #: What ``z`` maximizes: the pane holding the focus, by id (the tabs as a whole, so 1 2 3
+    #: still switch them), shown under the status line, above the progress row and the footer.
+    PANES = ("corpus", "search", "encode", "pairs", "tabs")
+    ALLOW_IN_MAXIMIZED_VIEW = "StatusLine, #progress-row, WorkBar, #tour, Footer"
+    #: Escape cancels a run first (a priority key, see action_cancel), then restores the layout.
+    ESCAPE_TO_MINIMIZE = False
     #: The encode box counts its text's pairs (the inspect screen's pair table shows them).
     COUNT_TEXT_PAIRS = False
 
@@ -318,9 +325,30 @@ class SessionScreen(MainScreen):
     def action_show_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{name}"
 
+    def action_maximize_pane(self) -> None:
+        """z: the pane holding the focus fills the screen; again (or escape): the layout."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        for node in focused.ancestors_with_self if focused is not None else ():
+            if isinstance(node, Widget) and node.id in self.PANES:
+                self.maximized = node
+                return
+        self.notify("no pane has the focus: tab to one, then z", timeout=3)
+
+    def restore_layout(self) -> bool:
+        """Bring the layout back if a pane is maximized (escape); False if none was."""
+        if self.maximized is None:
+            return False
+        self.minimize()
+        return True
+
     def action_cancel(self) -> None:
         in_box = isinstance(self.focused, Input)
         if self.cancel_work(background=not in_box):
+            return
+        if self.restore_layout():
             return
         if in_box:
             self.focus_main()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.engine.events import TransitionEvent
@@ -366,6 +366,44 @@ class ExploreSession(Session):
                 if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
                     break
         return done
+
+    def pair_counts_then(self, then: int, now: Mapping[tuple, int]) -> dict[tuple, int] | None:
+        """The counts the pairs of ``now`` (pair -> count at the trainer's step) had at step
+        ``then`` (0: the pair did not occur), from the merges between the two steps: each
+        event says which pair counts it changed, from what to what. None when that cannot be
+        known: SuperBPE's transition lies between (it cuts the corpus anew), or the merges
+        between are no longer in the timeline. Call while the trainer is idle."""
+        step, first, timeline = self.trainer.steps_done, self.first_step, self.timeline
+        lo, hi = min(then, step), max(then, step)
+        k = self.trainer.config.superwords_after
+        if lo < first or hi - first > len(timeline) or (k is not None and lo < k <= hi):
+            return None
+        events = timeline[lo - first : hi - first]
+        counts = dict(now)
+        wanted = set(counts)
+        if then < step:
+            # A pair of a token made since (a merge that grew the vocabulary made it) did not
+            # occur then: no need to look for it.
+            made = set()
+            size = timeline[lo - first - 1].vocab_size if lo > first else None
+            for ev in events:
+                if (ev.vocab_size > size) if size is not None else ev.new_id == ev.vocab_size - 1:
+                    made.add(ev.new_token)
+                size = ev.vocab_size
+            for pair in [p for p in wanted if p[0] in made or p[1] in made]:
+                counts[pair] = 0
+                wanted.discard(pair)
+        # Forward to now: a pair's count before the first merge that changed it. After an
+        # undo: its count after the last merge undone that changed it. Else as it is now.
+        side, ordered = (0, events) if then < step else (1, events[::-1])
+        for ev in ordered:
+            if not wanted:
+                break
+            changes = ev.pair_changes
+            for pair in changes.keys() & wanted:
+                counts[pair] = changes[pair][side]
+                wanted.discard(pair)
+        return counts
 
     def snapshot(self, words: list[int] | None = None) -> Snapshot:
         """The panes' view of the state (call where the trainer may be read)."""

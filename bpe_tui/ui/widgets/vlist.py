@@ -99,6 +99,10 @@ class VirtualList(ScrollView, can_focus=True):
         self.cursor = max(0, min(self.cursor, count - 1))
         self.virtual_size = Size(self.size.width, count)
         if follow:
+            # now, so the frame that shows the new rows shows the cursor's (a frame later the
+            # cursor of a list that grew by ten rows was still out of view); and again once
+            # the layout has settled
+            self.scroll_to_cursor()
             self.call_after_refresh(self.scroll_to_cursor)
         self.refresh()
 
@@ -123,6 +127,10 @@ class VirtualList(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.size.width, self.count)
+        if self.show_cursor and self.count:
+            # Lines above or below the list came or went (a head that wraps, a why line): the
+            # cursor's row, in view before, stays in view.
+            self.call_after_refresh(self.scroll_to_cursor)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
