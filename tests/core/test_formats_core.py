@@ -184,3 +184,41 @@ def test_describe_without_building_a_rank_files_merges(tmp_path, monkeypatch):
     assert summary["merges"] is None and summary["vocab_size"] == 259 and not table.merges_built
     assert table.describe()["merges"] == 3 and table.merges_built
     assert table.describe(build=False)["merges"] == 3
+
+
+def test_a_folder_holding_one_table_file_opens_that_file(bytes_table, tmp_path, capsys):
+    """tables/o200k/ holds o200k_base.tiktoken alone: the folder means the file (compressed or
+    not), as people point at the folder a table was downloaded into."""
+    from bpe_tui.cli import main
+
+    for fmt, name in [("tiktoken", "t.tiktoken"), ("minbpe", "t.model")]:
+        folder = tmp_path / fmt
+        folder.mkdir()
+        bpe_tui.save(bytes_table, str(folder / name), format=fmt)
+        (folder / ".hidden").write_text("not a table", encoding="utf-8")
+        table = bpe_tui.load(str(folder))
+        assert table.source_format == fmt and table.merges == bytes_table.merges
+        assert main(["inspect", str(folder)]) == 0
+        assert f"{fmt} merge table" in capsys.readouterr().out
+
+
+def test_a_folder_of_several_tables_names_them(bytes_table, tmp_path, capsys):
+    from bpe_tui.cli import main
+    from bpe_tui.core.tables.formats import SeveralTables
+
+    for name, fmt in [("a.model", "minbpe"), ("b.tiktoken", "tiktoken")]:
+        bpe_tui.save(bytes_table, str(tmp_path / name), format=fmt)
+    (tmp_path / "notes.txt").write_text("a corpus, not a table\n", encoding="utf-8")
+    with pytest.raises(SeveralTables, match=r"a folder of 2 merge tables; open one of them: a\.model, b\.tiktoken$"):
+        bpe_tui.load(str(tmp_path))
+    assert main(["inspect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "open one of them" in err
+
+
+def test_a_folder_of_one_compressed_corpus_is_no_table(tmp_path):
+    import gzip
+
+    (tmp_path / "corpus.txt.gz").write_bytes(gzip.compress(b"the cat sat on the mat\n" * 50, mtime=0))
+    with pytest.raises(BPEError, match="not a merge table"):
+        bpe_tui.load(str(tmp_path))

@@ -226,3 +226,28 @@ async def test_escape_in_a_text_box_leaves_the_box_and_lets_the_build_go_on(smal
         assert "49%" in head(app) and app.main.query_one(WorkBar).display  # still building
         await pilot.press("escape")
         await until(pilot, lambda: "not built" in head(app), "the cancel")
+
+
+async def test_a_folder_holding_one_table_opens_it_and_a_folder_of_several_names_them(tmp_path):
+    """The open dialog's path (and the command line's) may be a folder a table was downloaded
+    into: one table file inside opens; several are named, and none is counted as a corpus."""
+    from bpe_tui.ui.screens.explore import ExploreScreen
+
+    one, several = tmp_path / "one", tmp_path / "several"
+    one.mkdir()
+    several.mkdir()
+    table = bpe_tui.train(str(bpe_tui.demo_corpus_path()), preset="gpt2", merges=30)
+    bpe_tui.save(table, str(one / "demo.tiktoken"), format="tiktoken")
+    bpe_tui.save(table, str(several / "a.tiktoken"), format="tiktoken")
+    bpe_tui.save(table, str(several / "b.model"), format="minbpe")
+    app = ExplorerApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.open_path(str(several))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, (InspectScreen, ExploreScreen))
+        assert any("a folder of 2 merge tables; open one of them: a.tiktoken, b.model" in str(n.message) for n in app._notifications)
+        app.open_path(str(one))
+        await settle(app, pilot)
+        assert isinstance(app.screen, InspectScreen)
+        assert app.session is not None and app.session.full_table.source_format == "tiktoken"

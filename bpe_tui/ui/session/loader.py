@@ -82,7 +82,7 @@ class Loader(Widget):
         and is refused for what is not a regular file (a FIFO would block): so it happens
         here, in the worker, never on the UI thread.
         """
-        from ...core.tables.formats import check_readable, detect
+        from ...core.tables.formats import SeveralTables, check_readable, detect
 
         try:
             check_readable(path)
@@ -91,6 +91,9 @@ class Loader(Widget):
             return
         try:
             detect(path)
+        except SeveralTables as exc:  # a folder of tables is no corpus: say which to open
+            self.post_message(LoadFailed(str(exc)))
+            return
         except BPEError:
             self._corpus([path], config, workers=workers, dask=dask)
             return

@@ -92,22 +92,47 @@ def check_readable(path: str) -> None:
         raise BPEError(f"{path}: not a regular file (a merge table is a file or a directory)")
 
 
+class SeveralTables(BPEError):
+    """A folder that holds several merge tables and is none itself: which one is meant?"""
+
+
+def table_in_folder(path: str) -> str:
+    """``path`` itself, or for a folder no format reads as a whole (not a gpt2 or tokenizer.json
+    folder) the one table file it holds: ``tables/o200k/`` means ``tables/o200k/o200k_base.tiktoken``.
+    A folder holding several tables is a one-line BPEError naming them."""
+    if not os.path.isdir(path) or _sniffed(path) is not None:
+        return path
+    names = sorted(n for n in os.listdir(path) if not n.startswith(".") and os.path.isfile(os.path.join(path, n)))
+    tables = [n for n in names if _detected(os.path.join(path, n)) is not None]
+    if len(tables) == 1:
+        return os.path.join(path, tables[0])
+    if tables:
+        shown = ", ".join(tables[:6]) + (f" and {len(tables) - 6} more" if len(tables) > 6 else "")
+        raise SeveralTables(f"{path}: a folder of {len(tables)} merge tables; open one of them: {shown}")
+    return path
+
+
 def detect(path: str) -> TableReader:
     """The format module that can read ``path``; BPEError if none can. A compressed file is
     told by what it holds (only its head is decompressed for this)."""
     path = os.fspath(path)
     check_readable(path)
-    kind = _compressed.compression(path)
-    if kind is not None:
-        with _compressed.decompressed(path, kind, _compressed.HEAD) as head:
-            found = _sniffed(head)
-        if found is None:
-            raise BPEError(f"{path}: {kind}-compressed, and what it holds is not a merge table this tool can read (known formats: {', '.join(readers())})")
-        return found
-    found = _sniffed(path)
+    path = table_in_folder(path)
+    found = _detected(path)
     if found is None:
-        raise BPEError(f"{path}: not a merge table this tool can read (known formats: {', '.join(readers())})")
+        kind = _compressed.compression(path)
+        what = f"{kind}-compressed, and what it holds is not" if kind is not None else "not"
+        raise BPEError(f"{path}: {what} a merge table this tool can read (known formats: {', '.join(readers())})")
     return found
+
+
+def _detected(path: str) -> TableReader | None:
+    """The format module that reads ``path`` (a compressed file: by what its head holds), or None."""
+    kind = _compressed.compression(path)
+    if kind is None:
+        return _sniffed(path)
+    with _compressed.decompressed(path, kind, _compressed.HEAD) as head:
+        return _sniffed(head)
 
 
 def _sniffed(path: str) -> TableReader | None:
@@ -127,11 +152,12 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
     the line or JSON path, and anything they did not foresee is still reported, not raised.
     """
     path = os.fspath(path)
+    check_readable(path)
+    path = table_in_folder(path)
     if format is None:
         module = detect(path)
     elif format in readers():
         module = readers()[format]
-        check_readable(path)
     else:
         raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
     kind = _compressed.compression(path)
