@@ -144,6 +144,13 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
 #: The name prefix of a pipeline pre-tokenizer: ``pipeline:`` + a JSON list of steps.
 PIPELINE = "pipeline:"
 
+
+def pattern_text(pretokenizer: str) -> str:
+    """The regex behind one of our pre-tokenizer names (a pipeline has none: BPEError)."""
+    if pretokenizer.startswith(PIPELINE):
+        raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
+    return resolve_pattern(pretokenizer)[1]
+
 #: How a split step treats the pieces its pattern matches (Hugging Face's
 #: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
 #:
