@@ -224,17 +224,20 @@ class StatsPane(VerticalScroll):
         session = self.session
         table = session.table() if session is not None else None
         words = self.query_one("#watch-input", Input).value.replace(",", " ").split()
-        step = session.step if session is not None else 0
-        if table is None or not words:
+        if table is None or session is None or not words:
             self.watch_lines = []
             self.watched = []
             body.update(Text("name words above to see when each becomes one token", style="dim", end=""))
-            chart.draw(partial(training.word_timeline, words=[], step=step))
+            chart.draw(partial(training.word_timeline, words=[], step=0))
             return
         out = Text(end="")
         lines = []
         watched: list[tuple[str, int | None]] = []
-        pending = session.merges_note() if session is not None else None  # the trace needs the merge list
+        # The trace needs the merge list, and so does a rank file's step (its number of merges):
+        # while the list is being built, neither is asked for (asking would build it here, on
+        # the UI thread).
+        pending = session.merges_note()
+        step = session.step if pending is None else 0
         look = ChipStyles.of(self)
         for word in words:
             forms = [word]
