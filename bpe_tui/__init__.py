@@ -25,6 +25,7 @@ from .core import (
     TrainerConfig,
 )
 from .core.shipped import demo_corpus_path
+from .core.tables.adopt import from_tiktoken, from_tokenizers
 from .core.tables.formats import load, save
 from .core.text.distributed import count_words
 
@@ -42,6 +43,8 @@ __all__ = [
     "UNK_ID",
     "count_words",
     "demo_corpus_path",
+    "from_tiktoken",
+    "from_tokenizers",
     "load",
     "save",
     "train",

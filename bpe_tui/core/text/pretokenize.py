@@ -505,6 +505,13 @@ class PreTokenizer:
         out.append(text[pos:])
         return out
 
+    def normalized_special_matches(self, text: str) -> list[tuple[Match, str]]:
+        """Each special token looked for in normalized ``text``, in order: its match there
+        (the span may take in whitespace: ``lstrip``/``rstrip``) and the token's own name."""
+        if self._normalized_re is None:
+            return []
+        return [(m, self._normalized_of[m.group()]) for m in self._normalized_re.finditer(text)]
+
     @property
     def matches_normalized_tokens(self) -> bool:
         """Whether some special tokens are looked for in normalized text (see __init__)."""

@@ -100,7 +100,16 @@ def sniff(path: str) -> bool:
 
 def read(path: str) -> MergeTable:
     path = locate(path)
-    data = read_json_object(path, "a tokenizer.json")
+    return from_json(read_json_object(path, "a tokenizer.json"), path)
+
+
+def loads(text: str, source: str) -> MergeTable:
+    """The table of a tokenizer.json given as text (``source`` names it in messages)."""
+    return from_json(read_json_object(source, "a tokenizer.json", text.encode("utf-8")), source)
+
+
+def from_json(data: dict, path: str) -> MergeTable:
+    """The table of a parsed tokenizer.json (``path`` names it in messages and notes)."""
     model = data.get("model")
     if not isinstance(model, dict):
         raise fail(path, "key 'model'", "missing; not a Hugging Face tokenizer.json")
