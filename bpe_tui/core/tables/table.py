@@ -659,9 +659,14 @@ class MergeTable:
         """The one-line error for an id the table does not have."""
         where = f" (position {position + 1})" if position is not None else ""
         if token_id == UNK_ID:
+            if self.unk_id != UNK_ID:
+                instead = f"encode gives the table's own unknown token, id {self.unk_id}, instead"
+            elif self.units == "bytes":
+                instead = "encode never gives it: every byte has a token"
+            else:
+                instead = "encode spells unknown characters in byte tokens instead"
             return TokenIdError(
-                f"token id -1{where} is not in the vocabulary: -1 (UNK_ID) stands for a character the table has no "
-                "token for, and this table has one for every character (or its own unknown token)"
+                f"token id -1{where} is not in the vocabulary: -1 (UNK_ID) stands for a character the table has no token for, and {instead}"
             )
         return TokenIdError(f"token id {token_id!r}{where} is not in the vocabulary (ids run 0-{self.n_vocab - 1})")
 
