@@ -27,7 +27,7 @@ when two disallowed strings start at one place, the refusal does not).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 from ..errors import BPEError, DisallowedSpecial
 from ..text.specials import SpecialMatcher
@@ -38,8 +38,8 @@ Allowed: TypeAlias = "Literal['all'] | Collection[str]"
 Disallowed: TypeAlias = "Literal['all'] | Collection[str]"
 
 #: The three policies the command line and the explorer offer, by name.
-POLICIES = ("recognise", "ordinary", "refuse")
 Policy: TypeAlias = Literal["recognise", "ordinary", "refuse"]
+POLICIES: tuple[Policy, ...] = get_args(Policy)
 
 
 def _strings(value: object, name: str) -> frozenset[str]:
