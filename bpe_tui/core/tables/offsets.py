@@ -6,8 +6,8 @@ Face's ``Encoding.offsets``; tiktoken's ``decode_with_offsets`` gives each token
 This module walks the text the way the encoder does, keeping track of positions:
 
 1. lone surrogates become U+FFFD, and a whole-text normalizer (sentencepiece's) rewrites the
-   text; special tokens are cut out (each spans its own text; whitespace a token's
-   ``lstrip``/``rstrip`` takes in belongs to no token, as in tokenizers);
+   text; special tokens are cut out (each spans its match: with Hugging Face's
+   ``lstrip``/``rstrip``, the whitespace it takes in too, as tokenizers gives it);
 2. each segment between them gets the prefix space where the table's scheme puts one, is
    normalized and pre-tokenized;
 3. each pre-token is merged with a log (:mod:`~bpe_tui.core.engine.merging`): every final token
@@ -133,17 +133,11 @@ def encode_with_offsets(table: Encoder, text: str, dropout: float = 0.0, seed: i
         if m.start() > pos:
             _segment(table, text, pos, m.start(), pos == 0, dropout, rng, back, ids, spans)
         ids.append(specials[m.group()])
-        spans.append(back(*_inner(text, m.start(), m.end(), m.group())))
+        spans.append(back(m.start(), m.end()))
         pos = m.end()
     if pos < len(text):
         _segment(table, text, pos, len(text), pos == 0, dropout, rng, back, ids, spans)
     return ids, spans
-
-
-def _inner(text: str, start: int, end: int, token: str) -> Span:
-    """The token's own text inside its match (which may take in whitespace around it)."""
-    at = text.find(token, start, end)
-    return (at, at + len(token)) if at >= 0 else (start, end)
 
 
 def _segment(
@@ -174,10 +168,10 @@ def _segment(
             start, end = max(0, start - add_at), max(min(1, len(segment)), end - add_at)
         return a + start, a + end
 
-    for part_start, part_end, special, matched in parts:
+    for part_start, part_end, special in parts:
         if special is not None:
             ids.append(table.special_tokens[special])
-            spans.append(back(*to_text(*_inner(norm, part_start, part_end, matched))))
+            spans.append(back(*to_text(part_start, part_end)))
             continue
         part = norm[part_start:part_end]
         if add_at is None:
@@ -194,18 +188,18 @@ def _segment(
                 spans.append(back(*to_text(part_start + lo, part_start + hi)))
 
 
-def _parts(pre: PreTokenizer, norm: str) -> list[tuple[int, int, str | None, str]]:
-    """``norm`` cut at the special tokens looked for in normalized text: ``(start, end, None,
-    "")`` for text, ``(start, end, token, its normalized text)`` for a token (its whole match)."""
-    out: list[tuple[int, int, str | None, str]] = []
+def _parts(pre: PreTokenizer, norm: str) -> list[tuple[int, int, str | None]]:
+    """``norm`` cut at the special tokens looked for in normalized text: ``(start, end, None)``
+    for text, ``(start, end, token)`` for a token (its whole match)."""
+    out: list[tuple[int, int, str | None]] = []
     pos = 0
     for m, name in pre.normalized_special_matches(norm):
         if m.start() > pos:
-            out.append((pos, m.start(), None, ""))
-        out.append((m.start(), m.end(), name, m.group()))
+            out.append((pos, m.start(), None))
+        out.append((m.start(), m.end(), name))
         pos = m.end()
     if pos < len(norm):
-        out.append((pos, len(norm), None, ""))
+        out.append((pos, len(norm), None))
     return out
 
 

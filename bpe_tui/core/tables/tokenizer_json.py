@@ -215,8 +215,13 @@ def dumps(table: TableView, legacy_merges: bool = False, attached: Sequence[tupl
         pre = split
         decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
     if style == "metaspace" and table.config.get("byte_fallback"):
-        # (byte tokens become characters first, then Metaspace turns ▁ into spaces)
-        decoder = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}, dict(pre or {})]}
+        # ▁ back to spaces, byte tokens to characters, the prefix space off (Mistral's decoder)
+        decoder = {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": SPACE_MARK}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+            *([{"type": "Strip", "content": " ", "start": 1, "stop": 0}] if table.prefix_space in ("always", "first") else []),
+        ]}
     normalizer: list[dict[str, Any]] = [{"type": "Lowercase"}] if table.lowercase else []
     spec = table.config.get("normalizer")
     if isinstance(spec, dict) and spec.get("type") != "SentencePiece":
