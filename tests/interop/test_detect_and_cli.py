@@ -17,7 +17,7 @@ from .conftest import FIXTURES
 
 def test_registry_names():
     assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece"}
-    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt"}
+    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "transformers"}
 
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])
