@@ -3,8 +3,9 @@
 Encoding is pure Python, so threads (tiktoken's ``encode_batch`` uses 8) would take turns on
 one interpreter; processes run side by side. The texts are cut into contiguous runs of about
 equal size (a few per worker, so a slow one does not hold the rest up), each worker gets the
-table once (pickled as what builds it: see ``MergeTable.__reduce__``) and sends back each
-run's ids as compact arrays; the parent joins them in order. A small batch is encoded in this
+table once (forked, or pickled as what builds it: see ``MergeTable.__reduce__``) and sends back
+each run's ids as one flat list with the texts' lengths (pickled in one piece: a list per text
+costs more, arrays more still); the parent cuts them apart, in order. A small batch is encoded in this
 process: starting workers costs more than it saves below :data:`PARALLEL_MIN_CHARS`
 characters. The workers leave Ctrl+C to the parent, which stops them on its way out.
 
@@ -16,8 +17,8 @@ from __future__ import annotations
 
 import os
 import signal
-from array import array
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any, Protocol
 
 from ..errors import BPEError
@@ -81,7 +82,13 @@ def encode_batch(table: Encoder, recognised: frozenset[str], texts: Sequence[str
         start_resource_tracker()
     with ctx.Pool(n, initializer=_init_worker, initargs=(table, recognised)) as pool:
         done = pool.map(_encode_run, [texts[a:b] for a, b in parts], chunksize=1)
-    return [ids.tolist() for run in done for ids in run]
+    out: list[list[int]] = []
+    for flat, lengths in done:
+        start = 0
+        for end in accumulate(lengths):
+            out.append(flat[start:end])
+            start = end
+    return out
 
 
 _TABLE: Any = None  # in a worker: the table (the view that recognises the batch's specials)
@@ -94,7 +101,13 @@ def _init_worker(table: Encoder, recognised: frozenset[str]) -> None:
     _TABLE = table._recognising(recognised)
 
 
-def _encode_run(texts: list[str]) -> list[array[int]]:
-    """In a worker: the ids of a run of texts, each as an array (pickled compactly)."""
+def _encode_run(texts: list[str]) -> tuple[list[int], list[int]]:
+    """In a worker: the ids of a run of texts, all in one list, and each text's count."""
     encode = _TABLE.encode
-    return [array("q", encode(text)) for text in texts]
+    flat: list[int] = []
+    lengths: list[int] = []
+    for text in texts:
+        ids = encode(text)
+        flat += ids
+        lengths.append(len(ids))
+    return flat, lengths
