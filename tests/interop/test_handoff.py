@@ -95,6 +95,22 @@ def test_to_tiktoken_refuses_by_name(trained, shared_tables):
         assert_one_line_error(exc, "tiktoken cannot encode this table", needle)
 
 
+def test_to_tiktoken_refuses_merges_tiktokens_rule_would_not_follow():
+    """abc made from (a, bc) while ab ranks first: the merge list stops at ab + c, tiktoken's
+    rule goes on to abc (it merges whatever makes a token). Refused, naming the token."""
+    from bpe_tui.core.tables.table import MergeTable
+    from bpe_tui.core.text.pretokenize import GPT2_PATTERN
+
+    vocab = {**{b: bytes([b]) for b in range(256)}, 256: b"ab", 257: b"bc", 258: b"abc"}
+    table = MergeTable("bytes", vocab, [(97, 98, 256), (98, 99, 257), (97, 257, 258)])
+    assert table.encode("abc") == [256, 99]
+    enc = tiktoken.Encoding("x", pat_str=GPT2_PATTERN, mergeable_ranks={s: i for i, s in vocab.items()}, special_tokens={})
+    assert enc.encode("abc") == [258]  # what a plain hand-over would have done
+    with pytest.raises(BPEError) as exc:
+        table.to_tiktoken()
+    assert_one_line_error(exc, "token b'abc' (id 258)", "merge list", "tiktoken's rule")
+
+
 # ---------------------------------------------------------------------- to_tokenizers
 
 

@@ -78,11 +78,16 @@ def tiktoken_problems(table: Table) -> list[str]:
 def to_tiktoken(table: Table, name: str | None = None) -> Any:
     """A ``tiktoken.Encoding`` of ``table`` (see the module docstring); ``name`` defaults to
     the table's source. Ranks are the table's ids, the regex its pre-tokenizer's, the
-    special tokens its own."""
+    special tokens its own. A table that encodes by its merge list is checked token by token
+    first (:func:`~bpe_tui.core.tables.ranks.rank_rule_problem`: GPT-2's 50,000 in a second
+    or two)."""
     problems = tiktoken_problems(table)
     if problems:
         raise _refuse("tiktoken", problems)
     mergeable = ranks.mergeable_ranks(table, table.source or "table")
+    differs = ranks.rank_rule_problem(table, mergeable)
+    if differs is not None:
+        raise _refuse("tiktoken", [differs])
     tiktoken = library("tiktoken")
     return tiktoken.Encoding(
         name or f"bpe-tui:{table.source or 'table'}",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..engine.merging import merge
 from ..errors import BPEError
 from ..types import Surface
 
@@ -31,6 +32,8 @@ class RankSource(Protocol):
 
     @property
     def merge_ids(self) -> list[tuple[int, int, int]]: ...
+
+    def is_special(self, token_id: int) -> bool: ...
 
 
 def mergeable_ranks(table: RankSource, where: str = "table") -> dict[bytes, int]:
@@ -65,3 +68,34 @@ def mergeable_ranks(table: RankSource, where: str = "table") -> dict[bytes, int]
     if singles != 256:
         raise BPEError(f"{where}: tiktoken's ranks need all 256 single bytes; this table has {singles}")
     return ranks
+
+
+def rank_rule_problem(table: RankSource, ranks: dict[bytes, int]) -> str | None:
+    """Where tiktoken's rule would encode differently from the table's merge list, or None.
+
+    tiktoken merges adjacent parts whenever their concatenation is a token (lowest rank
+    first), the merge list only the pairs it lists; the two agree when each merged token's
+    bytes reach that token both ways. A token the merge list does not reach from its own bytes
+    (its parts are taken by an earlier merge: a merge chosen by hand, a table read from a file),
+    or that tiktoken's rule does not reach, is named. (A table that encodes by token rank is
+    tiktoken's rule itself: None.)"""
+    if table.by_token_rank:
+        return None
+    vocab = table.vocab
+    pair_ranks: dict[tuple[int, int], int] = {}
+    made: dict[tuple[int, int], int] = {}
+    for rank, (a, b, new) in enumerate(table.merge_ids):
+        pair_ranks.setdefault((a, b), rank)
+        made.setdefault((a, b), new)
+    base = {token[0]: i for token, i in ranks.items() if len(token) == 1}
+    for _, _, new in table.merge_ids:
+        data = vocab[new]
+        assert isinstance(data, bytes)  # a bytes table
+        by_list = merge([base[b] for b in data], pair_ranks, made)
+        by_rank = merge([data[k : k + 1] for k in range(len(data))], ranks)
+        if by_list != [new] or by_rank != [data]:
+            return (
+                f"token {data!r} (id {new}): its bytes merge into {len(by_list)} token(s) by the table's merge list "
+                f"and {len(by_rank)} by tiktoken's rule, not into the token itself both ways"
+            )
+    return None
