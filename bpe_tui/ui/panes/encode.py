@@ -343,7 +343,9 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        self.border_title = f"Encode · specials: {self.specials}" if table.special_tokens else "Encode"
+        title = f"Encode · specials: {self.specials}" if table.special_tokens else self.BORDER_TITLE
+        if self.border_title != title:  # (setting it repaints the pane, on every step of a run)
+            self.border_title = title
         args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles, self.specials)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
