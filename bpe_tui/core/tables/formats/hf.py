@@ -37,8 +37,10 @@ Reading:
   does). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
 * A model that is not BPE (WordPiece, Unigram, WordLevel) is refused with a clear message.
 
-Writing uses our ids as they are (so HF encodes to exactly our ids), pairs by default or legacy
-strings with ``legacy_merges=True`` (readers older than tokenizers 0.20 need them).
+Writing (the text is made by :mod:`~bpe_tui.core.tables.tokenizer_json`, which the transformers
+format and ``MergeTable.to_tokenizers`` share) uses our ids as they are (so HF encodes to
+exactly our ids), pairs by default or legacy strings with ``legacy_merges=True`` (readers older
+than tokenizers 0.20 need them).
 Sentencepiece-style chars tables (Metaspace's split, or none, and any prefix space) go out the
 way they came in: a Metaspace pre-tokenizer and decoder with their ``prepend_scheme``, or Llama
 2's Prepend/Replace normalizers, with spaces in tokens written ``▁``.
