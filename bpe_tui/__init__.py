@@ -29,6 +29,7 @@ from .core import (
 )
 from .core.notebook import show
 from .core.shipped import demo_corpus_path
+from .core.tables.adopt import from_tiktoken, from_tokenizers
 from .core.tables.formats import load, save
 from .core.text.distributed import count_words
 
@@ -46,6 +47,8 @@ __all__ = [
     "UNK_ID",
     "count_words",
     "demo_corpus_path",
+    "from_tiktoken",
+    "from_tokenizers",
     "load",
     "save",
     "show",

@@ -9,7 +9,8 @@ import json
 import sys
 
 from ..core.engine.units import visible
-from ..core.errors import BPEError
+from ..core.errors import BPEError, UndecodableToken
+from ..core.tables.special_policy import POLICIES
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table
@@ -25,10 +26,26 @@ def token_fields(table, token_id: int, surface) -> dict:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    from ..core.errors import DisallowedSpecial
+
+    try:
+        return _encode(args)
+    except DisallowedSpecial as exc:
+        where = "TEXT" if args.text is not None else "stdin"
+        raise BPEError(
+            f"{where}: character {exc.offset} starts the special token {exc.token!r}, refused (--specials refuse); "
+            "--specials recognise encodes it as its id, --specials ordinary as text"
+        ) from None
+
+
+def _encode(args: argparse.Namespace) -> int:
+    from ..core.tables import special_policy
     from ..core.tables.table import UNK_ID, check_dropout
 
     table = load_table(args, args.table)
     check_dropout(args.dropout)
+    allowed, disallowed = special_policy.policy_arguments(args.specials)
+    policy = {"allowed_special": allowed, "disallowed_special": disallowed}
     out = sys.stdout
     if args.text is not None:
         chunks = iter([argv_text(args.text, "TEXT")])
@@ -36,11 +53,16 @@ def cmd_encode(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():  # (a person at a terminal, not a pipe: say what is awaited)
             print("bpe-tui: reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)", file=sys.stderr)
         chunks = iter_stdin_text()
+    if args.specials == "refuse":
+        # refused before anything is written: the whole text is read first
+        text = "".join(chunks)
+        special_policy.check(text, special_policy.resolve(table.special_tokens, allowed, disallowed)[1])
+        chunks = iter([text])
     if args.ids and not args.dropout:
         # Streamed: ids are written as they are made, memory stays flat on any input size.
         first = True
         line: list[str] = []
-        for token_id in table.encode_iterable(chunks):
+        for token_id in table.encode_iterable(chunks, **policy):
             line.append(str(token_id))
             if len(line) >= 4096:
                 out.write(("" if first else " ") + " ".join(line))
@@ -58,9 +80,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 read[0] += len(chunk)
                 yield chunk
 
-        return write_pieces(table, table.pieces_iterable(counted(chunks)), out, read)
+        return write_pieces(table, table.pieces_iterable(counted(chunks), **policy), out, read)
     text = "".join(chunks)
-    pieces = table.pieces(text, dropout=args.dropout, seed=args.seed)
+    pieces = table.pieces(text, dropout=args.dropout, seed=args.seed, **policy)
     ids = [unk if i == UNK_ID else i for i, _ in pieces]
     if args.ids:
         print(" ".join(map(str, ids)))
@@ -72,6 +94,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
         record: dict[str, object] = {"ids": ids, "tokens": [t["text"] for t in tokens]}
         if table.units == "bytes":
             record["bytes"] = [t["bytes"] for t in tokens]
+        _, spans = table.encode_with_offsets(text, dropout=args.dropout, seed=args.seed, **policy)
+        record["offsets"] = [list(span) for span in spans]
         context = context_of(table)
         if context is not None:  # CLIP: the text encoder's window, and how much of it the text takes
             record["context"] = {"length": context.length, "wrap": list(context.wrap), "used": context.used(len(ids))}
@@ -127,7 +151,14 @@ def cmd_decode(args: argparse.Namespace) -> int:
             ids.append(int(word))
         except ValueError:
             raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number") from None
-    sys.stdout.write(table.decode(ids))
+    try:
+        text = table.decode(ids, errors=args.errors)
+    except UndecodableToken as exc:
+        raise BPEError(
+            f"id {exc.position + 1} ({exc.token_id}): its bytes {exc.data!r} are not valid UTF-8 there (--errors strict; "
+            "--errors replace writes U+FFFD instead)"
+        ) from None
+    sys.stdout.write(text)
     if sys.stdout.isatty():
         sys.stdout.write("\n")
     return 0
@@ -170,7 +201,16 @@ def add_encode_parser(sub) -> None:
     e.add_argument("text", nargs="?", help="text to encode (default: stdin)")
     out = e.add_mutually_exclusive_group()
     out.add_argument("--ids", action="store_true", help="print token ids only")
-    out.add_argument("--json", action="store_true", help='print {"ids": [...], "tokens": [...], "bytes": [...]} (tokens as text, bytes as \\xNN escapes)')
+    out.add_argument(
+        "--json", action="store_true",
+        help='print {"ids": [...], "tokens": [...], "bytes": [...], "offsets": [[start, end], ...]} (tokens as text, bytes as \\xNN escapes, '
+        "each token's characters in the text)",
+    )
+    e.add_argument(
+        "--specials", choices=POLICIES, default="recognise",
+        help="special tokens' text: recognise (encode to their ids; the default), ordinary (as plain text), "
+        "refuse (exit 2 naming the first one and its character offset)",
+    )
     e.add_argument("--dropout", type=float, default=0.0, metavar="P", help="BPE-dropout: skip each merge with probability P")
     e.add_argument("--seed", type=int, metavar="S", help="random seed for --dropout")
     add_table_rules(e)
@@ -182,6 +222,10 @@ def add_decode_parser(sub) -> None:
     d = sub.add_parser("decode", help="turn token ids back into text")
     d.add_argument("-t", "--table", required=True, help="a merge table (any readable format)")
     d.add_argument("ids", nargs="*", help="token ids (default: read from stdin, separated by spaces, commas or lines)")
+    d.add_argument(
+        "--errors", choices=("replace", "strict"), default="replace",
+        help="bytes that are not UTF-8: replace (U+FFFD, the default) or strict (exit 2 naming the first id whose bytes do not decode)",
+    )
     add_table_rules(d)
     d.set_defaults(run=cmd_decode)
 

@@ -130,6 +130,7 @@ COMMANDS: list[Command] = [
     Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
     Command("vertical_line", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries", where=EXPLORE),
     Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
+    Command("ctrl+s", "encode box: special tokens recognised, encoded as ordinary text, or refused (cycles; the title says which)", "cycle_specials", "Specials", "encode"),
     Command("enter", "history: go to that step · pairs: filter the corpus · corpus/encode: token detail"),
     Command("tab,shift+tab", "move between panes and boxes"),
     Command("escape", "cancel a run, stop auto-play, leave a text box", "cancel", where=MAIN, palette=False, priority=True),

@@ -136,6 +136,15 @@ CLI_CASES = [
     ("inspect-id", "cli", ["inspect", "{dir}/t.json", "--id", "260"], b"", "ok", "id 260"),
     ("encode-piped-one-per-line", "cli", ["encode", "-t", "{dir}/t.json", "the lowest"], b"", "ok", "\t"),
     ("encode-json-real-text", "cli", ["encode", "-t", "{dir}/t.json", "--json", "a b"], b"", "ok", '"bytes"'),
+    # issue 27: special tokens in untrusted text, ids that are not the table's
+    ("encode-special-refused", "silent", ["encode", "-t", "{dir}/t.json", "--specials", "refuse", "a<|endoftext|>"], b"", "error", "character 1 starts the special token '<|endoftext|>'"),
+    ("encode-special-refused-stdin", "silent", ["encode", "-t", "{dir}/t.json", "--ids", "--specials", "refuse"], b"ab\nc <|endoftext|>", "error", "stdin: character 5"),
+    ("encode-special-ordinary", "silent", ["encode", "-t", "{dir}/t.json", "--ids", "--specials", "ordinary", "<|endoftext|>"], b"", "ok", "60 124"),
+    ("decode-minus-one-bytes", "silent", ["decode", "-t", "{dir}/t.json", "--", "-1"], b"", "error", "token id -1 (position 1) is not in the vocabulary"),
+    ("decode-minus-two-chars", "silent", ["decode", "-t", "{dir}/c.json", "--", "-2"], b"", "error", "token id -2 (position 1) is not in the vocabulary"),
+    ("decode-minus-one-chars", "cli", ["decode", "-t", "{dir}/c.json", "--", "-1"], b"", "ok", "\ufffd"),
+    ("decode-out-of-range", "silent", ["decode", "-t", "{dir}/t.json", "104", "99999999999"], b"", "error", "token id 99999999999 (position 2)"),
+    ("decode-strict-partial-utf8", "silent", ["decode", "-t", "{dir}/t.json", "--errors", "strict", "104", "240", "159"], b"", "error", "id 2 (240)"),
 ]
 
 
@@ -251,6 +260,12 @@ LIB_CASES = [
     ("dropout-negative", "silent", lambda d: small().encode("ab", dropout=-0.1), "error", "dropout"),
     ("goto-2.5", "silent", lambda d: Trainer.from_text("ab ab", TrainerConfig()).goto(2.5), "error", "step"),
     ("decode-true", "silent", lambda d: small().decode([True]), "error", "not an integer"),
+    ("decode-minus-one-bytes", "silent", lambda d: load(d / "t.json").decode([104, -1]), "error", "token id -1 (position 2)"),
+    ("decode-errors-unknown", "silent", lambda d: load(d / "t.json").decode([104], errors="surrogateescape"), "error", "errors must be one of"),
+    ("allowed-special-a-str", "silent", lambda d: load(d / "t.json").encode("x", allowed_special="<|endoftext|>"), "error", "allowed_special must be 'all'"),
+    ("disallowed-special-refused", "silent", lambda d: load(d / "t.json").encode("x<|endoftext|>", allowed_special=set()), "error", "at character 1"),
+    ("encode-batch-workers-zero", "silent", lambda d: load(d / "t.json").encode_batch(["a"], workers=0), "error", "workers"),
+    ("encode-batch-not-str", "silent", lambda d: load(d / "t.json").encode_batch(["a", b"b"]), "error", "text 2 of the batch"),
     ("max-token-length", "memory", lambda d: max(len(e.new_token) for e in Trainer.from_text("a" * 5000, TrainerConfig(max_token_length=8)).run()) == 8, "ok", ""),
     ("eow-equals-base-char", "silent", lambda d: Trainer.from_text("a b", TrainerConfig(preset="classic", end_of_word="a")), "error", "end-of-word"),
     ("unknown-pretokenizer-name", "message", lambda d: TrainerConfig(pretokenizer="gpt3"), "error", "unknown pre-tokenizer"),

@@ -27,8 +27,10 @@ def test_literal_aliases_are_the_runtime_choices():
 
 
 def test_format_names_are_the_modules_names():
-    assert sorted(types.FORMAT_NAMES) == sorted(m.NAME for m in formats.FORMATS)
+    assert sorted(types.FORMAT_NAMES) == sorted({m.NAME for m in formats.FORMATS} | {m.NAME for m in formats.WRITERS})
     assert list(formats.readers()) == [m.NAME for m in formats.FORMATS]
+    write_only = [m for m in formats.WRITERS if m not in formats.FORMATS]
+    assert [m.NAME for m in write_only] == ["transformers"]  # (its folder is read by the hf reader)
 
 
 @pytest.mark.parametrize("module", formats.FORMATS, ids=lambda m: m.NAME)
@@ -47,6 +49,13 @@ def test_a_module_that_writes_is_a_table_writer(module):
         write = inspect.signature(module.write).parameters
         assert list(write)[:2] == ["table", "path"] and "overwrite" in write
         assert list(inspect.signature(module.losses).parameters) == ["table"]
+
+
+def test_a_write_only_format_is_a_table_writer():
+    for module in formats.WRITERS:
+        write = inspect.signature(module.write).parameters
+        assert list(write)[:2] == ["table", "path"] and "overwrite" in write, module.NAME
+        assert list(inspect.signature(module.losses).parameters) == ["table"], module.NAME
 
 
 def test_losses_are_sentences():

@@ -17,7 +17,7 @@ from .conftest import FIXTURES
 
 def test_registry_names():
     assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip"}
-    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip"}
+    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip", "transformers"}
 
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])

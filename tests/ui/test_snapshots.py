@@ -228,3 +228,26 @@ def test_inspect_summary(snap_compare, rank_file, size):
         await settle(app, pilot)
 
     assert snap_compare(ExplorerApp(table_path=rank_file), terminal_size=size, run_before=opened)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_encode_specials_refused(snap_compare, size):
+    """The encode box with special tokens refused (ctrl+s twice): its title says so, the
+    summary names the token and its character, no chips."""
+    import bpe_tui
+
+    from .conftest import CORPORA
+
+    table = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=200, special_tokens=["<|endoftext|>"])
+
+    async def refuse(pilot):
+        app = pilot.app
+        await wait_for_screen(app, pilot, InspectScreen)
+        box = app.query_one("#encode-input", Input)
+        box.focus()
+        box.value = "the baker<|endoftext|> said"
+        await settle(app, pilot)
+        await pilot.press("ctrl+s", "ctrl+s")
+        await settle(app, pilot)
+
+    assert snap_compare(ExplorerApp(table=table), terminal_size=size, run_before=refuse)

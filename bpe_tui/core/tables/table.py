@@ -23,6 +23,7 @@ writing files is not here (``core/tables/formats``), nor is the merge loop (``en
 from __future__ import annotations
 
 import bisect
+import copy
 import itertools
 import random
 import threading
@@ -34,7 +35,7 @@ from typing import Any
 from ..engine.merging import MergeLog, PieceCache, merge
 from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
-from ..errors import BPEError
+from ..errors import BPEError, TokenIdError, UndecodableToken
 from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import (
     PreTokenizer,
@@ -44,6 +45,8 @@ from ..text.pretokenize import (
 from ..text.specials import special_token_list
 from ..types import UNK_ID, Pair, PrefixScheme, Surface  # UNK_ID is re-exported too
 from ..wording import merge_number  # noqa: F401  (re-exported: where callers have always found it)
+from . import batch, handoff, offsets, special_policy
+from .special_policy import Allowed, Disallowed
 
 
 def _first_ranks(
@@ -244,12 +247,11 @@ class MergeTable:
         normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
         whole = normalizer if isinstance(normalizer, SentencePieceNormalizer) else None
         flags = self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None
-        self._pre = PreTokenizer(
-            pretokenizer, list(self.special_tokens), lowercase, prefix_space=prefix,
-            normalizer=None if whole else normalizer, text_normalizer=whole,
-            special_flags=flags,
-            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
-        )
+        self._pre_rules = (prefix, None if whole else normalizer, whole, flags)
+        self._pre = self._pretokenizer_for(list(self.special_tokens))
+        #: The same table recognising fewer special tokens, by the set it recognises (see
+        #: _recognising): made when an encode call first asks, kept for the next.
+        self._views: dict[frozenset[str], MergeTable] = {}
         #: Decoding takes off the space encoding put in front of the text.
         self._strips_prefix = (prefix is not None and units == "chars") or (
             whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
@@ -291,6 +293,15 @@ class MergeTable:
         # table's own library, which has no id for them.
         outside = self.config.get("outside_vocab_from")
         self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A table pickles as what builds it again (so worker processes get it whole: see
+        :mod:`~bpe_tui.core.tables.batch`), its merges not checked again on the way in."""
+        merges = self._merges if self._merges is not None else self._build
+        return (_unpickled, (
+            self.units, self._vocab, merges, self.special_tokens, self.pretokenizer, self.end_of_word, self.lowercase,
+            self.counts, self.config, self.source_format, self.source, sorted(self.manual_ranks),
+        ))
 
     # ------------------------------------------------------------------ the merge list
 
@@ -588,6 +599,89 @@ class MergeTable:
             text = text_of(surface)
             found = self.special_tokens.get(text)
         return found
+
+    # ------------------------------------------------------------------ lookups (tiktoken's and HF's names)
+
+    def token_to_id(self, token: str | bytes) -> int | None:
+        """The id of the token whose text (str) or bytes is ``token``, special tokens
+        included, or None (Hugging Face's ``token_to_id``; tiktoken's ``encode_single_token``
+        raises KeyError instead). Tokens are spelled as they are, not as a file stores them:
+        ``" the"``, not GPT-2's ``"Ġthe"`` or sentencepiece's ``"▁the"``."""
+        if isinstance(token, bytes) and self.units == "chars":
+            try:
+                token = token.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        elif isinstance(token, str) and self.units == "bytes" and token not in self.special_tokens:
+            token = token.encode("utf-8", "surrogatepass")
+        if not isinstance(token, (str, bytes)):
+            raise BPEError(f"a token is a str or bytes, not {token!r}")
+        return self.token_id(token)
+
+    def id_to_token(self, token_id: int) -> Surface | None:
+        """The token with this id (bytes in a byte-level table, str in a chars table; a
+        special token as its text's bytes or text), or None (Hugging Face's ``id_to_token``)."""
+        return self._vocab.get(token_id) if type(token_id) is int else None
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id (tiktoken's ``n_vocab``): ids run below it. ``len(table)``
+        counts the tokens (Hugging Face's ``get_vocab_size``); the two differ where ids have gaps."""
+        return max(self._vocab, default=-1) + 1
+
+    def decode_single_token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token (tiktoken's ``decode_single_token_bytes``): a byte-level
+        token's bytes, a byte-fallback token's byte, else the token's text as UTF-8 (a special
+        token's, or a chars token's with its end-of-word marker or prefix as it is).
+        :class:`~bpe_tui.core.errors.TokenIdError` (a KeyError) for an id the table lacks."""
+        if type(token_id) is not int or token_id not in self._vocab:
+            raise self._no_such_id(token_id)
+        value = self._byte_token_values.get(token_id)
+        if value is not None:
+            return bytes([value])
+        surface = self._vocab[token_id]
+        return surface if isinstance(surface, bytes) else surface.encode("utf-8")
+
+    @property
+    def emits_unknown(self) -> bool:
+        """Whether :meth:`encode` can give :data:`UNK_ID`: the table has no token for some
+        character or byte and no unknown token of its own (a chars table without byte
+        fallback for every byte, a byte-level table missing a byte). Only then does
+        :meth:`decode` take UNK_ID (as U+FFFD); elsewhere -1 is an id like any other absent one."""
+        if self.unk_id != UNK_ID:
+            return False
+        if self.units == "bytes":
+            return self.by_token_rank is False and len(self._base) < 256
+        return len(self._byte_tokens) < 256 or self._outside_from is not None
+
+    def _no_such_id(self, token_id: object, position: int | None = None) -> TokenIdError:
+        """The one-line error for an id the table does not have."""
+        where = f" (position {position + 1})" if position is not None else ""
+        if token_id == UNK_ID:
+            if self.unk_id != UNK_ID:
+                instead = f"encode gives the table's own unknown token, id {self.unk_id}, instead"
+            elif self.units == "bytes":
+                instead = "encode never gives it: every byte has a token"
+            else:
+                instead = "encode spells unknown characters in byte tokens instead"
+            return TokenIdError(
+                f"token id -1{where} is not in the vocabulary: -1 (UNK_ID) stands for a character the table has no token for, and {instead}"
+            )
+        return TokenIdError(f"token id {token_id!r}{where} is not in the vocabulary (ids run 0-{self.n_vocab - 1})")
+
+    # ------------------------------------------------------------------ hand-off to the libraries
+
+    def to_tiktoken(self, name: str | None = None) -> Any:
+        """A ``tiktoken.Encoding`` that encodes every text to the ids :meth:`encode` gives, or
+        a one-line BPEError naming what tiktoken cannot express (see
+        :mod:`~bpe_tui.core.tables.handoff`). Needs tiktoken installed."""
+        return handoff.to_tiktoken(self, name)
+
+    def to_tokenizers(self) -> Any:
+        """A Hugging Face ``tokenizers.Tokenizer`` that encodes every text to the ids
+        :meth:`encode` gives (``add_special_tokens`` adds nothing), or a one-line BPEError
+        naming what it cannot express (see :mod:`~bpe_tui.core.tables.handoff`)."""
+        return handoff.to_tokenizers(self)
 
     def rank_of(self, token_id: int) -> int | None:
         """The 0-based rank of the merge that created ``token_id`` (None for base/special)."""
@@ -905,18 +999,110 @@ class MergeTable:
             steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
         return steps
 
-    def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
-        """Token ids of ``text``. Special tokens in the text encode to their own ids.
+    def encode(
+        self, text: str, dropout: float = 0.0, seed: int | None = None, *,
+        allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> list[int]:
+        """Token ids of ``text``. Special tokens in the text encode to their own ids (as
+        Hugging Face does); ``allowed_special`` and ``disallowed_special`` say otherwise, with
+        tiktoken's meaning (see :mod:`~bpe_tui.core.tables.special_policy`): a special token
+        not allowed is ordinary text, and a disallowed one found in the text is refused
+        (:class:`~bpe_tui.core.errors.DisallowedSpecial`, naming it and its offset).
 
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
-        ids = self._encode(text, dropout, seed)
+        table = self._for_text(text, allowed_special, disallowed_special)
+        return table._finish(table._encode(text, dropout, seed))
+
+    def _finish(self, ids: list[int]) -> list[int]:
+        """Ids as :meth:`encode` gives them: helper symbols outside the file's vocabulary
+        unknown, and the unknown id the table's own (sentencepiece's <unk>) where it has one."""
         if self._outside_from is not None:
             ids = self._inside(ids)
         if self.unk_id != UNK_ID:
             return [self.unk_id if i == UNK_ID else i for i in ids]
         return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Token ids of ``text`` with every special token's text encoded as ordinary text
+        (tiktoken's ``encode_ordinary``; Hugging Face's ``encode_special_tokens=True``)."""
+        return self.encode(text, allowed_special=frozenset(), disallowed_special=())
+
+    def encode_with_offsets(
+        self, text: str, dropout: float = 0.0, seed: int | None = None, *,
+        allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """``(ids, offsets)``: the ids :meth:`encode` gives and, per token, the ``(start,
+        end)`` characters of ``text`` it stands for, in the text as given (before any
+        normalization), with Hugging Face's ``Encoding.offsets`` semantics: a token holding
+        part of a character's bytes spans the whole character, a prefix space added in front
+        of a segment spans that segment's first character. See
+        :mod:`~bpe_tui.core.tables.offsets`."""
+        table = self._for_text(text, allowed_special, disallowed_special)
+        ids, spans = offsets.encode_with_offsets(table, text, dropout, seed)
+        return table._finish(ids), spans
+
+    def encode_batch(
+        self, texts: Sequence[str], workers: int | None = None, *,
+        allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> list[list[int]]:
+        """:meth:`encode` of each text, in order, by ``workers`` processes (None: one per
+        CPU for a big batch, this process for a small one; see :mod:`~bpe_tui.core.tables.batch`).
+        tiktoken's ``encode_batch`` (threads), Hugging Face's ``encode_batch``."""
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        for text in texts:
+            special_policy.check(text, disallowed)
+        return batch.encode_batch(self, recognised, texts, workers)
+
+    def encode_ordinary_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[int]]:
+        """:meth:`encode_ordinary` of each text (see :meth:`encode_batch`)."""
+        return self.encode_batch(texts, workers, allowed_special=frozenset(), disallowed_special=())
+
+    # ------------------------------------------------------------------ special tokens in text
+
+    def _pretokenizer_for(self, specials: list[str]) -> PreTokenizer:
+        """The table's pre-tokenizer, recognising ``specials`` in text."""
+        prefix, normalizer, whole, flags = self._pre_rules
+        return PreTokenizer(
+            self.pretokenizer, specials, self.lowercase, prefix_space=prefix,
+            normalizer=normalizer, text_normalizer=whole,
+            special_flags=flags,
+            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
+        )
+
+    def _recognising(self, specials: frozenset[str]) -> "MergeTable":
+        """This table with only ``specials`` recognised in text: the other special tokens'
+        texts are ordinary text. A view for encoding, never handed out: ids, vocabulary and
+        the pieces cache are the table's own (a piece's ids do not depend on the specials)."""
+        if len(specials) == len(self.special_tokens):
+            return self
+        view = self._views.get(specials)
+        if view is None:
+            view = copy.copy(self)
+            view.special_tokens = {s: i for s, i in self.special_tokens.items() if s in specials}
+            view._pre = self._pretokenizer_for(list(view.special_tokens))
+            view._ascii_findall = ascii_findall(view._pre.name)
+            view._raw_pre = None
+            view._views = {}
+            self._views[specials] = view
+        return view
+
+    def _for_text(self, text: str, allowed_special: Allowed, disallowed_special: Disallowed) -> "MergeTable":
+        """The table (or view) that encodes ``text`` under tiktoken's two arguments, after
+        refusing a text that holds a disallowed special token."""
+        if allowed_special == "all" and disallowed_special == "all":
+            return self  # the default: every special token recognised, nothing refused
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        special_policy.check(text, disallowed)
+        return self._recognising(recognised)
+
+    def _for_stream(self, chunks: Iterable[str], allowed_special: Allowed, disallowed_special: Disallowed) -> "tuple[MergeTable, Iterable[str]]":
+        """:meth:`_for_text` for a stream: the table, and the chunks checked as they come."""
+        if allowed_special == "all" and disallowed_special == "all":
+            return self, chunks
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        return self._recognising(recognised), special_policy.checked_stream(chunks, disallowed)
 
     def _inside(self, ids: Sequence[int]) -> list[int]:
         """``ids`` with helper symbols outside the file's vocabulary (see
@@ -985,8 +1171,15 @@ class MergeTable:
             out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
         return out
 
-    def pieces(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[tuple[int, bytes | str]]:
-        """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``."""
+    def pieces(
+        self, text: str, dropout: float = 0.0, seed: int | None = None, *,
+        allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> list[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``.
+        Special tokens as in :meth:`encode`."""
+        table = self._for_text(text, allowed_special, disallowed_special)
+        if table is not self:
+            return table.pieces(text, dropout, seed)
         out = []
         specials = self.special_tokens
         rng = random.Random(seed)
@@ -1003,23 +1196,34 @@ class MergeTable:
         """The surfaces of ``text``'s tokens (unknown characters as themselves)."""
         return [s for _, s in self.pieces(text)]
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """Text from token ids. Bytes are joined and decoded as UTF-8 (U+FFFD for partial
-        sequences); in chars mode the end-of-word marker becomes a space. A table that puts a
-        prefix space in front of the text takes it off again (as its own decoder does)."""
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text from token ids. Bytes are joined and decoded as UTF-8; in chars mode the
+        end-of-word marker becomes a space. A table that puts a prefix space in front of the
+        text takes it off again (as its own decoder does).
+
+        ``errors`` is Python's (and tiktoken's) for bytes that are not UTF-8: ``replace``
+        (U+FFFD for each bad sequence), ``strict`` (:class:`~bpe_tui.core.errors.UndecodableToken`
+        naming the first id whose bytes do not decode), ``ignore``, ``backslashreplace``.
+        An id the table does not have is refused (:class:`~bpe_tui.core.errors.TokenIdError`),
+        :data:`UNK_ID` aside on a table whose encoding gives it (:attr:`emits_unknown`): it
+        decodes as U+FFFD.
+        """
+        if errors not in DECODE_ERRORS:
+            raise BPEError(f"errors must be one of {', '.join(DECODE_ERRORS)}, not {errors!r}")
         ids = list(ids)
-        text = self._decode(ids)
+        text = self._decode(ids, errors)
         if self._strips_prefix and ids and ids[0] not in self._special_surfaces and text.startswith(" "):
             return text[1:]
         return text
 
-    def _decode(self, ids: list[int]) -> str:
+    def _decode(self, ids: list[int], errors: str = "replace") -> str:
         vocab = self._vocab
         parts: list[Any] = []  # bytes in a bytes table, str in a chars table
-        for i in ids:
+        unknown = self.emits_unknown
+        for k, i in enumerate(ids):
             if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
-                raise BPEError(f"token id {i!r} is not an integer")
-            if i == UNK_ID:
+                raise BPEError(f"token id {i!r} (position {k + 1}) is not an integer")
+            if i == UNK_ID and unknown:
                 parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
                 continue
             if i == self.unk_id and self._unk_surface is not None:
@@ -1028,14 +1232,14 @@ class MergeTable:
             try:
                 parts.append(vocab[i])
             except KeyError:
-                raise BPEError(f"token id {i} is not in the vocabulary") from None
+                raise self._no_such_id(i, k) from None
         if self.units == "bytes":
-            data = b"".join(parts)
             if self.end_of_word:  # as in chars mode: the marker reads as a space (CLIP decodes so)
-                data = data.replace(self.end_of_word.encode("utf-8"), b" ")
-            return data.decode("utf-8", "replace")
+                marker = self.end_of_word.encode("utf-8")
+                parts = [part.replace(marker, b" ") for part in parts]
+            return decoded(ids, parts, errors)
         if self._byte_token_values:
-            parts = _join_byte_tokens(ids, parts, self._byte_token_values)
+            parts = _join_byte_tokens(ids, parts, self._byte_token_values, errors)
         prefix = self.continuing_prefix
         if prefix is not None:  # a piece that continues a word loses its prefix
             parts = [p[len(prefix) :] if p.startswith(prefix) and len(p) > len(prefix) else p for p in parts]
@@ -1044,8 +1248,12 @@ class MergeTable:
             text = text.replace(self.end_of_word, " ")
         return text
 
-    def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
+    def encode_iterable(
+        self, chunks: Iterable[str], *, allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> Iterator[int]:
         """Encode a stream of text (say, a file's lines) lazily, as if it were one string.
+        Special tokens as in :meth:`encode` (a disallowed one is refused when the stream
+        reaches it: the ids before it have been given by then).
 
         The last pre-token of each chunk (and any tail that could begin a special token) is
         held back until more text arrives, because the next chunk may extend it; memory
@@ -1054,6 +1262,10 @@ class MergeTable:
         that changes them, take the whole text at once: the streaming splitter finds special
         tokens in the raw text only.)
         """
+        table, chunks = self._for_stream(chunks, allowed_special, disallowed_special)
+        if table is not self:
+            yield from table.encode_iterable(chunks)
+            return
         if self._pre.matches_normalized_tokens:
             yield from self.encode("".join(chunks))
             return
@@ -1065,9 +1277,15 @@ class MergeTable:
             else:
                 yield from self._inside(encode_word(piece))
 
-    def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
+    def pieces_iterable(
+        self, chunks: Iterable[str], *, allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
+    ) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
         the same pieces as :meth:`pieces` of the whole text."""
+        table, chunks = self._for_stream(chunks, allowed_special, disallowed_special)
+        if table is not self:
+            yield from table.pieces_iterable(chunks)
+            return
         if self._pre.matches_normalized_tokens:  # see encode_iterable
             yield from self.pieces("".join(chunks))
             return
@@ -1165,6 +1383,11 @@ class MergeTable:
         return list(self._pre.split(text))
 
 
+def _unpickled(*args: Any) -> MergeTable:
+    """A pickled table built again (see :meth:`MergeTable.__reduce__`)."""
+    return MergeTable(*args, _checked=False)
+
+
 def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> dict:
     """surface -> id of every token that is not special (the last id where two share one).
 
@@ -1177,20 +1400,37 @@ def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> di
     return {s: i for i, s in vocab.items() if i not in special_ids}
 
 
-def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int]) -> list[str]:
+def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int], errors: str = "replace") -> list[str]:
     """Runs of byte-fallback tokens (``<0xE6><0x97><0xA5>``) decoded back to text as UTF-8,
-    each invalid byte as U+FFFD (Hugging Face's ByteFallback decoder)."""
+    each invalid byte as U+FFFD (Hugging Face's ByteFallback decoder) under ``errors``
+    "replace" (see :func:`decoded`)."""
     out: list[str] = []
-    run = bytearray()
-    for token_id, part in zip(ids, parts):
-        value = byte_values.get(token_id)
-        if value is not None:
-            run.append(value)
+    run: list[int] = []  # positions in ids of the byte tokens in a row
+    for k, (token_id, part) in enumerate(zip(ids, parts)):
+        if token_id in byte_values:
+            run.append(k)
             continue
         if run:
-            out.append(run.decode("utf-8", "replace"))
+            out.append(decoded([ids[j] for j in run], [bytes([byte_values[ids[j]]]) for j in run], errors, run[0]))
             run.clear()
         out.append(part)
     if run:
-        out.append(run.decode("utf-8", "replace"))
+        out.append(decoded([ids[j] for j in run], [bytes([byte_values[ids[j]]]) for j in run], errors, run[0]))
     return out
+
+
+#: What ``decode(errors=...)`` takes: Python's error handlers for bytes that are not UTF-8.
+DECODE_ERRORS = ("replace", "strict", "ignore", "backslashreplace")
+
+
+def decoded(ids: Sequence[int], parts: Sequence[bytes], errors: str, first: int = 0) -> str:
+    """The tokens' bytes joined and decoded as UTF-8 under ``errors``; with "strict", a bad
+    sequence is :class:`~bpe_tui.core.errors.UndecodableToken` naming the id that holds its
+    first byte (``first``: the position of ``ids[0]`` in the whole list)."""
+    data = b"".join(parts)
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        ends = list(itertools.accumulate(map(len, parts)))
+        k = bisect.bisect_right(ends, exc.start)
+        raise UndecodableToken(ids[k], first + k, parts[k]) from None

@@ -170,6 +170,12 @@ def short_name(pretokenizer: str) -> str:
     """A pre-tokenizer as a person reads it: ``clip`` for CLIP's pipeline, else as it is."""
     return next((name for name, steps in NAMED_PIPELINES.items() if steps == pretokenizer), pretokenizer)
 
+def pattern_text(pretokenizer: str) -> str:
+    """The regex behind one of our pre-tokenizer names (a pipeline has none: BPEError)."""
+    if pretokenizer.startswith(PIPELINE):
+        raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
+    return resolve_pattern(pretokenizer)[1]
+
 #: How a split step treats the pieces its pattern matches (Hugging Face's
 #: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
 #:
@@ -545,6 +551,13 @@ class PreTokenizer:
                 pos = m.end()
         out.append(text[pos:])
         return out
+
+    def normalized_special_matches(self, text: str) -> list[tuple[Match, str]]:
+        """Each special token looked for in normalized ``text``, in order: its match there
+        (the span may take in whitespace: ``lstrip``/``rstrip``) and the token's own name."""
+        if self._normalized_re is None:
+            return []
+        return [(m, self._normalized_of[m.group()]) for m in self._normalized_re.finditer(text)]
 
     @property
     def matches_normalized_tokens(self) -> bool:

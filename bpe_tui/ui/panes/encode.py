@@ -8,6 +8,11 @@ own that always keeps room for the first steps, the trace of the word under the 
 the last word): each merge applied, labelled "merge N" (1-based), and the segmentation after
 it; long lines wrap. BPE-dropout samples another segmentation with probability p.
 
+Special tokens in the text are recognised (each encodes to its id), encoded as ordinary text,
+or refused (the summary names the first one and its character), as ``bpe-tui encode
+--specials`` does: ``ctrl+s`` cycles through the three, and the pane's title line says which is
+on when the table has special tokens.
+
 A long pasted text (more than :data:`LONG_TEXT` characters) is encoded in a thread worker,
 exclusive in its group, so each keystroke cancels the encoding still running and the screen
 never freezes; short texts are encoded inline, as you type.
@@ -24,7 +29,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input
 
+from ...core.errors import DisallowedSpecial
 from ...core.tables.context import context_note, context_of
+from ...core.tables.special_policy import POLICIES, Policy, policy_arguments
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..keys import bindings_for
@@ -66,13 +73,19 @@ class Encoding:
 
 
 def encode_text(
-    table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool, look: ChipStyles
+    table: MergeTable, text: str, dropout: float, seed: int, width: int, pairs: bool, look: ChipStyles,
+    specials: Policy = "recognise",
 ) -> Encoding:
     """Encode ``text`` and lay its chips out in lines of ``width`` cells (pure: any thread).
 
     ``look``: the chip styles, read from the theme on the UI thread before a worker starts.
+    ``specials``: what special tokens' text does (see :mod:`~bpe_tui.core.tables.special_policy`).
     """
-    pieces = table.pieces(text, dropout=dropout, seed=seed) if text else []
+    allowed, disallowed = policy_arguments(specials)
+    try:
+        pieces = table.pieces(text, dropout=dropout, seed=seed, allowed_special=allowed, disallowed_special=disallowed) if text else []
+    except DisallowedSpecial as exc:
+        return Encoding(text=text, chip_lines=refusal_lines(exc, width, look), summary="refused")
     ids = [i for i, _ in pieces]
     unknown = sum(1 for i in ids if i == UNK_ID)
     n = len(ids)
@@ -93,6 +106,18 @@ def encode_text(
         pairs=text_pairs(table, text) if pairs else None,
         context=note,
     )
+
+
+def refusal_lines(refused: DisallowedSpecial, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
+    """Where the chips would be: which special token refused the text, and where; wrapped."""
+    import textwrap
+
+    sentence = (
+        f"the special token {label(refused.token)} at character {refused.offset} is refused "
+        "(ctrl+s: recognise it, or encode it as text)"
+    )
+    lines = textwrap.wrap(sentence, max(10, width), break_long_words=True, break_on_hyphens=False)
+    return [(Text(line, style=look.bad, no_wrap=True, end=""), []) for line in lines]
 
 
 def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
@@ -271,6 +296,8 @@ class EncodePane(Vertical):
         self.trace_lines: list[str] = []
         self.summary = ""
         self.seed = 0
+        #: What special tokens' text does: recognised, ordinary text, or refused (ctrl+s).
+        self.specials: Policy = "recognise"
         #: Bumped by every request to encode; a worker's result is shown only if still current.
         self._generation = 0
 
@@ -323,7 +350,10 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles)
+        title = f"Encode · specials: {self.specials}" if table.special_tokens else self.BORDER_TITLE
+        if self.border_title != title:  # (setting it repaints the pane, on every step of a run)
+            self.border_title = title
+        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles, self.specials)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
             self._encode_in_worker(self._generation, args)
@@ -419,4 +449,9 @@ class EncodePane(Vertical):
 
     def action_resample(self) -> None:
         self.seed += 1
+        self._encode()
+
+    def action_cycle_specials(self) -> None:
+        """Special tokens' text: recognised → ordinary text → refused → recognised."""
+        self.specials = POLICIES[(POLICIES.index(self.specials) + 1) % len(POLICIES)]
         self._encode()

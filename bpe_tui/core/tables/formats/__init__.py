@@ -12,8 +12,10 @@ A format module is a :class:`TableReader` (checked by mypy, and by a test):
 * ``sniff(path) -> bool``: does this path hold this format? (cheap, content-based);
 * ``read(path) -> MergeTable``.
 
-A module that writes is also a :class:`TableWriter`:
+A module that writes is a :class:`TableWriter` (most are readers too; ``transformers`` writes a
+folder that the ``hf`` reader reads, by its tokenizer.json):
 
+* ``NAME``;
 * ``write(table, path, *, overwrite=True, **its own options)``;
 * ``losses(table) -> list[str]``: what the file cannot hold of ``table`` (``convert`` prints it).
 
@@ -35,7 +37,7 @@ from ...errors import BPEError
 from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
 from ..table import MergeTable
-from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe
+from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
 
 
 class TableReader(Protocol):
@@ -53,8 +55,11 @@ class TableReader(Protocol):
         ...
 
 
-class TableWriter(TableReader, Protocol):
-    """A format module that also writes."""
+class TableWriter(Protocol):
+    """A format module that writes."""
+
+    @property
+    def NAME(self) -> FormatName: ...
 
     def write(self, table: MergeTable, path: str, *, overwrite: bool = True) -> None:
         """Write ``table`` to ``path`` atomically (the module may take options of its own)."""
@@ -68,7 +73,7 @@ class TableWriter(TableReader, Protocol):
 #: Every known format module, in detection order.
 FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
 #: The ones that write.
-WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip]
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip, transformers]
 
 
 def readers() -> dict[str, TableReader]:
@@ -196,9 +201,9 @@ BYTES_ONLY = ("gpt2", "tiktoken", "minbpe")
 CHARS_ONLY = ("subword-nmt",)
 #: Formats that hold a superword (SuperBPE) table: the others do not store its pre-tokenizer
 #: (a Split in "isolated" mode), and under any other its merges do not apply as trained.
-SUPERWORD_FORMATS = ("native", "hf")
+SUPERWORD_FORMATS = ("native", "hf", "transformers")
 #: Formats written as a directory of files rather than one file.
-DIRECTORY_FORMATS = ("gpt2",)
+DIRECTORY_FORMATS = ("gpt2", "transformers")
 #: Formats that hold a byte-level table with an end-of-word marker (CLIP's kind): the others
 #: would write its merges as if there were no marker, and encode otherwise.
 BYTES_EOW_FORMATS = ("native", "clip")

@@ -14,6 +14,7 @@ from collections.abc import Container, Iterable
 from typing import Any
 
 from ...errors import BPEError
+from ...text.pretokenize import pattern_text as pattern_text  # (the format modules import it from here)
 from ...types import FormatName, Surface, SurfaceT, Units
 from ..table import MergeTable, merged_surface
 
@@ -185,13 +186,3 @@ EQUIVALENT_PATTERNS = {
     # minbpe's GPT2_SPLIT_PATTERN: the same alternatives, with a non-capturing group.
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
 }
-
-
-def pattern_text(pretokenizer: str) -> str:
-    """The regex behind one of our pre-tokenizer names (a pipeline has none: BPEError)."""
-    from ...text.pretokenize import PIPELINE, resolve_pattern
-
-    if pretokenizer.startswith(PIPELINE):
-        raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
-
-    return resolve_pattern(pretokenizer)[1]

@@ -37,8 +37,10 @@ Reading:
   does). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
 * A model that is not BPE (WordPiece, Unigram, WordLevel) is refused with a clear message.
 
-Writing uses our ids as they are (so HF encodes to exactly our ids), pairs by default or legacy
-strings with ``legacy_merges=True`` (readers older than tokenizers 0.20 need them).
+Writing (the text is made by :mod:`~bpe_tui.core.tables.tokenizer_json`, which the transformers
+format and ``MergeTable.to_tokenizers`` share) uses our ids as they are (so HF encodes to
+exactly our ids), pairs by default or legacy strings with ``legacy_merges=True`` (readers older
+than tokenizers 0.20 need them).
 Sentencepiece-style chars tables (Metaspace's split, or none, and any prefix space) go out the
 way they came in: a Metaspace pre-tokenizer and decoder with their ``prepend_scheme``, or Llama
 2's Prepend/Replace normalizers, with spaces in tokens written ``▁``.
@@ -52,13 +54,15 @@ import re
 from typing import Final
 
 from ...atomic import atomic_write_text
-from ...engine.units import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ...engine.units import gpt2_str_to_bytes
 from ...errors import BPEError
-from ...text.normalize import from_hf
+from ...text.normalize import SPACE_MARK, from_hf
 from ...text.pretokenize import PIPELINE
 from ...text.specials import TOKEN_FLAGS
 from ...types import Units
+from .. import tokenizer_json
 from ..table import MergeTable
+from ..tokenizer_json import METASPACE_PATTERN, WHOLE_TEXT
 from . import _eow
 from ._shared import (
     build_table,
@@ -75,12 +79,6 @@ NAME: Final = "hf"
 
 #: Hugging Face's Whitespace pre-tokenizer, as a regex.
 HF_WHITESPACE = r"\w+|[^\w\s]+"
-#: How Metaspace and sentencepiece write a space inside tokens.
-SPACE_MARK = "\u2581"
-#: One pre-token per run of text without spaces, each with the space before it (Metaspace).
-METASPACE_PATTERN = r" ?[^ ]+| "
-#: No pre-tokenization: the whole text (between special tokens) is one word.
-WHOLE_TEXT = r"(?s).+"
 
 
 def locate(path: str) -> str:
@@ -104,7 +102,16 @@ def sniff(path: str) -> bool:
 
 def read(path: str) -> MergeTable:
     path = locate(path)
-    data = read_json_object(path, "a tokenizer.json")
+    return from_json(read_json_object(path, "a tokenizer.json"), path)
+
+
+def loads(text: str, source: str) -> MergeTable:
+    """The table of a tokenizer.json given as text (``source`` names it in messages)."""
+    return from_json(read_json_object(source, "a tokenizer.json", text.encode("utf-8")), source)
+
+
+def from_json(data: dict, path: str) -> MergeTable:
+    """The table of a parsed tokenizer.json (``path`` names it in messages and notes)."""
     model = data.get("model")
     if not isinstance(model, dict):
         raise fail(path, "key 'model'", "missing; not a Hugging Face tokenizer.json")
@@ -351,18 +358,6 @@ def _steps(path: str, parts: list[dict]) -> list[dict]:
     return steps
 
 
-def _splits_json(pretokenizer: str) -> dict:
-    """Our pre-tokenizer as tokenizer.json's: one Split keeping the regex's matches, or a
-    Sequence of the pipeline's Split steps."""
-    if not pretokenizer.startswith(PIPELINE):
-        return {"type": "Split", "pattern": {"Regex": pattern_text(pretokenizer)}, "behavior": "Removed", "invert": True}
-    steps = [
-        {"type": "Split", "pattern": {"Regex": st["pattern"]}, "behavior": st.get("behavior", "Isolated"), "invert": bool(st.get("invert"))}
-        for st in json.loads(pretokenizer[len(PIPELINE) :])
-    ]
-    return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
-
-
 def _pretokenizer(path: str, parts: list[dict]) -> str:
     """Our pre-tokenizer for tokenizer.json's: a named one or a regex where one step says
     it all (keep the regex's matches), else a pipeline of steps."""
@@ -389,45 +384,7 @@ def _pretokenizer(path: str, parts: list[dict]) -> str:
 
 
 def losses(table: MergeTable) -> list[str]:
-    out = []
-    spec = table.config.get("normalizer")
-    if isinstance(spec, dict) and spec.get("type") == "SentencePiece":
-        out.append(f"sentencepiece's normalizer ({spec.get('name')}: charsmap, whitespace, dummy prefix) is not written: HF will encode the raw text")
-    if table.config.get("byte_fallback") or table.config.get("unk_id") is not None:
-        out.append("unknown characters: byte fallback and the unknown token are not written")
-    if table.counts:
-        out.append("per-merge counts are not stored in tokenizer.json")
-    if table.config.get("tie_break"):
-        out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
-    if isinstance(table.config.get("superwords_after"), int):
-        out.append(
-            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}) is not stored in tokenizer.json: "
-            "the merges and the superword pre-tokenizer are, and encode the same"
-        )
-    if table.units == "chars" and table.end_of_word:
-        out.append(
-            f"HF attaches {table.end_of_word!r} to the last character (end_of_word_suffix): merges are rewritten "
-            "to that form; segmentations match up to where the marker sits, token ids of word-final pieces differ"
-        )
-    if table.units == "chars":
-        out.append("characters the table has never seen: HF drops them (no unk_token), bpe-tui shows them as unknown")
-    if table.prefix_space and _sentencepiece_style(table) is None:
-        out.append(f"the prefix space ({table.prefix_space}) is not written: HF will encode the text without it")
-    return out
-
-
-def _sentencepiece_style(table: MergeTable) -> str | None:
-    """How to write a sentencepiece-style chars table, as HF spells it: ``metaspace`` (a
-    Metaspace pre-tokenizer with the table's prepend_scheme, or "never"), ``prepend`` (Llama 2:
-    Prepend("▁") and Replace(" ", "▁") normalizers, no pre-tokenizer), or None (not one)."""
-    if table.units != "chars" or table.end_of_word or table.pretokenizer.startswith(PIPELINE):
-        return None
-    pattern = pattern_text(table.pretokenizer)
-    if table.prefix_space in (None, "always", "first") and pattern in (METASPACE_PATTERN, WHOLE_TEXT):
-        return "metaspace"  # Metaspace's own split (or none), so ▁ in tokens decodes to spaces
-    if table.prefix_space == "prepend" and pattern == WHOLE_TEXT:
-        return "prepend"
-    return None
+    return tokenizer_json.losses(table)
 
 
 def write(table: MergeTable, path: str, legacy_merges: bool = False, overwrite: bool = True) -> None:
@@ -436,100 +393,6 @@ def write(table: MergeTable, path: str, legacy_merges: bool = False, overwrite: 
 
 
 def dumps(table: MergeTable, legacy_merges: bool = False) -> str:
-    """The tokenizer.json text for ``table``."""
-    bytes_mode = table.units == "bytes"
-    vocab = table.vocab
-    special_ids = {i for i in table.special_tokens.values()}
-    style = _sentencepiece_style(table)
-
-    def enc(surface) -> str:
-        if bytes_mode:
-            return bytes_to_gpt2_str(surface)
-        return surface.replace(" ", SPACE_MARK) if style else surface
-
-    model_vocab: dict[str, int] = {}
-    for i, surface in sorted(vocab.items()):
-        key = surface.decode("utf-8", "replace") if (isinstance(surface, bytes) and i in special_ids) else enc(surface)
-        model_vocab.setdefault(key, i)
-    eow = table.end_of_word if table.units == "chars" else None
-    if eow:
-        merges = [(a, b) for a, b, _ in _eow.attach(table)]
-        next_id = max(vocab, default=-1) + 1
-        for a, b in merges:
-            for token in (a, b, a + b):
-                if token not in model_vocab:
-                    model_vocab[token] = next_id
-                    next_id += 1
-    else:
-        merges = [(enc(a), enc(b)) for a, b in table.merges]
-    if legacy_merges:
-        for a, b in merges:
-            if " " in a or " " in b:
-                raise BPEError(f"cannot write legacy merges: token {a if ' ' in a else b!r} contains a space (use pairs)")
-        merges_json: list = [f"{a} {b}" for a, b in merges]
-    else:
-        merges_json = [[a, b] for a, b in merges]
-
-    pattern = None if table.pretokenizer.startswith(PIPELINE) else pattern_text(table.pretokenizer)
-    split = _splits_json(table.pretokenizer)
-    pre: dict | None
-    decoder: dict | None
-    if bytes_mode:
-        level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-        if table.pretokenizer == "gpt2":
-            pre = level
-        else:
-            pre = {"type": "Sequence", "pretokenizers": [split, dict(level, use_regex=False)]}
-        decoder = dict(level)
-    elif style == "metaspace":
-        scheme = table.prefix_space or "never"
-        pre = {"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": scheme, "split": pattern == METASPACE_PATTERN}
-        decoder = dict(pre)
-    elif style == "prepend":
-        pre = None
-        decoder = {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": SPACE_MARK}, "content": " "},
-            {"type": "Fuse"},
-            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
-        ]}
-    else:
-        pre = split
-        decoder = {"type": "BPEDecoder", "suffix": eow} if eow else None
-    normalizer: list[dict] = [{"type": "Lowercase"}] if table.lowercase else []
-    spec = table.config.get("normalizer")
-    if isinstance(spec, dict) and spec.get("type") != "SentencePiece":
-        normalizer.insert(0, spec)  # the table's own (read from a tokenizer.json or a folder)
-    if style == "prepend":
-        normalizer += [
-            {"type": "Prepend", "prepend": SPACE_MARK},
-            {"type": "Replace", "pattern": {"String": " "}, "content": SPACE_MARK},
-        ]
-    flags = table.config.get("special_flags") or {}
-    added = [
-        {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
-         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
-        for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
-    ]
-    data = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added,
-        "normalizer": (normalizer[0] if len(normalizer) == 1 else {"type": "Sequence", "normalizers": normalizer}) if normalizer else None,
-        "pre_tokenizer": pre,
-        "post_processor": None,
-        "decoder": decoder,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": table.continuing_prefix,
-            "end_of_word_suffix": eow,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": model_vocab,
-            "merges": merges_json,
-        },
-    }
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    """The tokenizer.json text for ``table`` (see :mod:`~bpe_tui.core.tables.tokenizer_json`)."""
+    attached = [(a, b) for a, b, _ in _eow.attach(table)] if table.units == "chars" and table.end_of_word else None
+    return tokenizer_json.dumps(table, legacy_merges=legacy_merges, attached=attached)

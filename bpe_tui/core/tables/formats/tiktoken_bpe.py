@@ -46,6 +46,7 @@ from ...atomic import atomic_write_text
 from ...engine.merging import merge
 from ...errors import BPEError
 from ...wording import plural
+from ..ranks import mergeable_ranks
 from ..table import BY_TOKEN_RANK, Cancelled, MergeTable, Progress
 from . import merges_cache
 from ._shared import fail, read_head
@@ -95,23 +96,29 @@ def read(path: str) -> MergeTable:
     for s, i in specials.items():
         vocab[i] = s.encode("utf-8")
     return MergeTable(
-        "bytes", vocab, _merge_builder(sha, by_rank), specials, pretokenizer=known.pretokenizer,
+        "bytes", vocab, RankFileMerges(sha, by_rank), specials, pretokenizer=known.pretokenizer,
         config={"notes": notes, "ignore_merges": True, "merge_by": BY_TOKEN_RANK, "encoding": known.name},
         source_format=NAME, source=path,
     )
 
 
-def _merge_builder(sha: str, by_rank: dict[int, bytes]):
-    """The table's :data:`~bpe_tui.core.tables.table.MergeBuilder`: the merges from the cache, else
-    rebuilt by replay (and cached), with a note on the tokens no merge builds."""
+class RankFileMerges:
+    """A rank file's :data:`~bpe_tui.core.tables.table.MergeBuilder`: the merges from the
+    cache, else rebuilt by replay (and cached), with a note on the tokens no merge builds.
+    A class, not a closure, so that a table holding it pickles (worker processes)."""
 
-    def build(progress: Progress | None, cancelled: Cancelled | None):
-        cached = merges_cache.load(sha)
+    def __init__(self, sha: str, by_rank: dict[int, bytes]):
+        self.sha = sha
+        self.by_rank = by_rank
+
+    def __call__(self, progress: Progress | None, cancelled: Cancelled | None) -> tuple[list[tuple[int, int, int]], list[str]] | None:
+        by_rank = self.by_rank
+        cached = merges_cache.load(self.sha)
         if cached is None:
             rebuilt = rebuild_merges(by_rank, progress, cancelled)
             if rebuilt is None:
                 return None
-            merges_cache.store(sha, *rebuilt)
+            merges_cache.store(self.sha, *rebuilt)
         else:
             rebuilt = cached
         merges, unreachable = rebuilt
@@ -120,8 +127,6 @@ def _merge_builder(sha: str, by_rank: dict[int, bytes]):
             shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
             notes.append(f"{plural(len(unreachable), 'token')} no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
         return merges, notes
-
-    return build
 
 
 def _what_was_added(known) -> str:
@@ -264,29 +269,9 @@ def losses(table: MergeTable) -> list[str]:
 
 
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
-    """Write ``base64 rank`` lines, ranks = our ids (checked to be a valid rank order)."""
+    """Write ``base64 rank`` lines, ranks = our ids (see :func:`~bpe_tui.core.tables.ranks.mergeable_ranks`)."""
     if table.units != "bytes":
         raise BPEError(f"{path}: a tiktoken file holds byte-level tables only; this table is chars")
-    vocab = table.vocab
-    lines = []
-    last = -1
-    made = set()
-    for a, b, new in table.merge_ids:
-        if new in made:
-            raise BPEError(f"{path}: token {vocab[new]!r} is made by two merges; a tiktoken file cannot say that")
-        made.add(new)
-        if new <= last:
-            raise BPEError(f"{path}: token ids do not follow the merge order (id {new} comes after id {last}); they cannot be ranks")
-        last = new
-    seen: dict[bytes, int] = {}
-    for i, surface in sorted(vocab.items()):
-        assert isinstance(surface, bytes)  # (a bytes table: checked above)
-        if not (i in made or (len(surface) == 1 and not table.is_special(i))):
-            continue  # special tokens, and tokens no merge makes (tiktoken would build them)
-        if surface in seen:
-            raise BPEError(f"{path}: token {surface!r} has two ids ({seen[surface]} and {i})")
-        seen[surface] = i
-        lines.append(f"{base64.b64encode(surface).decode('ascii')} {i}")
-    if len([s for s in seen if len(s) == 1]) != 256:
-        raise BPEError(f"{path}: a tiktoken file needs all 256 single bytes; this table has {len([s for s in seen if len(s) == 1])}")
+    ranks = mergeable_ranks(table, path)
+    lines = [f"{base64.b64encode(token).decode('ascii')} {rank}" for token, rank in ranks.items()]
     atomic_write_text(path, "\n".join(lines) + "\n", overwrite)
