@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -350,9 +351,6 @@ class EncodePane(Vertical):
             return
         view = self.query_one(EncodeView)
         width = max(20, view.size.width - 1 if view.size.width else 60)
-        title = f"Encode · specials: {self.specials}" if table.special_tokens else self.BORDER_TITLE
-        if self.border_title != title:  # (setting it repaints the pane, on every step of a run)
-            self.border_title = title
         args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles, self.specials)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
@@ -377,11 +375,24 @@ class EncodePane(Vertical):
         self.summary = result.summary
         phrases = self.summary.split(SUMMARY_SEPARATOR) if self.summary else []
         self.query_one("#encode-summary", Phrases).show_phrases([(p, "", KEEP if i == 0 else USEFUL) for i, p in enumerate(phrases)])
-        self.border_title = f"{self.BORDER_TITLE} · {result.context}" if result.context else self.BORDER_TITLE
+        title = self._title(table, result.context)
+        if self.border_title != title:  # (setting it repaints the pane, on every step of a run)
+            self.border_title = title
         self.trace_word = None
         self._trace(table)
         if table is not None:
             self.post_message(EncodeChanged(result.text, result.pairs))
+
+    def _title(self, table: MergeTable | None, context: str) -> str:
+        """``Encode``, then what special tokens' text does (for a table that has some) and where
+        the text stands against the model's context window (CLIP's); the policy gives way
+        first, while it is the default, when the pane is too narrow for both."""
+        specials = f"specials: {self.specials}" if table is not None and table.special_tokens else ""
+        phrases = [p for p in (self.BORDER_TITLE, specials, context) if p]
+        title = " · ".join(phrases)
+        if specials and context and self.specials == POLICIES[0] and cell_len(title) > self.size.width - 4:
+            title = f"{self.BORDER_TITLE} · {context}"
+        return title
 
     def _trace(self, table: MergeTable | None) -> None:
         """Trace the word under the cursor (again if it changed)."""
