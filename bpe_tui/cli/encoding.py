@@ -33,7 +33,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     except DisallowedSpecial as exc:
         where = "TEXT" if args.text is not None else "stdin"
         raise BPEError(
-            f"{where}: character {exc.offset} starts the special token {exc.token!r}, refused (--specials refuse); "
+            f"{where}: the special token {exc.token!r} at character {exc.offset + 1} (offset {exc.offset}) is refused (--specials refuse); "
             "--specials recognise encodes it as its id, --specials ordinary as text"
         ) from None
 

@@ -34,7 +34,7 @@ class DisallowedSpecial(BPEError, ValueError):
 
     def __str__(self) -> str:
         return (
-            f"the text holds the special token {self.token!r} at character {self.offset}, which is disallowed: "
+            f"the text holds the special token {self.token!r} at character {self.offset + 1} (offset {self.offset}), which is disallowed: "
             "allow it (allowed_special) to encode it as that token, or disallow nothing (disallowed_special=(), "
             "or encode_ordinary) to encode it as text"
         )

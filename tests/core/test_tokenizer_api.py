@@ -294,6 +294,6 @@ def test_cli_specials_and_offsets(capsys, tmp_path, byte_table):
     assert json.loads(capsys.readouterr().out)["ids"] == byte_table.encode_ordinary(text)
     assert main(["encode", "-t", str(path), "--specials", "refuse", text]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and "character 4 starts the special token '<|pad|>'" in err
+    assert out == "" and err.count("\n") == 1 and "the special token '<|pad|>' at character 5 (offset 4) is refused" in err
     assert main(["encode", "-t", str(path), "--ids", "--specials", "refuse", "no specials"]) == 0
     assert capsys.readouterr().out.split() == [str(i) for i in byte_table.encode("no specials")]

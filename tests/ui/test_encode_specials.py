@@ -48,7 +48,7 @@ async def test_ctrl_s_cycles_what_special_tokens_do(tmp_path):
         assert pane.ids == []
         assert pane.summary == "refused"
         shown = " ".join(line.plain for line, _ in pane.query_one("#encode-view").lines)
-        assert "<|endoftext|> at character 9 is refused" in shown
+        assert "<|endoftext|> at character 10 is refused" in shown
         # a text without one encodes as usual under refuse
         await pilot.press(*["backspace"] * len(" said"))
         for _ in "<|endoftext|>":

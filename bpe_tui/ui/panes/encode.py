@@ -114,7 +114,7 @@ def refusal_lines(refused: DisallowedSpecial, width: int, look: ChipStyles) -> l
     import textwrap
 
     sentence = (
-        f"the special token {label(refused.token)} at character {refused.offset} is refused "
+        f"the special token {label(refused.token)} at character {refused.offset + 1} is refused "
         "(ctrl+s: recognise it, or encode it as text)"
     )
     lines = textwrap.wrap(sentence, max(10, width), break_long_words=True, break_on_hyphens=False)
