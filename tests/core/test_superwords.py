@@ -25,7 +25,8 @@ from bpe_tui.core.teaching.educational import (
     merge_word,
     train_naive,
 )
-from bpe_tui.core.text.corpus import count_text, split_lines
+from bpe_tui.core.text.blocks import split_lines
+from bpe_tui.core.text.corpus import count_text
 from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
 
 RULES = ["first-seen", "lexical-min", "lexical-max", "hf"]
