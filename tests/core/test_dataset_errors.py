@@ -228,3 +228,10 @@ def test_bad_items_of_an_iterable():
         from bpe_tui.core.text.datasets.iterables import count_texts
 
         count_texts("a string", [CFG])
+
+
+def test_a_binary_file_named_json_is_said_to_be_binary(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(BPEError, match=r"bad\.json: looks like a binary file \(NUL byte at byte 2\)"):
+        count_files([str(path)], CFG)

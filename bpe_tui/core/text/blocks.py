@@ -154,9 +154,7 @@ def iter_text_blocks(
     for block in raw_blocks(path, start, end, progress, done, total):
         if first:
             first = False
-            nul = block.find(b"\0", 0, SNIFF)
-            if nul >= 0:
-                raise BPEError(f"{name}: looks like a binary file (NUL byte at byte {nul}); give a text corpus")
+            check_not_binary(block, name)
         data = carry + block
         cut = data.rfind(b"\n") + 1
         if cut == 0:
@@ -169,6 +167,13 @@ def iter_text_blocks(
         offset += len(data)
     if carry:
         yield decode(carry, name, offset, errors)
+
+
+def check_not_binary(head: bytes, name: str) -> None:
+    """A NUL byte in a file's first bytes (decompressed) means it is not text: one line."""
+    nul = head.find(b"\0", 0, SNIFF)
+    if nul >= 0:
+        raise BPEError(f"{name}: looks like a binary file (NUL byte at byte {nul}); give a text corpus")
 
 
 def decode(data: bytes, name: str, offset: int, errors: str, line: int | None = None) -> str:

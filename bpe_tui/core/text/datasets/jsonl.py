@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 
 from ...errors import RecordError
-from ..blocks import Progress, check_errors, decode, raw_blocks
+from ..blocks import Progress, check_errors, check_not_binary, decode, raw_blocks
 from ..sources import source_name
 from .records import RECORD_LIMIT, Bad, ReadReport, RecordOptions, check_unicode, text_of
 
@@ -103,7 +103,11 @@ def _lines(path: str, start: int, end: int | None, progress: Progress | None, do
     size = 0  # its length so far
     too_long = False  # the pending line was given as None already: its bytes are dropped
     offset = start
+    first = start == 0
     for block in raw_blocks(path, start, end, progress, done, total):
+        if first:
+            first = False
+            check_not_binary(block, source_name(path))
         lines = block.split(b"\n")
         tail = lines.pop()  # after the block's last line end: the start of a line
         for k, line in enumerate(lines):
