@@ -19,6 +19,7 @@ from .options import (
     config_from_args,
     dask_from_args,
     load_table,
+    record_options,
     start_from_args,
 )
 from .train import check_target_before_counting
@@ -31,7 +32,7 @@ def build_explorer_parser() -> argparse.ArgumentParser:
         f"Subcommands: {', '.join(SUBCOMMANDS)} (bpe-tui COMMAND --help).",
     )
     p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
-    p.add_argument("corpus", nargs="*", help="text files, directories, or - for stdin")
+    p.add_argument("corpus", nargs="*", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
     add_training_options(p)
     return p
 
@@ -66,6 +67,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
     else:
         cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     dask = dask_from_args(args)
+    records = record_options(args)
     from ..core.text.sources import expand_sources
 
     if args.corpus:
@@ -78,7 +80,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     from ..ui.app import run_explorer
 
-    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=dask)
+    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=dask, records=records)
     if start is not None:
         import inspect
 

@@ -167,3 +167,21 @@ def test_no_color_80x24(snap_compare, monkeypatch):
     boxes show their state by their mark."""
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_ten_steps_and_text)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_open_dialog(snap_compare, size):
+    """The open dialog: the path, the text field of a dataset and skipping bad records, the
+    hint naming what opens, the buttons in view."""
+
+    async def open_dialog(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("o")
+        await settle(pilot.app, pilot)
+        box = pilot.app.screen.query_one("#path-input", Input)
+        box.cursor_blink = False  # (a blinking cursor is caught on or off by chance)
+        box.value = "shards/*.jsonl.gz"
+        pilot.app.screen.query_one("#text-field", Input).value = "meta.body"
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=open_dialog)
