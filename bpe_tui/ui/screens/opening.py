@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Static
 from ...core.errors import BPEError
 from ...core.text.datasets.records import RecordOptions
 from ..widgets.toggle import Checkbox
-from .dialogs import _Dialog
+from .dialogs import FormDialog
 
 HINT = (
     "a corpus (a text file, also .gz .bz2 .xz .zst; JSON lines or Parquet, read by the text field; a directory or a glob) "
@@ -36,10 +36,11 @@ class OpenChoice:
     records: RecordOptions
 
 
-class OpenScreen(_Dialog):
+class OpenScreen(FormDialog):
     """Ask for a corpus or table to open. Returns an :class:`OpenChoice`, or None."""
 
     CSS_PATH = ["dialogs.tcss", "opening.tcss"]
+    ERROR = "open-error"
 
     def __init__(self, records: RecordOptions, path: str = "") -> None:
         super().__init__()
@@ -71,20 +72,3 @@ class OpenScreen(_Dialog):
         field = self.query_one("#text-field", Input).value.strip() or "text"
         return OpenChoice(path, RecordOptions(field, self.query_one("#skip-bad", Checkbox).value))
 
-    def _result(self) -> None:
-        try:
-            choice = self.chosen()
-        except BPEError as exc:
-            self.query_one("#open-error", Static).update(Text(str(exc), style="bold"))
-            return
-        self.dismiss(choice)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._result()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._result()
-        else:
-            self.dismiss(None)
