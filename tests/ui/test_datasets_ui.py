@@ -163,3 +163,14 @@ def _records(field: str):
     from bpe_tui.core.text.datasets.records import RecordOptions
 
     return RecordOptions(field)
+
+
+async def test_a_glob_of_shards_opens_from_the_dialog(tmp_path):
+    for k in range(3):
+        write_parquet(tmp_path / f"train-{k:05d}.parquet", TEXTS[k * 100 : (k + 1) * 100])
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await open_from_dialog(app, pilot, tmp_path / "train-*.parquet")
+        await settle_until(app, pilot, lambda: app.session.name == "train-*.parquet", "the glob did not open")
+        assert app.session.trainer.corpus_counts()[0] == bpe_tui.count_words(iter(TEXTS), default_config(None))

@@ -86,8 +86,14 @@ class Loader(Widget):
         and is refused for what is not a regular file (a FIFO would block): so it happens
         here, in the worker, never on the UI thread.
         """
+        import glob
+        import os
+
         from ...core.tables.formats import check_readable, detect
 
+        if not os.path.exists(path) and glob.has_magic(path):  # a glob of shards: a corpus
+            self._corpus([path], config, workers=workers, dask=dask, records=records)
+            return
         try:
             check_readable(path)
         except BPEError as exc:
