@@ -208,3 +208,20 @@ def test_the_preview_shows_the_first_documents(tmp_path):
     assert preview_text([str(path)], 100) == "first document\nsecond one\nthird\n"
     packed = write_bytes(tmp_path / "p.txt.zst", b"compressed text\nsecond line\n")
     assert preview_text([str(packed)], 20) == "compressed text\nseco"
+
+
+def test_compressed_stdin_and_compressed_count_files(tmp_path):
+    """stdin is unpacked by its first bytes as a file is; a word-count file may be packed too."""
+    import subprocess
+    import sys
+
+    text = "".join(f"line {i} of a piped corpus\n" for i in range(300))
+    run = lambda *args, data=b"": subprocess.run([sys.executable, "-m", "bpe_tui.cli", *args], input=data, capture_output=True)  # noqa: E731
+    proc = run("count", "-", "-o", str(tmp_path / "c.tsv"), data=gzip.compress(text.encode()))
+    assert proc.returncode == 0, proc.stderr
+    from bpe_tui.core.text.count_files import read_count_files
+
+    assert list(read_count_files([str(tmp_path / "c.tsv")]).items()) == list(count_text(text, TrainerConfig()).items())
+    write_bytes(tmp_path / "c.tsv.xz", (tmp_path / "c.tsv").read_bytes())
+    cfg = TrainerConfig(merges=20)
+    assert merges(Trainer.from_files([str(tmp_path / "c.tsv.xz")], cfg, counts=True)) == merges(Trainer.from_text(text, cfg))
