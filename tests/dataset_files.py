@@ -67,9 +67,16 @@ def write_parquet(path: Path, texts, column: str = "text", row_group_size: int =
     return path
 
 
+def lines_of(text: str) -> list[str]:
+    """A text's lines as bpe-tui and tokenizers read files: each with its ``\n``, and only
+    ``\n`` ends a line (``str.splitlines`` would also cut at ``\r``, ``\x0c``, ``\x85`` ...)."""
+    *whole, last = text.split("\n")
+    return [line + "\n" for line in whole] + ([last] if last else [])
+
+
 def tinyshakespeare_lines() -> list[str]:
     """tinyshakespeare's lines, each with its newline (skips without ../shared)."""
-    return need(TINYSHAKESPEARE).read_text(encoding="utf-8").splitlines(keepends=True)
+    return lines_of(need(TINYSHAKESPEARE).read_text(encoding="utf-8"))
 
 
 def ten_mb_records() -> list[str]:
