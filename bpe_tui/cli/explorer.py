@@ -20,6 +20,7 @@ from .options import (
     config_from_args,
     dask_from_args,
     load_table,
+    record_options,
     start_from_args,
 )
 from .train import check_target_before_counting
@@ -35,7 +36,7 @@ def build_explorer_parser() -> argparse.ArgumentParser:
         f"Subcommands: {', '.join(SUBCOMMANDS)} (bpe-tui COMMAND --help).",
     )
     p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
-    p.add_argument("corpus", nargs="*", help="text files, directories, or - for stdin")
+    p.add_argument("corpus", nargs="*", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
     add_training_options(p)
     return p
 
@@ -80,6 +81,7 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
     else:
         cfg = config_from_args(args, default_max_length=EXPLORER_MAX_TOKEN_LENGTH)
     dask_from_args(args)  # --dask without dask installed: one line
+    record_options(args)  # a bad --text-field: one line
     from ..core.text.sources import expand_sources
 
     if args.corpus:
@@ -97,13 +99,9 @@ def cmd_explore(argv: Sequence[str]) -> int:
     args, cfg, start = explore_checked(argv)
     from ..ui.app import run_explorer
 
-    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask)
+    options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask, records=record_options(args))
     if start is not None:
-        import inspect
-
-        if "start" not in inspect.signature(run_explorer).parameters:
-            raise BPEError("--from: this explorer cannot open a start table yet (the UI half of #14 is not merged); use `bpe-tui train CORPUS --from TABLE -o OUT`")
-        options["start"] = start  # the table to go on from (ui: run_explorer(..., start=MergeTable))
+        options["start"] = start  # the table to go on from
     return run_explorer(args.corpus or None, cfg, **options)
 
 

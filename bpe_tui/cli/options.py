@@ -61,6 +61,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         "pre-tokenizer, end-of-word marker, lowercase and special tokens rule (default target: 1,000 new merges)",
     )
     g.add_argument("--counts", action="store_true", help="inputs are word<TAB>count files, not text")
+    add_record_options(g)
     g.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
     g.add_argument("--workers", type=int, metavar="N", help="processes counting words (default: CPU count for inputs of 8 MB or more, else 1)")
     g.add_argument(
@@ -68,6 +69,34 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         help="count words on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
         "LocalCluster with one worker per CPU (--workers N sets how many); needs bpe-tui[dask]",
     )
+
+
+def add_record_options(g) -> None:
+    """How JSON lines and Parquet files give their documents (train, count, the explorer)."""
+    g.add_argument(
+        "--text-field", default="text", metavar="NAME",
+        help="JSON lines / Parquet: the field (column) holding each record's text; a dotted path for a nested one "
+        "(meta.body; default text)",
+    )
+    g.add_argument(
+        "--skip-bad-records", action="store_true",
+        help="JSON lines / Parquet: skip records without the text (not JSON, no such field, not a string), counted and "
+        "reported at the end (default: the first is an error)",
+    )
+
+
+def record_options(args: argparse.Namespace):
+    """``--text-field`` and ``--skip-bad-records`` as RecordOptions (a bad field name: one line)."""
+    from ..core.text.datasets.records import RecordOptions
+
+    return RecordOptions(args.text_field, args.skip_bad_records)
+
+
+def report_skipped(report) -> None:
+    """After reading a dataset: the bad records skipped, as a note on stderr (nothing if none)."""
+    summary = report.summary()
+    if summary:
+        print(f"bpe-tui: note: {summary}", file=sys.stderr)
 
 
 def dask_from_args(args: argparse.Namespace) -> str | None:

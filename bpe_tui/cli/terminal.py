@@ -48,9 +48,11 @@ def progress_bar(description: str, quiet: bool, unit: str = "bytes"):
         yield lambda done, total: bar.update(task, completed=done, total=total or None)
 
 
-def counting_label(dask: str | None) -> str:
-    """What the counting progress counts: bytes read here, or blocks counted on Dask."""
-    return f"counting on dask {dask} (blocks)" if dask else "counting words (bytes)"
+def counting_label(dask: str | None, records: int = 0) -> str:
+    """What the counting progress counts: bytes read here, or blocks counted on Dask; and the
+    records (JSON lines, Parquet rows) read so far, once there are any."""
+    label = f"counting on dask {dask} (blocks)" if dask else "counting words (bytes)"
+    return f"{label}, {records:,} records" if records else label
 
 
 class _Interrupt:

@@ -11,7 +11,9 @@ from .options import (
     add_training_options,
     config_from_args,
     dask_from_args,
+    record_options,
     refuse_overwrite,
+    report_skipped,
     save_options,
     start_from_args,
 )
@@ -30,6 +32,7 @@ def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from ..core.engine.trainer import Trainer
+    from ..core.text.datasets.records import ReadReport
 
     start = None
     if args.from_table is not None:
@@ -46,13 +49,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     if start is None:
         check_target_before_counting(cfg, args.corpus)
     dask = dask_from_args(args)
+    records = record_options(args)
+    report = ReadReport()
+    reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report)
     show = sys.stderr.isatty() and not args.quiet
     if show:
         with stderr_progress() as bar:
             task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
             options = dict(
-                errors=args.errors, counts=args.counts, workers=args.workers, client=dask,
-                progress=lambda done, total: bar.update(task, completed=done, total=total or None),
+                errors=args.errors, counts=args.counts, workers=args.workers, client=dask, **reading,
+                progress=lambda done, total: bar.update(
+                    task, completed=done, total=total or None, description=counting_label(dask, report.records)
+                ),
             )
             if start is not None:
                 trainer = Trainer.from_table(start, args.corpus, cfg, **options)
@@ -65,7 +73,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                     bar.update(task, completed=event.step)
                     stop_if_interrupted()
     else:
-        options = dict(errors=args.errors, counts=args.counts, workers=args.workers, client=dask)
+        options = dict(errors=args.errors, counts=args.counts, workers=args.workers, client=dask, **reading)
         if start is not None:
             trainer = Trainer.from_table(start, args.corpus, cfg, **options)
         else:
@@ -74,6 +82,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             if event.step % 50 == 0:
                 stop_if_interrupted()
     stop_if_interrupted()
+    report_skipped(report)
     table = trainer.table
     save(table, args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
@@ -83,7 +92,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if transition is not None:  # SuperBPE: the corpus is chunks now
             before = f"{transition.words:,} distinct words, then " if transition.words else ""
             units = f"{before}{transition.chunks:,} chunks (SuperBPE, from merge {transition.step + 1:,})"
-        print(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters")
+        documents = f" in {plural(report.records, 'record')}" if report.records else ""
+        print(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters{documents}")
         if start is not None:
             print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step
@@ -100,17 +110,26 @@ def cmd_count(args: argparse.Namespace) -> int:
     from ..core.text.count_files import read_count_files, write_count_file
     from ..core.text.distributed import count_words
 
+    from ..core.text.datasets.records import ReadReport
+
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
     dask = dask_from_args(args)
+    records = record_options(args)
+    report = ReadReport()
     if args.counts:
         counts = read_count_files(args.corpus)
     else:
         with progress_bar(counting_label(dask), quiet=False, unit="blocks" if dask else "bytes") as progress:
-            counts = count_words(args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress)
+            counts = count_words(
+                args.corpus, cfg, client=dask, errors=args.errors, workers=args.workers, progress=progress,
+                text_field=records.text_field, skip_bad_records=records.skip_bad, report=report,
+            )
     stop_if_interrupted()
+    report_skipped(report)
     write_count_file(counts, args.output, overwrite=args.force)
-    print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all")
+    documents = f" from {plural(report.records, 'record')}" if report.records else ""
+    print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all{documents}")
     return 0
 
 
@@ -119,7 +138,7 @@ def add_train_parser(sub) -> None:
     from ..core.tables.formats import writers
 
     t = sub.add_parser("train", help="train a merge table and save it")
-    t.add_argument("corpus", nargs="+", help="text files, directories, or - for stdin")
+    t.add_argument("corpus", nargs="+", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
     t.add_argument("-o", "--output", required=True, help="where to write the table")
     t.add_argument("--format", default="native", choices=sorted(writers()), help="output format (default native)")
     t.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")

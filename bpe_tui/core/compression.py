@@ -108,8 +108,61 @@ def open_stream(raw: BinaryIO, name: str) -> tuple[BinaryIO, str | None]:
         return lzma.LZMAFile(buffered, "rb"), kind  # type: ignore[return-value]
     if _zstd is None:
         raise BPEError(f"{name}: is Zstandard-compressed; reading it needs the zstandard package: {ZSTD_EXTRA}")
-    reader = _zstd.ZstdDecompressor().stream_reader(buffered, read_across_frames=True)
-    return io.BufferedReader(reader), kind
+    return io.BufferedReader(_ZstdFrames(buffered)), kind
+
+
+#: Compressed bytes handed to a Zstandard decompressor at a time. Its output per call is not
+#: bounded, so the input is: text compresses 3-10x, so a call makes tens of KB.
+ZSTD_READ = 8 << 10
+
+
+class _ZstdFrames(io.RawIOBase):
+    """Zstandard frames one after another, decompressed. A stream that ends inside a frame
+    raises EOFError, as gzip, bzip2 and xz do (zstandard's own stream reader hands back what
+    it has and stops, silently: a truncated download would read as a shorter corpus)."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
+        self._out = b""
+        self._pos = 0
+        self._next_frame()
+
+    def _next_frame(self) -> None:
+        assert _zstd is not None
+        self._frame = _zstd.ZstdDecompressor().decompressobj()
+        self._inside = False  # bytes of the current frame were fed, and it has not ended
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:  # a writable buffer (bytearray, memoryview)
+        view = memoryview(buffer).cast("B")
+        while self._pos >= len(self._out):
+            data = self._source.read(ZSTD_READ)
+            if not data:
+                if self._inside:
+                    raise EOFError("the stream ends inside a Zstandard frame")
+                return 0
+            self._out, self._pos = self._feed(data), 0
+        n = min(len(view), len(self._out) - self._pos)
+        view[:n] = self._out[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+    def _feed(self, data: bytes) -> bytes:
+        out = []
+        while data:
+            self._inside = True
+            out.append(self._frame.decompress(data))
+            if not self._frame.eof:
+                break
+            data = self._frame.unused_data  # the next frame's first bytes, if any
+            self._next_frame()
+        return b"".join(out)
+
+    def close(self) -> None:
+        self._source.close()
+        super().close()
 
 
 class _Replayed(io.RawIOBase):

@@ -2,7 +2,15 @@
 
 Every message is a single line that says what is wrong and where (file, line, byte or key),
 so the CLI can print it as it is and the explorer can show it as a notification.
+
+Two kinds say *where* as numbers a caller may need: :class:`NotUTF8` (the byte; the explorer
+offers to read the file again with substitutes) and :class:`RecordError` (a bad record of a
+JSONL or Parquet file). A JSONL line number found by a worker that read only part of a file
+counts from the start of that part; the process that adds the parts up in order knows how
+many lines came before and moves it with ``rebased``.
 """
+
+from __future__ import annotations
 
 
 class BPEError(Exception):
@@ -11,15 +19,50 @@ class BPEError(Exception):
 
 class NotUTF8(BPEError):
     """A corpus file that is not valid UTF-8, read strictly: which file (``name``) and at
-    which byte. The CLI says to read it with ``--errors replace``; the explorer offers to."""
+    which byte (of its decompressed content); ``line``: the JSONL line, when the bytes were
+    inside a record. The CLI says to read it with ``--errors replace``; the explorer offers to."""
 
-    def __init__(self, name: str, byte: int) -> None:
-        super().__init__(name, byte)  # (the arguments: it pickles back from a counting process)
+    def __init__(self, name: str, byte: int, line: int | None = None) -> None:
+        super().__init__(name, byte, line)  # (the arguments: it pickles back from a counting process)
         self.name = name
         self.byte = byte
+        self.line = line
 
     def __str__(self) -> str:
-        return f"{self.name}: not valid UTF-8 at byte {self.byte} (use --errors replace to read it with U+FFFD substitutes)"
+        where = self.name if self.line is None else f"{self.name}:{self.line:,}"
+        return f"{where}: not valid UTF-8 at byte {self.byte} (use --errors replace to read it with U+FFFD substitutes)"
+
+    def rebased(self, lines_before: int) -> "NotUTF8":
+        """The same error with its line counted from the file's start (see the module docstring)."""
+        return self if self.line is None else NotUTF8(self.name, self.byte, self.line + lines_before)
+
+
+class RecordError(BPEError):
+    """A record of a dataset file that gives no text: not JSON, no such field, not a string,
+    too long. ``line``: the JSONL line (1-based); ``row``: the Parquet row (1-based); ``what``:
+    what is wrong, in words; ``reason``: the same in a few words, for counting skipped records
+    by kind ("no field 'text'", "not JSON")."""
+
+    def __init__(self, name: str, what: str, reason: str, line: int | None = None, row: int | None = None) -> None:
+        super().__init__(name, what, reason, line, row)
+        self.name = name
+        self.what = what
+        self.reason = reason
+        self.line = line
+        self.row = row
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.name}:{self.line:,}: {self.what}"
+        if self.row is not None:
+            return f"{self.name}: row {self.row:,}: {self.what}"
+        return f"{self.name}: {self.what}"
+
+    def rebased(self, lines_before: int) -> "RecordError":
+        """The same error with its line counted from the file's start (see the module docstring)."""
+        if self.line is None:
+            return self
+        return RecordError(self.name, self.what, self.reason, self.line + lines_before, self.row)
 
 
 class DisallowedSpecial(BPEError, ValueError):

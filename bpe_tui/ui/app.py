@@ -25,6 +25,7 @@ from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.engine.trainer import Trainer
 from ..core.errors import BPEError
 from ..core.tables.table import MergeTable
+from ..core.text.datasets.records import RecordOptions
 from ..core.wording import plural
 from .guide import Guide, open_tour
 from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
@@ -38,11 +39,12 @@ from .panes.search import TokenSearch
 from .panes.stats import StatsPane
 from .panes.status import StatusLine
 from .picture import save_picture
-from .screens.dialogs import ConfirmScreen, HelpScreen, PathScreen
+from .screens.dialogs import ConfirmScreen, HelpScreen
 from .screens.explore import ExploreScreen
 from .screens.guards import confirm_discard, session_free
 from .screens.inspect import InspectScreen
 from .screens.layout import MainScreen, SessionScreen, StartScreen
+from .screens.opening import OpenChoice, OpenScreen
 from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
@@ -98,8 +100,12 @@ class ExplorerApp(App):
         dask: str | None = None,
         tour: int | None = None,
         start: MergeTable | None = None,
+        records: RecordOptions | None = None,
     ) -> None:
         super().__init__()
+        #: How JSON lines and Parquet corpora give their documents (--text-field,
+        #: --skip-bad-records; the open dialog changes it for what it opens).
+        self.records = records or RecordOptions()
         #: ``bpe-tui learn``: open the guided tour at this stop (0-based) once the start screen is up.
         self._tour_start = tour
         #: The guided tour while it is open (bpe_tui.ui.views.tour; it outlives the screens of its examples).
@@ -150,7 +156,8 @@ class ExplorerApp(App):
         elif paths:
             screen.show_progress(f"reading {', '.join(paths)}…", None)
             screen.loader.corpus(
-                list(paths), config or default_config(None), errors, counts, workers=self.count_workers, dask=self.dask, start=self.start
+                list(paths), config or default_config(None), errors, counts, workers=self.count_workers, dask=self.dask, start=self.start,
+                records=self.records,
             )
 
     # ------------------------------------------------------------------ the main screen and its session
@@ -183,7 +190,10 @@ class ExplorerApp(App):
         self.show_notes(session)
 
     def show_notes(self, session: Session) -> None:
-        """What the table's reader recognised or assumed, as a notification (never silent)."""
+        """What the table's reader recognised or assumed, or the bad records a dataset's
+        reading skipped, as a notification (never silent)."""
+        if isinstance(session, ExploreSession) and session.read_note:
+            self.notify(session.read_note, title=f"opened {session.name}", timeout=NOTES_SECONDS * 2)
         if not isinstance(session, InspectSession):
             return
         notes = session.full_table.notes
@@ -248,22 +258,26 @@ class ExplorerApp(App):
         if not self.free():
             return
 
-        def chosen(path: str | None) -> None:
-            if path:
-                self.confirm_discard(f"Open {path}", lambda: self.open_path(path))
+        def chosen(choice: OpenChoice | None) -> None:
+            if choice is not None:
+                self.confirm_discard(f"Open {choice.path}", lambda: self.open_path(choice.path, choice.records))
 
-        hint = "a corpus (text file or directory) or a merge table (native JSON, GPT-2 directory, …)"
-        self.push_screen(PathScreen("Open a corpus or a merge table", "", hint=hint), chosen)
+        self.push_screen(OpenScreen(self.records), chosen)
 
-    def open_path(self, path: str) -> None:
-        """Open a table or a corpus; which one it is is found out in the Loader's worker."""
+    def open_path(self, path: str, records: RecordOptions | None = None) -> None:
+        """Open a table or a corpus; which one it is is found out in the Loader's worker.
+        ``records``: how a dataset's records give documents (kept for the next open)."""
+        import glob
+
         path = os.path.expanduser(path)
-        if not os.path.exists(path):
+        if not os.path.exists(path) and not glob.glob(path):
             self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
             return
+        if records is not None:
+            self.records = records
         main = self.main
         main.show_progress(f"opening {path}…", None)
-        main.loader.path(path, default_config(main.corpus_config()), workers=self.count_workers, dask=self.dask)
+        main.loader.path(path, default_config(main.corpus_config()), workers=self.count_workers, dask=self.dask, records=self.records)
 
     def confirm_discard(self, doing: str, then: Callable[[], object]) -> None:
         """Run ``then()`` now, or after a yes when it would throw away unsaved merges."""
@@ -383,18 +397,21 @@ def run_explorer(
     workers: int | None = None,
     dask: str | None = None,
     start: MergeTable | None = None,
+    records: RecordOptions | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
     with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
     training from this table (``--from``): its merges are applied first, and new merges
-    number on after them."""
+    number on after them. ``records``: how JSON lines and Parquet corpora give their documents."""
     from .. import demo_corpus_path
 
     if not paths:
         paths = [demo_corpus_path()]
         counts = False
-    app = ExplorerApp(paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start)
+    app = ExplorerApp(
+        paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start, records=records
+    )
     app.run()
     return app.return_code or 0
 

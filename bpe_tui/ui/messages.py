@@ -86,12 +86,13 @@ class Played(Message):
 
 @dataclass
 class LoadProgressed(Message):
-    """Bytes of the corpus read so far, or with ``dask`` blocks counted on that cluster
-    (posted at most every ~80 ms)."""
+    """Bytes of the corpus read so far, or with ``dask`` blocks counted on that cluster, and
+    the records (JSON lines, Parquet rows) read so far (posted at most every ~80 ms)."""
 
     done: int
     total: int
     dask: str | None = None
+    records: int = 0
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LoadProgressed)

@@ -19,8 +19,9 @@ import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.text import corpus
-from bpe_tui.core.text.corpus import count_files, plan_ranges
+from bpe_tui.core.text import blocks
+from bpe_tui.core.text.blocks import plan_ranges
+from bpe_tui.core.text.corpus import count_files
 from bpe_tui.core.text.count_files import write_count_file
 from bpe_tui.core.text.distributed import count_words
 from tests.conftest import TINYSHAKESPEARE, need
@@ -115,14 +116,14 @@ def test_a_line_longer_than_64_read_blocks_is_cut_as_local_reading_cuts_it(clien
     path = tmp_path / "long.txt"
     path.write_bytes(("\n".join(LINES + [("wörd " * 700).strip()] + LINES) + "\n").encode("utf-8"))
     cfg = TrainerConfig(preset="gpt2")
-    monkeypatch.setattr(corpus, "BLOCK", 16)
-    client.run(lambda: setattr(corpus, "BLOCK", 16))
+    monkeypatch.setattr(blocks, "BLOCK", 16)
+    client.run(lambda: setattr(blocks, "BLOCK", 16))
     try:
         local = items(count_files([str(path)], cfg, workers=1))
         for blocksize in (40, 1000):
             assert items(count_words([str(path)], cfg, client=client, blocksize=blocksize)) == local
     finally:
-        client.run(lambda: setattr(corpus, "BLOCK", 1 << 20))
+        client.run(lambda: setattr(blocks, "BLOCK", 1 << 20))
 
 
 def test_tinyshakespeare_counts_and_first_seen_merges_equal_local(client):

@@ -14,7 +14,7 @@ from bpe_tui.core.analysis import evaluate as ev
 from bpe_tui.core.analysis import reports
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables.table import MergeTable
-from bpe_tui.core.text.corpus import plan_ranges
+from bpe_tui.core.text.blocks import plan_ranges
 from tests.conftest import GPT2_DIR, SHARED, TINYSHAKESPEARE, need
 
 

@@ -126,6 +126,17 @@ CLI_CASES = [
     ("workers-1000-clamped", "message", ["count", "{dir}/corpus.txt", "-o", "{dir}/w.tsv", "--force", "--workers", "1000"], b"", "ok", "wrote"),
     ("vocab-size-not-a-number", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--vocab-size", "2.5"], b"", "error", "invalid int value"),
     ("long-bad-line-shortened", "message", ["inspect", "{dir}/longline/merges.txt"], b"", "error", "chars)"),
+    # datasets (issue 25): damaged streams, files that are not what they say, bad records
+    ("count-truncated-gzip", "crash", ["count", "{dir}/cut.jsonl.gz", "-o", "{dir}/x.tsv", "--force"], b"", "error", "damaged gzip data"),
+    ("count-truncated-zstd", "silent", ["count", "{dir}/cut.txt.zst", "-o", "{dir}/x.tsv", "--force"], b"", "error", "damaged zstd data"),
+    ("train-not-parquet", "crash", ["train", "{dir}/text.parquet", "-o", "{dir}/x.json", "--force", "-q"], b"", "error", "not a Parquet file"),
+    ("train-int-column", "crash", ["train", "{dir}/ints.parquet", "-o", "{dir}/x.json", "--force", "-q"], b"", "error", "holds int64 values, not text"),
+    ("count-missing-field", "message", ["count", "{dir}/body.jsonl", "-o", "{dir}/x.tsv", "--force"], b"", "error", "body.jsonl:1: no field 'text' (its fields: body)"),
+    ("count-text-field", "cli", ["count", "{dir}/body.jsonl", "-o", "{dir}/x.tsv", "--force", "--text-field", "body"], b"", "ok", "from 2 records"),
+    ("count-skip-bad-records", "cli", ["count", "{dir}/mixed.jsonl", "-o", "{dir}/x.tsv", "--force", "--skip-bad-records"], b"", "ok", "from 1 record"),
+    ("count-jsonl-not-utf8", "crash", ["count", "{dir}/latin1.jsonl", "-o", "{dir}/x.tsv", "--force"], b"", "error", "latin1.jsonl:1: not valid UTF-8 at byte 13"),
+    ("count-bad-text-field", "message", ["count", "{dir}/body.jsonl", "-o", "{dir}/x.tsv", "--force", "--text-field", "a..b"], b"", "error", "--text-field"),
+    ("eval-jsonl-refused", "message", ["eval", "{dir}/t.json", "--corpus", "{dir}/body.jsonl"], b"", "error", "holds jsonl records"),
     # issue 10, item 12: CLI completeness
     ("decode-ids", "cli", ["decode", "-t", "{dir}/t.json", "@IDS_HELLO"], b"", "ok", "hello"),
     ("decode-stdin", "cli", ["decode", "-t", "{dir}/t.json"], b"@IDS_HELLO_STDIN", "ok", "hello"),
@@ -146,6 +157,26 @@ CLI_CASES = [
     ("decode-out-of-range", "silent", ["decode", "-t", "{dir}/t.json", "104", "99999999999"], b"", "error", "token id 99999999999 (position 2)"),
     ("decode-strict-partial-utf8", "silent", ["decode", "-t", "{dir}/t.json", "--errors", "strict", "104", "240", "159"], b"", "error", "id 2 (240)"),
 ]
+
+
+def _dataset_files(d: pathlib.Path) -> None:
+    """Datasets gone wrong (made once per directory)."""
+    import gzip
+
+    if (d / "body.jsonl").exists():
+        return
+    lines = "".join(json.dumps({"text": f"line {i} of the corpus"}) + "\n" for i in range(500)).encode()
+    (d / "cut.jsonl.gz").write_bytes(gzip.compress(lines)[:-30])
+    import pyarrow as pa  # (the test extra brings zstandard and pyarrow)
+    import pyarrow.parquet as pq
+    import zstandard
+
+    (d / "cut.txt.zst").write_bytes(zstandard.ZstdCompressor().compress(CORPUS.encode())[:-10])
+    (d / "text.parquet").write_text(CORPUS)
+    (d / "body.jsonl").write_text('{"body": "a record"}\n{"body": "another"}\n')
+    (d / "mixed.jsonl").write_text('{"text": "good"}\nnot json\n{"text": 3}\n')
+    (d / "latin1.jsonl").write_bytes(b'{"text": "caf\xe9"}\n')
+    pq.write_table(pa.table({"text": [1, 2, 3]}), d / "ints.parquet")
 
 
 def _bad_files(d: pathlib.Path) -> None:
@@ -191,6 +222,7 @@ def _bad_files(d: pathlib.Path) -> None:
 def test_cli(case, scratch):
     name, _kind, args, stdin, outcome, fragment = case
     _bad_files(scratch)
+    _dataset_files(scratch)
     table = load(str(scratch / "t.json"))
     argv: list = []
     stdout_dev_full = False

@@ -17,17 +17,15 @@ from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.cli import main
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables.table import MergeTable
-from bpe_tui.core.text import corpus, pretokenize
+from bpe_tui.core.text import blocks, corpus, pretokenize
+from bpe_tui.core.text.blocks import iter_text_blocks, plan_ranges, split_lines
 from bpe_tui.core.text.corpus import (
     WordCounter,
     count_files,
     count_lines,
     count_text,
-    iter_text_blocks,
-    plan_ranges,
     pretokenizer_for,
     resolve_workers,
-    split_lines,
 )
 from bpe_tui.core.text.count_files import read_count_files, write_count_file
 from tests.conftest import CORPORA, TINYSHAKESPEARE, need
@@ -166,7 +164,7 @@ def test_ranges_start_at_line_starts_and_cover_the_file(tmp_path):
 
 
 def test_a_line_longer_than_64_blocks_is_cut_where_a_whole_read_cuts_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(corpus, "BLOCK", 16)
+    monkeypatch.setattr(blocks, "BLOCK", 16)
     monkeypatch.setattr(corpus, "MIN_RANGE", 40)
     path = tmp_path / "long.txt"
     long_line = ("wörd " * 700).strip()  # ~4 KB without a line break: > 64 blocks of 16 bytes

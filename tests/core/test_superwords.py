@@ -25,7 +25,8 @@ from bpe_tui.core.teaching.educational import (
     token_ids,
     train_naive,
 )
-from bpe_tui.core.text.corpus import count_text, split_lines
+from bpe_tui.core.text.blocks import split_lines
+from bpe_tui.core.text.corpus import count_text
 from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
 from bpe_tui.core.types import TIE_BREAKS
 

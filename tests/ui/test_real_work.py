@@ -245,9 +245,9 @@ async def test_workers_option_reaches_the_loader(tmp_path, monkeypatch):
     asked = []
     real = core_corpus.count_files
 
-    def count_files(paths, config, errors="strict", progress=None, workers=None):
+    def count_files(paths, config, errors="strict", progress=None, workers=None, **reading):
         asked.append(workers)
-        return real(paths, config, errors, progress, workers)
+        return real(paths, config, errors, progress, workers, **reading)
 
     monkeypatch.setattr(core_distributed, "count_files", count_files)  # where count_words finds it
     app = ExplorerApp(paths=[str(path)], config=default_config(None), workers=1)

@@ -251,3 +251,21 @@ def test_encode_specials_refused(snap_compare, size):
         await settle(app, pilot)
 
     assert snap_compare(ExplorerApp(table=table), terminal_size=size, run_before=refuse)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_open_dialog(snap_compare, size):
+    """The open dialog: the path, the text field of a dataset and skipping bad records, the
+    hint naming what opens, the buttons in view."""
+
+    async def open_dialog(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("o")
+        await settle(pilot.app, pilot)
+        box = pilot.app.screen.query_one("#path-input", Input)
+        box.cursor_blink = False  # (a blinking cursor is caught on or off by chance)
+        box.value = "shards/*.jsonl.gz"
+        pilot.app.screen.query_one("#text-field", Input).value = "meta.body"
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(demo_app(), terminal_size=size, run_before=open_dialog)

@@ -37,8 +37,8 @@ token premium
     more tokens than in the first language.
 
 How the work is split: each corpus file is cut into byte ranges that start at line starts
-(:func:`bpe_tui.core.text.corpus.plan_ranges`), each range is read with
-:func:`~bpe_tui.core.text.corpus.iter_text_blocks`, and worker processes encode the ranges with
+(:func:`bpe_tui.core.text.blocks.plan_ranges`), each range is read with
+:func:`~bpe_tui.core.text.blocks.iter_text_blocks`, and worker processes encode the ranges with
 every table; their tallies add up. Encoding a text in pieces gives the same tokens as encoding
 it whole only where the pre-tokenizer cannot see across the cut. For GPT-2's regex (and
 GPT-4's, GPT-4o's and the whitespace split) that holds at a line end with a non-whitespace
@@ -65,17 +65,18 @@ from typing import Any, BinaryIO
 
 import regex
 
+from ..compression import plain_name
 from ..errors import BPEError
 from ..shipped import shipped
 from ..tables.table import UNK_ID, MergeTable
+from ..text.blocks import iter_text_blocks, plan_ranges
 from ..text.corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
     _pool_context,
-    iter_text_blocks,
-    plan_ranges,
     resolve_workers,
 )
+from ..text.parts import file_kind
 from ..text.sources import corpus_name, corpus_where, expand_sources
 from .audit import Cancelled, inside_counts
 
@@ -431,7 +432,7 @@ def parse_corpus(spec: str) -> Corpus:
     """``LABEL=PATH`` or ``PATH`` (labelled by its file name without extension)."""
     label, eq, path = spec.partition("=")
     if not eq or os.path.exists(spec):
-        label, path = os.path.splitext(os.path.basename(os.path.normpath(spec)))[0] or spec, spec
+        label, path = os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec  # (a.txt.gz: a)
     if not path:
         raise BPEError(f"--corpus {spec!r}: give a file after the '='")
     sources = expand_sources([path])
@@ -506,6 +507,10 @@ def evaluate(
     total = corpus_bytes * len(tables)
     n = resolve_workers(workers, total)
     target = max(MIN_RANGE, -(-corpus_bytes // (n * RANGES_PER_WORKER)))
+    kinds = {p: file_kind(p) for p in sizes}  # a compressed file is encoded whole, by one worker
+    for path, kind in kinds.items():
+        if kind.records:
+            raise BPEError(f"{path}: holds {kind.kind} records; evaluating reads text files (compressed or not): train and count read records")
 
     # One job per table x byte range; a table that cannot be cut gets each file whole.
     jobs: list[tuple[int, int, str, int, int]] = []  # (table, corpus, path, start, end)
@@ -514,7 +519,7 @@ def evaluate(
         for c, corpus in enumerate(corpora):
             for path in corpus.paths:
                 size = sizes[path]
-                spans = safe_ranges(path, plan_ranges(path, size, target)) if cut and n > 1 else [(0, size)]
+                spans = safe_ranges(path, plan_ranges(path, size, target)) if cut and n > 1 and kinds[path].splittable else [(0, size)]
                 jobs.extend((t, c, path, a, b) for a, b in spans or [(0, 0)])
 
     tallies = [[Tally() for _ in corpora] for _ in tables]

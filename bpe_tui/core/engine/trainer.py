@@ -390,19 +390,26 @@ def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
 
 
 def _count_stages(
-    count: Callable[[TrainerConfig], dict[str, int]], config: TrainerConfig, first_step: int,
+    count: Callable[[list[TrainerConfig]], list[dict[str, int]]], config: TrainerConfig, first_step: int,
 ) -> tuple[dict[str, int], dict[str, int] | None]:
-    """``(word counts, chunk counts)`` of a corpus, ``count`` counting it under a config.
+    """``(word counts, chunk counts)`` of a corpus, ``count`` counting it under each of a
+    list of configs (one dict each, in one pass or several).
 
     Without superwords_after: the words, no chunks. With it: the words under the config's
-    pre-tokenizer and the chunks under SuperBPE's stage-2 rule (two passes over the text),
-    or, for a trainer that starts at or past the transition, only the chunks, as its words."""
+    pre-tokenizer and the chunks under SuperBPE's stage-2 rule, or, for a trainer that starts
+    at or past the transition, only the chunks, as its words."""
     k = config.superwords_after
     if k is None:
-        return count(config), None
+        return count([config])[0], None
     if k <= first_step:
-        return count(chunk_config(config)), None
-    return count(config), count(chunk_config(config))
+        return count([chunk_config(config)])[0], None
+    words, chunks = count([config, chunk_config(config)])
+    return words, chunks
+
+
+def _each(count: Callable[[TrainerConfig], dict[str, int]]) -> Callable[[list[TrainerConfig]], list[dict[str, int]]]:
+    """Count under several configs by counting once per config (files can be read again)."""
+    return lambda configs: [count(c) for c in configs]
 
 
 def _no_superwords_from_counts(config: TrainerConfig, paths: list[str]) -> None:
@@ -674,7 +681,7 @@ class Trainer:
         from ..text.corpus import count_text
 
         config = config or TrainerConfig()
-        words, chunks = _count_stages(lambda cfg: count_text(text, cfg), config, 0)
+        words, chunks = _count_stages(_each(lambda cfg: count_text(text, cfg)), config, 0)
         return cls.from_counts(words, config, name=name, chunk_counts=chunks)
 
     @classmethod
@@ -687,8 +694,13 @@ class Trainer:
         counts: bool = False,
         workers: int | None = None,
         client=None,
+        text_field: str = "text",
+        skip_bad_records: bool = False,
+        report=None,
     ) -> "Trainer":
-        """Train on files, directories (every text file below) or ``-`` (stdin).
+        """Train on files, directories (every corpus file below), globs or ``-`` (stdin): text,
+        compressed or not, JSON lines and Parquet (each record's ``text_field`` a document;
+        ``skip_bad_records``, ``report``: see :func:`~bpe_tui.core.text.distributed.count_words`).
 
         With ``counts=True`` the inputs are ``word<TAB>count`` files (see corpus.py).
         ``progress(bytes_read, total_bytes)`` follows the reading. ``workers``: processes
@@ -709,11 +721,32 @@ class Trainer:
             _no_superwords_from_counts(config, paths)
             word_counts = read_count_files(paths, progress=progress)
         else:
-            word_counts, chunk_counts = _count_stages(
-                lambda cfg: count_words(paths, cfg, client=client, errors=errors, progress=progress, workers=workers), config, 0
-            )
+            options = dict(client=client, errors=errors, progress=progress, workers=workers, text_field=text_field, skip_bad_records=skip_bad_records)
+            if report is not None:
+                options["report"] = report
+            word_counts, chunk_counts = _count_stages(_each(lambda cfg: count_words(paths, cfg, **options)), config, 0)
         _check_words(word_counts, paths)
         return cls.from_counts(word_counts, config, name=corpus_name(paths), chunk_counts=chunk_counts)
+
+    @classmethod
+    def from_iterator(
+        cls,
+        texts: Iterable[str],
+        config: TrainerConfig | None = None,
+        errors: str = "strict",
+        progress: Callable[[int, int], None] | None = None,
+        name: str = "texts",
+    ) -> "Trainer":
+        """Train on any iterable of strings, each one document: a ``datasets`` column, a
+        generator, a list (Hugging Face tokenizers' ``train_from_iterator``). Each is read as a
+        text file holding it would be, and no pre-token spans two; the iterable is read once
+        (see :mod:`~bpe_tui.core.text.datasets.iterables`). ``progress(items, len(texts))``
+        as it goes (the length 0 when the iterable has none)."""
+        from ..text.datasets.iterables import count_texts
+
+        config = config or TrainerConfig()
+        word_counts, chunk_counts = _count_stages(lambda configs: count_texts(texts, configs, errors, progress, name=name), config, 0)
+        return cls.from_counts(word_counts, config, name=name, chunk_counts=chunk_counts)
 
     @classmethod
     def from_table(
@@ -727,7 +760,8 @@ class Trainer:
         50,001). The corpus is read under the table's units, pre-tokenizer, end-of-word
         marker, lowercase and special tokens (see :func:`table_config`; :attr:`table_rules`
         names them); ``config`` gives the rest (tie-break, target, constraints).
-        ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client).
+        ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client,
+        text_field, skip_bad_records, report).
         """
         cfg, _ = table_config(table, config)
         from ..text.count_files import read_count_files
@@ -742,7 +776,7 @@ class Trainer:
             _no_superwords_from_counts(cfg, paths)
             word_counts = read_count_files(paths, progress=options.get("progress"))
         else:
-            word_counts, chunk_counts = _count_stages(lambda c: count_words(paths, c, **options), cfg, table.num_merges)
+            word_counts, chunk_counts = _count_stages(_each(lambda c: count_words(paths, c, **options)), cfg, table.num_merges)
         name = corpus_name(paths)
         _check_words(word_counts, paths)
         return cls(word_counts, config, name=name, start=table, chunk_counts=chunk_counts)

@@ -7,18 +7,20 @@ once, streamed in blocks, and reduced to ``{pre-token: count}`` in order of firs
 The corpus is read line by line, each line with its newline, as Hugging Face's trainer reads
 files: special tokens are cut out of each line, then the pre-tokenizer runs on the pieces. (A
 pre-tokenizer regex never sees across a line break; for GPT-2's regex that only matters where
-spaces stand right before a newline.)
+spaces stand right before a newline.) A dataset's record (a JSON lines record, a Parquet row)
+is a document: read the same way, and no pre-token spans two (:mod:`.datasets`).
 
 Counting is exact and fast: for the GPT-2 and whitespace pre-tokenizers, one ``findall`` runs
 over a whole block of lines with a pattern that provably yields the same pre-tokens as running
 the original pattern line by line (see :data:`~bpe_tui.core.text.pretokenize.GPT2_LINE_PATTERN`); other pre-tokenizers run
-line by line. Big inputs are counted by worker processes, each over its own byte range of the
-input (ranges start and end at line boundaries); their counts are merged in range order, so the
-words keep their order of first appearance and the merges are the same for 1 and N workers.
-Memory grows with the number of distinct words, never with the corpus size.
+line by line. Big inputs are counted by worker processes, each over its own part of the
+input (:mod:`.parts`: byte ranges that start and end at line boundaries, whole compressed
+files, runs of Parquet row groups); their counts are merged in part order, so the words keep
+their order of first appearance and the merges are the same for 1 and N workers. Memory grows
+with the number of distinct words, never with the corpus size.
 
-Which files a list of paths means is :mod:`.sources`' question; saving and reading the counts
-is :mod:`.count_files`'.
+Which files a list of paths means is :mod:`.sources`' question, how a file's bytes become text
+:mod:`.blocks`'; saving and reading the counts is :mod:`.count_files`'.
 """
 
 from __future__ import annotations
@@ -33,16 +35,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 from multiprocessing.pool import Pool
-from typing import Any, BinaryIO, TextIO
+from typing import Any, TextIO
 
 import regex
 
 from ..engine.config import TrainerConfig
-from ..errors import BPEError, NotUTF8
+from ..errors import BPEError, NotUTF8, RecordError
+from .blocks import BLOCK, LONG_LINE, Progress, document_pieces, split_lines
+from .datasets.records import ReadReport, RecordOptions
+from .parts import Part, plan_parts, read_part
 from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
-from .sources import SNIFF, corpus_where, expand_sources
-
-BLOCK = 1 << 20  # bytes read at a time
+from .sources import corpus_where, expand_sources, source_name
 
 #: Inputs smaller than this are counted in this process by default: one process counts
 #: ~25 MB/s (ASCII text), and starting a pool and merging its counts costs ~50 ms, so below
@@ -55,8 +58,6 @@ MIN_RANGE = 256 << 10
 #: How often (seconds) the parent reports progress while workers read: the progress callback
 #: also runs this often, so a callback that raises (a cancelled load) stops the pool promptly.
 POLL_SECONDS = 0.05
-
-Progress = Callable[[int, int], None]
 
 #: Non-ASCII blocks are looked at in pieces of about this many characters (cut at line
 #: ends), so that a stray non-ASCII character slows down only its own piece.
@@ -82,25 +83,12 @@ def count_lines(lines: Iterable[str], pre: PreTokenizer, counts: Counter[str] | 
     return counts
 
 
-def split_lines(text: str) -> Iterator[str]:
-    """Lines of ``text``, each with its ``\\n`` (only ``\\n`` ends a line)."""
-    start = 0
-    while True:
-        end = text.find("\n", start)
-        if end < 0:
-            if start < len(text):
-                yield text[start:]
-            return
-        yield text[start : end + 1]
-        start = end + 1
-
-
 class WordCounter:
     """Adds the pre-tokens of text to a Counter exactly as :func:`count_lines` would, line by
     line, but a whole block of lines at a time where the pre-tokenizer allows it.
 
-    ``add`` takes text that ends at a line end (or at the end of the input), as
-    :func:`iter_text_blocks` yields it.
+    ``add`` takes text that ends at a line end (or at the end of the input or a document), as
+    :func:`~.blocks.iter_text_blocks` yields it; ``add_pieces`` a stream of such texts.
     """
 
     def __init__(self, config: TrainerConfig):
@@ -131,6 +119,32 @@ class WordCounter:
                     counts.update(self._words(segment.lower() if lower else segment))
         return counts
 
+    def add_pieces(self, pieces: Iterable[str], counts: Counter[str]) -> Counter[str]:
+        """Add text given in pieces that each end at a line end or at a document's end (what
+        :func:`~.parts.read_part` gives). Pieces that end with a line break are joined first,
+        up to about BLOCK characters (whole lines count as they would one by one), so short
+        records cost one ``findall`` per block, not one each; a document longer than
+        LONG_LINE blocks is cut at line ends first (:func:`~.blocks.document_pieces`)."""
+        batch: list[str] = []
+        size = 0
+        add = self.add
+        for piece in pieces:
+            if len(piece) > LONG_LINE * BLOCK:
+                if batch:
+                    add("".join(batch), counts)
+                    batch, size = [], 0
+                for cut in document_pieces(piece):
+                    add(cut, counts)
+                continue
+            batch.append(piece)
+            size += len(piece)
+            if size >= BLOCK or not piece.endswith("\n"):
+                add(piece if len(batch) == 1 else "".join(batch), counts)
+                batch, size = [], 0
+        if batch:
+            add("".join(batch), counts)
+        return counts
+
     def _words(self, text: str) -> list[str]:
         """findall over ``text``: the ASCII pattern where a piece is all ASCII (str.isascii
         is O(1)), the Unicode one elsewhere; pieces are cut after line ends."""
@@ -154,141 +168,16 @@ def count_text(text: str, config: TrainerConfig) -> dict[str, int]:
     return dict(WordCounter(config).add(text, Counter()))
 
 
-# ---------------------------------------------------------------------- reading text
-
-
-def iter_file_lines(path: str, errors: str = "strict", progress: Progress | None = None, done: int = 0, total: int = 0) -> Iterator[str]:
-    """Stream the lines of a UTF-8 file (or stdin for ``-``) in blocks.
-
-    A NUL byte in the first block means a binary file (BPEError). Invalid UTF-8 raises a
-    BPEError naming the byte offset, unless ``errors="replace"``.
-    """
-    for text in iter_text_blocks(path, errors, progress, done, total):
-        yield from split_lines(text)
-
-
-def iter_text_blocks(
-    path: str,
-    errors: str = "strict",
-    progress: Progress | None = None,
-    done: int = 0,
-    total: int = 0,
-    start: int = 0,
-    end: int | None = None,
-) -> Iterator[str]:
-    """Stream a UTF-8 file (or stdin) as decoded blocks that each end at a line end.
-
-    ``start`` (the start of a line) and ``end`` (just after a line end, or the file size)
-    select a byte range of a file. Reads stay aligned to multiples of BLOCK from the start of
-    the file, so a range is cut into exactly the blocks a whole-file read would cut it into
-    (this only matters for lines longer than LONG_LINE blocks, which are cut at a word boundary).
-    Progress reports ``done`` + bytes read so far, of ``total``.
-    """
-    if errors not in ("strict", "replace"):
-        raise BPEError(f"unknown --errors value {errors!r}; choose strict or replace")
-    try:
-        stream = open_binary(path)
-    except OSError as exc:
-        raise BPEError(f"{path}: cannot open: {exc.strerror}") from None
-    name = "stdin" if path == "-" else path
-    offset = start
-    carry = b""
-    first = start == 0
-    try:
-        if start:
-            stream.seek(start)
-        while True:
-            size = BLOCK - (offset + len(carry)) % BLOCK
-            if end is not None:
-                size = min(size, end - offset - len(carry))
-            try:
-                block = stream.read(size) if size > 0 else b""
-            except OSError as exc:  # EIO, /proc/self/mem: the open worked, the read did not
-                raise BPEError(f"{name}: cannot read at byte {offset + len(carry)}: {exc.strerror or exc}") from None
-            if first:
-                first = False
-                nul = block.find(b"\0", 0, SNIFF)
-                if nul >= 0:
-                    raise BPEError(f"{name}: looks like a binary file (NUL byte at byte {nul}); give a text corpus")
-            if not block:
-                data, carry = carry, b""
-            else:
-                data = carry + block
-                cut = data.rfind(b"\n") + 1
-                if cut == 0 and len(data) < LONG_LINE * BLOCK:
-                    carry = data
-                    continue
-                if cut == 0:
-                    cut = _word_safe_cut(data)
-                data, carry = data[:cut], data[cut:]
-            if not data:
-                break
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                if errors == "strict":
-                    raise NotUTF8(name, offset + exc.start) from None
-                text = data.decode("utf-8", "replace")
-            offset += len(data)
-            yield text
-            if progress is not None:
-                progress(done + offset - start, total)
-            if not block:
-                break
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
-
-
-#: A line longer than this many blocks is handed on in pieces (memory stays flat on a corpus
-#: that is one long line), each cut at a word boundary (see :func:`_word_safe_cut`).
-LONG_LINE = 4
-
-
-def _word_safe_cut(data: bytes) -> int:
-    """A cut point inside a very long line that does not cut a pre-token in two: just before
-    a single space that follows a non-space (GPT-2-style patterns start a word with its
-    space, whitespace splitting drops it), else where UTF-8 allows."""
-    pos = len(data)
-    floor = max(0, len(data) - 4 * BLOCK)
-    while True:
-        pos = data.rfind(b" ", floor, pos)
-        if pos <= 0:
-            return _utf8_safe_cut(data)
-        if data[pos - 1 : pos] not in (b" ", b"\t", b"\r", b"\x0b", b"\x0c") and data[pos + 1 : pos + 2] not in (b" ", b""):
-            return pos
-
-
-def open_binary(path: str) -> BinaryIO:
-    """The bytes of ``path``: stdin for ``-``, an fsspec URL (``s3://...``, ``file://...``)
-    through fsspec (a dependency of dask; only URLs need it), else the local file."""
-    if path == "-":
-        return sys.stdin.buffer
-    if "://" in path:
-        import fsspec
-
-        stream: BinaryIO = fsspec.open(path, "rb").open()
-        return stream
-    return open(path, "rb")
-
-
-def _utf8_safe_cut(data: bytes) -> int:
-    """A cut point that does not split a UTF-8 sequence (for very long lines)."""
-    cut = len(data)
-    for back in range(1, 4):
-        if cut - back >= 0 and (data[cut - back] & 0xC0) == 0xC0:
-            return cut - back
-    return cut
-
-
 def count_files(
     paths: Iterable[str],
     config: TrainerConfig,
     errors: str = "strict",
     progress: Progress | None = None,
     workers: int | None = None,
+    records: RecordOptions | None = None,
+    report: ReadReport | None = None,
 ) -> dict[str, int]:
-    """Word counts of files, directories and stdin, streamed; see the module docstring.
+    """Word counts of files, directories, globs and stdin, streamed; see the module docstring.
 
     ``workers``: processes counting in parallel (None: the CPU count for inputs of
     :data:`PARALLEL_MIN_BYTES` or more, 1 below). The result is the same for any number of
@@ -297,29 +186,44 @@ def count_files(
     workers are busy; an exception it raises (a cancel) stops the workers at once. From a
     thread, the workers start from a forkserver, which imports the ``__main__`` module: a
     script needs multiprocessing's usual ``if __name__ == "__main__":`` guard.
+
+    ``records``: how JSON lines and Parquet files give their documents (the text field,
+    whether bad records are skipped). ``report``, if given, is filled in as the reading goes:
+    documents read (live, also from the workers), bad records skipped.
     """
+    records = records or RecordOptions()
+    report = report if report is not None else ReadReport()
     sources = expand_sources(paths)
-    sizes = {p: os.path.getsize(p) for p in sources if p != "-"}
+    sizes = {p: file_size(p) for p in sources if p != "-"}
     total = sum(sizes.values())
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
     counts: Counter[str] = Counter()
-    jobs = _plan_jobs(sources, sizes, range_size(total, n)) if n > 1 else []
-    if sum(1 for _, span in jobs if span is not None) > 1:
-        _count_parallel(jobs, total, config, errors, progress, n, counter, counts)
+    parts = plan_parts(sources, sizes, range_size(total, n), records) if n > 1 else []
+    if sum(1 for part in parts if part.path != "-") > 1:
+        _count_parallel(parts, total, config, errors, records, progress, n, counter, counts, report)
     else:
         done = 0
-        for path in sources:
+        for part in plan_parts(sources, sizes, None, records):
             counter.lines_done = 0
             try:
-                for text in iter_text_blocks(path, errors, progress, done, total):
-                    counter.add(text, counts)
+                counter.add_pieces(read_part(part, errors, records, report, progress, done, total), counts)
             except RegexTimeout as exc:
-                raise RegexTimeout(f"{'stdin' if path == '-' else path}: {exc}") from None
-            done += sizes.get(path, 0)
+                raise RegexTimeout(f"{source_name(part.path)}: {exc}") from None
+            done += part.size
     if not counts:
         raise BPEError(f"{corpus_where(sources)}: the corpus is empty (no words found)")
     return dict(counts)
+
+
+def file_size(path: str) -> int:
+    """A corpus file's size in bytes (an fsspec URL's, through fsspec)."""
+    if "://" in path:
+        import fsspec
+
+        fs, inner = fsspec.core.url_to_fs(path)
+        return int(fs.size(inner))
+    return os.path.getsize(path)
 
 
 def resolve_workers(workers: int | None, total_bytes: int) -> int:
@@ -338,34 +242,6 @@ def range_size(total_bytes: int, workers: int) -> int:
     """Bytes per range when ``workers`` count ``total_bytes``: RANGES_PER_WORKER ranges each,
     none smaller than MIN_RANGE."""
     return max(MIN_RANGE, -(-total_bytes // (workers * RANGES_PER_WORKER)))
-
-
-def plan_ranges(path: str, size: int, target: int) -> list[tuple[int, int]]:
-    """Cut a file into byte ranges of about ``target`` bytes, each starting at a line start."""
-    cuts = [0]
-    if size > target:
-        with open_binary(path) as f:
-            for guess in range(target, size, target):
-                if guess <= cuts[-1]:
-                    continue
-                f.seek(guess - 1)
-                pos = guess - 1
-                while True:  # the first line end at or after guess - 1
-                    piece = f.read(1 << 16)
-                    if not piece:
-                        pos = size
-                        break
-                    nl = piece.find(b"\n")
-                    if nl >= 0:
-                        pos += nl + 1
-                        break
-                    pos += len(piece)
-                if pos >= size:
-                    break
-                if pos > cuts[-1]:
-                    cuts.append(pos)
-    cuts.append(size)
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 def _pool_context() -> BaseContext:
@@ -426,8 +302,9 @@ def start_resource_tracker() -> None:
 
 
 @contextmanager
-def _worker_pool(size: int) -> Iterator[tuple[Pool, Any]]:
-    """A pool of ``size`` processes counting words, and the shared count of bytes they have read.
+def _worker_pool(size: int) -> Iterator[tuple[Pool, Any, Any]]:
+    """A pool of ``size`` processes counting words, and the shared counts of bytes and of
+    documents they have read.
 
     The workers ignore SIGINT: Ctrl+C reaches every process of the terminal's process group,
     and only the parent should answer it (it terminates the pool on its way out, so no worker
@@ -439,6 +316,7 @@ def _worker_pool(size: int) -> Iterator[tuple[Pool, Any]]:
     if ctx.get_start_method() != "fork":
         start_resource_tracker()
     bytes_read = ctx.Value("q", 0)
+    records_read = ctx.Value("q", 0)
     # A forked worker inherits the parent's handlers until its initializer runs, so Ctrl+C is
     # held back (blocked, not ignored: the parent still gets it) while the pool starts. Only
     # the main thread receives signals; elsewhere there is nothing to hold back.
@@ -447,11 +325,11 @@ def _worker_pool(size: int) -> Iterator[tuple[Pool, Any]]:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pool = None
     try:
-        pool = ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read,))
+        pool = ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read, records_read))
         if masked:
             masked = False
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held-back Ctrl+C lands here
-        yield pool, bytes_read
+        yield pool, bytes_read, records_read
     finally:
         if masked:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -461,114 +339,145 @@ def _worker_pool(size: int) -> Iterator[tuple[Pool, Any]]:
 
 
 _WORKER_COUNTERS: dict[str, WordCounter] = {}
-_BYTES_READ = None  # in a worker: the pool's shared count of bytes read
+_SHARED: tuple[Any, Any] | None = None  # in a worker: the pool's shared counts of bytes and documents read
 
 
-def _init_worker(bytes_read: Any) -> None:  # a multiprocessing Value
+def _init_worker(bytes_read: Any, records_read: Any) -> None:  # multiprocessing Values
     """In a new worker: leave Ctrl+C to the parent (a Ctrl+C held back while the pool started
-    is dropped here); remember where to add bytes read."""
-    global _BYTES_READ
+    is dropped here); remember where to add bytes and documents read."""
+    global _SHARED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _BYTES_READ = bytes_read
+    _SHARED = (bytes_read, records_read)
 
 
-def _count_range(task: tuple[int, str, int, int, TrainerConfig, str]) -> tuple[int, list[str], list[int]] | tuple[int, Exception]:
-    """In a pool worker: ``(index, words, counts)`` of one byte range (see
-    :func:`count_range`), or ``(index, error)``: errors travel back as values, so the parent
-    raises the first one in file order, as one pass would, whichever range failed first in
-    time. Bytes read are added to the pool's shared count as they are read."""
-    index, path, start, end, config, errors = task
-    reported = [0]
+PartResult = tuple[list[str], list[int], ReadReport]
+
+
+def _count_part_task(task: tuple[int, Part, TrainerConfig, str, RecordOptions]) -> tuple[int, PartResult] | tuple[int, Exception]:
+    """In a pool worker: ``(index, (words, counts, report))`` of one part (see
+    :func:`count_part`), or ``(index, error)``: errors travel back as values, so the parent
+    raises the first one in corpus order, as one pass would, whichever part failed first in
+    time. Bytes and documents read are added to the pool's shared counts as they are read."""
+    index, part, config, errors, records = task
+    report = ReadReport()
+    reported = [0, 0]
 
     def progress(done: int, _total: int) -> None:
-        if _BYTES_READ is not None:
-            with _BYTES_READ.get_lock():
-                _BYTES_READ.value += done - reported[0]
-            reported[0] = done
+        if _SHARED is not None:
+            bytes_read, records_read = _SHARED
+            with bytes_read.get_lock():
+                bytes_read.value += done - reported[0]
+            with records_read.get_lock():
+                records_read.value += report.records - reported[1]
+            reported[:] = [done, report.records]
 
     try:
-        words, numbers = count_range(path, start, end, config, errors, progress)
+        words, numbers, report = count_part(part, config, errors, records, progress, report)
     except Exception as exc:
         return index, exc
-    return index, words, numbers
+    progress(reported[0], 0)  # the documents after the last block
+    return index, (words, numbers, report)
 
 
-def count_range(
-    path: str, start: int, end: int, config: TrainerConfig, errors: str = "strict", progress: Progress | None = None
-) -> tuple[list[str], list[int]]:
-    """The word counts of one byte range of a file, as (words, counts) in first-seen order.
+def count_part(
+    part: Part, config: TrainerConfig, errors: str = "strict", records: RecordOptions | None = None,
+    progress: Progress | None = None, report: ReadReport | None = None,
+) -> PartResult:
+    """The word counts of one part of the corpus, as (words, counts) in first-seen order, and
+    what reading it met (documents, bad records skipped, JSON lines read).
 
     Runs in a worker (a pool process here, a Dask worker in :mod:`.distributed`), which keeps
-    one WordCounter per config. ``progress(bytes_read, 0)`` follows the reading of the range.
+    one WordCounter per config. ``progress(bytes_read, 0)`` follows the reading of the part.
     """
     key = repr(config)
     counter = _WORKER_COUNTERS.get(key)
     if counter is None:
         counter = _WORKER_COUNTERS[key] = WordCounter(config)
+    report = report if report is not None else ReadReport()
     counts: Counter[str] = Counter()
-    for text in iter_text_blocks(path, errors, progress, start=start, end=end):
-        counter.add(text, counts)
-    return list(counts), list(counts.values())
+    counter.add_pieces(read_part(part, errors, records or RecordOptions(), report, progress), counts)
+    return list(counts), list(counts.values()), report
 
 
-def _plan_jobs(sources: list[str], sizes: dict[str, int], target: int) -> list[tuple[str, tuple[int, int] | None]]:
-    """``(path, (start, end))`` per byte range of each file, ``("-", None)`` for stdin."""
-    jobs: list[tuple[str, tuple[int, int] | None]] = []
-    for path in sources:
-        if path == "-":
-            jobs.append((path, None))
-        else:
-            jobs.extend((path, span) for span in plan_ranges(path, sizes[path], target) or [(0, 0)])
-    return jobs
+class InOrder:
+    """Adds the parts' results to ``counts`` and ``report`` in corpus order (call :meth:`add`
+    for part 0, 1, 2 ...), so a word's first appearance decides its position, as in one pass.
+    A JSON lines part's line numbers count from its own start: those of its bad records, and
+    of an error it raised (:meth:`error`), are moved on by the lines of the parts before it."""
+
+    def __init__(self, counts: Counter[str], report: ReadReport) -> None:
+        self.counts = counts
+        self.report = report
+        self._lines: dict[str, int] = {}  # file -> lines of its parts added so far
+
+    def add(self, part: Part, words: list[str], numbers: list[int], report: ReadReport) -> None:
+        add_range_counts(self.counts, words, numbers)
+        before = self._lines.get(part.path, 0)
+        self.report.add(report, before)
+        self._lines[part.path] = before + report.lines
+
+    def error(self, part: Part, exc: BaseException) -> BaseException:
+        """The error a part raised, as one pass would have raised it."""
+        if isinstance(exc, (NotUTF8, RecordError)):
+            return exc.rebased(self._lines.get(part.path, 0))
+        return exc
 
 
 def _count_parallel(
-    jobs: list[tuple[str, tuple[int, int] | None]],
+    parts: list[Part],
     total: int,
     config: TrainerConfig,
     errors: str,
+    records: RecordOptions,
     progress: Progress | None,
     n: int,
     counter: WordCounter,
     counts: Counter[str],
+    report: ReadReport,
 ) -> None:
-    """Count the ranges in ``n`` worker processes (stdin here), merging in job order.
+    """Count the parts in ``n`` worker processes (stdin here), merging in part order.
 
-    Results come back as each range finishes, in any order, and are merged in job order (so a
+    Results come back as each part finishes, in any order, and are merged in part order (so a
     word's first appearance decides its position, as in one pass). While the parent waits it
-    reports the bytes the workers have read so far, every :data:`POLL_SECONDS`.
+    reports the bytes (and documents, in ``report.records``) the workers have read so far,
+    every :data:`POLL_SECONDS`.
     """
     import multiprocessing
 
-    tasks = [(i, path, span[0], span[1], config, errors) for i, (path, span) in enumerate(jobs) if span is not None]
-    finished: dict[int, list[Any]] = {}  # index -> [words, counts] or [error]
-    with _worker_pool(min(n, len(tasks))) as (pool, bytes_read):
-        results = pool.imap_unordered(_count_range, tasks, chunksize=1)
+    tasks = [(i, part, config, errors, records) for i, part in enumerate(parts) if part.path != "-"]
+    finished: dict[int, Any] = {}  # index -> (words, counts, report) or an error
+    read = ReadReport()  # what the parts met, added up in order
+    merged = InOrder(counts, read)
+    base = report.records  # documents the caller's report held already
+    with _worker_pool(min(n, len(tasks))) as (pool, bytes_read, records_read):
+        results = pool.imap_unordered(_count_part_task, tasks, chunksize=1)
 
-        def report() -> None:
+        def report_progress() -> None:
+            report.records = base + max(records_read.value, read.records)  # live, from the workers
             if progress is not None:
                 progress(min(bytes_read.value, total), total)
 
-        for i, (path, span) in enumerate(jobs):
-            if span is None:
-                for text in iter_text_blocks(path, errors, progress, bytes_read.value, total):
-                    counter.add(text, counts)
+        for i, part in enumerate(parts):
+            if part.path == "-":
+                counter.add_pieces(read_part(part, errors, records, read, progress, bytes_read.value, total), counts)
                 continue
             while i not in finished:
                 try:
-                    index, *result = results.next(timeout=POLL_SECONDS)
-                    finished[index] = result
+                    index, outcome = results.next(timeout=POLL_SECONDS)
+                    finished[index] = outcome
                 except multiprocessing.TimeoutError:
-                    report()  # still reading: say how far
+                    report_progress()  # still reading: say how far
             outcome = finished.pop(i)
-            if len(outcome) == 1:
-                raise outcome[0]
-            add_range_counts(counts, *outcome)
-            report()
+            if isinstance(outcome, BaseException):
+                raise merged.error(part, outcome)
+            merged.add(part, *outcome)
+            report_progress()
+    report.records = base
+    report.add(read)
 
 
 def add_range_counts(counts: Counter[str], words: list[str], numbers: list[int]) -> None:
-    """Add one range's (words, counts) to ``counts``. Called in range order, so a word's
+    """Add one part's (words, counts) to ``counts``. Called in part order, so a word's
     first appearance decides its position, as in one pass."""
     if counts:
         get = counts.get

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable
 
 from ..errors import BPEError
-from .corpus import Progress, iter_file_lines
+from .blocks import Progress, iter_file_lines
 from .sources import corpus_where, expand_sources
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}

@@ -9,11 +9,12 @@ outgrows one machine is counted on a cluster and trained on here::
     counts = bpe_tui.count_words(["s3://bucket/corpus/*.txt"], config, client="tcp://scheduler:8786")
     trainer = bpe_tui.Trainer.from_counts(counts, config)
 
-How the work is split is :mod:`.corpus`'s rule, reused rather than copied: each file is cut
-into line-aligned byte ranges by :func:`~.corpus.plan_ranges`, and a worker counts one range
-with :func:`~.corpus.count_range` (the same WordCounter: special tokens cut first, then the
-pre-tokenizer). Results come back as ``(words, counts)`` in first-seen order within the range,
-and this process adds them up in range order — ordered by (file index, byte offset) — so each
+How the work is split is local counting's rule, reused rather than copied: the corpus is cut
+into parts by :func:`~.parts.plan_parts` (line-aligned byte ranges of plain text and JSON lines
+files, whole compressed files, runs of Parquet row groups), and a worker counts one part with
+:func:`~.corpus.count_part` (the same WordCounter: special tokens cut first, then the
+pre-tokenizer). Results come back as ``(words, counts, report)`` in first-seen order within
+the part, and this process adds them up in part order (:class:`~.corpus.InOrder`), so each
 word keeps the position of its first appearance in the whole corpus. The counts are the same
 dict, in the same order, as local counting gives, for every preset and every range size, and
 so the ``first-seen`` tie-break picks the same merges.
@@ -31,7 +32,6 @@ so ``import bpe_tui`` and the rest of the core never need it.
 
 from __future__ import annotations
 
-import glob
 import logging
 import os
 import queue
@@ -42,15 +42,17 @@ from typing import Any
 
 from ..engine.config import TrainerConfig
 from ..errors import BPEError
+from .blocks import Progress
 from .corpus import (
-    Progress,
-    add_range_counts,
+    InOrder,
     count_files,
-    count_range,
-    plan_ranges,
+    count_part,
+    file_size,
     range_size,
     start_resource_tracker,
 )
+from .datasets.records import ReadReport, RecordOptions
+from .parts import Part, plan_parts
 from .sources import corpus_where, expand_sources
 
 #: What ``--dask`` takes to start a LocalCluster here instead of connecting to a scheduler.
@@ -129,18 +131,13 @@ def _one_line(exc: BaseException) -> str:
 
 def expand_inputs(paths: Iterable[str]) -> list[str]:
     """Files to count, in order: fsspec URLs expanded by fsspec (globs, directories), local
-    globs by :mod:`glob` (sorted), everything else as :func:`~.sources.expand_sources` does."""
+    paths, globs and directories as :func:`~.sources.expand_sources` does."""
     out: list[str] = []
     for path in paths:
         if path == "-":
             raise BPEError("--dask cannot count stdin: give files, directories, globs or URLs")
         if "://" in path:
             out.extend(_expand_url(path))
-        elif glob.has_magic(path):
-            found = sorted(glob.glob(path))
-            if not found:
-                raise BPEError(f"{path}: no file matches")
-            out.extend(expand_sources(found))
         else:
             out.extend(expand_sources([path]))
     return out
@@ -166,15 +163,6 @@ def _expand_url(url: str) -> list[str]:
     return [fs.unstrip_protocol(f) for f in files]
 
 
-def _size(path: str) -> int:
-    if "://" in path:
-        import fsspec
-
-        fs, p = fsspec.core.url_to_fs(path)
-        return int(fs.size(p))
-    return os.path.getsize(path)
-
-
 # ---------------------------------------------------------------------- counting
 
 
@@ -186,92 +174,124 @@ def count_words(
     progress: Progress | None = None,
     workers: int | None = None,
     blocksize: int | None = None,
+    text_field: str = "text",
+    skip_bad_records: bool = False,
+    report: ReadReport | None = None,
 ) -> dict[str, int]:
     """Word counts of a corpus, ``{pre-token: count}`` in order of first appearance.
 
-    ``paths``: files, directories, globs, fsspec URLs (on Dask), or one of them alone.
+    ``paths``: files (text, compressed or not; JSON lines; Parquet), directories, globs,
+    fsspec URLs (on Dask), or one of them alone; a list or tuple of them. Anything else
+    iterable (a generator, a ``datasets`` column) is an iterable of texts, each a document
+    (:func:`~.datasets.iterables.count_texts`; counted here, ``progress(items, len)``): to
+    count a list of texts rather than of paths, give ``iter(texts)``.
 
     ``client=None`` counts here (:func:`~.corpus.count_files`, with ``workers`` processes).
     Otherwise the counting runs on Dask: ``client`` is a ``dask.distributed.Client``, a
     scheduler address, or ``"local"`` for a LocalCluster of ``workers`` processes (one per CPU
-    by default) started for this call. ``blocksize``: bytes per range (each cut at the next
-    line end); by default :data:`~.corpus.RANGES_PER_WORKER` ranges per worker thread.
-    ``progress(done, total)`` reports bytes read here, and ranges (blocks) counted on Dask.
-    The result is the same either way, word order included.
+    by default) started for this call. ``blocksize``: bytes per part (each cut at the next
+    line end, or the next Parquet row group); by default :data:`~.corpus.RANGES_PER_WORKER`
+    parts per worker thread. ``progress(done, total)`` reports bytes read here, and parts
+    (blocks) counted on Dask. The result is the same either way, word order included.
+
+    ``text_field``: the field of a JSON lines record, or the Parquet column, holding the text
+    (a dotted path for a nested one); ``skip_bad_records``: skip records without it (else the
+    first is an error). ``report`` (a ReadReport), if given, says what the reading met:
+    documents read, bad records skipped (``report.summary()``).
     """
+    records = RecordOptions(text_field, skip_bad_records)
+    report = report if report is not None else ReadReport()
     if isinstance(paths, (str, os.PathLike)):
         names = [str(os.fspath(paths))]  # one path, not its characters
-    else:
+    elif isinstance(paths, (list, tuple)):
         names = [str(os.fspath(p)) for p in paths]
+    else:
+        if client is not None:
+            raise BPEError("an iterable of texts is counted here: client= counts files (give paths)")
+        from .datasets.iterables import count_texts
+
+        return count_texts(paths, [config], errors, progress, report)[0]
     if client is None:
-        return count_files(names, config, errors=errors, progress=progress, workers=workers)
+        return count_files(names, config, errors=errors, progress=progress, workers=workers, records=records, report=report)
     sources = expand_inputs(names)  # a missing file fails before a cluster starts
     with dask_client(client, workers) as dask:
-        return _count_on_dask(dask, sources, config, errors, progress, blocksize)
+        return _count_on_dask(dask, sources, config, errors, records, report, progress, blocksize)
 
 
-def _count_on_dask(client: Any, sources: list[str], config: TrainerConfig, errors: str, progress: Progress | None, blocksize: int | None) -> dict[str, int]:
-    """Plan the ranges, submit one task per range, add the results up in range order."""
-    sizes = [_size(p) for p in sources]
+def _count_on_dask(
+    client: Any, sources: list[str], config: TrainerConfig, errors: str, records: RecordOptions, report: ReadReport,
+    progress: Progress | None, blocksize: int | None,
+) -> dict[str, int]:
+    """Plan the parts, submit one task per part, add the results up in part order."""
+    sizes = {p: file_size(p) for p in sources}
     if blocksize is None:
         threads = sum(client.nthreads().values()) or 1
-        blocksize = range_size(sum(sizes), threads)
+        blocksize = range_size(sum(sizes.values()), threads)
     elif blocksize < 1:
         raise BPEError(f"block size must be 1 byte or more, not {blocksize}")
-    # (file index, byte offset) order: the order a single pass reads the corpus in.
-    tasks = [(path, start, end) for path, size in zip(sources, sizes) for start, end in plan_ranges(path, size, blocksize)]
-    futures = [client.submit(count_range, path, start, end, config, errors, pure=False) for path, start, end in tasks]
+    parts = plan_parts(sources, sizes, blocksize, records)  # in the order a single pass reads the corpus
+    futures = [client.submit(count_part, part, config, errors, records, pure=False) for part in parts]
     counts: Counter[str] = Counter()
     try:
-        _merge_in_order(futures, tasks, counts, progress)
+        _merge_in_order(futures, parts, InOrder(counts, report), progress)
     finally:
         unfinished = [f for f in futures if not f.done()]
-        if unfinished:  # cancelled, or a range failed: stop the rest on the cluster
+        if unfinished:  # cancelled, or a part failed: stop the rest on the cluster
             client.cancel(unfinished)
     if not counts:
         raise BPEError(f"{corpus_where(sources)}: the corpus is empty (no words found)")
     return dict(counts)
 
 
-def _merge_in_order(futures: list[Any], tasks: list[Any], counts: Counter[str], progress: Progress | None) -> None:
-    """Wait for the range futures; add each result to ``counts`` as soon as every range before
-    it is added, so results are merged in range order while later ranges are still counted.
+def _merge_in_order(futures: list[Any], parts: list[Part], merged: InOrder, progress: Progress | None) -> None:
+    """Wait for the part futures; add each result as soon as every part before it is added,
+    so results are merged in part order while later parts are still counted.
 
-    A range that failed raises its error when its turn comes, so the error is the one a single
+    A part that failed raises its error when its turn comes, so the error is the one a single
     pass meets first; an error that is not a BPEError (a worker that died, say) becomes one
-    naming the range. Each fetched result is released at once, freeing the worker's memory.
+    naming the part. Each fetched result is released at once, freeing the worker's memory.
     """
     total = len(futures)
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()  # indices of futures as they finish
     for i, future in enumerate(futures):
         future.add_done_callback(lambda _, i=i: finished.put(i))
     done = 0
-    merged = 0  # ranges 0 .. merged-1 are in counts
-    ready: set[int] = set()  # finished ranges whose turn has not come yet
+    added = 0  # parts 0 .. added-1 are merged
+    ready: set[int] = set()  # finished parts whose turn has not come yet
     if progress is not None:
         progress(0, total)
-    while merged < total:
+    while added < total:
         try:
             ready.add(finished.get(timeout=POLL))
             while not finished.empty():
                 ready.add(finished.get())
         except queue.Empty:
             pass
-        done = len(ready) + merged
-        while merged in ready:
-            ready.remove(merged)
+        done = len(ready) + added
+        while added in ready:
+            ready.remove(added)
+            part = parts[added]
             try:
-                words, numbers = futures[merged].result()  # raises the range's error, if any
-            except (BPEError, KeyboardInterrupt):
+                words, numbers, report = futures[added].result()  # raises the part's error, if any
+            except BPEError as exc:
+                raise merged.error(part, exc) from None
+            except KeyboardInterrupt:
                 raise
             except Exception as exc:
-                path, start, end = tasks[merged]
-                raise BPEError(f"{path}: counting bytes {start}-{end} on dask failed ({_one_line(exc)})") from None
-            add_range_counts(counts, words, numbers)
-            futures[merged].release()
-            merged += 1
+                raise BPEError(f"{part.path}: counting {_span(part)} on dask failed ({_one_line(exc)})") from None
+            merged.add(part, words, numbers, report)
+            futures[added].release()
+            added += 1
         if progress is not None:
             progress(done, total)
+
+
+def _span(part: Part) -> str:
+    """Which part of its file a part is, in words."""
+    if part.end is None:
+        return "the file"
+    unit = "row groups" if part.kind.kind == "parquet" else "bytes"
+    return f"{unit} {part.start}-{part.end}"
 
 
 __all__ = ["INSTALL_HINT", "LOCAL", "count_words", "dask_client", "expand_inputs", "require_distributed"]

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ...core.errors import BPEError
 from ..messages import TokenSelected
 from ..panes.search import TokenSearch
 from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
@@ -27,6 +28,40 @@ class _Dialog(ModalScreen):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class FormDialog(_Dialog):
+    """A dialog of boxes that returns what :meth:`chosen` makes of them (enter in a box, or
+    the ``#ok`` button), or None (any other button, escape). A BPEError from ``chosen`` is said
+    in the dialog's ``#{ERROR}`` Static, and the dialog stays open."""
+
+    #: The id of the Static that says what is wrong.
+    ERROR = "form-error"
+
+    def chosen(self) -> object:
+        raise NotImplementedError
+
+    def finished(self, value: object) -> object:
+        """What the dialog returns for a ``chosen`` value (the value itself by default)."""
+        return value
+
+    def _result(self) -> None:
+        try:
+            value = self.chosen()
+        except BPEError as exc:
+            self.query_one(f"#{self.ERROR}", Static).update(Text(str(exc), style="bold"))
+            return
+        self.dismiss(self.finished(value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._result()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._result()
+        else:
+            self.dismiss(None)
 
 
 class ConfirmScreen(_Dialog):

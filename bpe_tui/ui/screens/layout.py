@@ -124,10 +124,11 @@ class MainScreen(Screen):
         self.query_one("#progress-row").remove_class("-working")
 
     def on_load_progressed(self, message: LoadProgressed) -> None:
+        records = f" · {message.records:,} records" if message.records else ""
         if message.dask:
-            self.show_progress(f"counting on dask {message.dask}: {message.done} of {message.total} blocks", message.total, message.done)
+            self.show_progress(f"counting on dask {message.dask}: {message.done} of {message.total} blocks{records}", message.total, message.done)
             return
-        self.show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB", message.total, message.done)
+        self.show_progress(f"reading corpus: {message.done / 1e6:.1f} of {message.total / 1e6:.1f} MB{records}", message.total, message.done)
 
     def loading_stopped(self, note: str) -> None:
         """A load failed or was cancelled (the App has said why)."""

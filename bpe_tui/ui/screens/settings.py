@@ -30,7 +30,7 @@ from ...core.types import TieBreak
 from ...core.wording import plural
 from ..widgets.render import label
 from ..widgets.toggle import Checkbox
-from .dialogs import _Dialog
+from .dialogs import FormDialog
 
 #: The named pre-tokenizers the dialog offers (a custom regex in use is offered as well).
 PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k")
@@ -75,7 +75,7 @@ def _whole(text: str, name: str) -> int | None:
         raise BPEError(f"{name}: {text!r} is not a whole number") from None
 
 
-class SettingsScreen(_Dialog):
+class SettingsScreen(FormDialog):
     """Edit the training rules. Returns the new TrainerConfig, or None (cancelled, or unchanged).
 
     ``recount``: whether the corpus files can be counted again (False for a corpus given as
@@ -84,6 +84,7 @@ class SettingsScreen(_Dialog):
     """
 
     CSS_PATH = ["dialogs.tcss", "settings.tcss"]
+    ERROR = "settings-error"
 
     def __init__(self, config: TrainerConfig, recount: bool = True, start: bool = False) -> None:
         super().__init__()
@@ -156,20 +157,5 @@ class SettingsScreen(_Dialog):
             no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
         )
 
-    def _result(self) -> None:
-        try:
-            config = self.chosen()
-        except BPEError as exc:
-            self.query_one("#settings-error", Static).update(Text(str(exc), style="bold"))
-            return
-        self.dismiss(None if config == self.config else config)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._result()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._result()
-        else:
-            self.dismiss(None)
+    def finished(self, value: object) -> object:
+        return None if value == self.config else value  # (unchanged: nothing to retrain)

@@ -15,6 +15,7 @@ Workers are *exclusive* per group: opening something new cancels the load still 
 from __future__ import annotations
 
 import time
+from typing import Any
 from collections.abc import Callable
 
 from textual import work
@@ -27,6 +28,7 @@ from ...core.engine.trainer import Trainer
 from ...core.errors import BPEError, NotUTF8
 from ...core.tables.formats import load
 from ...core.tables.table import MergeTable
+from ...core.text.datasets.records import ReadReport, RecordOptions
 from ..messages import (
     BATCH_SECONDS,
     CompareLoaded,
@@ -75,15 +77,23 @@ class Loader(Widget):
         return progress
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
-    def path(self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None) -> None:
+    def path(
+        self, path: str, config: TrainerConfig, workers: int | None = None, dask: str | None = None, records: RecordOptions | None = None
+    ) -> None:
         """Open whatever ``path`` holds: a merge table if its format is recognised, else a corpus.
 
         Telling the two apart reads the file, which can be slow (a big file, a network mount)
         and is refused for what is not a regular file (a FIFO would block): so it happens
         here, in the worker, never on the UI thread.
         """
+        import glob
+        import os
+
         from ...core.tables.formats import SeveralTables, check_readable, detect
 
+        if not os.path.exists(path) and glob.has_magic(path):  # a glob of shards: a corpus
+            self._corpus([path], config, workers=workers, dask=dask, records=records)
+            return
         try:
             check_readable(path)
         except BPEError as exc:
@@ -95,7 +105,7 @@ class Loader(Widget):
             self.post_message(LoadFailed(str(exc)))
             return
         except BPEError:
-            self._corpus([path], config, workers=workers, dask=dask)
+            self._corpus([path], config, workers=workers, dask=dask, records=records)
             return
         self._table(path)
 
@@ -108,25 +118,33 @@ class Loader(Widget):
         workers: int | None = None,
         dask: str | None = None,
         start: MergeTable | None = None,
+        records: RecordOptions | None = None,
     ) -> None:
         """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
-        progress by bytes read, or by blocks counted on Dask. With ``start`` (``--from``)
-        the trainer goes on from that table (its merges applied to the corpus first).
+        progress by bytes read, or by blocks counted on Dask, and by records read (JSON lines,
+        Parquet: ``records`` says which field holds the text and whether bad records are
+        skipped). With ``start`` (``--from``) the trainer goes on from that table (its merges
+        applied to the corpus first).
 
         ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
         Escape cancels: the next progress report raises, which also stops the worker
         processes of a parallel count (they report several times a second while they read).
         """
-        progress = self._reporter(lambda done, total: LoadProgressed(done, total, dask))
+        records = records or RecordOptions()
+        report = ReadReport()
+        progress = self._reporter(lambda done, total: LoadProgressed(done, total, dask, report.records))
+        reading: dict[str, Any] = dict(
+            errors=errors, progress=progress, counts=counts, workers=workers, client=dask,
+            text_field=records.text_field, skip_bad_records=records.skip_bad, report=report,
+        )
         try:
             if start is not None:
-                trainer = Trainer.from_table(start, paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask)
+                trainer = Trainer.from_table(start, paths, config, **reading)
             else:
-                trainer = Trainer.from_files(
-                    paths, config, errors=errors, progress=progress, counts=counts, workers=workers, client=dask
-                )
+                trainer = Trainer.from_files(paths, config, **reading)
             session = ExploreSession(
-                trainer, read_preview(paths, counts), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers, dask=dask
+                trainer, read_preview(paths, counts, records), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers,
+                dask=dask, records=records, read_note=report.summary(),
             )
             session.word_order()
         except _Cancelled:
@@ -135,9 +153,10 @@ class Loader(Widget):
         except NotUTF8 as exc:  # the App offers to read it again, invalid bytes replaced
 
             def again() -> None:
-                self.corpus(paths, config, "replace", counts, workers, dask, start)
+                self.corpus(paths, config, "replace", counts, workers, dask, start, records)
 
-            self.post_message(LoadFailed(f"{exc.name}: not valid UTF-8 at byte {exc.byte:,}", replacing=again))
+            where = exc.name if exc.line is None else f"{exc.name}:{exc.line:,}"
+            self.post_message(LoadFailed(f"{where}: not valid UTF-8 at byte {exc.byte:,}", replacing=again))
             return
         except BPEError as exc:
             self.post_message(LoadFailed(str(exc)))
@@ -230,13 +249,14 @@ class Loader(Widget):
             if recount and old.paths is not None:  # (the dialog offers a recount only for files)
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=old.workers, client=old.dask,
-                    progress=counting,
+                    progress=counting, text_field=old.records.text_field, skip_bad_records=old.records.skip_bad,
                 )
             else:
                 words, chunks = old.trainer.corpus_counts()
                 trainer = Trainer(words, config, name=name, start=old.start, chunk_counts=chunks)
             session = ExploreSession(
-                trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start, workers=old.workers, dask=old.dask
+                trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start, workers=old.workers, dask=old.dask,
+                records=old.records,
             )
             while trainer.steps_done < target:
                 if session.advance(target - trainer.steps_done, respect_target=False, deadline=time.monotonic() + BATCH_SECONDS, stop=lambda: worker.is_cancelled) == 0:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from ...core.engine.events import TransitionEvent
 from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
+from ...core.text.datasets.records import RecordOptions
+from ...core.text.parts import preview_text
 from ..keys import key_for
 
 #: Pairs shown in the pair table.
@@ -110,30 +112,12 @@ class MergeListBuild:
         return f"merges: building… {self.percent}%"
 
 
-def read_preview(paths: list[str] | None, counts: bool = False) -> str | None:
-    """The start of the first readable corpus file, for the running-text view."""
+def read_preview(paths: list[str] | None, counts: bool = False, records: RecordOptions | None = None) -> str | None:
+    """The start of the first readable corpus file (decompressed; a dataset's first documents,
+    one a line), for the running-text view."""
     if counts or not paths:
         return None
-    for path in paths:
-        if path == "-":
-            continue
-        candidates = [path]
-        if os.path.isdir(path):
-            candidates = []
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                candidates.extend(os.path.join(root, f) for f in sorted(files))
-                if candidates:
-                    break
-        for candidate in candidates:
-            try:
-                with open(candidate, encoding="utf-8", errors="replace") as f:
-                    text = f.read(PREVIEW_CHARS)
-            except OSError:
-                continue
-            if text:
-                return text
-    return None
+    return preview_text(paths, PREVIEW_CHARS, records)
 
 
 class Session:
@@ -198,6 +182,8 @@ class ExploreSession(Session):
         start: MergeTable | None = None,
         workers: int | None = None,
         dask: str | None = None,
+        records: RecordOptions | None = None,
+        read_note: str | None = None,
     ) -> None:
         super().__init__()
         self.trainer = trainer
@@ -212,6 +198,10 @@ class ExploreSession(Session):
         #: recount under new rules counts the same way.
         self.workers = workers
         self.dask = dask
+        #: How a dataset's records gave documents (the text field; bad records skipped?), and
+        #: what the reading skipped (shown when the corpus opens), None if nothing.
+        self.records = records or RecordOptions()
+        self.read_note = read_note
         #: The table the trainer went on from (``bpe-tui CORPUS --from TABLE``), or None.
         self.start = start
         self.lock = threading.RLock()
