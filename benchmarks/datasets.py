@@ -8,26 +8,23 @@ The corpus is made at run time: ``--size`` GB of JSON lines (before compression)
 ``.jsonl.gz`` files, records of varied kinds and lengths (tinyshakespeare's speeches,
 taylorswift's paragraphs, whole .py files of the Python installation, each pass numbered
 differently so the words keep changing), each record with an id, a URL and a nested ``meta``
-beside its ``text``. Two jobs train to 32,000 merges (gpt2 preset, GPT-2's regex on bytes, one
-special token, Hugging Face's tie-break), each in a fresh process, in turns:
+beside its ``text``. Two jobs train to 32,000 merges (gpt2 preset, GPT-2's regex on bytes, no
+special token, so that special-token text in the Python sources is text to both; Hugging Face's
+tie-break), each in a fresh process, in turns:
 
 * bpe-tui: ``Trainer.from_files(shards)`` (the shards counted by the built-in worker
   processes, one per CPU, a shard each), then ``run()``;
 * tokenizers: ``train_from_iterator`` over the same records read with the standard library
   (``gzip.open`` + ``json.loads``, the ``text`` field), ByteLevel pre-tokenizer, vocabulary
-  256 + 1 + 32,000. It uses every core for its own counting and merging.
+  256 + 32,000. It uses every core for its own counting and merging.
 
 Wall and CPU seconds (CPU: the process and every process it waited for, its workers), peak RSS
 of the process (VmHWM) and, for bpe-tui, of its largest counting worker. The same jobs run on
 the first quarter of the shards too, so the peaks at two corpus sizes say whether memory stays
 flat in corpus size (it grows with the distinct words, not with the text). The merge lists are
-compared: tokenizers pre-tokenizes a whole record at once where bpe-tui reads it line by line,
-as both read files, so they part where whitespace runs across a line break (indented code:
-``"\n" + spaces`` is one pre-token to GPT-2's regex over a whole text). ``--hf-lines`` gives
-tokenizers each record's lines instead; the lists then part only where a record holds
-special-token text (tokenizers' trainer counts it, bpe-tui cuts it out) or characters of
-recent Unicode versions that the two regex engines class differently (README: Datasets as
-they ship).
+compared: both pre-tokenize each record whole (README: Datasets as they ship), so they part only
+where a record holds characters of recent Unicode versions that the two regex engines class
+differently (``regex`` counts them as letters, tokenizers' Onig does not).
 """
 
 from __future__ import annotations
@@ -50,7 +47,6 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from compare import TAYLOR, TINY, peak_rss_mb, versions  # noqa: E402  (benchmarks/compare.py)
 
-SPECIAL = "<|endoftext|>"
 MERGES = 32_000
 
 
@@ -120,7 +116,7 @@ def job_ours(shards: list[str]) -> dict:
     from bpe_tui import Trainer, TrainerConfig
     from bpe_tui.core.text.datasets.records import ReadReport
 
-    cfg = TrainerConfig(preset="gpt2", merges=MERGES, special_tokens=[SPECIAL], tie_break="hf")
+    cfg = TrainerConfig(preset="gpt2", merges=MERGES, tie_break="hf")
     report = ReadReport()
     t0 = time.perf_counter()
     trainer = Trainer.from_files(shards, cfg, report=report)
@@ -135,26 +131,19 @@ def job_ours(shards: list[str]) -> dict:
             "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
-def job_hf(shards: list[str], lines: bool = False) -> dict:
+def job_hf(shards: list[str]) -> dict:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     def texts():
         for shard in shards:
             with gzip.open(shard, "rt", encoding="utf-8") as f:
                 for line in f:
-                    text = json.loads(line)["text"]
-                    if lines:  # as both read files: a line at a time, each with its "\n" (only "\n" ends a line)
-                        *whole, last = text.split("\n")
-                        yield from (line + "\n" for line in whole)
-                        if last:
-                            yield last
-                    else:
-                        yield text
+                    yield json.loads(line)["text"]
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     trainer = trainers.BpeTrainer(
-        vocab_size=256 + 1 + MERGES, special_tokens=[SPECIAL], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+        vocab_size=256 + MERGES, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
     )
     t0 = time.perf_counter()
     tok.train_from_iterator(texts(), trainer)
@@ -163,7 +152,7 @@ def job_hf(shards: list[str], lines: bool = False) -> dict:
     return {"train_s": seconds, "merges": [m.split(" ", 1) if isinstance(m, str) else m for m in merges]}
 
 
-JOBS = {"ours": job_ours, "hf": job_hf, "hf-lines": lambda shards: job_hf(shards, lines=True)}
+JOBS = {"ours": job_ours, "hf": job_hf}
 
 
 def child_main(spec: str) -> None:
@@ -209,10 +198,6 @@ def main() -> int:
     p.add_argument("--shards", type=int, default=8, help="how many .jsonl.gz files (default 8)")
     p.add_argument("--workdir", help="where the shards are written (default: a temporary directory)")
     p.add_argument("--keep", action="store_true", help="keep the shards (in --workdir) for another run")
-    p.add_argument(
-        "--hf-lines", action="store_true",
-        help="give tokenizers each record's lines rather than the record (as both read files), to compare the merge lists",
-    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -232,7 +217,7 @@ def main() -> int:
             gz = sum(f.stat().st_size for f in files) / 1e6
             print(f"\n{label}: {gz:,.0f} MB gzipped", flush=True)
             ours = run("ours", files)
-            hf = run("hf-lines" if args.hf_lines else "hf", files)
+            hf = run("hf", files)
             for name, r in (("bpe-tui", ours), ("tokenizers", hf)):
                 extra = f"count {r['count_s']:.1f} s + merges {r['train_s']:.1f} s; worker peak {r['worker_rss_mb']:.0f} MB" if "count_s" in r else ""
                 print(f"  {name:<11} wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  peak RSS {r['peak_rss_mb']:6.0f} MB  {extra}", flush=True)

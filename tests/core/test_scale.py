@@ -78,6 +78,24 @@ def test_mixed_ascii_pieces_equal_line_by_line(monkeypatch, parts, config):
     assert list(WordCounter(cfg).add(text, Counter()).items()) == line_by_line(text, cfg)
 
 
+def whole(documents: list[str], cfg: TrainerConfig) -> list:
+    """The reference for documents: the original pre-tokenizer run on each one, whole."""
+    pre = pretokenizer_for(cfg)
+    counts: Counter[str] = Counter()
+    for document in documents:
+        counts.update(pre.words(document))
+    return list(counts.items())
+
+
+@settings(settings.get_profile("scale"))
+@given(documents=st.lists(st.one_of(texts, ascii_texts), max_size=6), config=st.sampled_from(CONFIGS))
+def test_documents_are_counted_whole_as_the_pre_tokenizer_reads_them(documents, config):
+    """A dataset's documents (add_documents) with the shortcuts (special tokens cut first,
+    ASCII text by the ASCII pattern) give what PreTokenizer.words gives each document whole."""
+    cfg = TrainerConfig(**config)
+    assert list(WordCounter(cfg).add_documents(documents, Counter()).items()) == whole(documents, cfg)
+
+
 EDGES = [
     "a  \x1cb", "a \x1c", "x\x1c\x1d y", "a\n\n\nb", "a \nb", "a\n  b", "a\n b", " \n", "\n", "  \n  \n",
     "\x85\nz", "a\u2028\nb", "tail  ", "tail \r\n\r\n", "ΑΣ\nb", "ΑΣ b", "\u212a\nK", "it's\n'll", "1 2  3\n\t4",

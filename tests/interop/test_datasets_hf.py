@@ -60,3 +60,31 @@ def test_a_nested_jsonl_gz_and_a_parquet_file_learn_them_too(expected, tmp_path)
     parquet = write_parquet(tmp_path / "ts.parquet", lines, row_group_size=3000)
     assert ours(bpe_tui.Trainer.from_files([str(jsonl)], CFG, text_field="meta.body", workers=2)) == expected
     assert ours(bpe_tui.Trainer.from_files([str(parquet)], CFG, workers=2)) == expected
+
+
+def speeches() -> list[str]:
+    """tinyshakespeare's speeches as documents of several lines, each ending with the blank
+    line that follows it (``...\\n\\n``): GPT-2's regex takes those two line breaks as one
+    piece when a document is read whole, as ``train_from_iterator`` reads an item."""
+    text = "".join(tinyshakespeare_lines())
+    docs = [speech + "\n\n" for speech in text.split("\n\n")]
+    assert sum(d.count("\n") > 2 for d in docs) > 5000
+    return docs
+
+
+def test_multi_line_documents_are_read_whole_as_train_from_iterator_reads_them(tmp_path):
+    """A record is one document, pre-tokenized whole (a line break inside it may join the
+    whitespace around it into one pre-token), from an iterator, JSON lines and Parquet alike;
+    read line by line, as a text file is, these documents would give other merges from
+    merge 16 on ('\\n\\n' is never a pre-token then)."""
+    docs = speeches()
+    expected = hf_from_iterator(iter(docs))
+    assert (b"\n", b"\n") in expected[:20]
+    assert ours(bpe_tui.Trainer.from_iterator(iter(docs), CFG)) == expected
+    jsonl = write_jsonl(tmp_path / "speeches.jsonl.gz", docs)
+    parquet = write_parquet(tmp_path / "speeches.parquet", docs, row_group_size=2000)
+    assert ours(bpe_tui.Trainer.from_files([str(jsonl)], CFG, workers=2)) == expected
+    assert ours(bpe_tui.Trainer.from_files([str(parquet)], CFG, workers=2)) == expected
+    text_file = tmp_path / "speeches.txt"
+    text_file.write_text("".join(docs), encoding="utf-8")
+    assert ours(bpe_tui.Trainer.from_files([str(text_file)], CFG)) != expected  # a file: line by line

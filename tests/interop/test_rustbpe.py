@@ -6,9 +6,8 @@ the pieces, counts every adjacent pair (overlapping ones too: ``aaa`` holds two)
 the highest count, ties going to the smallest pair of ids, a byte's id being its value and
 merge n making id 255 + n. ``vocab_size`` is 256 + the number of merges.
 
-Until ``Trainer.from_iterator`` lands, the texts are counted here the way it will count them:
-each text pre-tokenized whole, on its own (a text is a boundary), the counts added up in
-order of first appearance, then ``Trainer.from_counts``.
+Ours is fed the same way: ``Trainer.from_iterator`` over the same texts, each text a
+document (pre-tokenized on its own, whole: no pre-token spans two texts).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import bpe_tui
-from bpe_tui.core.text.pretokenize import GPT2_PATTERN, PreTokenizer
+from bpe_tui.core.text.pretokenize import GPT2_PATTERN
 from tests.conftest import CORPORA, TINYSHAKESPEARE, need
 from tests.parity_texts import texts as parity_texts
 
@@ -25,19 +24,10 @@ rustbpe = pytest.importorskip("rustbpe")
 REPO_TEXT = "".join((CORPORA / name).read_text(encoding="utf-8") for name in ("demo.txt", "multilingual.txt", "code_sample.py"))
 
 
-def count_documents(documents: list[str], pretokenizer: str) -> dict[str, int]:
-    """Pre-token counts over ``documents``, each pre-tokenized on its own."""
-    pre = PreTokenizer(pretokenizer)
-    counts: dict[str, int] = {}
-    for doc in documents:
-        for word in pre.words(doc):
-            counts[word] = counts.get(word, 0) + 1
-    return counts
-
-
 def ours(documents: list[str], vocab_size: int, rule: str = "rustbpe", pretokenizer: str = "gpt4") -> bpe_tui.Trainer:
+    """Our trainer fed as rustbpe is: an iterator over the texts (a generator: no length)."""
     cfg = bpe_tui.TrainerConfig(preset="gpt4", pretokenizer=pretokenizer, tie_break=rule, vocab_size=vocab_size)
-    trainer = bpe_tui.Trainer.from_counts(count_documents(documents, pretokenizer), cfg)
+    trainer = bpe_tui.Trainer.from_iterator((doc for doc in documents), cfg)
     for _ in trainer.run():
         pass
     return trainer

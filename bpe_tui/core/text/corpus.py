@@ -87,8 +87,9 @@ class WordCounter:
     """Adds the pre-tokens of text to a Counter exactly as :func:`count_lines` would, line by
     line, but a whole block of lines at a time where the pre-tokenizer allows it.
 
-    ``add`` takes text that ends at a line end (or at the end of the input or a document), as
-    :func:`~.blocks.iter_text_blocks` yields it; ``add_pieces`` a stream of such texts.
+    ``add`` takes text that ends at a line end (or at the end of the input), as
+    :func:`~.blocks.iter_text_blocks` yields it; ``add_pieces`` a stream of such texts. A
+    dataset's documents are counted otherwise, each whole (``add_documents``).
     """
 
     def __init__(self, config: TrainerConfig):
@@ -103,6 +104,12 @@ class WordCounter:
             self._ascii_findall = ascii_findall(pre.name, line_safe=True) or self._findall
         self._special_split = pre.special_matcher.split if pre.special_matcher is not None else None
         self._lowercase = pre.lowercase
+        # Documents are pre-tokenized whole, by the pattern itself (not a line-safe form); where
+        # the pre-tokenizer is only its pattern, with the same shortcuts as blocks (special
+        # tokens cut first, an ASCII pattern for ASCII text), else through PreTokenizer.words.
+        self._whole_findall: Callable[[str], list[str]] = pre.pattern.findall
+        self._whole_ascii_findall = ascii_findall(pre.name) or self._whole_findall
+        self._document_words = self._plain_document_words if pre.only_pattern else pre.words
         self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 
     def add(self, text: str, counts: Counter[str]) -> Counter[str]:
@@ -120,11 +127,11 @@ class WordCounter:
         return counts
 
     def add_pieces(self, pieces: Iterable[str], counts: Counter[str]) -> Counter[str]:
-        """Add text given in pieces that each end at a line end or at a document's end (what
-        :func:`~.parts.read_part` gives). Pieces that end with a line break are joined first,
-        up to about BLOCK characters (whole lines count as they would one by one), so short
-        records cost one ``findall`` per block, not one each; a document longer than
-        LONG_LINE blocks is cut at line ends first (:func:`~.blocks.document_pieces`)."""
+        """Add a text file's text given in pieces that each end at a line end or at the end of
+        the input (what :func:`~.parts.read_part` gives of a text file). Pieces that end with a
+        line break are joined first, up to about BLOCK characters (whole lines count as they
+        would one by one), so many short pieces cost one ``findall`` per block; a piece longer
+        than LONG_LINE blocks is cut at line ends first (:func:`~.blocks.document_pieces`)."""
         batch: list[str] = []
         size = 0
         add = self.add
@@ -144,6 +151,43 @@ class WordCounter:
         if batch:
             add("".join(batch), counts)
         return counts
+
+    def add_documents(self, documents: Iterable[str], counts: Counter[str]) -> Counter[str]:
+        r"""Add documents (a dataset's records, an iterable's items), each pre-tokenized whole
+        and on its own, as Hugging Face's ``train_from_iterator`` and rustbpe read an item: no
+        pre-token spans two documents, and one may span a line break inside a document (GPT-4's
+        ``\s*[\r\n]+`` takes a blank line's two breaks as one piece, as encoding the document
+        does). A file is read line by line instead (:meth:`add_pieces`), as tokenizers reads
+        files; a document that is one line counts the same either way. A document longer than
+        LONG_LINE blocks is cut first (:func:`~.blocks.document_pieces`), so memory stays flat."""
+        words = self._document_words
+        for number, document in enumerate(documents, start=1):
+            try:
+                for piece in document_pieces(document):
+                    counts.update(words(piece))
+            except RegexTimeout as exc:
+                raise RegexTimeout(f"document {number:,}: {exc}") from None
+        return counts
+
+    def _plain_document_words(self, text: str) -> list[str]:
+        """PreTokenizer.words(text) for a pre-tokenizer that is only its pattern, lowercasing
+        and special tokens (cut before lowercasing), faster: ASCII text by the ASCII pattern."""
+        lower = self._lowercase
+        if self._special_split is None:
+            segments = [text]
+        else:
+            segments = [segment for segment in self._special_split(text) if segment]
+        out: list[str] = []
+        for segment in segments:
+            if lower:
+                segment = segment.lower()
+            out += self._whole_ascii_findall(segment) if segment.isascii() else self._whole_findall(segment)
+        return out
+
+    def add_part(self, records: bool, pieces: Iterable[str], counts: Counter[str]) -> Counter[str]:
+        """Add what :func:`~.parts.read_part` gives of a part: a dataset's documents
+        (``records``), else a text file's blocks."""
+        return self.add_documents(pieces, counts) if records else self.add_pieces(pieces, counts)
 
     def _words(self, text: str) -> list[str]:
         """findall over ``text``: the ASCII pattern where a piece is all ASCII (str.isascii
@@ -207,7 +251,7 @@ def count_files(
         for part in plan_parts(sources, sizes, None, records):
             counter.lines_done = 0
             try:
-                counter.add_pieces(read_part(part, errors, records, report, progress, done, total), counts)
+                counter.add_part(part.kind.records, read_part(part, errors, records, report, progress, done, total), counts)
             except RegexTimeout as exc:
                 raise RegexTimeout(f"{source_name(part.path)}: {exc}") from None
             done += part.size
@@ -395,7 +439,7 @@ def count_part(
         counter = _WORKER_COUNTERS[key] = WordCounter(config)
     report = report if report is not None else ReadReport()
     counts: Counter[str] = Counter()
-    counter.add_pieces(read_part(part, errors, records or RecordOptions(), report, progress), counts)
+    counter.add_part(part.kind.records, read_part(part, errors, records or RecordOptions(), report, progress), counts)
     return list(counts), list(counts.values()), report
 
 
@@ -459,7 +503,7 @@ def _count_parallel(
 
         for i, part in enumerate(parts):
             if part.path == "-":
-                counter.add_pieces(read_part(part, errors, records, read, progress, bytes_read.value, total), counts)
+                counter.add_part(part.kind.records, read_part(part, errors, records, read, progress, bytes_read.value, total), counts)
                 continue
             while i not in finished:
                 try:

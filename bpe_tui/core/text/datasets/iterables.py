@@ -2,8 +2,9 @@
 generator over records, a list of texts. (What Hugging Face tokenizers' ``train_from_iterator``
 takes.)
 
-Each item is read exactly as a text file holding it would be (special tokens first, then the
-pre-tokenizer, line by line), and no pre-token spans two items. The iterable is read once,
+Each item is one document, pre-tokenized whole and on its own as ``train_from_iterator`` and
+rustbpe do (special tokens first, then the pre-tokenizer; see
+:meth:`~..corpus.WordCounter.add_documents`): no pre-token spans two items. The iterable is read once,
 whatever is counted from it: with several configs (SuperBPE's words and chunks) each item is
 counted under each as it passes. Memory holds the counts and about a block of text.
 """
@@ -82,4 +83,4 @@ def count_texts(
 
 def _add(counters: list[WordCounter], batch: list[str], counts: list[Counter[str]]) -> None:
     for counter, into in zip(counters, counts):
-        counter.add_pieces(batch, into)
+        counter.add_documents(batch, into)
