@@ -28,12 +28,21 @@ async def test_a_clip_table_shows_its_context_in_the_status_and_the_encode_box(c
         await settle(app, pilot)
         n = len(table.encode("a photo of a cat"))
         assert app.encode.ids == table.encode("a photo of a cat")
-        assert app.encode.border_title == f"Encode · context {n + 2}/77"
+        assert app.encode.border_title == f"Encode · specials: recognise · context {n + 2}/77"
         box.value = PROMPT
         await settle(app, pilot)
         n = len(table.encode(PROMPT))
         assert n + 2 > 77
+        assert app.encode.border_title == f"Encode · specials: recognise · context {n + 2}/77, {n + 2 - 77} over"
+        # At 80 columns the pane has no room for both: the default policy gives way to the context.
+        await pilot.resize_terminal(80, 24)
+        box.value = PROMPT + " again"
+        await settle(app, pilot)
+        n = len(table.encode(PROMPT + " again"))
         assert app.encode.border_title == f"Encode · context {n + 2}/77, {n + 2 - 77} over"
+        await pilot.press("ctrl+s")  # ordinary: not the default, so it is said, the context too
+        await settle(app, pilot)
+        assert app.encode.border_title.startswith("Encode · specials: ordinary · context")
 
 
 async def test_the_open_dialog_opens_a_compressed_clip_table(clip_table):

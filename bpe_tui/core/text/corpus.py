@@ -104,12 +104,11 @@ class WordCounter:
             self._ascii_findall = ascii_findall(pre.name, line_safe=True) or self._findall
         self._special_split = pre.special_matcher.split if pre.special_matcher is not None else None
         self._lowercase = pre.lowercase
-        # Documents are pre-tokenized whole, by the pattern itself (not a line-safe form); where
-        # the pre-tokenizer is only its pattern, with the same shortcuts as blocks (special
-        # tokens cut first, an ASCII pattern for ASCII text), else through PreTokenizer.words.
+        # Documents are pre-tokenized whole, by the pattern itself (not a line-safe form), with
+        # the same shortcuts as blocks: a trainer's pre-tokenizer (pretokenizer_for) is its
+        # pattern, lowercasing and special tokens, and nothing else (no normalizer, no prefix).
         self._whole_findall: Callable[[str], list[str]] = pre.pattern.findall
         self._whole_ascii_findall = ascii_findall(pre.name) or self._whole_findall
-        self._document_words = self._plain_document_words if pre.only_pattern else pre.words
         self.lines_done = 0  # lines added so far (line-by-line mode), for messages
 
     def add(self, text: str, counts: Counter[str]) -> Counter[str]:
@@ -169,9 +168,9 @@ class WordCounter:
                 raise RegexTimeout(f"document {number:,}: {exc}") from None
         return counts
 
-    def _plain_document_words(self, text: str) -> list[str]:
-        """PreTokenizer.words(text) for a pre-tokenizer that is only its pattern, lowercasing
-        and special tokens (cut before lowercasing), faster: ASCII text by the ASCII pattern."""
+    def _document_words(self, text: str) -> list[str]:
+        """PreTokenizer.words(text) for a trainer's pre-tokenizer (special tokens cut first,
+        then lowercasing), faster: ASCII text by the ASCII pattern."""
         lower = self._lowercase
         if self._special_split is None:
             segments = [text]

@@ -477,13 +477,6 @@ class PreTokenizer:
             if later else None
         )
 
-    @property
-    def only_pattern(self) -> bool:
-        """Whether :meth:`words` is no more than the pattern's ``findall`` over each segment
-        between special tokens, lowercased if configured (no normalizer, no prefix space, no
-        special token looked for in normalized text): what a trainer's config gives."""
-        return self.normalizer is None and self.text_normalizer is None and self.prefix_space is None and self._normalized_re is None
-
     def normalize(self, segment: str) -> str:
         """One segment (text between special tokens) as the pre-tokenizer sees it: lowercased
         and normalized as configured."""
