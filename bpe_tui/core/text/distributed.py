@@ -109,8 +109,8 @@ def dask_client(address: Any, workers: int | None = None) -> Iterator[Any]:
     else:
         cluster = None
         try:
-            client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
-        except (OSError, ValueError, TypeError) as exc:
+            client = _connect(distributed, address)
+        except Exception as exc:  # refused, unreachable, not a scheduler: one line, never a traceback
             raise BPEError(f"--dask {address}: cannot reach the scheduler ({_one_line(exc)})") from None
     try:
         yield client
@@ -118,6 +118,16 @@ def dask_client(address: Any, workers: int | None = None) -> Iterator[Any]:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _connect(distributed: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``. distributed asserts that the scheduler's
+    first reply is one message; under load it was seen failing once (an AssertionError out of
+    ``Client._ensure_connected``) and then connecting: a second try is made."""
+    try:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT)
+    except AssertionError:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT)
 
 
 def _one_line(exc: BaseException) -> str:
