@@ -10,6 +10,7 @@ import io
 import multiprocessing
 import sys
 import threading
+import time
 
 import pytest
 
@@ -80,4 +81,36 @@ def test_a_progress_callback_that_raises_stops_the_workers(corpus_file):
     out = in_thread(lambda: count_files([str(corpus_file)], TrainerConfig(preset="gpt2"), workers=2, progress=progress))
     assert isinstance(out.get("error"), Cancelled)
     assert len(calls) == 1  # the first report ended it
+    assert multiprocessing.active_children() == []
+
+
+def test_a_pool_whose_terminate_hangs_still_lets_the_caller_go(corpus_file, monkeypatch):
+    """Pool.terminate once waited minutes for its own task-handler thread after an error in a
+    worker: ending_pool gives it STOP_SECONDS in a daemon thread, then kills the workers and
+    lets the error through."""
+    from multiprocessing.pool import TERMINATE, Pool
+
+    stuck = threading.Event()
+
+    def hanging_terminate(self):
+        """What the real one does first (no more workers are started), then the hang."""
+        self._state = self._worker_handler._state = TERMINATE
+        self._change_notifier.put(None)
+        stuck.wait()
+
+    monkeypatch.setattr(Pool, "terminate", hanging_terminate)
+    monkeypatch.setattr(corpus, "STOP_SECONDS", 0.2)
+
+    class Cancelled(Exception):
+        pass
+
+    def progress(done, total):
+        raise Cancelled()
+
+    out = in_thread(lambda: count_files([str(corpus_file)], TrainerConfig(preset="gpt2"), workers=2, progress=progress))
+    stuck.set()
+    assert isinstance(out.get("error"), Cancelled)  # the caller went on while terminate still hung
+    deadline = time.monotonic() + 30  # the killed workers are reaped: a bound, not a speed claim
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert multiprocessing.active_children() == []

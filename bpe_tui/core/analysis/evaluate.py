@@ -74,6 +74,7 @@ from ..text.corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
     _pool_context,
+    ending_pool,
     resolve_workers,
 )
 from ..text.parts import file_kind
@@ -537,7 +538,7 @@ def evaluate(
 
     if n > 1 and len(jobs) > 1:
         tasks = [(t, path, a, b, errors, not safe_cut(tables[t])) for t, _, path, a, b in jobs]
-        with _pool_context().Pool(min(n, len(jobs)), initializer=_init_worker, initargs=(list(tables),)) as pool:
+        with ending_pool(_pool_context().Pool(min(n, len(jobs)), initializer=_init_worker, initargs=(list(tables),))) as pool:
             for job, tally in zip(jobs, pool.imap(_tally_job, tasks, chunksize=1)):
                 take(job, tally)
     else:

@@ -22,7 +22,7 @@ from itertools import accumulate
 from typing import Any, Protocol
 
 from ..errors import BPEError
-from ..text.corpus import _pool_context, start_resource_tracker
+from ..text.corpus import _pool_context, ending_pool, start_resource_tracker
 
 #: Characters in all below which ``workers=None`` encodes in this process.
 PARALLEL_MIN_CHARS = 1 << 20
@@ -80,7 +80,7 @@ def encode_batch(table: Encoder, recognised: frozenset[str], texts: Sequence[str
     ctx = _pool_context()
     if ctx.get_start_method() != "fork":
         start_resource_tracker()
-    with ctx.Pool(n, initializer=_init_worker, initargs=(table, recognised)) as pool:
+    with ending_pool(ctx.Pool(n, initializer=_init_worker, initargs=(table, recognised))) as pool:
         done = pool.map(_encode_run, [texts[a:b] for a, b in parts], chunksize=1)
     out: list[list[int]] = []
     for flat, lengths in done:

@@ -366,19 +366,42 @@ def _worker_pool(size: int) -> Iterator[tuple[Pool, Any, Any]]:
     masked = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
     if masked:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    pool = None
     try:
-        pool = ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read, records_read))
-        if masked:
-            masked = False
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held-back Ctrl+C lands here
-        yield pool, bytes_read, records_read
+        with ending_pool(ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read, records_read))) as pool:
+            if masked:
+                masked = False
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held-back Ctrl+C lands here
+            yield pool, bytes_read, records_read
     finally:
         if masked:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+
+
+#: How long a pool stopped after an error may take to wind its threads down (see ending_pool).
+STOP_SECONDS = 5.0
+
+
+@contextmanager
+def ending_pool(pool: Pool) -> Iterator[Pool]:
+    """``pool``, ended when the block is left: after its work is done, closed and joined (its
+    workers leave when told there is no more); after an error, a cancel or Ctrl+C, terminated
+    (its workers stop at once), in a daemon thread given STOP_SECONDS, after which any worker
+    still there is killed and the caller goes on. (``Pool.terminate`` once waited ten minutes
+    for its task-handler thread after an error in a worker, under a parallel test run: a caller
+    must never hang on a failed count.)"""
+    try:
+        yield pool
+    except BaseException:
+        stopper = threading.Thread(target=pool.terminate, name="pool-stopper", daemon=True)
+        stopper.start()
+        stopper.join(STOP_SECONDS)
+        if stopper.is_alive():
+            for process in list(getattr(pool, "_pool", [])):  # the pool's worker processes
+                if process.exitcode is None:
+                    process.kill()
+        raise
+    pool.close()
+    pool.join()
 
 
 _WORKER_COUNTERS: dict[str, WordCounter] = {}
