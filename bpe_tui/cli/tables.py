@@ -84,7 +84,7 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from ..core.tables.formats import check_save, load, save
+    from ..core.tables.formats import check_save, check_table, load, save
     from ..core.text.pretokenize import SUPERWORD_PRETOKENIZER
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
@@ -94,6 +94,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         args.output, args.to, table.units, overwrite=args.force, superwords=superwords, end_of_word=table.end_of_word is not None,
         **save_options(args, args.to),
     )
+    check_table(table, args.to)
     for warning in conversion_losses(table, args.to):
         print(f"note: {warning}", file=sys.stderr)
     save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))

@@ -265,3 +265,28 @@ def test_train_format_transformers(offline, tmp_path):
     text = "The baker<|endoftext|> said: 42!"
     assert tok(text)["input_ids"] == table.encode(text) and tok.eos_token == "<|endoftext|>"
     assert main(["train", str(CORPORA / "demo.txt"), "--vocab-size", "400", "--format", "transformers", "-o", str(folder), "-q"]) == 2
+
+
+def test_transformers_folder_refuses_a_table_hf_would_encode_otherwise(tmp_path, shared_tables, capsys):
+    """Llama 2's sentencepiece table: its normalizer (dummy prefix, spaces as ▁) is not in a
+    tokenizer.json, so AutoTokenizer would give other ids. The folder is refused, library and
+    CLI alike (one line, exit 2, nothing written, no notes first); the hf format still writes the
+    file, with a note saying what it lacks."""
+    from bpe_tui.cli import main
+
+    source = TABLES / "llama2-sp" / "tokenizer.model"
+    table = shared_tables("llama2-sp/tokenizer.model")
+    with pytest.raises(BPEError) as exc:
+        bpe_tui.save(table, str(tmp_path / "lib"), format="transformers")
+    assert_one_line_error(exc, "transformers would encode this table otherwise: sentencepiece's normalizer")
+    assert not (tmp_path / "lib").exists()
+    capsys.readouterr()
+    assert main(["convert", str(source), "--to", "transformers", str(tmp_path / "cli")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "write a tokenizer.json with the hf format" in err and "note:" not in err
+    assert not (tmp_path / "cli").exists()
+    assert main(["convert", str(source), "--to", "hf", str(tmp_path / "llama2.json")]) == 0
+    assert "note: sentencepiece's normalizer" in capsys.readouterr().err and (tmp_path / "llama2.json").is_file()
+    assert main(["convert", str(source), "--to", "clip", str(tmp_path / "clip.txt")]) == 2
+    err = capsys.readouterr().err  # said once, as the error: no note saying it first
+    assert err.count("\n") == 1 and "holds byte-level tables with an end-of-word marker only" in err

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from ...errors import BPEError
 from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
+from ..handoff import tokenizers_problems
 from ..table import MergeTable
 from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
 
@@ -207,6 +208,8 @@ DIRECTORY_FORMATS = ("gpt2", "transformers")
 #: Formats that hold a byte-level table with an end-of-word marker (CLIP's kind): the others
 #: would write its merges as if there were no marker, and encode otherwise.
 BYTES_EOW_FORMATS = ("native", "clip")
+#: Formats that hold only a byte-level table with an end-of-word marker.
+BYTES_EOW_ONLY = ("clip",)
 
 
 def check_save(
@@ -234,6 +237,11 @@ def check_save(
             f"the {format} format cannot hold a byte-level table with an end-of-word marker (CLIP's kind): "
             f"its merges would encode otherwise (use {' or '.join(BYTES_EOW_FORMATS)})"
         )
+    if units is not None and format in BYTES_EOW_ONLY and (units != "bytes" or not end_of_word):
+        raise BPEError(
+            f"the {format} format holds byte-level tables with an end-of-word marker only (CLIP's kind), "
+            f"and this table is {units}{'' if end_of_word else ', without one'} (use native or hf)"
+        )
     if superwords and format not in SUPERWORD_FORMATS:
         raise BPEError(
             f"the {format} format cannot hold a superword (SuperBPE) table: it does not store the table's pre-tokenizer "
@@ -242,10 +250,26 @@ def check_save(
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
 
 
+def check_table(table: MergeTable, format: FormatName) -> None:
+    """What would stop ``save`` that only the table itself tells (after :func:`check_save`):
+    a transformers folder promises the table's own ids from ``AutoTokenizer``, so a table that
+    a Hugging Face tokenizer encodes otherwise (sentencepiece's normalizer, an end-of-word
+    symbol of its own, ...) is refused; the hf format writes such a table, with notes."""
+    if format == "transformers":
+        problems = tokenizers_problems(table)
+        if problems:
+            more = f" (and {len(problems) - 1} more: {'; '.join(problems[1:])})" if len(problems) > 1 else ""
+            raise BPEError(
+                f"transformers would encode this table otherwise: {problems[0]}{more}; "
+                "write a tokenizer.json with the hf format to have the file anyway"
+            )
+
+
 def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
     """Write ``table`` to ``path`` in ``format`` (atomically). ``overwrite=False`` refuses a
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""
     path = os.fspath(path)
     check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, table.end_of_word is not None, **options)
+    check_table(table, format)
     writers()[format].write(table, path, overwrite=overwrite, **options)

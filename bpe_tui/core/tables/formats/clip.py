@@ -172,10 +172,9 @@ def read(path: str) -> MergeTable:
 
 
 def losses(table: MergeTable) -> list[str]:
-    out = []
+    out: list[str] = []
     if table.units != "bytes" or table.end_of_word is None:
-        out.append("a CLIP file holds byte-level tables with an end-of-word marker only")
-        return out
+        return out  # not written at all: see check_save
     if table.end_of_word != EOW:
         out.append(f"the end-of-word marker {table.end_of_word!r} is written as {EOW!r}")
     out.append("written attached: (x, </w>) merges are implied, not written")
