@@ -108,15 +108,17 @@ def test_a_clip_file_made_here_opens_with_no_hints(trained):
     assert clip.source_format == "clip" and clip.source == str(path) and clip.units == "bytes" and clip.end_of_word == "</w>"
     merges = len(gzip.open(path).read().decode("utf-8").split("\n")) - 1
     assert clip.special_tokens == {START: 512 + merges, END: 513 + merges}
-    assert clip.describe()["vocab_size"] == 512 + merges + 2
+    assert clip.describe()["vocab_size"] == len(clip) == clip.n_vocab == 512 + merges + 2  # the lone </w> is not a token
     assert clip.notes[0].startswith("gzip-compressed: read decompressed")
 
 
 def test_a_clip_file_made_here_encodes_as_transformers_clip_tokenizer(trained, tmp_path):
     _, path = trained
     tokenizer = clip_tokenizer(path, tmp_path / "hf")
-    n = assert_same_ids(bpe_tui.load(str(path)), tokenizer, parity_texts([START, END]) + TRICKY)
+    table = bpe_tui.load(str(path))
+    n = assert_same_ids(table, tokenizer, parity_texts([START, END]) + TRICKY)
     assert n > 100
+    assert len(table) == table.n_vocab == tokenizer.vocab_size == len(tokenizer.get_vocab())
 
 
 def glued(tokens: list[bytes]) -> list[bytes]:
@@ -222,7 +224,7 @@ def test_bad_clip_files_are_one_line_naming_file_and_line(tmp_path, content, nee
 def test_clips_own_file_opens_by_clips_rules():
     path = real_clip_file()
     clip = bpe_tui.load(str(path))
-    assert clip.source_format == "clip" and clip.describe()["vocab_size"] == 49_408
+    assert clip.source_format == "clip" and clip.describe()["vocab_size"] == len(clip) == clip.n_vocab == 49_408
     assert clip.special_tokens == {START: 49_406, END: 49_407}
     assert clip.num_merges == 256 + 48_894  # the implied (c, </w>) merges, then CLIP's
     assert clip.vocab[0] == b"!" and clip.vocab[256] == b"!</w>" and clip.vocab[512] == b"in"

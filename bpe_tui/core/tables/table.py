@@ -581,8 +581,12 @@ class MergeTable:
         return table_html(self)
 
     def __len__(self) -> int:
-        """Vocabulary size (base + special + merged tokens)."""
-        return len(self._vocab)
+        """Vocabulary size (base + special + merged tokens). A helper symbol kept outside the
+        vocabulary (CLIP's lone ``</w>``, ``config["outside_vocab_from"]``: encoding never
+        gives it) is not counted: CLIP's table has 49,408 tokens, as CLIPTokenizer says."""
+        if self._outside_from is None:
+            return len(self._vocab)
+        return sum(1 for i in self._vocab if i < self._outside_from)
 
     @property
     def num_merges(self) -> int:
@@ -627,6 +631,8 @@ class MergeTable:
     def n_vocab(self) -> int:
         """One more than the largest id (tiktoken's ``n_vocab``): ids run below it. ``len(table)``
         counts the tokens (Hugging Face's ``get_vocab_size``); the two differ where ids have gaps."""
+        if self._outside_from is not None:
+            return max((i for i in self._vocab if i < self._outside_from), default=-1) + 1
         return max(self._vocab, default=-1) + 1
 
     def decode_single_token_bytes(self, token_id: int) -> bytes:
@@ -881,7 +887,7 @@ class MergeTable:
             "pretokenizer": self.pretokenizer,
             "end_of_word": self.end_of_word,
             "lowercase": self.lowercase,
-            "vocab_size": len(self._vocab) if self._outside_from is None else sum(1 for i in self._vocab if i < self._outside_from),
+            "vocab_size": len(self),
             "merges": self.num_merges if build or self.merges_built else None,
             "special_tokens": dict(self.special_tokens),
             "prefix_space": self.prefix_space,
