@@ -34,7 +34,7 @@ def test_reached_the_vocabulary_size_only_when_reached():
     assert len(events) == 1 and t.vocab_size == 5
     assert t.stop_reason == "reached vocabulary size 5" and t.finished
     # past the target (a goto went on): not "reached" any more
-    assert t.goto(2) == 2
+    assert t.goto(2) == 2 and t.stop_reason == "beyond the target vocabulary size 5 (at 6)"  # said at once
     assert t.finished and t.stop_reason == "beyond the target vocabulary size 5 (at 6)"
     m = Trainer.from_counts({"abcd": 3}, TrainerConfig(**CLASSIC, merges=2))
     assert len(list(m.run())) == 2 and m.stop_reason == "reached 2 merges"
@@ -51,7 +51,8 @@ def test_goto_past_the_end_returns_where_it_stopped_and_why():
     t = Trainer.from_counts({"abcd": 3, "xy": 1}, TrainerConfig(**CLASSIC, vocab_size=7))
     assert t.goto(100) == 4 == t.steps_done
     assert t.stop_reason == "nothing left to merge: every word is a single token"
-    assert t.goto(1) == 1 and t.stop_reason is None
+    assert t.goto(1) == 1 and t.stop_reason == "reached vocabulary size 7"  # why a step would stop here
+    assert t.goto(0) == 0 and t.stop_reason is None
     low = Trainer.from_counts({"abcd": 3, "xy": 1}, TrainerConfig(**CLASSIC, min_frequency=2))
     assert low.goto(100) == 3 and low.stop_reason == "best pair occurs 1 time, below min_frequency 2"
 

@@ -1524,8 +1524,10 @@ class Trainer:
         Going forward ignores the vocab_size / merges target and replays hand choices (see
         :meth:`step`); the state equals training ``k`` merges from scratch driven the same
         way. Only the corpus can stop it early (nothing left to merge, or the best pair below
-        min_frequency): then it returns the step where it stopped, less than ``k``, and
-        :attr:`stop_reason` says why. A trainer going on from a table cannot go below
+        min_frequency): then it returns the step where it stopped, less than ``k``. Afterwards
+        :attr:`stop_reason` says why a step would stop where it stands ("beyond the target
+        ..." past the target, "reached ..." at it, the corpus's reason where it ran out; None
+        where training can go on). A trainer going on from a table cannot go below
         :attr:`first_step` (BPEError).
         """
         if isinstance(k, bool) or not isinstance(k, int):
@@ -1539,6 +1541,7 @@ class Trainer:
         while self.steps_done < k:
             if self._step(respect_target=False) is None:
                 break
+        self.stop_reason = self._stop_check(respect_target=True)
         return self.steps_done
 
     def run(self, max_steps: int | None = None) -> Iterator[MergeEvent]:
