@@ -235,3 +235,24 @@ def test_a_binary_file_named_json_is_said_to_be_binary(tmp_path):
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(BPEError, match=r"bad\.json: looks like a binary file \(NUL byte at byte 2\)"):
         count_files([str(path)], CFG)
+
+
+def test_a_truncated_stream_says_how_far_it_was_read(tmp_path):
+    """The error counts the decompressed bytes read before the damage, to within one piece
+    (64 KiB): a stream cut after ~300 KB of text does not say "after 0 bytes"."""
+    import re
+    import zlib
+
+    from bpe_tui.core.text.blocks import PIECE
+
+    data = "".join(f"line {i}: the quick brown fox, number {i * 7919 % 10007}\n" for i in range(8000)).encode()
+    packed = gzip.compress(data)
+    path = tmp_path / "cut.txt.gz"
+    path.write_bytes(packed[: len(packed) * 3 // 4])
+    with pytest.raises(BPEError) as info:
+        count_files([str(path)], CFG, workers=1)
+    found = re.search(r"damaged gzip data after ([\d,]+) decompressed bytes", str(info.value))
+    assert found, info.value
+    after = int(found.group(1).replace(",", ""))
+    readable = len(zlib.decompressobj(31).decompress(packed[: len(packed) * 3 // 4]))
+    assert readable - PIECE <= after <= readable, (after, readable, len(data))

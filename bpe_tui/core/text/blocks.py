@@ -22,6 +22,7 @@ from ..errors import BPEError, NotUTF8
 from .sources import SNIFF, source_name
 
 BLOCK = 1 << 20  # bytes read at a time
+PIECE = 1 << 16  # bytes decompressed at a time (a damaged stream is found within one)
 #: A line longer than this many blocks is handed on in pieces (memory stays flat on a corpus
 #: that is one long line), each cut at a word boundary (see :func:`_word_safe_cut`).
 LONG_LINE = 4
@@ -82,11 +83,19 @@ def raw_blocks(
                 size = min(size, end - pos)
                 if size <= 0:
                     return
+            got = 0
             try:
-                block = stream.read(size)
+                if kind is None:
+                    block = stream.read(size)
+                else:  # in pieces, so a damaged stream's error says how far it was read
+                    pieces = []
+                    while got < size and (piece := stream.read(min(PIECE, size - got))):
+                        pieces.append(piece)
+                        got += len(piece)
+                    block = b"".join(pieces)
             except READ_ERRORS as exc:
                 if kind is not None:
-                    raise read_error(name, kind, exc, pos) from None
+                    raise read_error(name, kind, exc, pos + got) from None
                 if isinstance(exc, OSError):  # EIO, /proc/self/mem: the open worked, the read did not
                     raise BPEError(f"{name}: cannot read at byte {pos}: {exc.strerror or exc}") from None
                 raise
