@@ -149,6 +149,7 @@ def test_pairs_that_do_not_occur_or_are_forbidden_are_one_line_errors():
         (("t", "t"), "cannot merge t + t: the pair does not occur"),
         (("x",), "a pair to merge is"),
         ("th", "a pair to merge is"),
+        ((b"t", b"h"), "cannot merge t + h: this trainer works on characters: a pair's parts are str, as in step(pair=('t', 'h'))"),
     ):
         with pytest.raises(BPEError, match=re.escape(message)) as err:
             t.step(pair=bad)
@@ -156,6 +157,13 @@ def test_pairs_that_do_not_occur_or_are_forbidden_are_one_line_errors():
     t.step(pair=("t", "h"))
     with pytest.raises(BPEError, match=re.escape("th + e would make a token of 3 chars, longer than max_token_length 2")):
         t.step(pair=("th", "e"))
+
+
+def test_a_byte_level_trainer_asks_for_bytes_by_name():
+    t = Trainer.from_text(COURT, TrainerConfig(preset="gpt2"))
+    with pytest.raises(BPEError, match=re.escape("cannot merge t + h: this trainer is byte-level: a pair's parts are bytes, as in step(pair=(b't', b'h'))")):
+        t.step(pair=("t", "h"))
+    assert t.step(pair=(b"t", b"h")).pair == (b"t", b"h")
 
 
 def test_going_forward_again_replays_the_hand_choice_and_a_new_choice_replaces_what_followed():

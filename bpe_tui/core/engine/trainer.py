@@ -1053,6 +1053,18 @@ class Trainer:
         b = self._surface_to_id.get(right)
         return key_of(a, b) if a is not None and b is not None else None
 
+    def _surface_kind_error(self, pair: Sequence[object]) -> str | None:
+        """What is wrong with the kind of a pair's parts (str for bytes, bytes for str), if it is."""
+        byte_level = self.config.units == "bytes"
+        wrong = [p for p in pair if not isinstance(p, bytes if byte_level else str)]
+        if not wrong:
+            return None
+        if byte_level:
+            example = tuple(p.encode("utf-8") if isinstance(p, str) else p for p in pair)
+            return f"this trainer is byte-level: a pair's parts are bytes, as in step(pair={example!r})"
+        example = tuple(p.decode("utf-8", "replace") if isinstance(p, bytes) else p for p in pair)
+        return f"this trainer works on characters: a pair's parts are str, as in step(pair={example!r})"
+
     def top_pairs(self, k: int = 10) -> list[tuple[tuple, int]]:
         """The current best ``k`` pairs as ``((left, right), count)``, in tie-break order;
         only pairs the constraints allow (:meth:`forbidden_pair_count` counts the others).
@@ -1261,6 +1273,8 @@ class Trainer:
             raise BPEError(f"a pair to merge is (left, right), not {pair!r}")
         key = self._pair_key(tuple(pair))
         shown = show_pair(pair, self.config.end_of_word)
+        if key is None and (kind := self._surface_kind_error(pair)) is not None:
+            raise BPEError(f"cannot merge {shown}: {kind}")
         if key is None or not self._pair_counts.get(key):
             raise BPEError(f"cannot merge {shown}: the pair does not occur in the corpus now (step {self.steps_done})")
         reason = self._forbidden_reason(key)
