@@ -28,7 +28,7 @@ import shutil
 import stat
 import tempfile
 
-from .errors import BPEError
+from .errors import AlreadyExists, BPEError
 
 
 def current_umask() -> int:
@@ -65,7 +65,7 @@ def resolve_target(path: str | os.PathLike[str], overwrite: bool = True, kind: s
     if kind == "directory" and not stat.S_ISDIR(st.st_mode):
         raise BPEError(f"{path}: this format writes a directory, and {path} is not one")
     if not overwrite:
-        raise BPEError(f"{path}: already exists (use --force to overwrite)")
+        raise AlreadyExists(path)
     return real
 
 
@@ -113,14 +113,14 @@ def _create_exclusively(tmp: str, target: str, shown: str) -> None:
         os.link(tmp, target)  # fails with EEXIST if the name is taken, whatever raced us
     except FileExistsError:
         _remove(tmp)
-        raise BPEError(f"{shown}: already exists (use --force to overwrite)") from None
+        raise AlreadyExists(shown) from None
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENOSYS):
             raise
         # A file system without hard links: the closest we can get is check, then rename.
         if os.path.lexists(target):
             _remove(tmp)
-            raise BPEError(f"{shown}: already exists (use --force to overwrite)") from None
+            raise AlreadyExists(shown) from None
         os.replace(tmp, target)
         return
     _remove(tmp)
@@ -170,7 +170,7 @@ def atomic_write_dir(path: str | os.PathLike[str], files: dict[str, bytes], over
             os.rename(tmp, target)  # fails if a directory appeared there meanwhile
             return
         if not overwrite:
-            raise BPEError(f"{shown}: already exists (use --force to overwrite)")
+            raise AlreadyExists(shown)
         if _exchange(tmp, target):  # Linux: one atomic swap; tmp now holds the old files
             shutil.rmtree(tmp, ignore_errors=True)
             return

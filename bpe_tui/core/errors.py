@@ -37,6 +37,18 @@ class NotUTF8(BPEError):
         return self if self.line is None else NotUTF8(self.name, self.byte, self.line + lines_before)
 
 
+class AlreadyExists(BPEError):
+    """A file or folder that is there already, where the caller asked not to replace one:
+    ``save(..., overwrite=False)`` in Python, no ``--force`` on the command line."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"{self.name}: already exists (--force on the command line, overwrite=True in Python, replaces it)"
+
+
 class RecordError(BPEError):
     """A record of a dataset file that gives no text: not JSON, no such field, not a string,
     too long. ``line``: the JSONL line (1-based); ``row``: the Parquet row (1-based); ``what``:

@@ -86,7 +86,7 @@ CLI_CASES = [
     # (a device node of our own, never the real /dev/null: a tool that fails this case replaces it)
     ("train-to-device-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/null-device", "--force", "-q"], b"", "error", "not a regular file"),
     ("train-to-directory-refused", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}", "--force", "-q"], b"", "error", "a directory"),
-    ("train-existing-without-force", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "-q"], b"", "error", "already exists"),
+    ("train-existing-without-force", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "-q"], b"", "error", "already exists (--force on the command line"),
     ("gpt2-under-a-file", "data-loss", ["train", "{dir}/corpus.txt", "-o", "{dir}/file", "--format", "gpt2", "--force", "-q"], b"", "error", "not one"),
     ("convert-to-fifo", "data-loss", ["convert", "{dir}/t.json", "{dir}/fifo", "--to", "native", "--force"], b"", "error", "not a regular file"),
     # hangs and crashes
@@ -301,7 +301,7 @@ LIB_CASES = [
     ("max-token-length", "memory", lambda d: max(len(e.new_token) for e in Trainer.from_text("a" * 5000, TrainerConfig(max_token_length=8)).run()) == 8, "ok", ""),
     ("eow-equals-base-char", "silent", lambda d: Trainer.from_text("a b", TrainerConfig(preset="classic", end_of_word="a")), "error", "end-of-word"),
     ("unknown-pretokenizer-name", "message", lambda d: TrainerConfig(pretokenizer="gpt3"), "error", "unknown pre-tokenizer"),
-    ("save-exclusive", "data-loss", lambda d: bpe_tui.save(small(), d / "file", overwrite=False), "error", "already exists"),
+    ("save-exclusive", "data-loss", lambda d: bpe_tui.save(small(), d / "file", overwrite=False), "error", "already exists (--force on the command line, overwrite=True in Python"),
     ("save-umask", "data-loss", lambda d: (bpe_tui.save(small(), d / "mode.json"), oct((d / "mode.json").stat().st_mode & 0o777))[1] == oct(0o666 & ~_umask()), "ok", ""),
     ("long-line-not-cut-in-a-word", "silent", lambda d: _long_line_words(d), "ok", ""),
 ]
