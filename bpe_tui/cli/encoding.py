@@ -155,8 +155,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
         text = table.decode(ids, errors=args.errors)
     except UndecodableToken as exc:
         raise BPEError(
-            f"id {exc.position + 1} ({exc.token_id}): its bytes {exc.data!r} are not valid UTF-8 there (--errors strict; "
-            "--errors replace writes U+FFFD instead)"
+            f"token id {exc.token_id} (position {exc.position + 1}) does not decode: its bytes {exc.data!r} are not valid "
+            "UTF-8 there (--errors replace writes U+FFFD instead)"
         ) from None
     sys.stdout.write(text)
     if sys.stdout.isatty():
