@@ -259,7 +259,7 @@ class ExplorerApp(App):
             return
 
         def chosen(choice: OpenChoice | None) -> None:
-            if choice is not None:
+            if choice is not None and self.openable(choice.path):  # a typo is said before unsaved merges are asked about
                 self.confirm_discard(f"Open {choice.path}", lambda: self.open_path(choice.path, choice.records))
 
         self.push_screen(OpenScreen(self.records), chosen)
@@ -267,17 +267,25 @@ class ExplorerApp(App):
     def open_path(self, path: str, records: RecordOptions | None = None) -> None:
         """Open a table or a corpus; which one it is is found out in the Loader's worker.
         ``records``: how a dataset's records give documents (kept for the next open)."""
-        import glob
-
-        path = os.path.expanduser(path)
-        if not os.path.exists(path) and not glob.glob(path):
-            self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
+        if not self.openable(path):
             return
+        path = os.path.expanduser(path)
         if records is not None:
             self.records = records
         main = self.main
         main.show_progress(f"opening {path}…", None)
         main.loader.path(path, default_config(main.corpus_config()), workers=self.count_workers, dask=self.dask, records=self.records)
+
+    def openable(self, path: str) -> bool:
+        """Whether ``path`` (``~`` expanded; a glob pattern matching something) is there; else
+        say so in a notification."""
+        import glob
+
+        path = os.path.expanduser(path)
+        if os.path.exists(path) or glob.glob(path):
+            return True
+        self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
+        return False
 
     def confirm_discard(self, doing: str, then: Callable[[], object]) -> None:
         """Run ``then()`` now, or after a yes when it would throw away unsaved merges."""

@@ -565,6 +565,15 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         await settle(app, pilot)
         assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
         assert any("missing.txt" in n.message for n in app._notifications)
+        # a typo in the dialog is said at once, before unsaved merges are asked about
+        await pilot.press("o")
+        await pilot.pause()
+        app.screen.query_one("#path-input", Input).value = str(tmp_path / "typo.txt")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert any("typo.txt: no such file or directory" in n.message for n in app._notifications)
+        assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
         # binary garbage as a corpus: notification naming the file
         app.open_path(str(bad))
         await settle(app, pilot)
