@@ -6,6 +6,7 @@ the same counts, in the same order of first appearance (the first-seen tie-break
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import Counter
 
@@ -184,6 +185,10 @@ def test_ranges_start_at_line_starts_and_cover_the_file(tmp_path):
 def test_a_line_longer_than_64_blocks_is_cut_where_a_whole_read_cuts_it(tmp_path, monkeypatch):
     monkeypatch.setattr(blocks, "BLOCK", 16)
     monkeypatch.setattr(corpus, "MIN_RANGE", 40)
+    # the workers must see the small BLOCK: forked, not started by a forkserver (which a test
+    # process with a thread left by an earlier test would get, importing BLOCK afresh)
+    fork = multiprocessing.get_context("fork")
+    monkeypatch.setattr(corpus, "_pool_context", lambda: fork)
     path = tmp_path / "long.txt"
     long_line = ("wörd " * 700).strip()  # ~4 KB without a line break: > 64 blocks of 16 bytes
     write_corpus(path, LINES + [long_line] + LINES)
