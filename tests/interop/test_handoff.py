@@ -109,6 +109,12 @@ def test_to_tiktoken_refuses_merges_tiktokens_rule_would_not_follow():
     with pytest.raises(BPEError) as exc:
         table.to_tiktoken()
     assert_one_line_error(exc, "token b'abc' (id 258)", "merge list", "tiktoken's rule")
+    # a tiktoken file of it is written (a file is what was asked for), and convert notes the difference
+    from bpe_tui.core.tables import formats
+
+    assert any("encodes by rank, otherwise than this merge list: token b'abc' (id 258)" in n for n in formats.writers()["tiktoken"].losses(table))
+    trained = bpe_tui.train(str(CORPORA / "demo.txt"), merges=30)
+    assert not any("encodes by rank" in n for n in formats.writers()["tiktoken"].losses(trained))
 
 
 # ---------------------------------------------------------------------- to_tokenizers

@@ -46,7 +46,7 @@ from ...atomic import atomic_write_text
 from ...engine.merging import merge
 from ...errors import BPEError
 from ...wording import plural
-from ..ranks import mergeable_ranks
+from ..ranks import mergeable_ranks, rank_rule_problem
 from ..table import BY_TOKEN_RANK, Cancelled, MergeTable, Progress
 from . import merges_cache
 from ._shared import fail, read_head
@@ -265,6 +265,13 @@ def losses(table: MergeTable) -> list[str]:
     if table.counts:
         out.append("per-merge counts are not stored in a tiktoken file")
     out.append(f"the pre-tokenizer ({table.pretokenizer}) is not stored; pass its regex as pat_str")
+    if table.units == "bytes":
+        try:
+            differs = rank_rule_problem(table, mergeable_ranks(table, table.source or "table"))
+        except BPEError:
+            differs = None  # write says what stops it
+        if differs is not None:
+            out.append(f"tiktoken (and bpe-tui reading the file) encodes by rank, otherwise than this merge list: {differs}")
     return out
 
 
