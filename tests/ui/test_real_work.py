@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 
 import pytest
 
@@ -231,6 +232,9 @@ async def test_escape_cancels_a_parallel_count_and_stops_the_workers(tmp_path, m
         assert cancelled and app.session is None
         assert "loading cancelled" in app.status.text
         assert not app.query_one("#progress-row").display
+        deadline = time.monotonic() + 30  # the stopped workers are reaped: a bound for a loaded machine, not a speed claim
+        while multiprocessing.active_children() and time.monotonic() < deadline:
+            await pilot.pause(0.05)
         assert multiprocessing.active_children() == []
         # the app is alive and can open something else
         small = tmp_path / "small.txt"
