@@ -53,6 +53,23 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} did not appear within {timeout}s; the screen was:\n{screen}")
 
+    def wait_until(self, condition, what: str, timeout: float = 20.0) -> None:
+        """Poll the screen until ``condition(screen)`` holds (the next key depends on it)."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if condition(screen):
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{what} did not happen within {timeout}s; the screen was:\n{screen}")
+
+    def cursor_row(self) -> str:
+        """The screen row the terminal cursor is on (Textual's focused text box)."""
+        lines = self.screen().splitlines()
+        _, y = self.cursor()
+        return lines[y] if y < len(lines) else ""
+
     def cursor(self) -> tuple[int, int]:
         """Where the terminal cursor is (column, row): Textual puts it at the focused text
         box's cursor."""
@@ -65,16 +82,7 @@ class Tmux:
         ``box`` (its placeholder), so the next keys are typed there, not taken as commands (on
         a loaded machine keys sent at once can arrive before the focus moves)."""
         self.keys(key)
-        deadline = time.monotonic() + timeout
-        row = ""
-        while time.monotonic() < deadline:
-            lines = self.screen().splitlines()
-            _, y = self.cursor()
-            row = lines[y] if y < len(lines) else ""
-            if row.startswith(box):
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"after {key!r} the cursor did not reach the box {box!r} within {timeout}s; its row was:\n{row}")
+        self.wait_until(lambda _: self.cursor_row().startswith(box), f"after {key!r} the cursor reaching the box {box!r}", timeout)
 
     def alive(self) -> bool:
         return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
@@ -247,9 +255,9 @@ def test_settings_dialog_retrains_under_another_tie_break(tmux):
     tmux.wait_for("lexical-max")
     tmux.keys("Down")
     tmux.keys("Enter")  # lexical-min
-    time.sleep(0.3)
+    tmux.wait_until(lambda screen: "lexical-max" not in screen, "the tie-break list closing")
     tmux.keys("Tab")  # to the min frequency box; enter there submits
-    time.sleep(0.3)
+    tmux.wait_until(lambda _: "min frequency" in tmux.cursor_row(), "the cursor reaching the min frequency box")
     tmux.keys("Enter")
     tmux.wait_for("not saved")  # the two merges made are not saved: retraining asks first
     tmux.keys("y")
