@@ -56,7 +56,10 @@ def merges(trainer: Trainer) -> list:
 
 
 def test_every_form_of_tinyshakespeare_gives_the_text_files_merges(shakespeare):
-    """first-seen reads the words' order, so this checks the order of first appearance too."""
+    """first-seen reads the words' order, so this checks the order of first appearance too.
+    Training is a function of the counted words in their order and the rules: every form's
+    words are held to the text file's, and two forms (a stream, a Parquet file split among
+    workers) are trained to the text file's merges besides."""
     cfg = TrainerConfig(preset="gpt2", tie_break="first-seen", merges=400, special_tokens=["<|endoftext|>"])
     reference = Trainer.from_files([str(shakespeare / "ts.txt")], cfg, workers=1)
     words = list(reference.corpus_counts()[0].items())
@@ -65,7 +68,8 @@ def test_every_form_of_tinyshakespeare_gives_the_text_files_merges(shakespeare):
         for workers in (1, 2):
             trainer = Trainer.from_files([str(shakespeare / name)], cfg, workers=workers)
             assert list(trainer.corpus_counts()[0].items()) == words, (name, workers)
-            assert merges(trainer) == expected, (name, workers)
+            if (name, workers) in (("ts.jsonl.zst", 1), ("ts.parquet", 2)):
+                assert merges(trainer) == expected, (name, workers)
     lines = tinyshakespeare_lines()
     assert merges(Trainer.from_iterator(iter(lines), cfg)) == expected
     assert merges(Trainer.from_iterator(lines, cfg)) == expected
