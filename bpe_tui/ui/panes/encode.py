@@ -52,7 +52,8 @@ from .status import KEEP, USEFUL, Phrases
 
 #: Texts longer than this many characters are encoded in a thread worker.
 LONG_TEXT = 2_000
-#: Characters either side of the cursor searched for the word to trace (long texts).
+#: Characters either side of the cursor searched for the word to trace (in a text longer
+#: than twice this: finding where normalized pieces stand costs more than encoding them).
 WORD_WINDOW = 256
 
 
@@ -151,29 +152,21 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
 
 
 def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
-    """The pre-tokenized word under ``cursor`` (or the last word before it; else the first).
+    """The pre-tokenized word under ``cursor`` (or the last word before it; else the first),
+    as encode sees it (lowercased, normalized), found by where it stands in ``text``.
 
     A long text is searched only near the cursor, so moving the cursor stays cheap.
     """
-    offset = 0
-    if len(text) > LONG_TEXT:
+    if len(text) > 2 * WORD_WINDOW:
         offset = max(0, cursor - WORD_WINDOW)
         text, cursor = text[offset : cursor + WORD_WINDOW], cursor - offset
-    pos = 0
     last = None
-    for is_special, piece in table.pretokenize(text):
-        start = text.find(piece, pos)
-        if start < 0:
-            start = pos
-        end = start + len(piece)
-        pos = end
+    for is_special, piece, (start, end) in table.pretoken_spans(text):
         if is_special:
             continue
         if start <= cursor < end or (cursor == end and cursor == len(text)):
             return piece
-        if start < cursor:
-            last = piece
-        elif last is None:
+        if start < cursor or last is None:
             last = piece
     return last
 
