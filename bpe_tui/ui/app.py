@@ -302,7 +302,15 @@ class ExplorerApp(App):
         self.confirm_discard("Start the tour", lambda: open_tour(self))
 
     def action_picture(self) -> None:
-        """P: the screen as an SVG picture beside the corpus or the table (ui/picture.py)."""
+        """P: the screen as an SVG picture beside the corpus or the table (ui/picture.py).
+
+        The notifications on screen would cover what the picture shows: they are cleared, and
+        the picture is taken once the screen is drawn without them; the one that says where
+        it went comes after it is written."""
+        self.clear_notifications()
+        self.call_after_refresh(self._take_picture)
+
+    def _take_picture(self) -> None:
         try:
             path = save_picture(self)
         except (BPEError, OSError) as exc:

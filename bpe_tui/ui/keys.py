@@ -70,6 +70,9 @@ class Command:
     #: that must act at once even while the screen is busy (escape cancelling a run). The
     #: action raises SkipAction when it has nothing to do, so the key goes on as usual.
     priority: bool = False
+    #: A pane's id: the footer shows the key only while the focus is inside that pane (the key
+    #: works all over its screen); for a key that acts on what the pane has selected.
+    footer_within: str = ""
 
     @property
     def shown_keys(self) -> str:
@@ -105,7 +108,6 @@ COMMANDS: list[Command] = [
     Command("N", "ten merge steps", "step(10)", where=EXPLORE),
     Command("ctrl+n", "a hundred merge steps", "step(100)", where=EXPLORE),
     Command("r", "run to the target with a progress bar (escape cancels, keeps what was done)", "run", "Run", EXPLORE),
-    Command("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected", where=EXPLORE),
     Command("b,backspace", "undo one merge (backspace: outside text boxes)", "undo", "Undo", EXPLORE),
     Command("g", "go to step k (inspect: cut the table at merge k)", "goto", "Go to"),
     Command("w", "inspect: encode with the whole table again", "whole_table", "Whole table", INSPECT),
@@ -114,6 +116,8 @@ COMMANDS: list[Command] = [
     Command("s", "save the merge table (choose the format; asks before overwriting)", "save", "Save"),
     Command("o", "open a corpus or a merge table", "open", "Open", MAIN),
     Command("z", "maximize the pane that has the focus, or restore it (escape restores it too)", "maximize_pane", "Zoom"),
+    # (after zoom: at 80 columns the footer has room up to zoom)
+    Command("m", "pairs: merge the selected pair by hand instead of the leader", "merge_selected", "Merge", EXPLORE, footer_within="pairs"),
     Command("c", "compare the current table with another table on the same text", "compare", "Compare"),
     Command("a", "audit the table: unreachable, partial UTF-8, scaffold, unused tokens (own screen)", "audit"),
     Command("v", "evaluate the table on the parallel text set: bars per language, curves over merges", "evaluate"),
@@ -149,6 +153,8 @@ COMMANDS: list[Command] = [
     # every screen, last in its footer
     Command("P", "save a picture of the screen (SVG, beside the corpus or the table)", "app.picture", "Picture", SCREEN),
 ]
+
+_FOOTER_WITHIN = {c.action: c.footer_within for c in COMMANDS if c.action and c.footer_within}
 
 #: The views a main screen pushes (their keys are listed in their own footers, not the help).
 VIEWS = ("compare", "audit", "evaluate")
@@ -201,6 +207,11 @@ def typed_in_text_box(key: str) -> bool:
 def key_for(action: str) -> str:
     """The keys of ``action`` as a person reads them ("M"), for a sentence that names them."""
     return next(c.shown_keys for c in COMMANDS if c.action == action)
+
+
+def footer_within(action: str) -> str:
+    """The pane whose focus shows ``action``'s key in the footer ("": any focus)."""
+    return _FOOTER_WITHIN.get(action, "")
 
 
 def bindings_for(where: str) -> list[BindingType]:

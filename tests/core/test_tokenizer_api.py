@@ -180,6 +180,28 @@ def test_offsets_through_a_normalizer():
     assert all(s <= 1 < e or e <= 1 or s >= 2 for s, e in spans)  # nothing cuts İ in two
 
 
+@pytest.fixture(scope="module")
+def lowering_table():
+    """CLIP's rules: bytes, CLIP's regex, </w>, lowercase."""
+    return bpe_tui.train(str(CORPORA / "demo.txt"), units="bytes", pretokenizer="clip", end_of_word="</w>", lowercase=True, merges=50)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT | st.sampled_from(["The Moon while WINNING", "xİy ΟΔΟΣ"]))
+def test_pretoken_spans_are_the_pieces_where_they_stand(byte_table, lowering_table, text):
+    """pretoken_spans: pretokenize's pieces, each with its characters in the text as given,
+    in order; a lowercasing table's piece comes from its span's text lowercased."""
+    for table in (byte_table, lowering_table):
+        found = table.pretoken_spans(text)
+        assert [(sp, piece) for sp, piece, _ in found] == table.pretokenize(text)
+        _check_spans(text, [span for _, _, span in found])
+        for sp, piece, (s, e) in found:
+            if sp or table is byte_table:
+                assert piece == text[s:e]
+            else:
+                assert piece in text[s:e].lower(), (text, piece, text[s:e])
+
+
 def test_offsets_under_the_policy(byte_table):
     text = "a<|pad|>b"
     ids, spans = byte_table.encode_with_offsets(text)

@@ -37,6 +37,10 @@ async def test_audit_view_agrees_with_the_core():
         assert screen.report.corpus_tokens == app.session.trainer.total_tokens  # the trainer's own count
         lines = screen.category_lines
         assert len(lines) == len(expected.categories)
+        # the first category (unreachable) has no token: the detail says where tokens are chosen here
+        assert not expected.categories[0].ids
+        info = screen.query_one("#audit-detail #detail-info")
+        assert str(info.render()) == "select a token in the list above"
         unused = next(line for line in lines if line.split(maxsplit=1)[1].startswith("unused on the corpus"))  # after its number
         assert unused.split()[-1] == f"{len(expected['unused']):,}"
         # the whitespace category: its tokens listed, the first one's merge tree shown

@@ -63,3 +63,25 @@ async def test_a_table_without_a_context_says_nothing_of_one(tmp_path):
         app.query_one("#encode-input", Input).value = PROMPT
         await settle(app, pilot)
         assert app.encode.border_title == "Encode" and "context" not in app.status.text
+
+
+async def test_the_trace_follows_the_cursor_through_text_the_table_lowercases(clip_table):
+    """CLIP lowercases before pre-tokenizing: the word under the cursor is found by where it
+    stands in the typed text, not by looking for its lowercased form there."""
+    app = ExplorerApp(table_path=clip_table)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, InspectScreen)
+        box = app.query_one("#encode-input", Input)
+        box.focus()
+        text = "The cow jumped over the Moon while WINNING"
+        box.value = text
+        box.cursor_position = len(text)
+        await settle(app, pilot)
+        assert app.encode.trace_word == "winning"
+        assert app.encode.trace_lines[0].startswith("trace of “winning”")
+        box.cursor_position = text.index("Moon") + 2
+        await settle(app, pilot)
+        assert app.encode.trace_word == "moon"
+        box.cursor_position = text.index("jumped") + 1
+        await settle(app, pilot)
+        assert app.encode.trace_word == "jumped"

@@ -400,3 +400,28 @@ def test_pair_counts_then_are_not_guessed_across_the_superword_transition():
     now = dict(session.trainer.top_pairs(10))
     assert session.pair_counts_then(20, now) is None  # the corpus was cut anew at merge 30
     assert session.pair_counts_then(30, now) is not None
+
+
+async def test_encode_chips_move_whole_to_the_next_line_when_the_pane_narrows(tmp_path):
+    """Chips laid out at 120 columns are laid out again at 80: every chip line fits the view,
+    so no token is cut at the edge, and the chips still spell the tokens in order."""
+    from bpe_tui.ui.panes.encode import EncodeView
+
+    path = tmp_path / "t.json"
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=600), str(path))
+    app = ExplorerApp(table_path=str(path))
+    text = "the baker said that the old house was standing there in the middle of the village " * 3
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, InspectScreen)
+        app.query_one("#encode-input", Input).value = text
+        await settle(app, pilot)
+        view = app.query_one(EncodeView)
+        wide = [line.plain for line, _ in view.lines]
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        narrow = [line.plain for line, _ in view.lines]
+        assert narrow != wide and len(narrow) > len(wide)
+        assert all(cell_len(row) <= view.size.width - 1 for row in narrow)
+        chips = [name for row in narrow[0::2] for name in row.split()]
+        assert chips == [name for row in wide[0::2] for name in row.split()]
+        assert len(chips) == len(app.encode.ids)

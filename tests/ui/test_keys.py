@@ -126,8 +126,37 @@ async def test_footer_keys_are_whole_or_left_out(size):
         for key in shown:
             assert key.region.right <= palette.region.x, key.key
         hidden = [k for k in keys if not k.visible]
-        assert bool(hidden) == (size[0] == 80)
         assert keys == shown + hidden  # the first that does not fit and every key after it
+        assert "maximize_pane" in {k.action for k in shown}  # zoom fits, even at 80 columns
+        # at 120 columns every key fits, but for m (merge the selected pair) while the pair
+        # table has the focus: then the last one (P) makes room
+        if size[0] == 120:
+            assert [k.action for k in hidden] == ["app.picture"]
+        app.history.view.focus()
+        await settle(app, pilot)
+        assert bool([k for k in app.screen.query(FooterKey) if not k.visible]) == (size[0] == 80)
+
+
+async def test_m_is_in_the_footer_while_the_pair_table_has_the_focus():
+    """m merges the pair table's selected pair: the footer says so while that table has the
+    focus (at 120 columns; at 80 the footer's room ends at zoom), and m works from elsewhere."""
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.pairs.table.focus()
+        await settle(app, pilot)
+        merge = [k for k in app.screen.query(FooterKey) if k.action == "merge_selected"]
+        assert merge and merge[0].visible and merge[0].key == "m" and "Merge" in merge[0].description
+        app.history.view.focus()
+        await settle(app, pilot)
+        assert not [k for k in app.screen.query(FooterKey) if k.action == "merge_selected"]
+        app.pairs.table.focus()
+        await pilot.press("down")
+        chosen = app.pairs.pairs[1]
+        app.history.view.focus()
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.session.trainer.history[-1].pair == chosen
 
 
 async def test_keys_of_the_registry_run_their_actions():

@@ -271,6 +271,31 @@ async def test_picture_key_saves_the_screen_beside_the_corpus(tmp_path):
         assert sorted(os.listdir(tmp_path)) == ["little-evaluate.svg", "little-explore-step10-2.svg", "little-explore-step10.svg", "little.txt"]
 
 
+async def test_a_picture_leaves_out_the_notifications_on_screen(tmp_path):
+    """Toasts would cover the panes in the picture: P clears them first; the toast saying
+    where the picture went comes after it is written (so a second picture is clean too)."""
+    corpus = tmp_path / "little.txt"
+    shutil.copy(DEMO, corpus)
+    app = ExplorerApp(paths=[str(corpus)])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # (toasts drawn)
+        await settle_until(app, pilot, lambda: app.session is not None, "the corpus opened")
+        app.notify("covering-the-panes", title="a-toast-title", timeout=60)
+        await settle(app, pilot)
+        assert "covering-the-panes" in app.export_screenshot()  # on screen
+        await pilot.press("P")
+        await settle(app, pilot)
+        first = tmp_path / "little-explore-step0.svg"
+        svg = first.read_text(encoding="utf-8")
+        assert "covering-the-panes" not in svg and "a-toast-title" not in svg
+        assert [n.title for n in app._notifications] == ["picture saved"]
+        assert "picture saved" in app.export_screenshot().replace("&#160;", " ")  # now on screen
+        await pilot.press("P")
+        await settle(app, pilot)
+        second = (tmp_path / "little-explore-step0-2.svg").read_text(encoding="utf-8")
+        assert "picture saved" not in second.replace("&#160;", " ")
+        assert [str(n.message) for n in app._notifications] == [str(tmp_path / "little-explore-step0-2.svg")]
+
+
 async def test_picture_where_it_cannot_be_written_is_a_notification(tmp_path):
     corpus = tmp_path / "gone" / "little.txt"
     corpus.parent.mkdir()

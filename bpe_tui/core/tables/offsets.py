@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import difflib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..text.pretokenize import PreTokenizer, valid_text
@@ -105,8 +105,37 @@ class Alignment:
         return point, point
 
 
+#: A piece's characters ``(start, end)`` as a span of the original text.
+SpanOf = Callable[[int, int], Span]
+
+
 def encode_with_offsets(table: Encoder, text: str, dropout: float = 0.0, seed: int | None = None) -> tuple[list[int], list[Span]]:
     """``(ids, spans)`` of ``text`` (ids before the table's last touches: see MergeTable)."""
+    rng = random.Random(seed)
+    ids: list[int] = []
+    spans: list[Span] = []
+    for special, piece, span_of in _pieces(table, text):
+        if special is not None:
+            ids.append(table.special_tokens[special])
+            spans.append(span_of(0, len(piece)))
+            continue
+        for token_id, (s, e) in word_spans(table, piece, dropout, rng):
+            ids.append(token_id)
+            spans.append(span_of(s, e))
+    return ids, spans
+
+
+def pretoken_spans(table: Encoder, text: str) -> list[tuple[bool, str, Span]]:
+    """``(is_special, piece, (start, end))`` per piece of ``text``, in order: the pieces encode
+    sees (special tokens by name; pre-tokens lowercased, normalized and prefixed as encode
+    takes them) and the characters of ``text`` as given that each stands for."""
+    return [(special is not None, piece, span_of(0, len(piece))) for special, piece, span_of in _pieces(table, text)]
+
+
+def _pieces(table: Encoder, text: str) -> Iterator[tuple[str | None, str, SpanOf]]:
+    """The pieces of ``text`` as the encoder walks them: ``(special token or None, piece,
+    span_of)``, where ``span_of(s, e)`` is where characters ``s..e`` of the piece came from in
+    ``text`` as given."""
     pre = table._pre
     original = text
     text = valid_text(text)
@@ -121,29 +150,22 @@ def encode_with_offsets(table: Encoder, text: str, dropout: float = 0.0, seed: i
             start, end = alignment.back(start, end)
         return start, end
 
-    rng = random.Random(seed)
-    ids: list[int] = []
-    spans: list[Span] = []
-    specials = table.special_tokens
     pos = 0
     matches = pre.special_matcher.finditer(text) if pre.special_matcher is not None else iter(())
     for m in matches:
         if m.start() > pos:
-            _segment(table, text, pos, m.start(), pos == 0, dropout, rng, back, ids, spans)
-        ids.append(specials[m.group()])
-        spans.append(back(m.start(), m.end()))
+            yield from _segment(table, text, pos, m.start(), pos == 0, back)
+        yield m.group(), m.group(), _whole(back(m.start(), m.end()))
         pos = m.end()
     if pos < len(text):
-        _segment(table, text, pos, len(text), pos == 0, dropout, rng, back, ids, spans)
-    return ids, spans
+        yield from _segment(table, text, pos, len(text), pos == 0, back)
 
 
 def _segment(
-    table: Encoder, text: str, a: int, b: int, at_start: bool, dropout: float, rng: random.Random,
-    back: Callable[[int, int], Span], ids: list[int], spans: list[Span],
-) -> None:
-    """The tokens of ``text[a:b]`` (no special token of the raw text inside), appended with
-    their spans in the original text."""
+    table: Encoder, text: str, a: int, b: int, at_start: bool, back: Callable[[int, int], Span],
+) -> Iterator[tuple[str | None, str, SpanOf]]:
+    """The pieces of ``text[a:b]`` (no special token of the raw text inside), as
+    :func:`_pieces` gives them."""
     pre = table._pre
     segment = text[a:b]
     if pre.matches_normalized_tokens and pre.prefix_space is not None:
@@ -160,16 +182,15 @@ def _segment(
         parts = _parts(pre, norm)
 
     def to_text(start: int, end: int) -> Span:
-        """A range of ``norm`` as a range of ``text``."""
+        """A range of ``norm`` as a range of the original text."""
         start, end = aligned.back(start, end)
         if add_at:  # the prefix space is the segment's first character
             start, end = max(0, start - add_at), max(min(1, len(segment)), end - add_at)
-        return a + start, a + end
+        return back(a + start, a + end)
 
     for part_start, part_end, special in parts:
         if special is not None:
-            ids.append(table.special_tokens[special])
-            spans.append(back(*to_text(part_start, part_end)))
+            yield special, special, _whole(to_text(part_start, part_end))
             continue
         part = norm[part_start:part_end]
         if add_at is None:
@@ -178,12 +199,19 @@ def _segment(
         else:
             prefixed_part, shift = part, 0
         for w in pre.pattern.finditer(prefixed_part):
-            for token_id, (s, e) in word_spans(table, w.group(), dropout, rng):
-                lo, hi = w.start() + s - shift, w.start() + e - shift
-                if shift and lo < 0:  # the prefix space: the part's first character
-                    lo, hi = 0, max(hi, min(1, len(part)))
-                ids.append(token_id)
-                spans.append(back(*to_text(part_start + lo, part_start + hi)))
+
+            def span_of(s: int, e: int, at: int = w.start() - shift, part_start: int = part_start, size: int = len(part)) -> Span:
+                lo, hi = at + s, at + e
+                if lo < 0:  # the prefix space: the part's first character
+                    lo, hi = 0, max(hi, min(1, size))
+                return to_text(part_start + lo, part_start + hi)
+
+            yield None, w.group(), span_of
+
+
+def _whole(span: Span) -> SpanOf:
+    """A special token's ``span_of``: any part of it spans its whole match."""
+    return lambda s, e: span
 
 
 def _parts(pre: PreTokenizer, norm: str) -> list[tuple[int, int, str | None]]:

@@ -1388,6 +1388,12 @@ class MergeTable:
         """``(is_special, piece)`` for the text, as encode sees it."""
         return list(self._pre.split(text))
 
+    def pretoken_spans(self, text: str) -> list[tuple[bool, str, tuple[int, int]]]:
+        """``(is_special, piece, (start, end))``: the pieces of :meth:`pretokenize`, each with
+        the characters of ``text`` as given that it stands for (a lowercased or normalized
+        piece is found where its original text is). See :mod:`~bpe_tui.core.tables.offsets`."""
+        return offsets.pretoken_spans(self, text)
+
 
 def _unpickled(*args: Any) -> MergeTable:
     """A pickled table built again (see :meth:`MergeTable.__reduce__`)."""

@@ -27,15 +27,19 @@ class TokenDetail(Vertical):
     #: The token's chip and the tree's labels take their colours from the theme.
     COMPONENT_CLASSES = CHIP_CLASSES
 
-    def __init__(self, **kwargs) -> None:
+    #: What the pane says before a token is shown (where tokens are selected on the screen).
+    PROMPT = "select a token (history, corpus chip, encode box, or / to find one)"
+
+    def __init__(self, prompt: str = PROMPT, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.prompt = prompt
         self.table: MergeTable | None = None
         self.token_id: int | None = None
         self.pending: str | None = None
         self.info = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("select a token (history, corpus chip, encode box, or / to find one)", id="detail-info", markup=False)
+        yield Static(self.prompt, id="detail-info", markup=False)
         yield Static("", id="detail-pending", markup=False)
         tree: Tree = Tree(Text("—"), id="detail-tree")
         tree.show_root = True

@@ -28,6 +28,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Input
 
 from ...core.errors import DisallowedSpecial
@@ -52,7 +53,8 @@ from .status import KEEP, USEFUL, Phrases
 
 #: Texts longer than this many characters are encoded in a thread worker.
 LONG_TEXT = 2_000
-#: Characters either side of the cursor searched for the word to trace (long texts).
+#: Characters either side of the cursor searched for the word to trace (in a text longer
+#: than twice this: finding where normalized pieces stand costs more than encoding them).
 WORD_WINDOW = 256
 
 
@@ -151,29 +153,21 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
 
 
 def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
-    """The pre-tokenized word under ``cursor`` (or the last word before it; else the first).
+    """The pre-tokenized word under ``cursor`` (or the last word before it; else the first),
+    as encode sees it (lowercased, normalized), found by where it stands in ``text``.
 
     A long text is searched only near the cursor, so moving the cursor stays cheap.
     """
-    offset = 0
-    if len(text) > LONG_TEXT:
+    if len(text) > 2 * WORD_WINDOW:
         offset = max(0, cursor - WORD_WINDOW)
         text, cursor = text[offset : cursor + WORD_WINDOW], cursor - offset
-    pos = 0
     last = None
-    for is_special, piece in table.pretokenize(text):
-        start = text.find(piece, pos)
-        if start < 0:
-            start = pos
-        end = start + len(piece)
-        pos = end
+    for is_special, piece, (start, end) in table.pretoken_spans(text):
         if is_special:
             continue
         if start <= cursor < end or (cursor == end and cursor == len(text)):
             return piece
-        if start < cursor:
-            last = piece
-        elif last is None:
+        if start < cursor or last is None:
             last = piece
     return last
 
@@ -222,11 +216,27 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
 
 
 class EncodeView(VirtualList):
-    """Wrapped token chips with ids beneath."""
+    """Wrapped token chips with ids beneath (laid out again when the width changes)."""
+
+    class WidthChanged(Message):
+        """The view is wider or narrower: its chips are to be laid out again."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(show_cursor=False, **kwargs)
         self.lines: list[tuple[Text, list]] = []
+        self._width = 0
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        if self.size.width != self._width:
+            self._width = self.size.width
+            if self.lines:
+                self.post_message(self.WidthChanged())
+
+    @property
+    def chip_width(self) -> int:
+        """The cells a line of chips may take (the last column is the scrollbar's)."""
+        return max(20, self.size.width - 1 if self.size.width else 60)
 
     def render_row(self, index: int):
         return self.lines[index] if index < len(self.lines) else Text("")
@@ -301,6 +311,9 @@ class EncodePane(Vertical):
         self.specials: Policy = "recognise"
         #: Bumped by every request to encode; a worker's result is shown only if still current.
         self._generation = 0
+        #: The encoding on screen and the table it came from (its chips are laid out again
+        #: when the view's width changes).
+        self._shown: tuple[Encoding, MergeTable | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="type text to encode…", id="encode-input", compact=True, select_on_focus=False)
@@ -350,8 +363,7 @@ class EncodePane(Vertical):
             self._show(self._generation, Encoding(text=self.text), None)
             return
         view = self.query_one(EncodeView)
-        width = max(20, view.size.width - 1 if view.size.width else 60)
-        args = (table, self.text, self.dropout, self.seed, width, self.count_pairs, view.chip_styles, self.specials)
+        args = (table, self.text, self.dropout, self.seed, view.chip_width, self.count_pairs, view.chip_styles, self.specials)
         if len(self.text) > LONG_TEXT:
             self.query_one("#encode-summary", Phrases).show_phrases([(f"encoding {plural(len(self.text), 'character')}…", "", KEEP)])
             self._encode_in_worker(self._generation, args)
@@ -369,6 +381,7 @@ class EncodePane(Vertical):
         """Put an encoding on screen (unless a newer request has replaced it)."""
         if generation != self._generation:
             return
+        self._shown = (result, table)
         self.pieces = result.pieces
         self.ids = [i for i, _ in result.pieces]
         self.query_one(EncodeView).set_lines(result.chip_lines)
@@ -452,6 +465,21 @@ class EncodePane(Vertical):
         table = session.table() if session is not None else None
         if table is not None and self.text:
             self._trace(table)
+
+    def on_encode_view_width_changed(self, event: EncodeView.WidthChanged) -> None:
+        """A chip never runs past the edge: the chips are laid out again for the new width
+        (a long text, or a refusal's sentence, is encoded again)."""
+        event.stop()
+        shown = self._shown
+        if shown is None:
+            return
+        result, table = shown
+        if result.summary == "refused" or len(result.text) > LONG_TEXT:
+            self._encode()
+        elif table is not None and result.pieces:
+            view = self.query_one(EncodeView)
+            result.chip_lines = chip_lines(result.pieces, table.end_of_word, view.chip_width, view.chip_styles)
+            view.set_lines(result.chip_lines)
 
     def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
         event.stop()

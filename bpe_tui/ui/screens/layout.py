@@ -39,6 +39,7 @@ from ..keys import (
     MAIN,
     SESSION,
     bindings_for,
+    footer_within,
     typed_in_text_box,
 )
 from ..messages import (
@@ -99,11 +100,14 @@ class MainScreen(Screen):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        """The keys that work now (what the footer shows): in a text box, not those it types."""
+        """The keys that work now (what the footer shows): in a text box, not those it types;
+        a key that acts on a pane's selection only while that pane has the focus."""
         bindings = super().active_bindings
-        if isinstance(self.focused, Input):
-            return {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
-        return bindings
+        focused = self.focused
+        if isinstance(focused, Input):
+            bindings = {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
+        within = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
+        return {key: b for key, b in bindings.items() if footer_within(b.binding.action) in within | {""}}
 
     @property
     def status(self) -> StatusLine:

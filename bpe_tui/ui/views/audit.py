@@ -117,7 +117,7 @@ class AuditScreen(WorkScreen):
             with Vertical(id="audit-right"):
                 yield Static("", id="audit-meaning", markup=False)
                 yield TokenList(id="audit-tokens")
-                yield TokenDetail(id="audit-detail")
+                yield TokenDetail("select a token in the list above", id="audit-detail")
         with Horizontal(id="audit-charts"):
             yield Chart(id="audit-counts")
             yield Chart(id="audit-lengths")
