@@ -1056,8 +1056,7 @@ class Trainer:
     def _surface_kind_error(self, pair: Sequence[object]) -> str | None:
         """What is wrong with the kind of a pair's parts (str for bytes, bytes for str), if it is."""
         byte_level = self.config.units == "bytes"
-        wrong = [p for p in pair if not isinstance(p, bytes if byte_level else str)]
-        if not wrong:
+        if all(isinstance(p, bytes if byte_level else str) for p in pair):
             return None
         if byte_level:
             example = tuple(p.encode("utf-8") if isinstance(p, str) else p for p in pair)

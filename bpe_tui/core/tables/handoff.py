@@ -41,9 +41,14 @@ def library(name: str) -> Any:
         raise BPEError(f"this needs the {name} library: pip install {name}") from None
 
 
-def _refuse(library_name: str, problems: list[str]) -> BPEError:
+def listed(problems: list[str]) -> str:
+    """The first problem, then how many more and which: one line for an error."""
     more = f" (and {len(problems) - 1} more: {'; '.join(problems[1:])})" if len(problems) > 1 else ""
-    return BPEError(f"{library_name} cannot encode this table as bpe-tui does: {problems[0]}{more}")
+    return problems[0] + more
+
+
+def _refuse(library_name: str, problems: list[str]) -> BPEError:
+    return BPEError(f"{library_name} cannot encode this table as bpe-tui does: {listed(problems)}")
 
 
 def _special_flags(table: Table) -> list[str]:

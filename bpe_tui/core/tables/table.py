@@ -293,6 +293,11 @@ class MergeTable:
         # table's own library, which has no id for them.
         outside = self.config.get("outside_vocab_from")
         self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
+        # ``(len, n_vocab)`` of the ids below it, where there is such a limit (see __len__)
+        self._inside_counts: tuple[int, int] | None = None
+        if self._outside_from is not None:
+            inside = [i for i in self._vocab if i < self._outside_from]
+            self._inside_counts = len(inside), max(inside, default=-1) + 1
 
     def __reduce__(self) -> tuple[Any, ...]:
         """A table pickles as what builds it again (so worker processes get it whole: see
@@ -584,9 +589,7 @@ class MergeTable:
         """Vocabulary size (base + special + merged tokens). A helper symbol kept outside the
         vocabulary (CLIP's lone ``</w>``, ``config["outside_vocab_from"]``: encoding never
         gives it) is not counted: CLIP's table has 49,408 tokens, as CLIPTokenizer says."""
-        if self._outside_from is None:
-            return len(self._vocab)
-        return sum(1 for i in self._vocab if i < self._outside_from)
+        return len(self._vocab) if self._inside_counts is None else self._inside_counts[0]
 
     @property
     def num_merges(self) -> int:
@@ -631,9 +634,7 @@ class MergeTable:
     def n_vocab(self) -> int:
         """One more than the largest id (tiktoken's ``n_vocab``): ids run below it. ``len(table)``
         counts the tokens (Hugging Face's ``get_vocab_size``); the two differ where ids have gaps."""
-        if self._outside_from is not None:
-            return max((i for i in self._vocab if i < self._outside_from), default=-1) + 1
-        return max(self._vocab, default=-1) + 1
+        return max(self._vocab, default=-1) + 1 if self._inside_counts is None else self._inside_counts[1]
 
     def decode_single_token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token (tiktoken's ``decode_single_token_bytes``): a byte-level

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from ...errors import BPEError
 from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
-from ..handoff import tokenizers_problems
+from ..handoff import listed, tokenizers_problems
 from ..table import MergeTable
 from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
 
@@ -258,9 +258,8 @@ def check_table(table: MergeTable, format: FormatName) -> None:
     if format == "transformers":
         problems = tokenizers_problems(table)
         if problems:
-            more = f" (and {len(problems) - 1} more: {'; '.join(problems[1:])})" if len(problems) > 1 else ""
             raise BPEError(
-                f"transformers would encode this table otherwise: {problems[0]}{more}; "
+                f"transformers would encode this table otherwise: {listed(problems)}; "
                 "write a tokenizer.json with the hf format to have the file anyway"
             )
 
