@@ -324,3 +324,20 @@ def test_segment_chunks_equals_merging_each_chunk_by_rank(chunks, picks):
     surfaces = {bytes([i]): i for i in range(256)}
     got = segment_chunks(chunks, [1] * len(chunks), merges, surfaces)
     assert [list(map(ord, w)) for w in got] == [merge(list(c.encode()), ranks, made) for c in chunks]
+
+
+def test_a_superword_trainer_reports_each_record_once(tmp_path):
+    """Files are read once per stage (words, then chunks): the read report counts the records
+    and the bad ones skipped once, as a plain trainer's does."""
+    from bpe_tui.core.text.datasets.records import ReadReport
+    from tests.dataset_files import write_jsonl
+
+    path = write_jsonl(tmp_path / "d.jsonl", [f"record {i}: the cat sat on the mat\n" for i in range(50)])
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("{not json\n")
+    reports = []
+    for k in (None, 5):
+        report = ReadReport()
+        Trainer.from_files([str(path)], TrainerConfig(preset="gpt2", superwords_after=k), skip_bad_records=True, report=report)
+        reports.append((report.records, report.skipped, len(report.examples)))
+    assert reports[0] == reports[1] == (50, 1, 1)

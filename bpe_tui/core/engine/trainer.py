@@ -407,9 +407,11 @@ def _count_stages(
     return words, chunks
 
 
-def _each(count: Callable[[TrainerConfig], dict[str, int]]) -> Callable[[list[TrainerConfig]], list[dict[str, int]]]:
-    """Count under several configs by counting once per config (files can be read again)."""
-    return lambda configs: [count(c) for c in configs]
+def _each(count: Callable[[TrainerConfig, bool], dict[str, int]]) -> Callable[[list[TrainerConfig]], list[dict[str, int]]]:
+    """Count under several configs by counting once per config (files can be read again):
+    ``count(config, first)``, ``first`` true for the first counting only (a read report is
+    filled by it alone: the others read the same records)."""
+    return lambda configs: [count(c, k == 0) for k, c in enumerate(configs)]
 
 
 def _no_superwords_from_counts(config: TrainerConfig, paths: list[str]) -> None:
@@ -681,7 +683,7 @@ class Trainer:
         from ..text.corpus import count_text
 
         config = config or TrainerConfig()
-        words, chunks = _count_stages(_each(lambda cfg: count_text(text, cfg)), config, 0)
+        words, chunks = _count_stages(_each(lambda cfg, _: count_text(text, cfg)), config, 0)
         return cls.from_counts(words, config, name=name, chunk_counts=chunks)
 
     @classmethod
@@ -722,9 +724,9 @@ class Trainer:
             word_counts = read_count_files(paths, progress=progress)
         else:
             options = dict(client=client, errors=errors, progress=progress, workers=workers, text_field=text_field, skip_bad_records=skip_bad_records)
-            if report is not None:
-                options["report"] = report
-            word_counts, chunk_counts = _count_stages(_each(lambda cfg: count_words(paths, cfg, **options)), config, 0)
+            word_counts, chunk_counts = _count_stages(
+                _each(lambda cfg, first: count_words(paths, cfg, report=report if first else None, **options)), config, 0
+            )
         _check_words(word_counts, paths)
         return cls.from_counts(word_counts, config, name=corpus_name(paths), chunk_counts=chunk_counts)
 
@@ -776,7 +778,10 @@ class Trainer:
             _no_superwords_from_counts(cfg, paths)
             word_counts = read_count_files(paths, progress=options.get("progress"))
         else:
-            word_counts, chunk_counts = _count_stages(_each(lambda c: count_words(paths, c, **options)), cfg, table.num_merges)
+            report = options.pop("report", None)
+            word_counts, chunk_counts = _count_stages(
+                _each(lambda c, first: count_words(paths, c, report=report if first else None, **options)), cfg, table.num_merges
+            )
         name = corpus_name(paths)
         _check_words(word_counts, paths)
         return cls(word_counts, config, name=name, start=table, chunk_counts=chunk_counts)
