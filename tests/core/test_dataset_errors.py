@@ -243,7 +243,7 @@ def test_a_truncated_stream_says_how_far_it_was_read(tmp_path):
     import re
     import zlib
 
-    from bpe_tui.core.text.blocks import PIECE
+    from bpe_tui.core.text.blocks import DECOMPRESSED_PIECE
 
     data = "".join(f"line {i}: the quick brown fox, number {i * 7919 % 10007}\n" for i in range(8000)).encode()
     packed = gzip.compress(data)
@@ -255,4 +255,4 @@ def test_a_truncated_stream_says_how_far_it_was_read(tmp_path):
     assert found, info.value
     after = int(found.group(1).replace(",", ""))
     readable = len(zlib.decompressobj(31).decompress(packed[: len(packed) * 3 // 4]))
-    assert readable - PIECE <= after <= readable, (after, readable, len(data))
+    assert readable - DECOMPRESSED_PIECE <= after <= readable, (after, readable, len(data))

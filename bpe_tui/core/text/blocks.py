@@ -22,7 +22,7 @@ from ..errors import BPEError, NotUTF8
 from .sources import SNIFF, source_name
 
 BLOCK = 1 << 20  # bytes read at a time
-PIECE = 1 << 16  # bytes decompressed at a time (a damaged stream is found within one)
+DECOMPRESSED_PIECE = 1 << 16  # bytes decompressed at a time (a damaged stream is found within one)
 #: A line longer than this many blocks is handed on in pieces (memory stays flat on a corpus
 #: that is one long line), each cut at a word boundary (see :func:`_word_safe_cut`).
 LONG_LINE = 4
@@ -89,7 +89,7 @@ def raw_blocks(
                     block = stream.read(size)
                 else:  # in pieces, so a damaged stream's error says how far it was read
                     pieces = []
-                    while got < size and (piece := stream.read(min(PIECE, size - got))):
+                    while got < size and (piece := stream.read(min(DECOMPRESSED_PIECE, size - got))):
                         pieces.append(piece)
                         got += len(piece)
                     block = b"".join(pieces)

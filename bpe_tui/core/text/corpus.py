@@ -116,39 +116,21 @@ class WordCounter:
             first = self.lines_done + 1
             self.lines_done += text.count("\n")
             return count_lines(split_lines(text), self.pre, counts, first)
-        lower = self._lowercase  # str.lower's only context rule (final sigma) stops at "\n"
-        if self._special_split is None:
-            counts.update(self._words(text.lower() if lower else text))
-        else:
-            for segment in self._special_split(text):  # specials are cut before lowercasing
-                if segment:
-                    counts.update(self._words(segment.lower() if lower else segment))
+        for segment in self._segments(text):  # (str.lower's only context rule, final sigma, stops at "\n")
+            counts.update(self._words(segment))
         return counts
 
     def add_pieces(self, pieces: Iterable[str], counts: Counter[str]) -> Counter[str]:
         """Add a text file's text given in pieces that each end at a line end or at the end of
-        the input (what :func:`~.parts.read_part` gives of a text file). Pieces that end with a
-        line break are joined first, up to about BLOCK characters (whole lines count as they
-        would one by one), so many short pieces cost one ``findall`` per block; a piece longer
-        than LONG_LINE blocks is cut at line ends first (:func:`~.blocks.document_pieces`)."""
-        batch: list[str] = []
-        size = 0
-        add = self.add
+        the input (what :func:`~.parts.read_part` gives of a text file: blocks of about BLOCK
+        characters); a piece longer than LONG_LINE blocks is cut at line ends first
+        (:func:`~.blocks.document_pieces`)."""
         for piece in pieces:
             if len(piece) > LONG_LINE * BLOCK:
-                if batch:
-                    add("".join(batch), counts)
-                    batch, size = [], 0
                 for cut in document_pieces(piece):
-                    add(cut, counts)
-                continue
-            batch.append(piece)
-            size += len(piece)
-            if size >= BLOCK or not piece.endswith("\n"):
-                add(piece if len(batch) == 1 else "".join(batch), counts)
-                batch, size = [], 0
-        if batch:
-            add("".join(batch), counts)
+                    self.add(cut, counts)
+            else:
+                self.add(piece, counts)
         return counts
 
     def add_documents(self, documents: Iterable[str], counts: Counter[str]) -> Counter[str]:
@@ -171,17 +153,19 @@ class WordCounter:
     def _document_words(self, text: str) -> list[str]:
         """PreTokenizer.words(text) for a trainer's pre-tokenizer (special tokens cut first,
         then lowercasing), faster: ASCII text by the ASCII pattern."""
-        lower = self._lowercase
-        if self._special_split is None:
-            segments = [text]
-        else:
-            segments = [segment for segment in self._special_split(text) if segment]
         out: list[str] = []
-        for segment in segments:
-            if lower:
-                segment = segment.lower()
+        for segment in self._segments(text):
             out += self._whole_ascii_findall(segment) if segment.isascii() else self._whole_findall(segment)
         return out
+
+    def _segments(self, text: str) -> list[str]:
+        """What the pattern reads of ``text``: the text between special tokens (cut before
+        lowercasing, none empty), each lowercased where the rules say so."""
+        if self._special_split is None:
+            segments = [text] if text else []
+        else:
+            segments = [segment for segment in self._special_split(text) if segment]
+        return [segment.lower() for segment in segments] if self._lowercase else segments
 
     def add_part(self, records: bool, pieces: Iterable[str], counts: Counter[str]) -> Counter[str]:
         """Add what :func:`~.parts.read_part` gives of a part: a dataset's documents
