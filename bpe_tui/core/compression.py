@@ -20,6 +20,7 @@ import bz2
 import gzip
 import io
 import lzma
+import os
 import sys
 from typing import Any, BinaryIO
 
@@ -197,10 +198,16 @@ def open_file(path: str) -> tuple[BinaryIO, str | None]:
     return open_stream(open(path, "rb"), path)
 
 
-def is_compressed(path: str) -> bool:
-    """Whether a local file's first bytes are a known compression's magic number."""
-    with open(path, "rb") as f:
-        return compression_of(f.read(8)) is not None
+def file_compression(path: str) -> str | None:
+    """The compression of a regular file (``gzip`` ...), by its magic number; None otherwise
+    (also for a file that cannot be read: its reader says why)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            return compression_of(f.read(8))
+    except OSError:
+        return None
 
 
 def read_error(name: str, kind: str, exc: BaseException, offset: int) -> BPEError:

@@ -52,6 +52,7 @@ from .corpus import (
     start_resource_tracker,
 )
 from .datasets.records import ReadReport, RecordOptions
+from .kinds import PARQUET
 from .parts import Part, plan_parts
 from .sources import corpus_where, expand_sources
 
@@ -300,7 +301,7 @@ def _span(part: Part) -> str:
     """Which part of its file a part is, in words."""
     if part.end is None:
         return "the file"
-    unit = "row groups" if part.kind.kind == "parquet" else "bytes"
+    unit = "row groups" if part.kind.kind == PARQUET else "bytes"
     return f"{unit} {part.start}-{part.end}"
 
 

@@ -33,6 +33,7 @@ import os
 import stat
 from typing import Any, Protocol
 
+from ...compression import file_compression
 from ...errors import BPEError
 from ...text.pretokenize import SUPERWORD_PRETOKENIZER
 from ...types import FormatName
@@ -102,39 +103,46 @@ class SeveralTables(BPEError):
     """A folder that holds several merge tables and is none itself: which one is meant?"""
 
 
-def table_in_folder(path: str) -> str:
-    """``path`` itself, or for a folder no format reads as a whole (not a gpt2 or tokenizer.json
-    folder) the one table file it holds: ``tables/o200k/`` means ``tables/o200k/o200k_base.tiktoken``.
-    A folder holding several tables is a one-line BPEError naming them."""
-    if not os.path.isdir(path) or _sniffed(path) is not None:
-        return path
+def _located(path: str, sniff: bool = True) -> tuple[str, TableReader | None]:
+    """The file or folder a table is read from and the format module that reads it (None: no
+    format does; not looked for in a file without ``sniff``). A folder no format reads as a whole (not a gpt2 or tokenizer.json folder)
+    means the one table file it holds: ``tables/o200k/`` is ``tables/o200k/o200k_base.tiktoken``;
+    a folder holding several tables is a one-line BPEError naming them. Each file is sniffed once."""
+    check_readable(path)
+    if not os.path.isdir(path):
+        return path, _detected(path) if sniff else None
+    found = _sniffed(path)
+    if found is not None:
+        return path, found
     names = sorted(n for n in os.listdir(path) if not n.startswith(".") and os.path.isfile(os.path.join(path, n)))
-    tables = [n for n in names if _detected(os.path.join(path, n)) is not None]
+    tables = [(n, module) for n in names if (module := _detected(os.path.join(path, n))) is not None]
     if len(tables) == 1:
-        return os.path.join(path, tables[0])
+        name, module = tables[0]
+        return os.path.join(path, name), module
     if tables:
-        shown = ", ".join(tables[:6]) + (f" and {len(tables) - 6} more" if len(tables) > 6 else "")
+        shown = ", ".join(n for n, _ in tables[:6]) + (f" and {len(tables) - 6} more" if len(tables) > 6 else "")
         raise SeveralTables(f"{path}: a folder of {len(tables)} merge tables; open one of them: {shown}")
-    return path
+    return path, None
 
 
 def detect(path: str) -> TableReader:
     """The format module that can read ``path``; BPEError if none can. A compressed file is
     told by what it holds (only its head is decompressed for this)."""
-    path = os.fspath(path)
-    check_readable(path)
-    path = table_in_folder(path)
-    found = _detected(path)
+    path, found = _located(os.fspath(path))
     if found is None:
-        kind = _compressed.compression(path)
-        what = f"{kind}-compressed, and what it holds is not" if kind is not None else "not"
-        raise BPEError(f"{path}: {what} a merge table this tool can read (known formats: {', '.join(readers())})")
+        raise _not_a_table(path)
     return found
+
+
+def _not_a_table(path: str) -> BPEError:
+    kind = file_compression(path)
+    what = f"{kind}-compressed, and what it holds is not" if kind is not None else "not"
+    return BPEError(f"{path}: {what} a merge table this tool can read (known formats: {', '.join(readers())})")
 
 
 def _detected(path: str) -> TableReader | None:
     """The format module that reads ``path`` (a compressed file: by what its head holds), or None."""
-    kind = _compressed.compression(path)
+    kind = file_compression(path)
     if kind is None:
         return _sniffed(path)
     with _compressed.decompressed(path, kind, _compressed.HEAD) as head:
@@ -157,16 +165,13 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
     Anything wrong with the file is a one-line BPEError naming it; a reader's own checks name
     the line or JSON path, and anything they did not foresee is still reported, not raised.
     """
-    path = os.fspath(path)
-    check_readable(path)
-    path = table_in_folder(path)
-    if format is None:
-        module = detect(path)
-    elif format in readers():
-        module = readers()[format]
-    else:
+    path, found = _located(os.fspath(path), sniff=format is None)
+    if format is not None and format not in readers():
         raise BPEError(f"unknown table format {format!r}; choose one of {', '.join(readers())}")
-    kind = _compressed.compression(path)
+    module = readers()[format] if format is not None else found
+    if module is None:
+        raise _not_a_table(path)
+    kind = file_compression(path)
     if kind is None:
         return _read(module, path, path)
     with _compressed.decompressed(path, kind) as plain:

@@ -25,17 +25,6 @@ from ...errors import BPEError
 HEAD = 1 << 16
 
 
-def compression(path: str) -> str | None:
-    """The compression of a regular file (``gzip`` ...), by its magic number; None otherwise."""
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            return compression_of(f.read(8))
-    except OSError:
-        return None
-
-
 @contextmanager
 def decompressed(path: str, kind: str, limit: int | None = None) -> Iterator[str]:
     """A temporary plain copy of the compressed file ``path`` (removed afterwards): all of it,
