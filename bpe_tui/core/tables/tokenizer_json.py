@@ -145,6 +145,18 @@ def _unk_token(table: TableView) -> str | None:
     return surface if isinstance(surface, str) else None
 
 
+def added_tokens(table: TableView) -> dict[int, dict[str, Any]]:
+    """``id -> entry`` of each special token, in id order, as Hugging Face writes an added
+    token: its text, its flags (the table's ``config["special_flags"]``, read from a
+    tokenizer.json; false where none was read) and ``special``."""
+    flags: Mapping[str, Mapping[str, Any]] = table.config.get("special_flags") or {}
+    return {
+        i: {"content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
+            "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
+        for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
+    }
+
+
 def dumps(table: TableView, legacy_merges: bool = False, attached: Sequence[tuple[str, str]] | None = None) -> str:
     """The tokenizer.json text for ``table``.
 
@@ -231,12 +243,7 @@ def dumps(table: TableView, legacy_merges: bool = False, attached: Sequence[tupl
             {"type": "Prepend", "prepend": SPACE_MARK},
             {"type": "Replace", "pattern": {"String": " "}, "content": SPACE_MARK},
         ]
-    flags: Mapping[str, Mapping[str, Any]] = table.config.get("special_flags") or {}
-    added = [
-        {"id": i, "content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
-         "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
-        for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
-    ]
+    added = [{"id": i, **entry} for i, entry in added_tokens(table).items()]
     unk = _unk_token(table)
     data = {
         "version": "1.0",

@@ -51,7 +51,7 @@ from typing import Any, Final
 
 from ...atomic import atomic_write_bytes
 from ...compression import named_compression, plain_name
-from ...engine.units import bytes_to_gpt2_str, bytes_to_unicode, unicode_to_bytes
+from ...engine.units import bytes_to_gpt2_str, bytes_to_unicode, gpt2_str_to_bytes
 from ...errors import BPEError
 from ...text.pretokenize import CLIP_PRETOKENIZER
 from ..table import MergeTable
@@ -90,10 +90,9 @@ def sniff(path: str) -> bool:
 def _token_bytes(token: str) -> bytes | None:
     """A token of the file as bytes (``</w>`` kept as the bytes ``</w>``), or None if a
     character is outside GPT-2's byte alphabet."""
-    body, end = (token[: -len(EOW)], True) if token.endswith(EOW) and len(token) > len(EOW) else (token, False)
-    to_byte = unicode_to_bytes()
+    body, end = _eow.split_symbol(token, EOW)
     try:
-        data = bytes(to_byte[c] for c in body)
+        data = gpt2_str_to_bytes(body)
     except KeyError:
         return None
     return data + EOW.encode() if end else data

@@ -75,14 +75,7 @@ def write(
     """Write the folder ``path`` (see the module docstring); the roles as :func:`roles`."""
     named = roles(table, bos_token=bos_token, eos_token=eos_token, unk_token=unk_token, pad_token=pad_token)
     attached = [(a, b) for a, b, _ in _eow.attach(table)] if table.units == "chars" and table.end_of_word else None
-    flags = table.config.get("special_flags") or {}
-    decoder = {
-        str(i): {
-            "content": s, "lstrip": bool(flags.get(s, {}).get("lstrip")), "normalized": bool(flags.get(s, {}).get("normalized")),
-            "rstrip": bool(flags.get(s, {}).get("rstrip")), "single_word": bool(flags.get(s, {}).get("single_word")), "special": True,
-        }
-        for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
-    }
+    decoder = {str(i): dict(sorted(entry.items())) for i, entry in tokenizer_json.added_tokens(table).items()}  # (transformers' key order)
     config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "clean_up_tokenization_spaces": False,
