@@ -113,9 +113,8 @@ def _rows(rows: list[list[str] | str], head: list[str] | None = None) -> str:
 # ------------------------------------------------------------------ tables
 
 
-def _table_rules(table: Any) -> str:
-    """``bytes · gpt2 · lexical-max``: a table's rules in one phrase."""
-    d = table.describe(build=False)
+def _table_rules(d: dict[str, Any]) -> str:
+    """``bytes · gpt2 · lexical-max``: a table's rules in one phrase (``d``: its describe())."""
     parts = [d["units"], describe_pretokenizer(d["pretokenizer"])]
     if d["tie_break"]:
         parts.append(str(d["tie_break"]))
@@ -126,8 +125,8 @@ def _table_rules(table: Any) -> str:
     return " · ".join(parts)
 
 
-def _table_size(table: Any) -> str:
-    d = table.describe(build=False)
+def _table_size(d: dict[str, Any]) -> str:
+    """``1,000 tokens, 743 merges`` (``d``: a table's describe())."""
     merges = "merge list not built yet" if d["merges"] is None else plural(d["merges"], "merge")
     return f"{plural(d['vocab_size'], 'token')}, {merges}"
 
@@ -136,7 +135,7 @@ def table_repr(table: Any) -> str:
     """``<MergeTable 1,000 tokens, 743 merges · bytes · gpt2 · lexical-max>`` (and its file)."""
     d = table.describe(build=False)
     source = f" from {d['source']!r} ({d['format']})" if d["source"] else ""
-    return f"<MergeTable {_table_size(table)} · {_table_rules(table)}{source}>"
+    return f"<MergeTable {_table_size(d)} · {_table_rules(d)}{source}>"
 
 
 def table_html(table: Any) -> str:
@@ -160,7 +159,7 @@ def table_html(table: Any) -> str:
         rows.append([_e(plural(len(d["special_tokens"]), "special token")), ", ".join(f"<code>{_e(item)}</code>" for item in items)])
     for note in d["notes"]:
         rows.append(["note", _e(note)])
-    out = [f'<div style="{_BOX}"><b>MergeTable</b>{name}: {_e(_table_size(table))}', _rows([[_e(k), v] for k, v in rows])]
+    out = [f'<div style="{_BOX}"><b>MergeTable</b>{name}: {_e(_table_size(d))}', _rows([[_e(k), v] for k, v in rows])]
     if d["merges"]:
         out.append(_merges_html(table, d["merges"]))
     out.append("</div>")
