@@ -260,15 +260,18 @@ class ExplorerApp(App):
 
         def chosen(choice: OpenChoice | None) -> None:
             if choice is not None and self.openable(choice.path):  # a typo is said before unsaved merges are asked about
-                self.confirm_discard(f"Open {choice.path}", lambda: self.open_path(choice.path, choice.records))
+                self.confirm_discard(f"Open {choice.path}", lambda: self._open(choice.path, choice.records))
 
         self.push_screen(OpenScreen(self.records), chosen)
 
     def open_path(self, path: str, records: RecordOptions | None = None) -> None:
         """Open a table or a corpus; which one it is is found out in the Loader's worker.
         ``records``: how a dataset's records give documents (kept for the next open)."""
-        if not self.openable(path):
-            return
+        if self.openable(path):
+            self._open(path, records)
+
+    def _open(self, path: str, records: RecordOptions | None) -> None:
+        """open_path's work, for a path found there (see openable)."""
         path = os.path.expanduser(path)
         if records is not None:
             self.records = records
@@ -282,7 +285,7 @@ class ExplorerApp(App):
         import glob
 
         path = os.path.expanduser(path)
-        if os.path.exists(path) or glob.glob(path):
+        if os.path.exists(path) or next(glob.iglob(path), None) is not None:
             return True
         self.notify(f"{path}: no such file or directory", title="cannot open", severity="error", timeout=10)
         return False

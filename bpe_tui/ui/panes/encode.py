@@ -227,7 +227,7 @@ class EncodeView(VirtualList):
         self._width = 0
 
     def on_resize(self, event: events.Resize) -> None:
-        super().on_resize(event)
+        # (VirtualList's own on_resize runs too: Textual calls the handler of every class)
         if self.size.width != self._width:
             self._width = self.size.width
             if self.lines:

@@ -332,8 +332,7 @@ class SessionScreen(MainScreen):
 
     def action_maximize_pane(self) -> None:
         """z: the pane holding the focus fills the screen; again (or escape): the layout."""
-        if self.maximized is not None:
-            self.minimize()
+        if self.restore_layout():
             return
         focused = self.focused
         for node in focused.ancestors_with_self if focused is not None else ():
