@@ -111,7 +111,7 @@ def chain_table() -> MergeTable:
 @given(st.text(alphabet="ab", min_size=HEAP_FROM, max_size=300), st.integers(0, 3))
 def test_table_long_pieces_match_simple_loop(word, seed):
     table = chain_table()
-    ids = table._base_ids(word)
+    ids = table._encoder.base_ids(word)
     key_rank = pair_rule_of(table)
     simple = reference(ids, key_rank)
     assert list(table.encode(word)) == simple

@@ -318,7 +318,7 @@ def encode_piece_by_piece(table, text: str) -> list[int]:
     """The reference encoding: the table's own pre-tokens, one word at a time."""
     out: list[int] = []
     for is_special, piece in table.pretokenize(text):
-        out.extend([table.special_tokens[piece]] if is_special else table._encode_word(piece))
+        out.extend([table.special_tokens[piece]] if is_special else table._encoder.encode_word(piece))
     return out
 
 

@@ -47,25 +47,25 @@ Span = tuple[int, int]
 
 
 class Encoder(Protocol):
-    """What this module reads of a MergeTable (its encoder's parts)."""
+    """What this module reads of a table's encoder (``encoder.Encoder``)."""
 
     units: str
     special_tokens: dict[str, int]
     continuing_prefix: str | None
-    _pre: PreTokenizer
-    _base: dict[Any, int]
-    _continuing_base: dict[str, int]
-    _byte_tokens: dict[int, int]
-    _byte_token_values: dict[int, int]
-    _eow_id: int | None
-    _fuse_unk: bool
+    pre: PreTokenizer
+    base: dict[Any, int]
+    continuing_base: dict[str, int]
+    byte_tokens: dict[int, int]
+    byte_token_values: dict[int, int]
+    eow_id: int | None
+    fuse_unk: bool
     by_token_rank: bool
 
     def whole_token(self, word: str) -> int | None: ...
 
-    def _symbols(self, word: str) -> list[Any]: ...
+    def symbols(self, word: str) -> list[Any]: ...
 
-    def _merged(self, symbols: list[Any], dropout: float = 0.0, rng: random.Random | None = None, log: list[Any] | None = None) -> list[int]: ...
+    def merged(self, symbols: list[Any], dropout: float = 0.0, rng: random.Random | None = None, log: list[Any] | None = None) -> list[int]: ...
 
 
 class Alignment:
@@ -136,7 +136,7 @@ def _pieces(table: Encoder, text: str) -> Iterator[tuple[str | None, str, SpanOf
     """The pieces of ``text`` as the encoder walks them: ``(special token or None, piece,
     span_of)``, where ``span_of(s, e)`` is where characters ``s..e`` of the piece came from in
     ``text`` as given."""
-    pre = table._pre
+    pre = table.pre
     original = text
     text = valid_text(text)
     chain = [Alignment(original, text)]  # later text -> earlier, innermost last
@@ -166,10 +166,10 @@ def _segment(
 ) -> Iterator[tuple[str | None, str, SpanOf]]:
     """The pieces of ``text[a:b]`` (no special token of the raw text inside), as
     :func:`_pieces` gives them."""
-    pre = table._pre
+    pre = table.pre
     segment = text[a:b]
     if pre.matches_normalized_tokens and pre.prefix_space is not None:
-        # normalized first, then the prefix before each part (MergeTable._encode's general path)
+        # normalized first, then the prefix before each part (Encoder.encode_raw's general path)
         norm = pre.normalize(segment)
         aligned = Alignment(segment, norm, pre.normalize)
         parts, add_at = _parts(pre, norm), None
@@ -234,10 +234,10 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
     whole = table.whole_token(word)
     if whole is not None:
         return [(whole, (0, len(word)))]
-    symbols = table._symbols(word)
+    symbols = table.symbols(word)
     units = base_spans(table, word, symbols)
     log: list[Any] = []
-    ids = table._merged(symbols, dropout, rng if dropout else None, log)
+    ids = table.merged(symbols, dropout, rng if dropout else None, log)
     n = len(symbols)
     nxt = list(range(1, n + 1))
     for start, *_ in log:  # (start, rank, new, position): the token at start took its right neighbour
@@ -260,7 +260,7 @@ def base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
         char_of = [k for k, c in enumerate(word) for _ in c.encode("utf-8")]
         end = len(word)
         return [(char_of[b], char_of[b] + 1) if b < len(char_of) else (end, end) for b in range(len(symbols))]
-    byte_values: Mapping[int, int] = table._byte_token_values
+    byte_values: Mapping[int, int] = table.byte_token_values
     prefix = table.continuing_prefix
     spans: list[Span] = []
     k = 0  # the character the next symbol starts in
@@ -274,7 +274,7 @@ def base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
             spelled = prefix + word[k] if prefix is not None and k > 0 else word[k]
             if taken == len(spelled.encode("utf-8")):
                 k, taken = k + 1, 0
-        elif symbol == UNK_ID and table._fuse_unk:
+        elif symbol == UNK_ID and table.fuse_unk:
             start = k
             k += 1
             while k < len(word) and _unknown(table, word, k):
@@ -288,10 +288,10 @@ def base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
 
 def _unknown(table: Encoder, word: str, k: int) -> bool:
     """Whether character ``k`` of ``word`` is unknown to a chars table and cannot be spelled
-    in byte tokens, so a run of them fuses into one unknown symbol (MergeTable._unknown_chars)."""
+    in byte tokens, so a run of them fuses into one unknown symbol (Encoder._unknown_chars)."""
     prefix = table.continuing_prefix
-    base = table._continuing_base if prefix is not None and k > 0 else table._base
+    base = table.continuing_base if prefix is not None and k > 0 else table.base
     if word[k] in base:
         return False
     spelled = (prefix + word[k] if prefix is not None and k > 0 else word[k]).encode("utf-8")
-    return not (table._byte_tokens and all(b in table._byte_tokens for b in spelled))
+    return not (table.byte_tokens and all(b in table.byte_tokens for b in spelled))

@@ -1,51 +1,36 @@
-"""MergeTable: a trained BPE tokenizer — merges, vocabulary, pre-tokenizer — and encoding.
+"""MergeTable: a trained BPE tokenizer — merges, vocabulary, pre-tokenizer — as one value.
 
 A merge table is the ranked list of merges BPE learned, ``(left, right) -> new token``, plus
 the vocabulary (id -> surface) and the rules needed to apply it (units, pre-tokenizer,
-special tokens, end-of-word marker).
+special tokens, end-of-word marker). This module is the table's face: building it, the merge
+list and its indices, the questions people ask of it (which token, which rank, how was it
+built, does it encode to itself), tracing a word. Encoding is the table's :class:`Encoder`
+(``encoder.py``: how it works is told there), decoding ``decoding.py``, offsets
+``offsets.py`` and batches ``batch.py``; reading and writing files is not here
+(``core/tables/formats``), nor is the merge loop (``engine/merging``).
 
-How encoding works: cut special tokens out, pre-tokenize the rest, and for each pre-token
-start from its base symbols (bytes or characters) and repeatedly merge the adjacent pair with
-the *lowest rank* (the earliest learned merge), leftmost first on ties, until no adjacent pair
-is in the table. That gives the same result as replaying the merge list in order, but only
-looks at pairs that are actually present (this is what tiktoken does).
-
-In bytes mode surfaces are ``bytes`` and every string can be encoded; in chars mode they are
-``str`` and a character the table has never seen encodes as :data:`UNK_ID` (shown as
-unknown, never a crash).
-
-Why this module is long: MergeTable is one value, and its sections (the merge list and its
-indices, building, questions, encoding, explaining) read the same private indices; the encode
-path, the hot one, stays in one class so that a lookup is one attribute away. Reading and
-writing files is not here (``core/tables/formats``), nor is the merge loop (``engine/merging``).
+Why this module is long: MergeTable is one value with many questions; its sections (the merge
+list and its indices, building, questions, encoding calls, explaining) read the same indices.
 """
 
 from __future__ import annotations
 
-import bisect
-import copy
-import itertools
 import random
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from ..engine.merging import MergeLog, PieceCache, merge
 from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
-from ..errors import BPEError, TokenIdError, UndecodableToken
-from ..text.normalize import SentencePieceNormalizer, from_spec
-from ..text.pretokenize import (
-    PreTokenizer,
-    ascii_findall,
-    valid_text,
-)
+from ..errors import BPEError, TokenIdError
+from ..text.pretokenize import PreTokenizer, valid_text
 from ..text.specials import special_token_list
-from ..types import UNK_ID, Pair, PrefixScheme, Surface  # UNK_ID is re-exported too
+from ..types import UNK_ID, Pair, Surface  # UNK_ID is re-exported too
 from ..wording import merge_number  # noqa: F401  (re-exported: where callers have always found it)
-from . import batch, handoff, offsets, special_policy
+from . import batch, decoding, explain, handoff, offsets, search, special_policy
+from .encoder import BY_TOKEN_RANK, EncodeOptions, Encoder, check_dropout  # noqa: F401  (BY_TOKEN_RANK, check_dropout: re-exported)
+from .explain import MergeNode, TraceStep  # noqa: F401  (re-exported)
 from .special_policy import Allowed, Disallowed
 
 
@@ -63,78 +48,12 @@ def _first_ranks(
     return dict(zip(pairs, ranks)), dict(zip(pairs, made)), dict(zip(made, ranks))
 
 
-@dataclass(frozen=True)
-class TraceStep:
-    """One merge applied while encoding a pre-token (see :meth:`MergeTable.trace`).
-
-    ``symbols`` (the segmentation right after this merge) is worked out when asked, from a
-    log shared by the steps of one trace, so a trace of a long piece stays linear in memory.
-    """
-
-    #: 0-based position in the merge list (the merge a person reads as rank + 1); -1 when a
-    #: table that encodes by token rank joined two parts into a token no listed merge makes.
-    rank: int
-    pair: Pair  # (left, right) surfaces
-    new_token: Surface
-    position: int  # symbol index where the merge happened
-    _log: "MergeLog | _SurfaceLog | None" = field(default=None, repr=False, compare=False)
-    _step: int = field(default=0, repr=False, compare=False)
-
-    @property
-    def symbols(self) -> tuple:
-        """The segmentation right after this merge (surfaces)."""
-        assert self._log is not None, "a TraceStep is made with its trace's log"
-        return self._log.symbols_after(self._step)
-
-
-class _SurfaceLog:
-    """A MergeLog whose segmentations are read as surfaces."""
-
-    def __init__(self, log: MergeLog, vocab: Mapping):
-        self.log = log
-        self.vocab = vocab
-
-    def symbols_after(self, step: int) -> tuple:
-        vocab = self.vocab
-        return tuple(vocab.get(t, "?") for t in self.log.symbols_after(step))
-
-
-@dataclass
-class MergeNode:
-    """How a token was built: a base symbol (rank None) or a merge of two subtrees."""
-
-    id: int
-    surface: Surface
-    rank: int | None = None
-    left: "MergeNode | None" = None
-    right: "MergeNode | None" = None
-
-    def leaves(self) -> list:
-        """The base symbols under this node, left to right (no recursion: trees run deep)."""
-        out = []
-        todo: list[MergeNode] = [self]
-        while todo:
-            node = todo.pop()
-            if node.left is None or node.right is None:
-                out.append(node.surface)
-            else:
-                todo += [node.right, node.left]
-        return out
-
-
 def merged_surface(left, right, prefix: str | None = None):
     """The surface a merge of ``left`` and ``right`` makes: the two joined, except that with a
     ``continuing_subword_prefix`` (Hugging Face's, e.g. ``##``: every symbol but a word's first
     carries it) the right one loses the prefix's length first, as tokenizers does
     (``hel`` + ``##lo`` = ``hello``, ``##el`` + ``##lo`` = ``##ello``)."""
     return left + right[len(prefix) :] if prefix else left + right
-
-
-def check_dropout(p) -> float:
-    """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
-        raise BPEError(f"dropout must be a probability between 0 and 1, not {p!r}")
-    return float(p)
 
 
 #: ``progress(done, total)``, called now and then by long work.
@@ -146,12 +65,6 @@ Cancelled = Callable[[], bool]
 #: new_id)`` list in rank order, and sentences for :attr:`MergeTable.notes`), or None when
 #: ``cancelled()`` said stop. The tiktoken reader's replay is one (see :meth:`build_merges`).
 MergeBuilder = Callable[["Progress | None", "Cancelled | None"], "tuple[list[tuple[int, int, int]], list[str]] | None"]
-
-#: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
-#: merges when its concatenation is a token, lowest rank first; see merging.py), not by their
-#: merge list. Token ids are the ranks.
-BY_TOKEN_RANK = "token rank"
-
 
 class MergeTable:
     """A BPE tokenizer: merges in rank order, vocabulary, and the rules to apply them."""
@@ -192,10 +105,11 @@ class MergeTable:
         self.source = source
         #: 0-based ranks of the merges chosen by hand while training (Trainer.step(pair=...)).
         self.manual_ranks: frozenset[int] = frozenset(manual_ranks)
-        continuing = self.config.get("continuing_subword_prefix")
+        #: What ``config`` says about encoding, read once (see EncodeOptions).
+        self.options = EncodeOptions.from_config(self.config, units, end_of_word)
         #: Hugging Face's ``continuing_subword_prefix`` (e.g. ``##``), chars tables only: every
         #: symbol of a word but its first starts as the prefixed character (see merged_surface).
-        self.continuing_prefix: str | None = continuing if isinstance(continuing, str) and continuing and units == "chars" else None
+        self.continuing_prefix: str | None = self.options.continuing_prefix
 
         self._merges: list[tuple[int, int, int]] | None = None
         self._pair_ranks: dict[tuple[int, int], int] = {}  # (left_id, right_id) -> rank
@@ -209,91 +123,31 @@ class MergeTable:
             self._set_merges(merges)
         else:
             self._index_merges(list(merges), _like)
-        special_ids = set(self.special_tokens.values())
-        bytes_mode = units == "bytes"
-        self._surface_to_id = _surfaces_to_ids(self._vocab, special_ids)
-        self._base: dict = {}  # byte value (int) or character (str) -> id
-        if bytes_mode:  # the 256 single bytes (a merge never makes one)
-            for b in range(256):
-                found = self._surface_to_id.get(bytes([b]))
-                if found is not None:
-                    self._base[b] = found
-        else:
-            for token_id, surface in self._vocab.items():
-                # (a merge makes two symbols or more: only a multi-character end-of-word
-                # marker could be both a base symbol and a merge's result)
-                if token_id in special_ids or token_id in self._creator:
-                    continue
-                if len(surface) == 1 or surface == end_of_word:
-                    self._base[surface] = token_id
-        # With a continuing prefix: a character after a word's first -> the id of prefix + it.
-        self._continuing_base: dict[str, int] = {}
-        if self.continuing_prefix is not None:
-            cut = len(self.continuing_prefix)
-            for token_id, surface in self._vocab.items():
-                if isinstance(surface, str) and len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:
-                    self._continuing_base[surface[cut:]] = token_id
-        self._eow_id = None
-        if end_of_word is not None:
-            key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
-            self._eow_id = next((i for i, s in self._vocab.items() if s == key and i not in special_ids), None)
-        self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
-        # The space sentencepiece-style tokenizers put in front of the text (see
-        # PREFIX_SCHEMES); tables from before the scheme was kept say only prepend_space.
-        prefix: PrefixScheme | None = self.config.get("prepend_scheme") or ("always" if self.config.get("prepend_space") else None)
-        # What the table's library does to the text first (config["normalizer"], see
-        # normalize.py): sentencepiece's normalizer takes the whole text, others each segment.
-        spec = self.config.get("normalizer")
-        normalizer = from_spec(spec, "config.normalizer") if isinstance(spec, dict) else None
-        whole = normalizer if isinstance(normalizer, SentencePieceNormalizer) else None
-        flags = self.config.get("special_flags") if isinstance(self.config.get("special_flags"), dict) else None
-        self._pre_rules = (prefix, None if whole else normalizer, whole, flags)
-        self._pre = self._pretokenizer_for(list(self.special_tokens))
-        #: The same table recognising fewer special tokens, by the set it recognises (see
-        #: _recognising): made when an encode call first asks, kept for the next.
-        self._views: dict[frozenset[str], MergeTable] = {}
-        #: Decoding takes off the space encoding put in front of the text.
-        self._strips_prefix = (prefix is not None and units == "chars") or (
-            whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
+        #: The encoding path (encoder.py): every encode call is handed to it.
+        self._encoder = encoder = Encoder(
+            units, self._vocab, self.special_tokens, pretokenizer, end_of_word, lowercase, self.options,
+            self._creator, self._merge_index,
         )
-        # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
-        # (byte_fallback), else the unknown token, runs of them fused into one (fuse_unk).
-        self._byte_tokens: dict[int, int] = {}
-        if units == "chars" and self.config.get("byte_fallback"):
-            for token_id, surface in self._vocab.items():
-                if isinstance(surface, str) and len(surface) == 6 and surface.startswith("<0x") and surface.endswith(">"):
-                    try:
-                        self._byte_tokens[int(surface[3:5], 16)] = token_id
-                    except ValueError:
-                        pass
-        self._byte_token_values = {i: b for b, i in self._byte_tokens.items()}
-        self._fuse_unk = bool(self.config.get("fuse_unk"))
-        unk_surface = self.config.get("unk_surface")
-        self._unk_surface = unk_surface if isinstance(unk_surface, str) else None
-        self._cache = PieceCache()
+        # The encoder's indices the table's questions read too (the same objects).
+        self._surface_to_id = encoder.surface_to_id
+        self._base = encoder.base  # byte value (int) or character (str) -> id
+        self._continuing_base = encoder.continuing_base
+        self._eow_id = encoder.eow_id
+        self._pre = encoder.pre
+        self._byte_tokens = encoder.byte_tokens
+        self._byte_token_values = encoder.byte_token_values
+        self._special_surfaces = {i: s for s, i in self.special_tokens.items()}
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
-        self.by_token_rank = self.config.get("merge_by") == BY_TOKEN_RANK and bytes_mode and end_of_word is None
-        self._single_bytes = [bytes([b]) for b in range(256)]
-        self._search: tuple[str, list[int], list[int]] | None = None  # see _search_index
-        self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
+        self.by_token_rank = encoder.by_token_rank
         #: Emit a pre-token that is itself a token whole, merges or not (tiktoken always does;
         #: Hugging Face's ``ignore_merges``): the table's ``config["ignore_merges"]``.
-        self.ignore_merges = bool(self.config.get("ignore_merges"))
-        # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
-        # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
-        self._byte_ids: bytes | None = None
-        if bytes_mode and all(0 <= self._base.get(b, -1) < 256 for b in range(256)):
-            self._byte_ids = bytes(self._base[b] for b in range(256))
-        self._ascii_findall = ascii_findall(self._pre.name)
-        # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
-        unk = self.config.get("unk_id")
-        self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
-        # Ids from here on are helper symbols the reader added (a bare character or ``c</w>``
-        # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
-        # table's own library, which has no id for them.
-        outside = self.config.get("outside_vocab_from")
-        self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
-        # ``(len, n_vocab)`` of the ids below it, where there is such a limit (see __len__)
+        self.ignore_merges = encoder.ignore_merges
+        #: The id a table's own format gives unknown characters (sentencepiece's <unk>), or UNK_ID.
+        self.unk_id: int = encoder.unk_id
+        self._outside_from = encoder.outside_from
+        self._search: search.SearchIndex | None = None  # made by the first search
+        self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
+        # ``(len, n_vocab)`` of the ids below outside_vocab_from, where there is one (see __len__)
         self._inside_counts: tuple[int, int] | None = None
         if self._outside_from is not None:
             inside = [i for i in self._vocab if i < self._outside_from]
@@ -381,6 +235,12 @@ class MergeTable:
             self.build_merges()
         assert self._merges is not None
         return self._merges
+
+    def _merge_index(self) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
+        """``(pair_ranks, pair_made)`` of the merge list, built first if need be (the encoder's
+        :data:`~bpe_tui.core.tables.encoder.MergeIndex`)."""
+        self._merge_list()
+        return self._pair_ranks, self._pair_made
 
     # ------------------------------------------------------------------ building
 
@@ -776,44 +636,11 @@ class MergeTable:
                 symbols.append(self._eow_id)
         return self._merged(symbols) == [token_id]
 
-    def display(self, token_id: int) -> str:
-        """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""
-        if token_id == UNK_ID:
-            return "<unk>"
-        return visible(self._vocab[token_id], self.end_of_word)
-
     def merge_tree(self, token_id: int) -> MergeNode:
-        """How a token was built, down to base symbols (a tree of merges).
+        """How a token was built, down to base symbols (a tree of merges; see explain.py)."""
+        return explain.merge_tree(self, token_id)
 
-        Built without recursion: a token trained on a long word can sit thousands of merges
-        deep (each merge adding one symbol), deeper than Python's recursion limit.
-        """
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id not in self._vocab:
-            raise BPEError(f"token id {token_id!r} is not in the vocabulary")
-        merges = self._merge_list()
-        built: dict[int, MergeNode] = {}
-        todo = [token_id]
-        while todo:
-            current = todo[-1]
-            if current in built:
-                todo.pop()
-                continue
-            rank = self._creator.get(current)
-            if rank is None:
-                built[current] = MergeNode(current, self._vocab[current])
-                todo.pop()
-                continue
-            a, b, _ = merges[rank]
-            missing = [t for t in (a, b) if t not in built]
-            if missing:
-                todo.extend(missing)
-                continue
-            node = MergeNode(current, self._vocab[current], rank, built[a], built[b])
-            built[current] = node
-            todo.pop()
-        return built[token_id]
-
-    def search(self, query: str, limit: int = 200, cancelled=None) -> list[int]:
+    def search(self, query: str, limit: int = 200, cancelled: Callable[[], bool] | None = None) -> list[int]:
         """Token ids whose readable text contains ``query`` (or whose id is ``query``).
 
         Exact matches come first, then shorter tokens, then by id. The tokens' texts are
@@ -821,58 +648,17 @@ class MergeTable:
         takes a second or two; the next ones milliseconds), and a search walks them shortest
         first, so it stops as soon as ``limit`` are found. ``cancelled()``, if given, is asked
         now and then: a UI that starts a new search on each keystroke stops the old one that
-        way (and gets ``[]``).
+        way (and gets ``[]``). See :mod:`~bpe_tui.core.tables.search`.
         """
-        hits: list[int] = []
-        if query.strip().isdigit() and int(query) in self._vocab:
-            hits.append(int(query))
-        for surface in (query, query.encode("utf-8")):
-            found = self.token_id(surface)
-            if found is not None and found not in hits:
-                hits.append(found)
-        q = query.lower()
-        if not q:
-            return hits[:limit]
-        haystack, starts, ids = self._search_index()
-        if "\n" in q or "\x00" in q:  # the index has no line breaks inside a line: look token by token
-            vocab = self._vocab
-            matches = (k for k, t in enumerate(ids) if q in text_of(vocab[t]).lower())
-        else:
-            matches = self._index_matches(haystack, starts, q)
-        for n, k in enumerate(matches):
-            if n % 256 == 0 and cancelled is not None and cancelled():
-                return []
-            if ids[k] not in hits:
-                hits.append(ids[k])
-                if len(hits) >= limit:
-                    break
-        by_id = hits[:1] if query.strip().isdigit() and int(query) in self._vocab else []
-        exact = [t for t in hits if t not in by_id and self.display(t) == query]
-        return (by_id + exact + [t for t in hits if t not in by_id and t not in exact])[:limit]
-
-    @staticmethod
-    def _index_matches(haystack: str, starts: list[int], q: str):
-        """Line numbers of the index holding ``q``, in order, found by ``str.find`` in C."""
-        pos = haystack.find(q)
-        while pos >= 0:
-            k = bisect.bisect_right(starts, pos) - 1
-            yield k
-            pos = haystack.find(q, starts[k + 1]) if k + 1 < len(starts) else -1
-
-    def _search_index(self) -> tuple[str, list[int], list[int]]:
-        """One string with a line per token, shortest readable text first: the readable text
-        and the raw text, lowercased, joined by NUL; the lines' starts; their token ids."""
         if self._search is None:
-            rows = []
-            for token_id, surface in self._vocab.items():
-                raw = text_of(surface)
-                text = visible(surface, self.end_of_word)
-                rows.append((len(text), token_id, text.lower() + "\x00" + raw.lower().replace("\n", "\x00")))
-            rows.sort()
-            lines = [line for _, _, line in rows]
-            starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-            self._search = ("\n".join(lines), starts, [token_id for _, token_id, _ in rows])
-        return self._search
+            self._search = search.SearchIndex(self._vocab, self.end_of_word)
+        return search.search(self, self._search, query, limit, cancelled)
+
+    def display(self, token_id: int) -> str:
+        """A token as readable one-line text (whitespace visible, bad bytes as <0xNN>)."""
+        if token_id == UNK_ID:
+            return "<unk>"
+        return visible(self._vocab[token_id], self.end_of_word)
 
     def describe(self, build: bool = True) -> dict:
         """A summary for ``inspect`` and status lines.
@@ -908,103 +694,16 @@ class MergeTable:
         """Where encoding puts a space in front of the text, if it does (see PREFIX_SCHEMES)."""
         return self._pre.prefix_space
 
-    # ------------------------------------------------------------------ encoding
-
-    def _base_ids(self, word: str) -> list[int]:
-        if self._byte_ids is not None and self._eow_id is None:
-            return list(word.encode("utf-8").translate(self._byte_ids))
-        if self.units == "bytes":
-            base = self._base
-            ids = [base.get(b, UNK_ID) for b in word.encode("utf-8")]
-        else:
-            base = self._base
-            ids = [base.get(c, UNK_ID) for c in word]
-            if self.continuing_prefix is not None and len(word) > 1:
-                after = self._continuing_base
-                ids[1:] = [after.get(c, UNK_ID) for c in word[1:]]
-            if UNK_ID in ids and (self._byte_tokens or self._fuse_unk):
-                ids = self._unknown_chars(word, ids)
-        if self._eow_id is not None and not (self._outside_from is not None and ids and ids[-1] == UNK_ID):
-            # (a file that attaches the marker has one unknown symbol for "á</w>", not two)
-            ids.append(self._eow_id)
-        return ids
-
-    def _unknown_chars(self, word: str, ids: list[int]) -> list[int]:
-        """Base ids with unknown characters spelled as byte tokens (when every byte of the
-        character has one), else left unknown, a run of unknowns fused into one if asked."""
-        out: list[int] = []
-        byte_tokens = self._byte_tokens
-        prefix = self.continuing_prefix
-        for k, (ch, i) in enumerate(zip(word, ids)):
-            if i == UNK_ID:
-                if prefix is not None and k > 0:
-                    ch = prefix + ch  # tokenizers spells the prefixed symbol's bytes
-                spelled = [t for b in ch.encode("utf-8") if (t := byte_tokens.get(b)) is not None]
-                if byte_tokens and len(spelled) == len(ch.encode("utf-8")):
-                    out += spelled
-                    continue
-                if self._fuse_unk and out and out[-1] == UNK_ID:
-                    continue
-            out.append(i)
-        return out
+    # ------------------------------------------------------------------ encoding (encoder.py)
 
     def whole_token(self, word: str) -> int | None:
         """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
         pre-token that is itself a (non-special) token; else None."""
-        if not self.ignore_merges or self._eow_id is not None:
-            return None
-        return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
-
-    def _symbols(self, word: str) -> list:
-        """A pre-token's symbols before any merge: base ids, or, by token rank, its bytes
-        one by one (as byte strings: the rule joins them)."""
-        if self.by_token_rank:
-            return list(map(self._single_bytes.__getitem__, word.encode("utf-8")))
-        return self._base_ids(word)
+        return self._encoder.whole_token(word)
 
     def _merged(self, symbols: list, dropout: float = 0.0, rng: random.Random | None = None, log: list | None = None) -> list[int]:
-        """The ids ``symbols`` merge into, by the table's rule: the one merge loop of
-        :mod:`~bpe_tui.core.engine.merging`, with its dropout and its log (for traces)."""
-        if self.by_token_rank:
-            ranks = self._surface_to_id
-            return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
-        if self._merges is None:
-            self.build_merges()
-        return merge(symbols, self._pair_ranks, self._pair_made, dropout=dropout, rng=rng, log=log)
-
-    def _encode_word(self, word: str) -> tuple[int, ...]:
-        cached = self._cache.get(word)
-        if cached is not None:
-            return cached
-        whole = self.whole_token(word) if self.ignore_merges else None
-        return self._cache.remember(word, (whole,) if whole is not None else tuple(self._merged(self._symbols(word))))
-
-    def _encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
-        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
-
-        A pre-token emitted whole (see :meth:`whole_token`) stays whole, as in Hugging Face."""
-        whole = self.whole_token(word)
-        if whole is not None:
-            return [whole]
-        return self._merged(self._symbols(word), p, rng)
-
-    def _trace_steps(self, symbols: list) -> list[TraceStep]:
-        """One TraceStep per merge the loop applies to ``symbols``."""
-        log: list = []
-        self._merged(symbols, log=log)
-        merges = self._merge_list()  # for the merge numbers people read
-        vocab = self._vocab
-        steps = []
-        if self.by_token_rank:
-            rank_log = MergeLog(symbols, log)
-            for k, ((left, right), (_, rank, new, position)) in enumerate(zip(rank_log.pairs(), log)):
-                steps.append(TraceStep(self._creator.get(rank, -1), (left, right), new, position, rank_log, k))
-            return steps
-        shared = _SurfaceLog(MergeLog(symbols, log), vocab)
-        for k, (_, rank, new, position) in enumerate(log):
-            a, b, _ = merges[rank]
-            steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
-        return steps
+        """The ids ``symbols`` merge into, by the table's rule (see Encoder.merged)."""
+        return self._encoder.merged(symbols, dropout, rng, log)
 
     def encode(
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
@@ -1019,17 +718,7 @@ class MergeTable:
         With ``dropout`` > 0, each merge is skipped with that probability (seeded by
         ``seed``), sampling one of the text's alternative segmentations.
         """
-        table = self._for_text(text, allowed_special, disallowed_special)
-        return table._finish(table._encode(text, dropout, seed))
-
-    def _finish(self, ids: list[int]) -> list[int]:
-        """Ids as :meth:`encode` gives them: helper symbols outside the file's vocabulary
-        unknown, and the unknown id the table's own (sentencepiece's <unk>) where it has one."""
-        if self._outside_from is not None:
-            ids = self._inside(ids)
-        if self.unk_id != UNK_ID:
-            return [self.unk_id if i == UNK_ID else i for i in ids]
-        return ids
+        return self._encoder.for_text(text, allowed_special, disallowed_special).encode(text, dropout, seed)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of ``text`` with every special token's text encoded as ordinary text
@@ -1046,9 +735,7 @@ class MergeTable:
         part of a character's bytes spans the whole character, a prefix space added in front
         of a segment spans that segment's first character. See
         :mod:`~bpe_tui.core.tables.offsets`."""
-        table = self._for_text(text, allowed_special, disallowed_special)
-        ids, spans = offsets.encode_with_offsets(table, text, dropout, seed)
-        return table._finish(ids), spans
+        return self._encoder.for_text(text, allowed_special, disallowed_special).encode_with_offsets(text, dropout, seed)
 
     def encode_batch(
         self, texts: Sequence[str], workers: int | None = None, *,
@@ -1066,117 +753,9 @@ class MergeTable:
         """:meth:`encode_ordinary` of each text (see :meth:`encode_batch`)."""
         return self.encode_batch(texts, workers, allowed_special=frozenset(), disallowed_special=())
 
-    # ------------------------------------------------------------------ special tokens in text
-
-    def _pretokenizer_for(self, specials: list[str]) -> PreTokenizer:
-        """The table's pre-tokenizer, recognising ``specials`` in text."""
-        prefix, normalizer, whole, flags = self._pre_rules
-        return PreTokenizer(
-            self.pretokenizer, specials, self.lowercase, prefix_space=prefix,
-            normalizer=normalizer, text_normalizer=whole,
-            special_flags=flags,
-            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
-        )
-
-    def _recognising(self, specials: frozenset[str]) -> "MergeTable":
-        """This table with only ``specials`` recognised in text: the other special tokens'
-        texts are ordinary text. A view for encoding, never handed out: ids, vocabulary and
-        the pieces cache are the table's own (a piece's ids do not depend on the specials)."""
-        if len(specials) == len(self.special_tokens):
-            return self
-        view = self._views.get(specials)
-        if view is None:
-            view = copy.copy(self)
-            view.special_tokens = {s: i for s, i in self.special_tokens.items() if s in specials}
-            view._pre = self._pretokenizer_for(list(view.special_tokens))
-            view._ascii_findall = ascii_findall(view._pre.name)
-            view._raw_pre = None
-            view._views = {}
-            self._views[specials] = view
-        return view
-
-    def _for_text(self, text: str, allowed_special: Allowed, disallowed_special: Disallowed) -> "MergeTable":
-        """The table (or view) that encodes ``text`` under tiktoken's two arguments, after
-        refusing a text that holds a disallowed special token."""
-        if allowed_special == "all" and disallowed_special == "all":
-            return self  # the default: every special token recognised, nothing refused
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
-        special_policy.check(text, disallowed)
-        return self._recognising(recognised)
-
-    def _for_stream(self, chunks: Iterable[str], allowed_special: Allowed, disallowed_special: Disallowed) -> "tuple[MergeTable, Iterable[str]]":
-        """:meth:`_for_text` for a stream: the table, and the chunks checked as they come."""
-        if allowed_special == "all" and disallowed_special == "all":
-            return self, chunks
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
-        return self._recognising(recognised), special_policy.checked_stream(chunks, disallowed)
-
-    def _inside(self, ids: Sequence[int]) -> list[int]:
-        """``ids`` with helper symbols outside the file's vocabulary (see
-        ``config["outside_vocab_from"]``) made unknown."""
-        limit = self._outside_from
-        return [UNK_ID if i >= limit else i for i in ids] if limit is not None else list(ids)
-
-    def _encode(self, text: str, dropout: float, seed: int | None) -> list[int]:
-        text = valid_text(text)
-        if self._pre.text_normalizer is not None:
-            text = self._pre.text_normalizer(text)
-        if dropout:
-            return self._encode_dropout(text, check_dropout(dropout), seed)
-        out: list[int] = []
-        pre = self._pre
-        if pre.matches_normalized_tokens and pre.prefix_space is not None:  # (see _encode_segment)
-            specials = self.special_tokens
-            for is_special, piece in pre.split(text, text_normalized=True):
-                out += (specials[piece],) if is_special else self._encode_word(piece)
-            return out
-        # The same pieces as self._pre.split(text), without a tuple per piece.
-        matcher = pre.special_matcher
-        if matcher is None:
-            self._encode_segment(pre.prefixed(text, True), out)
-            return out
-        pos = 0
-        for m in matcher.finditer(text):
-            if m.start() > pos:
-                self._encode_segment(pre.prefixed(text[pos : m.start()], pos == 0), out)
-            out.append(self.special_tokens[m.group()])
-            pos = m.end()
-        if pos < len(text):
-            self._encode_segment(pre.prefixed(text[pos:], pos == 0), out)
-        return out
-
-    def _encode_segment(self, segment: str, out: list[int]) -> None:
-        """Append the ids of a text without special tokens (the hot path of :meth:`encode`)."""
-        segment = self._pre.normalize(segment)
-        if self._pre.matches_normalized_tokens:
-            # Special tokens looked for in normalized text (HF's normalized=true added tokens):
-            # cut out here (a table with a prefix space takes the general path in _encode).
-            parts = self._pre.normalized_specials(segment)
-            for k, part in enumerate(parts):
-                if k % 2:
-                    out.append(self.special_tokens[part])
-                elif part:
-                    self._encode_words(part, out)
-            return
-        self._encode_words(segment, out)
-
-    def _encode_words(self, segment: str, out: list[int]) -> None:
-        """Append the ids of normalized text without special tokens."""
-        fast = self._ascii_findall
-        words = fast(segment) if fast is not None and segment.isascii() else self._pre.pattern.findall(segment)
-        get = self._cache.get
-        encode_word = self._encode_word
-        for word in words:
-            ids = get(word)
-            out += ids if ids is not None else encode_word(word)
-
-    def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
-        out: list[int] = []
-        specials = self.special_tokens
-        rng = random.Random(seed)
-        for is_special, piece in self._pre.split(text, text_normalized=True):
-            out.extend([specials[piece]] if is_special else self._encode_word_dropout(piece, dropout, rng))
-        return out
+    def _recognising(self, specials: frozenset[str]) -> Encoder:
+        """The table's encoder with only ``specials`` recognised in text (for batch.py)."""
+        return self._encoder.recognising(specials)
 
     def pieces(
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
@@ -1184,76 +763,11 @@ class MergeTable:
     ) -> list[tuple[int, bytes | str]]:
         """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``.
         Special tokens as in :meth:`encode`."""
-        table = self._for_text(text, allowed_special, disallowed_special)
-        if table is not self:
-            return table.pieces(text, dropout, seed)
-        out = []
-        specials = self.special_tokens
-        rng = random.Random(seed)
-        dropout = check_dropout(dropout)
-        for is_special, piece in self._pre.split(valid_text(text)):
-            if is_special:
-                out.append((specials[piece], self._vocab[specials[piece]]))
-            else:
-                ids = self._encode_word_dropout(piece, dropout, rng) if dropout > 0 else list(self._encode_word(piece))
-                out.extend(self._pieces_of_ids(piece, ids))
-        return out
+        return self._encoder.for_text(text, allowed_special, disallowed_special).pieces(text, dropout, seed)
 
     def tokens(self, text: str) -> list[bytes | str]:
         """The surfaces of ``text``'s tokens (unknown characters as themselves)."""
         return [s for _, s in self.pieces(text)]
-
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Text from token ids. Bytes are joined and decoded as UTF-8; in chars mode the
-        end-of-word marker becomes a space. A table that puts a prefix space in front of the
-        text takes it off again (as its own decoder does).
-
-        ``errors`` is Python's (and tiktoken's) for bytes that are not UTF-8: ``replace``
-        (U+FFFD for each bad sequence), ``strict`` (:class:`~bpe_tui.core.errors.UndecodableToken`
-        naming the first id whose bytes do not decode), ``ignore``, ``backslashreplace``.
-        An id the table does not have is refused (:class:`~bpe_tui.core.errors.TokenIdError`),
-        :data:`UNK_ID` aside on a table whose encoding gives it (:attr:`emits_unknown`): it
-        decodes as U+FFFD.
-        """
-        if errors not in DECODE_ERRORS:
-            raise BPEError(f"errors must be one of {', '.join(DECODE_ERRORS)}, not {errors!r}")
-        ids = list(ids)
-        text = self._decode(ids, errors)
-        if self._strips_prefix and ids and ids[0] not in self._special_surfaces and text.startswith(" "):
-            return text[1:]
-        return text
-
-    def _decode(self, ids: list[int], errors: str = "replace") -> str:
-        vocab = self._vocab
-        parts: list[Any] = []  # bytes in a bytes table, str in a chars table
-        unknown = self.emits_unknown
-        for k, i in enumerate(ids):
-            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
-                raise BPEError(f"token id {i!r} (position {k + 1}) is not an integer")
-            if i == UNK_ID and unknown:
-                parts.append(b"\xef\xbf\xbd" if self.units == "bytes" else "\ufffd")
-                continue
-            if i == self.unk_id and self._unk_surface is not None:
-                parts.append(self._unk_surface)  # sentencepiece decodes <unk> as " ⁇ "
-                continue
-            try:
-                parts.append(vocab[i])
-            except KeyError:
-                raise self._no_such_id(i, k) from None
-        if self.units == "bytes":
-            if self.end_of_word:  # as in chars mode: the marker reads as a space (CLIP decodes so)
-                marker = self.end_of_word.encode("utf-8")
-                parts = [part.replace(marker, b" ") for part in parts]
-            return decoded(ids, parts, errors)
-        if self._byte_token_values:
-            parts = _join_byte_tokens(ids, parts, self._byte_token_values, errors)
-        prefix = self.continuing_prefix
-        if prefix is not None:  # a piece that continues a word loses its prefix
-            parts = [p[len(prefix) :] if p.startswith(prefix) and len(p) > len(prefix) else p for p in parts]
-        text = "".join(parts)
-        if self.end_of_word:
-            text = text.replace(self.end_of_word, " ")
-        return text
 
     def encode_iterable(
         self, chunks: Iterable[str], *, allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
@@ -1269,92 +783,30 @@ class MergeTable:
         that changes them, take the whole text at once: the streaming splitter finds special
         tokens in the raw text only.)
         """
-        table, chunks = self._for_stream(chunks, allowed_special, disallowed_special)
-        if table is not self:
-            yield from table.encode_iterable(chunks)
-            return
-        if self._pre.matches_normalized_tokens:
-            yield from self.encode("".join(chunks))
-            return
-        specials = self.special_tokens
-        encode_word = self._encode_word
-        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
-            if is_special:
-                yield specials[piece]
-            else:
-                yield from self._inside(encode_word(piece))
+        encoder, chunks = self._encoder.for_stream(chunks, allowed_special, disallowed_special)
+        return encoder.encode_iterable(chunks)
 
     def pieces_iterable(
         self, chunks: Iterable[str], *, allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily (see :meth:`encode_iterable`);
         the same pieces as :meth:`pieces` of the whole text."""
-        table, chunks = self._for_stream(chunks, allowed_special, disallowed_special)
-        if table is not self:
-            yield from table.pieces_iterable(chunks)
-            return
-        if self._pre.matches_normalized_tokens:  # see encode_iterable
-            yield from self.pieces("".join(chunks))
-            return
-        specials = self.special_tokens
-        vocab = self._vocab
-        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
-            if is_special:
-                yield specials[piece], vocab[specials[piece]]
-            else:
-                yield from self._pieces_of_ids(piece, list(self._encode_word(piece)))
+        encoder, chunks = self._encoder.for_stream(chunks, allowed_special, disallowed_special)
+        return encoder.pieces_iterable(chunks)
 
-    def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
-        """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
-        raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
-        if self._pre.text_normalizer is not None:  # sentencepiece's: it streams itself
-            chunks = self._pre.text_normalizer.stream(valid_text(c) for c in chunks)
-        pending = ""
-        original = ""  # pending before normalizing: special tokens are found there
-        for chunk in chunks:
-            if not chunk:
-                continue
-            chunk = valid_text(chunk)
-            lowered = self._pre.normalize(chunk)  # a chunk at a time: lines, for files
-            pending += lowered
-            original += chunk if len(lowered) == len(chunk) else lowered
-            spans = list(raw.spans(pending, original))
-            # Pieces before the last one are final: the regex decided each of them by looking
-            # at characters that are already here. The last piece, and any tail that could be
-            # the start of a special token, wait for more text.
-            cut = spans[-1][1] if spans else len(pending)
-            cut = min(cut, len(pending) - raw.special_prefix_len(original))
-            ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
-            if not ready:
-                continue
-            keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
-            pending, original = pending[keep:], original[keep:]
-            yield from ready
-        if pending:
-            for sp, s, e in raw.spans(pending, original):
-                yield sp, (original if sp else pending)[s:e]
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text from token ids. Bytes are joined and decoded as UTF-8; in chars mode the
+        end-of-word marker becomes a space. A table that puts a prefix space in front of the
+        text takes it off again (as its own decoder does).
 
-    def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
-        """The pieces of a whole text with the prefix space added where the table's scheme
-        puts one: the first piece of a segment gets it and is pre-tokenized again (for the
-        sentencepiece-style patterns such tables have, the same as prefixing the segment)."""
-        pre = self._pre
-        if pre.prefix_space is None:
-            yield from pieces
-            return
-        segment_start = text_start = True
-        for is_special, piece in pieces:
-            if is_special:
-                yield True, piece
-                segment_start = True
-            elif segment_start:
-                for word in pre.pattern.findall(pre.prefixed(piece, text_start)):
-                    yield False, word
-                segment_start = False
-            else:
-                yield False, piece
-            text_start = False
+        ``errors`` is Python's (and tiktoken's) for bytes that are not UTF-8: ``replace``
+        (U+FFFD for each bad sequence), ``strict`` (:class:`~bpe_tui.core.errors.UndecodableToken`
+        naming the first id whose bytes do not decode), ``ignore``, ``backslashreplace``.
+        An id the table does not have is refused (:class:`~bpe_tui.core.errors.TokenIdError`),
+        :data:`UNK_ID` aside on a table whose encoding gives it (:attr:`emits_unknown`): it
+        decodes as U+FFFD.
+        """
+        return decoding.decode(self, list(ids), errors)
 
     # ------------------------------------------------------------------ explaining
 
@@ -1364,26 +816,11 @@ class MergeTable:
         ``word`` is taken as a single pre-token (it is not pre-tokenized again).
         """
         word = valid_text(word)
-        return self._trace_steps(self._symbols(self._pre.normalize(word)))
+        return explain.trace_steps(self, self._encoder.symbols(self._pre.normalize(word)))
 
     def initial_symbols(self, word: str) -> list:
         """A pre-token's base symbols, before any merge (unknown characters as themselves)."""
-        return [s for _, s in self._pieces_of_ids(word, self._base_ids(word))]
-
-    def _pieces_of_ids(self, word: str, ids: list[int]):
-        units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
-        known = [self._base] + [self._continuing_base if self.continuing_prefix is not None else self._base] * (len(units) - 1)
-        unknown = iter(u for u, base in zip(units, known) if u not in base)
-        for i in ids:
-            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
-                raise BPEError(f"token id {i!r} is not an integer")
-            if i == UNK_ID:
-                u = next(unknown)
-                yield i, bytes([u]) if isinstance(u, int) else u
-            elif self._outside_from is not None and i >= self._outside_from:
-                yield UNK_ID, self._vocab[i]
-            else:
-                yield i, self._vocab[i]
+        return [s for _, s in self._encoder.pieces_of_ids(word, self._encoder.base_ids(word))]
 
     def pretokenize(self, text: str) -> list[tuple[bool, str]]:
         """``(is_special, piece)`` for the text, as encode sees it."""
@@ -1393,57 +830,9 @@ class MergeTable:
         """``(is_special, piece, (start, end))``: the pieces of :meth:`pretokenize`, each with
         the characters of ``text`` as given that it stands for (a lowercased or normalized
         piece is found where its original text is). See :mod:`~bpe_tui.core.tables.offsets`."""
-        return offsets.pretoken_spans(self, text)
+        return offsets.pretoken_spans(self._encoder, text)
 
 
 def _unpickled(*args: Any) -> MergeTable:
     """A pickled table built again (see :meth:`MergeTable.__reduce__`)."""
     return MergeTable(*args, _checked=False)
-
-
-def _surfaces_to_ids(vocab: dict[int, bytes | str], special_ids: set[int]) -> dict:
-    """surface -> id of every token that is not special (the last id where two share one).
-
-    In C where the surfaces are all different (every real table): one ``dict(zip(...))``."""
-    found = dict(zip(vocab.values(), vocab.keys()))
-    if len(found) == len(vocab):
-        for i in special_ids:
-            found.pop(vocab[i], None)
-        return found
-    return {s: i for i, s in vocab.items() if i not in special_ids}
-
-
-def _join_byte_tokens(ids: list[int], parts: list[str], byte_values: dict[int, int], errors: str = "replace") -> list[str]:
-    """Runs of byte-fallback tokens (``<0xE6><0x97><0xA5>``) decoded back to text as UTF-8,
-    each invalid byte as U+FFFD (Hugging Face's ByteFallback decoder) under ``errors``
-    "replace" (see :func:`decoded`)."""
-    out: list[str] = []
-    run: list[int] = []  # positions in ids of the byte tokens in a row
-    for k, (token_id, part) in enumerate(zip(ids, parts)):
-        if token_id in byte_values:
-            run.append(k)
-            continue
-        if run:
-            out.append(decoded([ids[j] for j in run], [bytes([byte_values[ids[j]]]) for j in run], errors, run[0]))
-            run.clear()
-        out.append(part)
-    if run:
-        out.append(decoded([ids[j] for j in run], [bytes([byte_values[ids[j]]]) for j in run], errors, run[0]))
-    return out
-
-
-#: What ``decode(errors=...)`` takes: Python's error handlers for bytes that are not UTF-8.
-DECODE_ERRORS = ("replace", "strict", "ignore", "backslashreplace")
-
-
-def decoded(ids: Sequence[int], parts: Sequence[bytes], errors: str, first: int = 0) -> str:
-    """The tokens' bytes joined and decoded as UTF-8 under ``errors``; with "strict", a bad
-    sequence is :class:`~bpe_tui.core.errors.UndecodableToken` naming the id that holds its
-    first byte (``first``: the position of ``ids[0]`` in the whole list)."""
-    data = b"".join(parts)
-    try:
-        return data.decode("utf-8", errors)
-    except UnicodeDecodeError as exc:
-        ends = list(itertools.accumulate(map(len, parts)))
-        k = bisect.bisect_right(ends, exc.start)
-        raise UndecodableToken(ids[k], first + k, parts[k]) from None

@@ -1,0 +1,550 @@
+"""The encoding path of a merge table: text in, token ids out.
+
+How encoding works: cut special tokens out, pre-tokenize the rest, and for each pre-token
+start from its base symbols (bytes or characters) and repeatedly merge the adjacent pair with
+the *lowest rank* (the earliest learned merge), leftmost first on ties, until no adjacent pair
+is in the table. That gives the same result as replaying the merge list in order, but only
+looks at pairs that are actually present (this is what tiktoken does). The loop itself is
+:func:`~bpe_tui.core.engine.merging.merge`; what a rank is comes in two rules (by merge list, by
+token rank: see there).
+
+In bytes mode surfaces are ``bytes`` and every string can be encoded; in chars mode they are
+``str`` and a character the table has never seen encodes as :data:`UNK_ID` (shown as
+unknown, never a crash), unless the table spells it in byte tokens (``byte_fallback``) or
+has an unknown token of its own.
+
+:class:`Encoder` is a table's encoder: its indices (surface -> id, the base symbols), its
+pre-tokenizer, its pieces cache, and every way in (a text, a stream of text, with dropout, as
+pieces with surfaces). A :class:`~bpe_tui.core.tables.table.MergeTable` holds one and hands
+its encoding calls to it, the way Hugging Face's tokenizers keeps ``model.rs`` (the tokenizer)
+apart from ``word.rs`` (what happens inside a word). :class:`EncodeOptions` is what the table's
+``config`` says about encoding, read once, typed.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.merging import PieceCache, merge
+from ..errors import BPEError
+from ..text.normalize import SentencePieceNormalizer, from_spec
+from ..text.pretokenize import PreTokenizer, ascii_findall, valid_text
+from ..types import UNK_ID, PrefixScheme, Surface
+from . import offsets, special_policy
+from .special_policy import Allowed, Disallowed
+
+#: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
+#: merges when its concatenation is a token, lowest rank first; see merging.py), not by their
+#: merge list. Token ids are the ranks.
+BY_TOKEN_RANK = "token rank"
+
+#: ``(pair_ranks, pair_made)`` of a table's merge list: ``(left_id, right_id) -> rank`` and
+#: ``-> the id it makes``, built when first asked (a rank file's merges are built late).
+MergeIndex = Callable[[], "tuple[Mapping[tuple[int, int], int], Mapping[tuple[int, int], int]]"]
+
+
+def check_dropout(p) -> float:
+    """A dropout probability: a number in [0, 1] (BPEError otherwise)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise BPEError(f"dropout must be a probability between 0 and 1, not {p!r}")
+    return float(p)
+
+
+def _int(value: object) -> int | None:
+    """An int from a config value (not a bool, which Python counts as one), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class EncodeOptions:
+    """What a table's ``config`` says about encoding, read once (:meth:`from_config`): each
+    field names the config key it comes from. Readers of the file formats write the keys;
+    every one is optional, and its absence means the plain BPE of the field's default."""
+
+    #: ``continuing_subword_prefix``: Hugging Face's (e.g. ``##``), chars tables only: every
+    #: symbol of a word but its first starts as the prefixed character (see merged_surface).
+    continuing_prefix: str | None = None
+    #: ``prepend_scheme`` (one of PREFIX_SCHEMES): where a space goes in front of the text;
+    #: tables from before the scheme was kept say ``prepend_space`` (then "always").
+    prefix_scheme: PrefixScheme | None = None
+    #: ``normalizer``: what the table's library does to the text first (a spec of normalize.py).
+    normalizer: dict[str, Any] | None = None
+    #: ``special_flags``: Hugging Face's added-token flags (lstrip, rstrip, single_word, normalized).
+    special_flags: dict[str, Any] | None = None
+    #: ``byte_fallback``: a character the table lacks is spelled in ``<0xNN>`` byte tokens.
+    byte_fallback: bool = False
+    #: ``fuse_unk``: a run of unknown characters is one unknown symbol.
+    fuse_unk: bool = False
+    #: ``unk_surface``: how the table's own unknown token decodes (sentencepiece's `` ⁇ ``).
+    unk_surface: str | None = None
+    #: ``unk_id``: the id the table's format gives unknown characters (sentencepiece's <unk>).
+    unk_id: int | None = None
+    #: ``outside_vocab_from``: ids from here on are helper symbols a reader added (CLIP's lone
+    #: ``</w>``): left unmerged, they encode as unknown, as in the table's own library.
+    outside_vocab_from: int | None = None
+    #: ``merge_by`` is :data:`BY_TOKEN_RANK`: tiktoken's rule, for a bytes table without a marker.
+    by_token_rank: bool = False
+    #: ``ignore_merges``: a pre-token that is itself a token is emitted whole (tiktoken always,
+    #: Hugging Face's ``ignore_merges``).
+    ignore_merges: bool = False
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], units: str, end_of_word: str | None) -> "EncodeOptions":
+        continuing = config.get("continuing_subword_prefix")
+        flags = config.get("special_flags")
+        normalizer = config.get("normalizer")
+        unk_surface = config.get("unk_surface")
+        return cls(
+            continuing_prefix=continuing if isinstance(continuing, str) and continuing and units == "chars" else None,
+            prefix_scheme=config.get("prepend_scheme") or ("always" if config.get("prepend_space") else None),
+            normalizer=normalizer if isinstance(normalizer, dict) else None,
+            special_flags=flags if isinstance(flags, dict) else None,
+            byte_fallback=bool(config.get("byte_fallback")),
+            fuse_unk=bool(config.get("fuse_unk")),
+            unk_surface=unk_surface if isinstance(unk_surface, str) else None,
+            unk_id=_int(config.get("unk_id")),
+            outside_vocab_from=_int(config.get("outside_vocab_from")),
+            by_token_rank=config.get("merge_by") == BY_TOKEN_RANK and units == "bytes" and end_of_word is None,
+            ignore_merges=bool(config.get("ignore_merges")),
+        )
+
+
+def surfaces_to_ids(vocab: dict[int, Surface], special_ids: set[int]) -> dict:
+    """surface -> id of every token that is not special (the last id where two share one).
+
+    In C where the surfaces are all different (every real table): one ``dict(zip(...))``."""
+    found = dict(zip(vocab.values(), vocab.keys()))
+    if len(found) == len(vocab):
+        for i in special_ids:
+            found.pop(vocab[i], None)
+        return found
+    return {s: i for i, s in vocab.items() if i not in special_ids}
+
+
+class Encoder:
+    """A table's encoder (see the module docstring). Built by the table; read by
+    :mod:`~bpe_tui.core.tables.offsets` too. ``made_by_merge``: the ids some merge makes (a
+    chars table's base symbols are the one-character tokens no merge makes); ``merge_index``
+    gives the merge list's indices when a table that encodes by merge list first needs them."""
+
+    def __init__(
+        self,
+        units: str,
+        vocab: dict[int, Surface],
+        special_tokens: dict[str, int],
+        pretokenizer: str,
+        end_of_word: str | None,
+        lowercase: bool,
+        options: EncodeOptions,
+        made_by_merge: Mapping[int, int],
+        merge_index: MergeIndex,
+    ):
+        self.units = units
+        self.vocab = vocab
+        self.special_tokens = special_tokens
+        self.pretokenizer = pretokenizer
+        self.end_of_word = end_of_word
+        self.lowercase = lowercase
+        self.options = options
+        self.continuing_prefix = options.continuing_prefix
+        self._merge_index = merge_index
+        special_ids = set(special_tokens.values())
+        bytes_mode = units == "bytes"
+        self.surface_to_id = surfaces_to_ids(vocab, special_ids)
+        self.base: dict = {}  # byte value (int) or character (str) -> id
+        if bytes_mode:  # the 256 single bytes (a merge never makes one)
+            for b in range(256):
+                found = self.surface_to_id.get(bytes([b]))
+                if found is not None:
+                    self.base[b] = found
+        else:
+            for token_id, surface in vocab.items():
+                # (a merge makes two symbols or more: only a multi-character end-of-word
+                # marker could be both a base symbol and a merge's result)
+                if token_id in special_ids or token_id in made_by_merge:
+                    continue
+                if len(surface) == 1 or surface == end_of_word:
+                    self.base[surface] = token_id
+        # With a continuing prefix: a character after a word's first -> the id of prefix + it.
+        self.continuing_base: dict[str, int] = {}
+        if self.continuing_prefix is not None:
+            cut = len(self.continuing_prefix)
+            for token_id, surface in vocab.items():
+                if isinstance(surface, str) and len(surface) == cut + 1 and surface.startswith(self.continuing_prefix) and token_id not in special_ids:
+                    self.continuing_base[surface[cut:]] = token_id
+        self.eow_id = None
+        if end_of_word is not None:
+            key = end_of_word.encode("utf-8") if bytes_mode else end_of_word
+            self.eow_id = next((i for i, s in vocab.items() if s == key and i not in special_ids), None)
+        # What the table's library does to the text first (see normalize.py): sentencepiece's
+        # normalizer takes the whole text, others each segment.
+        normalizer = from_spec(options.normalizer, "config.normalizer") if options.normalizer is not None else None
+        whole = normalizer if isinstance(normalizer, SentencePieceNormalizer) else None
+        self._pre_rules = (options.prefix_scheme, None if whole else normalizer, whole, options.special_flags)
+        self.pre = self.pretokenizer_for(list(special_tokens))
+        #: The same encoder recognising fewer special tokens, by the set it recognises (see
+        #: recognising): made when an encode call first asks, kept for the next.
+        self._views: dict[frozenset[str], Encoder] = {}
+        #: Decoding takes off the space encoding put in front of the text.
+        self.strips_prefix = (options.prefix_scheme is not None and units == "chars") or (
+            whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
+        )
+        # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
+        # (byte_fallback), else the unknown token, runs of them fused into one (fuse_unk).
+        self.byte_tokens: dict[int, int] = {}
+        if units == "chars" and options.byte_fallback:
+            for token_id, surface in vocab.items():
+                if isinstance(surface, str) and len(surface) == 6 and surface.startswith("<0x") and surface.endswith(">"):
+                    try:
+                        self.byte_tokens[int(surface[3:5], 16)] = token_id
+                    except ValueError:
+                        pass
+        self.byte_token_values = {i: b for b, i in self.byte_tokens.items()}
+        self.fuse_unk = options.fuse_unk
+        self.cache = PieceCache()
+        #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
+        self.by_token_rank = options.by_token_rank
+        self._single_bytes = [bytes([b]) for b in range(256)]
+        #: Emit a pre-token that is itself a token whole, merges or not (see EncodeOptions).
+        self.ignore_merges = options.ignore_merges
+        # Encoding fast paths, same results: bytes -> base ids in one bytes.translate when
+        # every byte has a base id below 256; Python's re with ASCII classes on ASCII text.
+        self._byte_ids: bytes | None = None
+        if bytes_mode and all(0 <= self.base.get(b, -1) < 256 for b in range(256)):
+            self._byte_ids = bytes(self.base[b] for b in range(256))
+        self._ascii_findall = ascii_findall(self.pre.name)
+        # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
+        unk = options.unk_id
+        self.unk_id: int = unk if unk is not None and unk in vocab else UNK_ID
+        # Ids from here on are helper symbols the reader added (a bare character or ``c</w>``
+        # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
+        # table's own library, which has no id for them.
+        self.outside_from = options.outside_vocab_from
+
+    # ------------------------------------------------------------------ special tokens in text
+
+    def pretokenizer_for(self, specials: list[str]) -> PreTokenizer:
+        """The table's pre-tokenizer, recognising ``specials`` in text."""
+        prefix, normalizer, whole, flags = self._pre_rules
+        return PreTokenizer(
+            self.pretokenizer, specials, self.lowercase, prefix_space=prefix,
+            normalizer=normalizer, text_normalizer=whole,
+            special_flags=flags,
+            normalized_tokens=[t for t, f in (flags or {}).items() if isinstance(f, dict) and f.get("normalized")],
+        )
+
+    def recognising(self, specials: frozenset[str]) -> "Encoder":
+        """This encoder with only ``specials`` recognised in text: the other special tokens'
+        texts are ordinary text. Ids, vocabulary and the pieces cache are shared (a piece's
+        ids do not depend on the specials)."""
+        if len(specials) == len(self.special_tokens):
+            return self
+        view = self._views.get(specials)
+        if view is None:
+            view = copy.copy(self)
+            view.special_tokens = {s: i for s, i in self.special_tokens.items() if s in specials}
+            view.pre = self.pretokenizer_for(list(view.special_tokens))
+            view._ascii_findall = ascii_findall(view.pre.name)
+            view._views = {}
+            self._views[specials] = view
+        return view
+
+    def for_text(self, text: str, allowed_special: Allowed, disallowed_special: Disallowed) -> "Encoder":
+        """The encoder (or view) that encodes ``text`` under tiktoken's two arguments, after
+        refusing a text that holds a disallowed special token."""
+        if allowed_special == "all" and disallowed_special == "all":
+            return self  # the default: every special token recognised, nothing refused
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        special_policy.check(text, disallowed)
+        return self.recognising(recognised)
+
+    def for_stream(self, chunks: Iterable[str], allowed_special: Allowed, disallowed_special: Disallowed) -> "tuple[Encoder, Iterable[str]]":
+        """:meth:`for_text` for a stream: the encoder, and the chunks checked as they come."""
+        if allowed_special == "all" and disallowed_special == "all":
+            return self, chunks
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        return self.recognising(recognised), special_policy.checked_stream(chunks, disallowed)
+
+    # ------------------------------------------------------------------ one pre-token
+
+    def base_ids(self, word: str) -> list[int]:
+        """A pre-token's base ids (bytes or characters, unknown ones as UNK_ID or spelled in
+        byte tokens), with the end-of-word marker."""
+        if self._byte_ids is not None and self.eow_id is None:
+            return list(word.encode("utf-8").translate(self._byte_ids))
+        if self.units == "bytes":
+            base = self.base
+            ids = [base.get(b, UNK_ID) for b in word.encode("utf-8")]
+        else:
+            base = self.base
+            ids = [base.get(c, UNK_ID) for c in word]
+            if self.continuing_prefix is not None and len(word) > 1:
+                after = self.continuing_base
+                ids[1:] = [after.get(c, UNK_ID) for c in word[1:]]
+            if UNK_ID in ids and (self.byte_tokens or self.fuse_unk):
+                ids = self._unknown_chars(word, ids)
+        if self.eow_id is not None and not (self.outside_from is not None and ids and ids[-1] == UNK_ID):
+            # (a file that attaches the marker has one unknown symbol for "á</w>", not two)
+            ids.append(self.eow_id)
+        return ids
+
+    def _unknown_chars(self, word: str, ids: list[int]) -> list[int]:
+        """Base ids with unknown characters spelled as byte tokens (when every byte of the
+        character has one), else left unknown, a run of unknowns fused into one if asked."""
+        out: list[int] = []
+        byte_tokens = self.byte_tokens
+        prefix = self.continuing_prefix
+        for k, (ch, i) in enumerate(zip(word, ids)):
+            if i == UNK_ID:
+                if prefix is not None and k > 0:
+                    ch = prefix + ch  # tokenizers spells the prefixed symbol's bytes
+                spelled = [t for b in ch.encode("utf-8") if (t := byte_tokens.get(b)) is not None]
+                if byte_tokens and len(spelled) == len(ch.encode("utf-8")):
+                    out += spelled
+                    continue
+                if self.fuse_unk and out and out[-1] == UNK_ID:
+                    continue
+            out.append(i)
+        return out
+
+    def whole_token(self, word: str) -> int | None:
+        """The id of a pre-token emitted whole, without merging: with ``ignore_merges``, a
+        pre-token that is itself a (non-special) token; else None."""
+        if not self.ignore_merges or self.eow_id is not None:
+            return None
+        return self.surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
+
+    def symbols(self, word: str) -> list:
+        """A pre-token's symbols before any merge: base ids, or, by token rank, its bytes
+        one by one (as byte strings: the rule joins them)."""
+        if self.by_token_rank:
+            return list(map(self._single_bytes.__getitem__, word.encode("utf-8")))
+        return self.base_ids(word)
+
+    def merged(self, symbols: list, dropout: float = 0.0, rng: random.Random | None = None, log: list | None = None) -> list[int]:
+        """The ids ``symbols`` merge into, by the table's rule: the one merge loop of
+        :mod:`~bpe_tui.core.engine.merging`, with its dropout and its log (for traces)."""
+        if self.by_token_rank:
+            ranks = self.surface_to_id
+            return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
+        pair_ranks, pair_made = self._merge_index()
+        return merge(symbols, pair_ranks, pair_made, dropout=dropout, rng=rng, log=log)
+
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one pre-token (remembered in the pieces cache)."""
+        cached = self.cache.get(word)
+        if cached is not None:
+            return cached
+        whole = self.whole_token(word) if self.ignore_merges else None
+        return self.cache.remember(word, (whole,) if whole is not None else tuple(self.merged(self.symbols(word))))
+
+    def encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
+        """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
+
+        A pre-token emitted whole (see :meth:`whole_token`) stays whole, as in Hugging Face."""
+        whole = self.whole_token(word)
+        if whole is not None:
+            return [whole]
+        return self.merged(self.symbols(word), p, rng)
+
+    # ------------------------------------------------------------------ a text
+
+    def encode(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[int]:
+        """Token ids of ``text`` (the special tokens this encoder recognises to their ids)."""
+        return self.finish(self.encode_raw(text, dropout, seed))
+
+    def finish(self, ids: list[int]) -> list[int]:
+        """Ids as encode gives them: helper symbols outside the file's vocabulary unknown, and
+        the unknown id the table's own (sentencepiece's <unk>) where it has one."""
+        if self.outside_from is not None:
+            ids = self.inside(ids)
+        if self.unk_id != UNK_ID:
+            return [self.unk_id if i == UNK_ID else i for i in ids]
+        return ids
+
+    def inside(self, ids: Sequence[int]) -> list[int]:
+        """``ids`` with helper symbols outside the file's vocabulary (see
+        ``EncodeOptions.outside_vocab_from``) made unknown."""
+        limit = self.outside_from
+        return [UNK_ID if i >= limit else i for i in ids] if limit is not None else list(ids)
+
+    def encode_raw(self, text: str, dropout: float, seed: int | None) -> list[int]:
+        """The ids of ``text`` before :meth:`finish`."""
+        text = valid_text(text)
+        if self.pre.text_normalizer is not None:
+            text = self.pre.text_normalizer(text)
+        if dropout:
+            return self._encode_dropout(text, check_dropout(dropout), seed)
+        out: list[int] = []
+        pre = self.pre
+        if pre.matches_normalized_tokens and pre.prefix_space is not None:  # (see _encode_segment)
+            specials = self.special_tokens
+            for is_special, piece in pre.split(text, text_normalized=True):
+                out += (specials[piece],) if is_special else self.encode_word(piece)
+            return out
+        # The same pieces as self.pre.split(text), without a tuple per piece.
+        matcher = pre.special_matcher
+        if matcher is None:
+            self._encode_segment(pre.prefixed(text, True), out)
+            return out
+        pos = 0
+        for m in matcher.finditer(text):
+            if m.start() > pos:
+                self._encode_segment(pre.prefixed(text[pos : m.start()], pos == 0), out)
+            out.append(self.special_tokens[m.group()])
+            pos = m.end()
+        if pos < len(text):
+            self._encode_segment(pre.prefixed(text[pos:], pos == 0), out)
+        return out
+
+    def _encode_segment(self, segment: str, out: list[int]) -> None:
+        """Append the ids of a text without special tokens (the hot path of encode)."""
+        segment = self.pre.normalize(segment)
+        if self.pre.matches_normalized_tokens:
+            # Special tokens looked for in normalized text (HF's normalized=true added tokens):
+            # cut out here (a table with a prefix space takes the general path in encode_raw).
+            parts = self.pre.normalized_specials(segment)
+            for k, part in enumerate(parts):
+                if k % 2:
+                    out.append(self.special_tokens[part])
+                elif part:
+                    self._encode_words(part, out)
+            return
+        self._encode_words(segment, out)
+
+    def _encode_words(self, segment: str, out: list[int]) -> None:
+        """Append the ids of normalized text without special tokens."""
+        fast = self._ascii_findall
+        words = fast(segment) if fast is not None and segment.isascii() else self.pre.pattern.findall(segment)
+        get = self.cache.get
+        encode_word = self.encode_word
+        for word in words:
+            ids = get(word)
+            out += ids if ids is not None else encode_word(word)
+
+    def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
+        out: list[int] = []
+        specials = self.special_tokens
+        rng = random.Random(seed)
+        for is_special, piece in self.pre.split(text, text_normalized=True):
+            out.extend([specials[piece]] if is_special else self.encode_word_dropout(piece, dropout, rng))
+        return out
+
+    def encode_with_offsets(self, text: str, dropout: float = 0.0, seed: int | None = None) -> tuple[list[int], list[tuple[int, int]]]:
+        """``(ids, offsets)`` (see MergeTable.encode_with_offsets)."""
+        ids, spans = offsets.encode_with_offsets(self, text, dropout, seed)
+        return self.finish(ids), spans
+
+    def pieces(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``."""
+        out = []
+        specials = self.special_tokens
+        rng = random.Random(seed)
+        dropout = check_dropout(dropout)
+        for is_special, piece in self.pre.split(valid_text(text)):
+            if is_special:
+                out.append((specials[piece], self.vocab[specials[piece]]))
+            else:
+                ids = self.encode_word_dropout(piece, dropout, rng) if dropout > 0 else list(self.encode_word(piece))
+                out.extend(self.pieces_of_ids(piece, ids))
+        return out
+
+    def pieces_of_ids(self, word: str, ids: list[int]):
+        """``(id, surface)`` of a pre-token's ids, an unknown one with the unit it stands for."""
+        units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
+        known = [self.base] + [self.continuing_base if self.continuing_prefix is not None else self.base] * (len(units) - 1)
+        unknown = iter(u for u, base in zip(units, known) if u not in base)
+        for i in ids:
+            if type(i) is not int:  # True is 1 to Python, not to a reader of token ids
+                raise BPEError(f"token id {i!r} is not an integer")
+            if i == UNK_ID:
+                u = next(unknown)
+                yield i, bytes([u]) if isinstance(u, int) else u
+            elif self.outside_from is not None and i >= self.outside_from:
+                yield UNK_ID, self.vocab[i]
+            else:
+                yield i, self.vocab[i]
+
+    # ------------------------------------------------------------------ a stream of text
+
+    def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
+        """The ids of a stream of text, lazily (see MergeTable.encode_iterable)."""
+        if self.pre.matches_normalized_tokens:
+            yield from self.encode("".join(chunks))
+            return
+        specials = self.special_tokens
+        encode_word = self.encode_word
+        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+            if is_special:
+                yield specials[piece]
+            else:
+                yield from self.inside(encode_word(piece))
+
+    def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
+        """``(id, surface)`` per token of a stream of text, lazily."""
+        if self.pre.matches_normalized_tokens:  # see encode_iterable
+            yield from self.pieces("".join(chunks))
+            return
+        specials = self.special_tokens
+        vocab = self.vocab
+        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+            if is_special:
+                yield specials[piece], vocab[specials[piece]]
+            else:
+                yield from self.pieces_of_ids(piece, list(self.encode_word(piece)))
+
+    def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
+        """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
+        raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
+        if self.pre.text_normalizer is not None:  # sentencepiece's: it streams itself
+            chunks = self.pre.text_normalizer.stream(valid_text(c) for c in chunks)
+        pending = ""
+        original = ""  # pending before normalizing: special tokens are found there
+        for chunk in chunks:
+            if not chunk:
+                continue
+            chunk = valid_text(chunk)
+            lowered = self.pre.normalize(chunk)  # a chunk at a time: lines, for files
+            pending += lowered
+            original += chunk if len(lowered) == len(chunk) else lowered
+            spans = list(raw.spans(pending, original))
+            # Pieces before the last one are final: the regex decided each of them by looking
+            # at characters that are already here. The last piece, and any tail that could be
+            # the start of a special token, wait for more text.
+            cut = spans[-1][1] if spans else len(pending)
+            cut = min(cut, len(pending) - raw.special_prefix_len(original))
+            ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
+            if not ready:
+                continue
+            keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
+            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
+            pending, original = pending[keep:], original[keep:]
+            yield from ready
+        if pending:
+            for sp, s, e in raw.spans(pending, original):
+                yield sp, (original if sp else pending)[s:e]
+
+    def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
+        """The pieces of a whole text with the prefix space added where the table's scheme
+        puts one: the first piece of a segment gets it and is pre-tokenized again (for the
+        sentencepiece-style patterns such tables have, the same as prefixing the segment)."""
+        pre = self.pre
+        if pre.prefix_space is None:
+            yield from pieces
+            return
+        segment_start = text_start = True
+        for is_special, piece in pieces:
+            if is_special:
+                yield True, piece
+                segment_start = True
+            elif segment_start:
+                for word in pre.pattern.findall(pre.prefixed(piece, text_start)):
+                    yield False, word
+                segment_start = False
+            else:
+                yield False, piece
+            text_start = False
