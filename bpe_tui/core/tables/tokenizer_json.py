@@ -33,13 +33,10 @@ from typing import Any, Protocol
 from ..engine.units import bytes_to_gpt2_str
 from ..errors import BPEError
 from ..text.normalize import SPACE_MARK
+from ..text.presets import METASPACE_PATTERN, WHOLE_TEXT  # noqa: F401  (re-exported)
 from ..text.pretokenize import PIPELINE, pattern_text
 from ..types import Surface
 
-#: One pre-token per run of text without spaces, each with the space before it (Metaspace).
-METASPACE_PATTERN = r" ?[^ ]+| "
-#: No pre-tokenization: the whole text (between special tokens) is one word.
-WHOLE_TEXT = r"(?s).+"
 
 
 class TableView(Protocol):

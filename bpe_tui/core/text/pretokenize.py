@@ -20,40 +20,11 @@ import regex
 
 from ..errors import BPEError
 from ..types import PREFIX_SCHEMES, PrefixScheme
+from .presets import CLIP_PATTERN, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN  # noqa: F401  (re-exported)
 from .specials import SpecialMatcher, special_token_list
-
-#: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-#: GPT-4's cl100k_base pre-tokenizer: case-insensitive contractions, digits in runs of 1-3.
-GPT4_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
-    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
+    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, Span, is_known, known_pattern,
 )
-
-#: GPT-4o's o200k_base pre-tokenizer: splits CamelCase, keeps contractions on the word.
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-
-#: Whitespace splitting (Python's ``str.split()``): words without their spaces.
-WHITESPACE_PATTERN = r"""\S+"""
-
-#: OpenAI CLIP's regex (``simple_tokenizer.py``, and transformers' CLIPTokenizer): its two
-#: special tokens, contractions, runs of letters, single digits, runs of anything else but
-#: whitespace; whitespace is dropped. It runs on lowercased text. CLIP's own code compiles it
-#: case-insensitively, transformers' does not; after lowercasing they differ only where a
-#: lowercase letter folds to another (``'ſ`` is a contraction to CLIP): this is transformers'.
-#: The pre-tokenizer is :data:`CLIP_PRETOKENIZER`, named ``clip``.
-CLIP_PATTERN = r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
 
 NAMED_PATTERNS = {
     "whitespace": WHITESPACE_PATTERN,
@@ -200,25 +171,6 @@ SUPERWORD_PRETOKENIZER = PIPELINE + json.dumps(
 )
 
 
-class Match(Protocol):
-    """A piece a pre-tokenizer pattern found: a regex match, or one of ours shaped like it."""
-
-    def start(self) -> int: ...
-
-    def end(self) -> int: ...
-
-    def group(self) -> str: ...
-
-
-class Pattern(Protocol):
-    """What the pre-tokenizer's ``pattern`` answers: a compiled regex, a
-    :class:`GuardedPattern` or a :class:`SplitPipeline`."""
-
-    def findall(self, string: str) -> list[str]: ...
-
-    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]: ...
-
-
 class WholeTextNormalizer(Protocol):
     """A normalizer that takes the whole text before special tokens are looked for
     (sentencepiece's: see :class:`~bpe_tui.core.text.normalize.SentencePieceNormalizer`), at once
@@ -227,24 +179,6 @@ class WholeTextNormalizer(Protocol):
     def __call__(self, text: str) -> str: ...
 
     def stream(self, chunks: Iterable[str]) -> Iterator[str]: ...
-
-
-class _Span:
-    """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
-
-    __slots__ = ("_text", "_start", "_end")
-
-    def __init__(self, text: str, start: int, end: int):
-        self._text, self._start, self._end = text, start, end
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
-
-    def group(self) -> str:
-        return self._text[self._start : self._end]
 
 
 class SplitPipeline:
@@ -311,7 +245,7 @@ class SplitPipeline:
                     cuts = memo[piece] = _split(piece, 0, len(piece), compiled, behavior, invert)
                 later += [(start + a, start + b) for a, b in cuts]
             spans = later
-        return (_Span(text, start, end) for start, end in spans)
+        return (Span(text, start, end) for start, end in spans)
 
     def findall(self, text: str) -> list[str]:
         return [text[m.start() : m.end()] for m in self.finditer(text)]
@@ -374,54 +308,15 @@ def valid_text(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-#: Seconds a custom pre-tokenizer regex may spend on one piece of text before it is given up
-#: (a pattern with catastrophic backtracking, such as ``(a|aa)+$``, would otherwise spin for
-#: ever). The named patterns are linear and run without a limit.
-REGEX_TIMEOUT = 5.0
-
-
-class RegexTimeout(BPEError):
-    """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
-
-
 def compile_pattern(name: str, pattern_text: str) -> Pattern:
-    """The compiled pre-tokenizer: the regex itself for a named one, a guarded one for yours,
-    a :class:`SplitPipeline` (its regexes guarded too) for a pipeline."""
+    """The compiled pre-tokenizer: a :class:`KnownPattern` for a regex bpe-tui knows by its
+    text (named or not: Llama 3's from a rank file is known), a guarded one for yours, a
+    :class:`SplitPipeline` (its regexes guarded too) for a pipeline. See splitting.py."""
     if name.startswith(PIPELINE):
         return SplitPipeline.from_json(pattern_text)
-    compiled = regex.compile(pattern_text)
-    if name in NAMED_PATTERNS:
-        named: Pattern = compiled  # a regex.Pattern (regex ships no types)
-        return named
-    return GuardedPattern(compiled)
-
-
-class GuardedPattern:
-    """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
-    with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
-
-    def __init__(self, compiled: Any):  # a regex.Pattern
-        self.compiled = compiled
-        self.pattern = compiled.pattern
-
-    def _timed_out(self) -> RegexTimeout:
-        shown = self.pattern if len(self.pattern) <= 60 else self.pattern[:55] + "..."
-        return RegexTimeout(
-            f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
-        )
-
-    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
-        try:
-            found: list[str] = self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
-            return found
-        except TimeoutError:
-            raise self._timed_out() from None
-
-    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
-        try:
-            return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
-        except TimeoutError:
-            raise self._timed_out() from None
+    if is_known(pattern_text):
+        return known_pattern(pattern_text)
+    return GuardedPattern(regex.compile(pattern_text))
 
 
 class PreTokenizer:
@@ -465,6 +360,7 @@ class PreTokenizer:
             raise BPEError(f"unknown prefix-space scheme {prefix_space!r}; choose one of {', '.join(PREFIX_SCHEMES)}")
         self.prefix_space = prefix_space
         self.special_tokens = special_token_list(special_tokens)
+        self._special_prefixes: set[str] | None = None  # see special_prefix_len
         # Hugging Face's added tokens with ``normalized: true`` are looked for in each segment
         # after it is normalized (their own text normalized too); the others in the raw text.
         later = [t for t in normalized_tokens if t in self.special_tokens] if normalizer is not None or lowercase else []
@@ -586,12 +482,15 @@ class PreTokenizer:
         """Length of the longest suffix of ``text`` that is a proper prefix of a special token.
 
         Streaming encoders keep that many characters back, so a special token cut in two by
-        a chunk boundary is still recognised whole.
+        a chunk boundary is still recognised whole. (The proper prefixes are kept in a set,
+        made when first asked: a chunk's tail is checked in as many lookups as the longest
+        token is long, however many special tokens there are: Llama 3 has 256.)
         """
-        best = 0
-        for special in self.special_tokens:
-            for k in range(min(len(special) - 1, len(text)), best, -1):
-                if text.endswith(special[:k]):
-                    best = k
-                    break
-        return best
+        if self._special_prefixes is None:
+            self._special_prefixes = {t[:k] for t in self.special_tokens for k in range(1, len(t))}
+        prefixes = self._special_prefixes
+        longest = max(map(len, self.special_tokens), default=0)
+        for k in range(min(longest - 1, len(text)), 0, -1):
+            if text[-k:] in prefixes:
+                return k
+        return 0

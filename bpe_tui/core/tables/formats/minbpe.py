@@ -25,12 +25,12 @@ from typing import Final
 
 from ...atomic import atomic_write_text
 from ...errors import BPEError
+from ...text.presets import WHOLE_TEXT
 from ..table import MergeTable
 from ._shared import fail, pattern_name, pattern_text, read_head, short
 
 NAME: Final = "minbpe"
 MAGIC = "minbpe v1"
-WHOLE_TEXT = r"(?s).+"
 
 
 def sniff(path: str) -> bool:

@@ -42,6 +42,7 @@ import struct
 from typing import Any, Final
 
 from ...text.normalize import sentencepiece_spec
+from ...text.presets import METASPACE_PATTERN, SPACE_RUNS_PATTERN, SPACE_SUFFIX_PATTERN, WHOLE_TEXT
 from ..table import MergeTable
 from ._shared import build_table, fail, read_head
 
@@ -202,13 +203,13 @@ def _read(path: str, data: bytes) -> MergeTable:
     suffix = bool(trainer.get(24, 0))
     whitespace_runs = bool(trainer.get(26, 0))  # allow_whitespace_only_pieces
     if not split_ws:
-        pattern = r"(?s).+"
+        pattern = WHOLE_TEXT
     elif suffix:
-        pattern = r"[^ ]+ ?| "
+        pattern = SPACE_SUFFIX_PATTERN
     elif whitespace_runs:
-        pattern = r"[^ ]+| +[^ ]*"  # a run of spaces stays with the word after it
+        pattern = SPACE_RUNS_PATTERN  # a run of spaces stays with the word after it
     else:
-        pattern = r" ?[^ ]+| "
+        pattern = METASPACE_PATTERN
     name = normalizer.get(1, b"nmt_nfkc")
     name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
     charsmap = normalizer.get(2)

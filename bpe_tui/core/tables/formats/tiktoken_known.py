@@ -14,18 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ENDOFTEXT = "<|endoftext|>"
+from ...text.presets import LLAMA3_PATTERN, QWEN_PATTERN  # noqa: F401  (re-exported)
 
-#: Llama 3's pre-tokenizer: cl100k's, without its possessive quantifiers and ``\s++$``.
-LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-#: Qwen (the tiktoken-based first generation): like Llama 3's, but digits one at a time.
-QWEN_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+ENDOFTEXT = "<|endoftext|>"
 
 
 def _numbered(names: list[str], first_id: int) -> dict[str, int]:

@@ -1,0 +1,77 @@
+"""The pre-tokenizer regexes bpe-tui knows, by their text.
+
+A regex is *known* when it is one of these texts exactly, however it reached the table: by
+name (``gpt2``, ``gpt4``, ``o200k``), from a rank file bpe-tui recognises (Llama 3's, Qwen's),
+from a tokenizer.json or a transformers folder that spells it (Qwen2's), or as the rule a
+sentencepiece model or a table without a pre-tokenizer stands for. Known regexes are linear
+(no catastrophic backtracking: each was read for it, and the tests run them on adversarial
+text), so they run without the time limit an unknown regex gets, and each has a form for
+Python's own ``re`` that gives the same pieces faster (see :mod:`~bpe_tui.core.text.splitting`).
+"""
+
+from __future__ import annotations
+
+#: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+#: GPT-4's cl100k_base pre-tokenizer: case-insensitive contractions, digits in runs of 1-3.
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*"""
+    r"""|\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+
+#: GPT-4o's o200k_base pre-tokenizer: splits CamelCase, keeps contractions on the word.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+#: Whitespace splitting (Python's ``str.split()``): words without their spaces.
+WHITESPACE_PATTERN = r"""\S+"""
+
+#: OpenAI CLIP's regex (``simple_tokenizer.py``, and transformers' CLIPTokenizer): its two
+#: special tokens, contractions, runs of letters, single digits, runs of anything else but
+#: whitespace; whitespace is dropped. It runs on lowercased text. CLIP's own code compiles it
+#: case-insensitively, transformers' does not; after lowercasing they differ only where a
+#: lowercase letter folds to another (``'ſ`` is a contraction to CLIP): this is transformers'.
+#: The pre-tokenizer is ``CLIP_PRETOKENIZER`` (pretokenize.py), named ``clip``.
+CLIP_PATTERN = r"""<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
+
+#: Llama 3's pre-tokenizer: cl100k's, without its possessive quantifiers and ``\s++$``.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+#: Qwen (the tiktoken-based first generation, and Qwen2's tokenizer): like Llama 3's, but
+#: digits one at a time.
+QWEN_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+#: No pre-tokenization: the whole text (between special tokens) is one word.
+WHOLE_TEXT = r"(?s).+"
+
+#: Sentencepiece's splits of text by spaces, as its model's trainer settings choose them:
+#: one pre-token per run of text without spaces, each with the space before it (Metaspace);
+#: with the space after it (``treat_whitespace_as_suffix``); a run of spaces kept with the word
+#: after it (``allow_whitespace_only_pieces``).
+METASPACE_PATTERN = r" ?[^ ]+| "
+SPACE_SUFFIX_PATTERN = r"[^ ]+ ?| "
+SPACE_RUNS_PATTERN = r"[^ ]+| +[^ ]*"
+
+#: Every known regex's text.
+KNOWN_PATTERNS = frozenset(
+    {
+        GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN, CLIP_PATTERN, LLAMA3_PATTERN, QWEN_PATTERN,
+        WHOLE_TEXT, METASPACE_PATTERN, SPACE_SUFFIX_PATTERN, SPACE_RUNS_PATTERN,
+    }
+)
