@@ -1,6 +1,7 @@
 """The one merge loop (core/merging.py): its scan, its heap and a plain reference loop give
 the same merges, dropout draws and traces, for both rules (by merge list and by token rank);
-and the table's encode, dropout and trace agree with the reference on long pieces."""
+its fast forms (merge_pairs, merge_bytes) the same merges as the loop; and the table's encode,
+dropout and trace agree with the reference on long pieces."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_tui.core.engine import merging
-from bpe_tui.core.engine.merging import HEAP_FROM, MergeLog, merge
+from bpe_tui.core.engine.merging import HEAP_FROM, MergeLog, PieceCache, merge, merge_bytes, merge_pairs, pair_merges
 from bpe_tui.core.tables.table import MergeTable
 
 
@@ -91,6 +92,28 @@ def test_loop_by_merge_list_equals_reference(syms, merges, p, seed, stop_at):
 def test_loop_by_token_rank_equals_reference(text, tokens, p, seed, stop_at):
     syms = [c.encode() for c in text]
     agree(syms, *token_rule(tokens), p, seed, stop_at)
+
+
+@settings(max_examples=400, deadline=None)
+@given(symbols, merge_lists)
+def test_merge_pairs_is_the_loop_by_merge_list(syms, merges):
+    ranks, made, _ = pair_rule(merges)
+    assert merge_pairs(list(syms), pair_merges(ranks, made)) == merge(syms, ranks, made)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcd", max_size=150), token_lists)
+def test_merge_bytes_is_the_loop_by_token_rank(text, tokens):
+    ranks, _, _ = token_rule(tokens)
+    piece = text.encode()
+    assert merge_bytes(piece, ranks) == [ranks[s] for s in merge([bytes([b]) for b in piece], ranks)]
+
+
+def test_piece_cache_works_out_what_it_lacks_and_forgets_when_full():
+    cache = PieceCache(limit=2, compute=lambda piece: (len(piece),))
+    assert cache["ab"] == (2,) and cache["abc"] == (3,) and len(cache) == 2
+    assert cache["x"] == (1,) and list(cache) == ["x"]  # full: cleared, then kept
+    assert cache.get("zz") is None and "zz" not in cache  # .get never works anything out
 
 
 def chain_table() -> MergeTable:

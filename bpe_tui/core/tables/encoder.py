@@ -19,22 +19,38 @@ pieces with surfaces). A :class:`~bpe_tui.core.tables.table.MergeTable` holds on
 its encoding calls to it, the way Hugging Face's tokenizers keeps ``model.rs`` (the tokenizer)
 apart from ``word.rs`` (what happens inside a word). :class:`EncodeOptions` is what the table's
 ``config`` says about encoding, read once, typed.
+
+Speed. ``encode`` is the path above, taken at speed, with the same ids (the tests hold the two
+to each other on random Unicode text, and to the tables' own libraries); each trick is told
+where it lives:
+
+* the split: :meth:`Encoder.words`, Python's ``re`` on the known regexes
+  (:mod:`~bpe_tui.core.text.splitting`), with ASCII classes on an ASCII text for GPT-2's;
+* the pieces cache, filled and read in C: :meth:`Encoder._encode_words` and
+  :class:`~bpe_tui.core.engine.merging.PieceCache`;
+* a pre-token not seen before: :meth:`Encoder._work_out`, the fast forms of the merge loop
+  (:func:`~bpe_tui.core.engine.merging.merge_bytes`, :func:`~bpe_tui.core.engine.merging.merge_pairs`);
+* a stream of text, a chunk at a time: :mod:`~bpe_tui.core.tables.streaming`.
+
+What stays on the educational path: dropout, traces and offsets (the plain loop with its log:
+:meth:`Encoder.merged`), and the special-token and normalizer rules.
 """
 
 from __future__ import annotations
 
 import copy
 import random
+from itertools import chain
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.merging import PieceCache, merge
+from ..engine.merging import PieceCache, merge, merge_bytes, merge_pairs, pair_merges
 from ..errors import BPEError
 from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import PreTokenizer, ascii_findall, valid_text
 from ..types import UNK_ID, PrefixScheme, Surface
-from . import offsets, special_policy
+from . import offsets, special_policy, streaming
 from .special_policy import Allowed, Disallowed
 
 #: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
@@ -205,7 +221,10 @@ class Encoder:
                         pass
         self.byte_token_values = {i: b for b, i in self.byte_tokens.items()}
         self.fuse_unk = options.fuse_unk
-        self.cache = PieceCache()
+        #: Pre-token -> its ids; a pre-token not held yet is worked out by :meth:`_work_out`.
+        self.cache = PieceCache(compute=self._work_out)
+        #: The merge list's index for merge_pairs, made when first needed (see _work_out).
+        self._pair_merges: dict[tuple[int, int], int] | None = None
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
         self.by_token_rank = options.by_token_rank
         self._single_bytes = [bytes([b]) for b in range(256)]
@@ -336,11 +355,21 @@ class Encoder:
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one pre-token (remembered in the pieces cache)."""
-        cached = self.cache.get(word)
-        if cached is not None:
-            return cached
-        whole = self.whole_token(word) if self.ignore_merges else None
-        return self.cache.remember(word, (whole,) if whole is not None else tuple(self.merged(self.symbols(word))))
+        return self.cache[word]
+
+    def _work_out(self, word: str) -> tuple[int, ...]:
+        """The ids of a pre-token the cache does not hold (its ``compute``): emitted whole, or
+        merged by the fast forms of the merge loop (the same ids as :meth:`merged`)."""
+        if self.ignore_merges:
+            whole = self.whole_token(word)
+            if whole is not None:
+                return (whole,)
+        if self.by_token_rank:
+            return tuple(merge_bytes(word.encode("utf-8"), self.surface_to_id))
+        merges = self._pair_merges
+        if merges is None:
+            merges = self._pair_merges = pair_merges(*self._merge_index())
+        return tuple(merge_pairs(self.base_ids(word), merges))
 
     def encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
         """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
@@ -416,15 +445,18 @@ class Encoder:
             return
         self._encode_words(segment, out)
 
-    def _encode_words(self, segment: str, out: list[int]) -> None:
-        """Append the ids of normalized text without special tokens."""
+    def words(self, segment: str) -> list[str]:
+        """The pre-tokens of normalized text without special tokens: the split, on its fastest
+        path (Python's re with ASCII classes for an ASCII text, where the pre-tokenizer has
+        such a form; see splitting.py for the others)."""
         fast = self._ascii_findall
-        words = fast(segment) if fast is not None and segment.isascii() else self.pre.pattern.findall(segment)
-        get = self.cache.get
-        encode_word = self.encode_word
-        for word in words:
-            ids = get(word)
-            out += ids if ids is not None else encode_word(word)
+        return fast(segment) if fast is not None and segment.isascii() else self.pre.pattern.findall(segment)
+
+    def _encode_words(self, segment: str, out: list[int]) -> None:
+        """Append the ids of normalized text without special tokens: each pre-token's ids
+        from the cache, looked up in C (a miss calls back into :meth:`_work_out`), the tuples
+        chained into the list in C too."""
+        out += chain.from_iterable(map(self.cache.__getitem__, self.words(segment)))
 
     def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
         out: list[int] = []
@@ -473,16 +505,31 @@ class Encoder:
 
     def encode_iterable(self, chunks: Iterable[str]) -> Iterator[int]:
         """The ids of a stream of text, lazily (see MergeTable.encode_iterable)."""
+        for ids in self.encode_blocks(chunks):
+            yield from ids
+
+    def encode_blocks(self, chunks: Iterable[str]) -> Iterator[list[int]]:
+        """The ids of a stream of text, a list at a time: as :meth:`encode_iterable`, the ids
+        decided by each chunk at once (what ``bpe-tui encode --ids`` writes as it reads)."""
         if self.pre.matches_normalized_tokens:
-            yield from self.encode("".join(chunks))
+            yield self.encode("".join(chunks))
+            return
+        if not streaming.streams_as_is(self):
+            specials = self.special_tokens
+            encode_word = self.encode_word
+            for is_special, piece in streaming.prefix_pieces(self, streaming.stream_pieces(self, chunks)):
+                yield [specials[piece]] if is_special else self.inside(encode_word(piece))
             return
         specials = self.special_tokens
-        encode_word = self.encode_word
-        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
-            if is_special:
-                yield specials[piece]
-            else:
-                yield from self.inside(encode_word(piece))
+        lookup = self.cache.__getitem__
+        for parts in streaming.stream_parts(self, chunks):
+            ids: list[int] = []
+            for special, words in parts:
+                if special is None:
+                    ids += chain.from_iterable(map(lookup, words))
+                else:
+                    ids.append(specials[special])
+            yield self.inside(ids) if self.outside_from is not None else ids
 
     def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily."""
@@ -491,60 +538,17 @@ class Encoder:
             return
         specials = self.special_tokens
         vocab = self.vocab
-        for is_special, piece in self._prefix_pieces(self._stream_pieces(chunks)):
+        if streaming.streams_as_is(self):
+            for parts in streaming.stream_parts(self, chunks):
+                for special, words in parts:
+                    if special is not None:
+                        yield specials[special], vocab[specials[special]]
+                        continue
+                    for word in words:
+                        yield from self.pieces_of_ids(word, list(self.encode_word(word)))
+            return
+        for is_special, piece in streaming.prefix_pieces(self, streaming.stream_pieces(self, chunks)):
             if is_special:
                 yield specials[piece], vocab[specials[piece]]
             else:
                 yield from self.pieces_of_ids(piece, list(self.encode_word(piece)))
-
-    def _stream_pieces(self, chunks: Iterable[str]) -> Iterator[tuple[bool, str]]:
-        """``(is_special, piece)`` of a stream of text, each as soon as it is decided."""
-        raw = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
-        if self.pre.text_normalizer is not None:  # sentencepiece's: it streams itself
-            chunks = self.pre.text_normalizer.stream(valid_text(c) for c in chunks)
-        pending = ""
-        original = ""  # pending before normalizing: special tokens are found there
-        for chunk in chunks:
-            if not chunk:
-                continue
-            chunk = valid_text(chunk)
-            lowered = self.pre.normalize(chunk)  # a chunk at a time: lines, for files
-            pending += lowered
-            original += chunk if len(lowered) == len(chunk) else lowered
-            spans = list(raw.spans(pending, original))
-            # Pieces before the last one are final: the regex decided each of them by looking
-            # at characters that are already here. The last piece, and any tail that could be
-            # the start of a special token, wait for more text.
-            cut = spans[-1][1] if spans else len(pending)
-            cut = min(cut, len(pending) - raw.special_prefix_len(original))
-            ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
-            if not ready:
-                continue
-            keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
-            pending, original = pending[keep:], original[keep:]
-            yield from ready
-        if pending:
-            for sp, s, e in raw.spans(pending, original):
-                yield sp, (original if sp else pending)[s:e]
-
-    def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
-        """The pieces of a whole text with the prefix space added where the table's scheme
-        puts one: the first piece of a segment gets it and is pre-tokenized again (for the
-        sentencepiece-style patterns such tables have, the same as prefixing the segment)."""
-        pre = self.pre
-        if pre.prefix_space is None:
-            yield from pieces
-            return
-        segment_start = text_start = True
-        for is_special, piece in pieces:
-            if is_special:
-                yield True, piece
-                segment_start = True
-            elif segment_start:
-                for word in pre.pattern.findall(pre.prefixed(piece, text_start)):
-                    yield False, word
-                segment_start = False
-            else:
-                yield False, piece
-            text_start = False

@@ -1,0 +1,131 @@
+"""The encoder's fast path (core/tables/encoder.py) gives the plain path's ids on random
+Unicode text, for every rule a table can have: the fast path is the split on Python's re (or
+the ASCII form), the pieces cache filled in C, and the fast forms of the merge loop; the plain
+path is the regex package's split and the plain loop, one pre-token at a time, no cache.
+Trained tables of each kind always; the real tables of ../shared when they are there. Also:
+streaming gives the whole text's ids, and EncodeOptions reads what the config says."""
+
+from __future__ import annotations
+
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bpe_tui
+from bpe_tui.core.engine.trainer import Trainer
+from bpe_tui.core.engine.config import TrainerConfig
+from bpe_tui.core.tables.encoder import BY_TOKEN_RANK, EncodeOptions
+from bpe_tui.core.tables.table import MergeTable
+from bpe_tui.core.text.pretokenize import valid_text
+from tests.conftest import CORPORA, SHARED, need, rank_file
+
+TRICKY = list(" \t\n\r'sdtllvem123 ½中日한éÉ\u0301😀𝐀<|>") + ["<|endoftext|>", "<|end|>", "<|e", "<|end_of_text|>"]
+#: Text of any characters, with the ones the rules treat specially (special tokens' texts too).
+texts = st.lists(st.one_of(st.characters(), st.sampled_from(TRICKY)), max_size=150).map("".join)
+streams = st.lists(st.lists(st.one_of(st.characters(), st.sampled_from(TRICKY)), max_size=30).map("".join), max_size=8)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def plain_encode(table: MergeTable, text: str) -> list[int]:
+    """``encode_ordinary`` the educational way (tables without normalizer or prefix space)."""
+    encoder = table._encoder
+    out: list[int] = []
+    text = valid_text(text)
+    if table.lowercase:
+        text = text.lower()
+    for word in regex.compile(table._pre.pattern_text).findall(text):
+        whole = encoder.whole_token(word)
+        out += [whole] if whole is not None else encoder.merged(encoder.symbols(word))
+    return encoder.finish(out)
+
+
+def trained(**config) -> MergeTable:
+    text = (CORPORA / "demo.txt").read_text(encoding="utf-8") + (CORPORA / "multilingual.txt").read_text(encoding="utf-8")
+    trainer = Trainer.from_text(text, TrainerConfig(**config))
+    for _ in trainer.run():
+        pass
+    return trainer.table
+
+
+TABLES = {
+    "bytes by merge list": lambda: trained(preset="gpt2", vocab_size=600),
+    "bytes with special tokens": lambda: trained(
+        preset="gpt2", pretokenizer="whitespace", vocab_size=500, special_tokens=["<|endoftext|>", "<|end|>", "<|e"],
+    ),
+    "chars with </w>": lambda: trained(units="chars", end_of_word="</w>", pretokenizer="gpt4", vocab_size=400),
+    "chars, lowercased, o200k": lambda: trained(units="chars", pretokenizer="o200k", lowercase=True, vocab_size=400),
+}
+_made: dict[str, MergeTable] = {}
+
+
+def table_named(name: str) -> MergeTable:
+    if name not in _made:
+        _made[name] = TABLES[name]()
+    return _made[name]
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(TABLES)), texts)
+def test_fast_path_is_the_plain_path_on_trained_tables(name, text):
+    table = table_named(name)
+    assert table.encode_ordinary(text) == plain_encode(table, text)
+
+
+@SETTINGS
+@given(texts)
+def test_fast_path_is_the_plain_path_by_token_rank(tmp_path_factory, text):
+    if "rank" not in _made:
+        tokens = [w.encode() for w in ("he", "ll", "llo", "hello", " wor", "ld", " world", "é", "中日", "  ", "\n\n")]
+        _made["rank"] = bpe_tui.load(rank_file(tmp_path_factory.mktemp("r") / "t.tiktoken", tokens))
+    table = _made["rank"]
+    assert table.by_token_rank
+    assert table.encode_ordinary(text) == plain_encode(table, text)
+
+
+REAL = {"gpt2": "gpt2", "cl100k": "cl100k/cl100k_base.tiktoken", "o200k": "o200k/o200k_base.tiktoken", "llama3": "llama3/tokenizer.model"}
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(REAL)), texts)
+def test_fast_path_is_the_plain_path_on_the_real_tables(name, text):
+    path = need(SHARED / "tables" / REAL[name])
+    if name not in _made:
+        _made[name] = bpe_tui.load(str(path))
+    table = _made[name]
+    assert table.encode_ordinary(text) == plain_encode(table, text)
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(TABLES)), streams)
+def test_streaming_gives_the_whole_texts_ids(name, chunks):
+    table = table_named(name)
+    text = "".join(chunks)
+    assert list(table.encode_iterable(chunks)) == table.encode(text)
+    assert list(table.pieces_iterable(chunks)) == table.pieces(text)
+    ordinary = {"allowed_special": frozenset(), "disallowed_special": ()}
+    assert list(table.encode_iterable(chunks, **ordinary)) == table.encode_ordinary(text)
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(REAL)), streams)
+def test_streaming_gives_the_whole_texts_ids_on_the_real_tables(name, chunks):
+    path = need(SHARED / "tables" / REAL[name])
+    if name not in _made:
+        _made[name] = bpe_tui.load(str(path))
+    table = _made[name]
+    text = "".join(chunks)
+    assert list(table.encode_iterable(chunks)) == table.encode(text)
+
+
+def test_options_are_read_once_from_the_config():
+    options = EncodeOptions.from_config(
+        {"merge_by": BY_TOKEN_RANK, "ignore_merges": True, "prepend_space": True, "unk_id": True, "fuse_unk": 1,
+         "continuing_subword_prefix": "##"},
+        "bytes", None,
+    )
+    assert options.by_token_rank and options.ignore_merges and options.fuse_unk
+    assert options.prefix_scheme == "always"  # an older table's prepend_space
+    assert options.unk_id is None  # True is not an id
+    assert options.continuing_prefix is None  # chars tables only
+    assert EncodeOptions.from_config({"merge_by": BY_TOKEN_RANK}, "bytes", "</w>").by_token_rank is False
+    assert EncodeOptions.from_config({}, "chars", None) == EncodeOptions()
