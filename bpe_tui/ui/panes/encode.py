@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rich.cells import cell_len
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -40,11 +40,12 @@ from ..keys import bindings_for
 from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
 from ..widgets.render import (
+    SUPERWORD_MARK,
     ChipStyles,
     chips,
+    is_superword,
     label,
     redraw_on_theme_change,
-    superword_mark,
 )
 from ..widgets.toggle import Checkbox
 from ..widgets.vlist import VirtualList
@@ -124,31 +125,58 @@ def refusal_lines(refused: DisallowedSpecial, width: int, look: ChipStyles) -> l
 
 
 def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
-    """Wrap chips into lines of ``width`` cells, each followed by a line of their ids."""
-    out = []
-    top = Text(no_wrap=True, end="")
-    bottom = Text(no_wrap=True, end="")
+    """Wrap chips into lines of ``width`` cells, each followed by a line of their ids.
+
+    Each line's text and style spans are gathered first and made into one Text at the end
+    (appending to a Text chip by chip cost a 2,000-character text 20 ms a keystroke). A chip
+    spans its cells; a wide character (CJK) takes two cells but one character of the text,
+    so the two are counted apart."""
+    out: list[tuple[Text, list]] = []
+    mark_cells = cell_len(SUPERWORD_MARK)
+    top: list[str] = []  # the line's pieces of text
+    top_styles: list[Span] = []
+    top_chars = 0  # characters of the line so far (Text spans count characters)
+    bottom: list[str] = []
+    bottom_styles: list[Span] = []  # (the ids line holds one-cell characters only)
+    cells = 0  # cells of the line so far (where a click lands)
     spans: list = []
+
+    def line_out() -> None:
+        out.append((Text("".join(top), no_wrap=True, end="", spans=top_styles), spans))
+        out.append((Text("".join(bottom), no_wrap=True, end="", spans=bottom_styles), list(spans)))
+
+    cycle = look.cycle
     for n, (token_id, surface) in enumerate(pieces):
         name = label(surface, eow)
+        name_cells = cell_len(name)
         ident = "unk" if token_id == UNK_ID else str(token_id)
-        mark = superword_mark(surface, look)  # after the id: the chip itself stays the token
-        cell = max(Text(name).cell_len, len(ident) + mark.cell_len)
-        if top.cell_len and top.cell_len + cell + 1 > width:
-            out.append((top, spans))
-            out.append((bottom, list(spans)))
-            top, bottom, spans = Text(no_wrap=True, end=""), Text(no_wrap=True, end=""), []
-        start = top.cell_len
-        style = look.unknown if token_id == UNK_ID else look.cycle[n % len(look.cycle)]
-        top.append(name, style)
-        top.append(" " * (cell - Text(name).cell_len + 1))
-        bottom.append(ident, "dim")
-        bottom.append_text(mark)
-        bottom.append(" " * (cell + 1 - len(ident) - mark.cell_len), "dim")
-        spans.append((start, start + cell, token_id))
+        marked = is_superword(surface)  # its mark after the id: the chip itself stays the token
+        cell = max(name_cells, len(ident) + (mark_cells if marked else 0))
+        if cells and cells + cell + 1 > width:
+            line_out()
+            top, top_styles, bottom, bottom_styles, spans = [], [], [], [], []
+            top_chars = cells = 0
+        style = look.unknown if token_id == UNK_ID else cycle[n % len(cycle)]
+        if name and style:
+            top_styles.append(Span(top_chars, top_chars + len(name), style))
+        pad = " " * (cell - name_cells + 1)
+        top += (name, pad)
+        top_chars += len(name) + len(pad)
+        bottom_styles.append(Span(cells, cells + len(ident), "dim"))
+        bottom.append(ident)
+        at = cells + len(ident)
+        if marked:
+            bottom_styles.append(Span(at, at + len(SUPERWORD_MARK), look.superword))
+            bottom.append(SUPERWORD_MARK)
+            at += len(SUPERWORD_MARK)
+        rest = " " * (cell + 1 - len(ident) - (mark_cells if marked else 0))
+        if rest:
+            bottom_styles.append(Span(at, at + len(rest), "dim"))
+            bottom.append(rest)
+        spans.append((cells, cells + cell, token_id))
+        cells += cell + 1
     if spans:
-        out.append((top, spans))
-        out.append((bottom, list(spans)))
+        line_out()
     return out
 
 
@@ -304,6 +332,7 @@ class EncodePane(Vertical):
         self.ids: list[int] = []
         self.pieces: list[tuple[int, object]] = []
         self.trace_word: str | None = None
+        self._traced_at: tuple | None = None  # (table, text, cursor) the trace was last looked for at
         self.trace_lines: list[str] = []
         self.summary = ""
         self.seed = 0
@@ -408,9 +437,14 @@ class EncodePane(Vertical):
         return title
 
     def _trace(self, table: MergeTable | None) -> None:
-        """Trace the word under the cursor (again if it changed)."""
+        """Trace the word under the cursor (again if it changed). The place looked at is
+        remembered: typing moves the cursor right after the text changed, and the word there
+        was found a moment ago (finding it takes a few milliseconds in a long text)."""
         text = self.text
         cursor = self.query_one("#encode-input", Input).cursor_position
+        if self.trace_word is not None and self._traced_at == (table, text, cursor) and self.trace_lines:
+            return
+        self._traced_at = (table, text, cursor)
         word = word_at(table, text, cursor) if table is not None and text else None
         if word == self.trace_word and self.trace_lines:
             return

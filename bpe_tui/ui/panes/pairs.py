@@ -64,15 +64,15 @@ def column_widths(columns, width: int) -> list[int]:
 
 
 def text_pairs(table: MergeTable, text: str) -> Counter:
-    """How often each adjacent ``(left_id, right_id)`` occurs inside the words of ``text``."""
+    """How often each adjacent ``(left_id, right_id)`` occurs inside the words of ``text``
+    (each word encoded once, however often it comes: a text repeats its words)."""
+    words = Counter(piece for is_special, piece in table.pretokenize(text) if not is_special)
     counter: Counter = Counter()
-    for is_special, piece in table.pretokenize(text):
-        if is_special:
-            continue
+    for piece, times in words.items():
         ids = table.encode(piece)
         for a, b in zip(ids, ids[1:]):
             if a != UNK_ID and b != UNK_ID:
-                counter[(a, b)] += 1
+                counter[(a, b)] += times
     return counter
 
 
@@ -110,6 +110,8 @@ class PairsPane(Vertical):
         self.caption = Text(end="")
         self.caption_text = ""
         self.why_text = ""  # the latest merge's explanation, as shown under the table
+        self._caption_shown: Text | None = None  # what the caption and the why line show now (None: not drawn yet)
+        self._why_shown: str | None = None
         self.summary_text = ""  # inspect, before any text is typed: the table's summary
         # Deltas compare the pairs on screen with the pairs of the state shown before the last
         # move, whatever the move was (one step, undo, a jump of thousands in a worker).
@@ -199,6 +201,11 @@ class PairsPane(Vertical):
         self.rows = [tuple(c.plain for c in row) for row in cells]
 
     def _caption(self, text: Text) -> None:
+        # (the same caption again is left as it is: an update lays the screen out again,
+        # which the inspect screen did on every keystroke in the encode box)
+        if self._caption_shown is not None and self._caption_shown == text and self._caption_shown.style == text.style:
+            return
+        self._caption_shown = text
         self.caption = text  # as drawn, colours and all (what the theme test reads)
         self.caption_text = text.plain
         self.query_one("#pair-caption", Static).update(text)
@@ -206,7 +213,10 @@ class PairsPane(Vertical):
     def _why(self, event: MergeEvent | None, transition: str | None = None) -> None:
         """Under the table: why the latest merge was made (the trainer's own sentence), or
         ``transition``, SuperBPE's switch to chunks, when that came after it."""
-        self.why_text = transition or (event.explanation if event is not None else "")
+        why = transition or (event.explanation if event is not None else "")
+        if why == self._why_shown:
+            return  # (as in _caption)
+        self.why_text = self._why_shown = why
         self.query_one("#pair-why-text", Static).update(Text(self.why_text, end=""))
         box = self.query_one("#pair-why", VerticalScroll)
         box.set_class(not self.why_text, "-empty")  # hidden (pairs.tcss; also while touring: tour.tcss)

@@ -110,6 +110,11 @@ def _wrap(phrases: list[tuple[str, str]], width: int, separator: str) -> list[li
     return lines
 
 
+def _height(line: Text) -> int:
+    """The rows a laid-out line of phrases takes (none when it is empty)."""
+    return line.plain.count("\n") + 1 if line.plain else 0
+
+
 class Phrases(Static):
     """Phrases on one or two lines, wrapped only between phrases (:func:`lay_out`), laid out
     again when the width changes: a line of facts that never breaks inside a fact.
@@ -141,8 +146,11 @@ class Phrases(Static):
 
     def _lay_out(self) -> None:
         width = self.size.width or self.app.size.width // 2
+        before = self.line
         self.line = lay_out(self.parts, max(10, width), self.max_lines, self._style, self.separator)  # as drawn
-        self.update(self.line)
+        # Only a new height needs the screen laid out again (the width is the container's): a
+        # layout on every keystroke in the encode box, for its summary, took half its frame.
+        self.update(self.line, layout=_height(self.line) != _height(before))
 
     def _style(self, style: str) -> Style:
         """A phrase's style string, its chip class names read from the theme."""

@@ -50,6 +50,20 @@ class ChipStyles:
 
     @classmethod
     def of(cls, widget: Any) -> ChipStyles:
+        """The roles' styles as ``widget`` draws them, worked out once per widget and theme:
+        the chips' colours come from the theme alone (chips.tcss), and Textual forgets its own
+        cache of component styles at every repaint, which made this cost a few milliseconds
+        per call, several calls a keystroke. A theme change forgets it (redraw_on_theme_change)."""
+        theme = getattr(getattr(widget, "app", None), "theme", None)
+        cached = getattr(widget, "_chip_styles", None)
+        if cached is not None and cached[0] == theme:
+            return cached[1]
+        styles = cls._worked_out(widget)
+        widget._chip_styles = (theme, styles)
+        return styles
+
+    @classmethod
+    def _worked_out(cls, widget: Any) -> ChipStyles:
         def get(name: str) -> Style:
             return component_style(widget, name)
 
@@ -92,7 +106,13 @@ def redraw_on_theme_change(widget: Any, redraw: Callable[[], object]) -> None:
 
     def changed(theme: object) -> None:
         widget._rich_style_cache.clear()  # component styles read under the old theme
-        widget.call_after_refresh(redraw)
+        widget._chip_styles = None
+
+        def again() -> None:
+            widget._chip_styles = None  # (in case something asked before the new styles were in)
+            redraw()
+
+        widget.call_after_refresh(again)
 
     widget.app.theme_changed_signal.subscribe(widget, changed)
 
