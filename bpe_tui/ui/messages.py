@@ -16,6 +16,8 @@ from .session.sessions import Session, Snapshot
 #: Seconds of work between two messages from a worker (training batches, reading progress):
 #: a few screen updates per second, never one per merge or per block.
 BATCH_SECONDS = 0.08
+#: The most of a long run's time the UI thread may take showing its progress (see runner.py).
+UI_SHARE = 0.12
 
 
 @dataclass

@@ -20,6 +20,7 @@ from bpe_tui.ui.screens.dialogs import (
     PathScreen,
 )
 from bpe_tui.ui.screens.explore import ExploreScreen
+from bpe_tui.ui.session import runner
 from bpe_tui.ui.session.sessions import ExploreSession, InspectSession
 
 from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
@@ -193,7 +194,10 @@ async def test_escape_stops_a_run_within_a_step_or_two_however_slow_the_screen(m
     # up faster than they were shown, escape waited behind them on its way through the
     # focused pane, and the trainer went on (thousands of merges in the walker's run). Now
     # one progress message is in flight at most and escape acts before any queue: the
-    # trainer stops within the merges of the batch being shown.
+    # trainer stops within the merges of the batch being shown. (Here the screen shows every
+    # batch it is sent: its share of a run, which spaces the batches it is sent, is another
+    # test's; the worker, held back, hardly runs.)
+    monkeypatch.setattr(runner, "UI_SHARE", 1.0)
     PER_SHOWN = 5
     permits = threading.Semaphore(PER_SHOWN)
     real_advance = ExploreSession.advance

@@ -7,8 +7,9 @@ and the App decides what the screen does with them:
 * :meth:`Runner.train` runs thousands of merges (or undos) in a thread worker, in batches of
   ~80 ms of work, posting a :class:`Progressed` (with a snapshot to render) after a batch when
   the screen has shown the last one (one in flight at most: a slow screen skips batches, never
-  queues them), and a :class:`WorkDone` at the end, also when escape cancelled it or something
-  failed. The worker looks at escape after every merge; escape itself is a priority key, so it
+  queues them) and drawing it has taken no more than ``UI_SHARE`` of the time since (a run
+  to the target cost twice the headless run when the screen was drawn every batch), and a
+  :class:`WorkDone` at the end, also when escape cancelled it or something failed. The worker looks at escape after every merge; escape itself is a priority key, so it
   reaches the screen before anything queued there;
 * :meth:`Runner.play` merges at ``rate`` merges a second of the app's clock, posting
   :class:`Played` after each tick (and stopping itself when the trainer is finished). A tick
@@ -29,13 +30,62 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from ..messages import BATCH_SECONDS, Played, Progressed, WorkDone
+from ..messages import BATCH_SECONDS, UI_SHARE, Played, Progressed, WorkDone
 from .sessions import ExploreSession
 
 #: Auto-play rates (merges per second); ``+`` and ``-`` move along them.
 RATES = (1, 2, 4, 8, 16, 32, 64)
 #: The rate auto-play starts at.
 DEFAULT_RATE = 4
+
+
+class ScreenShare:
+    """How much of a run the UI thread has taken: the worker shows its progress only while the
+    UI thread's CPU since the run began is within :data:`UI_SHARE` of the run's CPU (its own
+    and the worker's), and at least every :data:`QUIET_SECONDS` whatever that says.
+
+    Both threads run Python, so every millisecond the screen spends drawing a batch (laying
+    out and rendering every pane: 40-80 ms) is a millisecond the merges wait for the GIL. Shown
+    after every 80 ms batch, the screen took half the run, and a run to 32,000 merges took
+    twice the headless run. Counted against the worker's own CPU (not the time gone by, which
+    a busy machine stretches for both), the screen costs the run the same share on a quiet
+    machine and a loaded one; a slow screen spaces its updates by itself. The UI thread's
+    clock is read from the worker (``pthread_getcpuclockid``); where there is none, progress
+    is shown every ``BATCH_SECONDS / UI_SHARE`` seconds. Call it from the worker's thread."""
+
+    def __init__(self) -> None:
+        self._clock: int | None = None
+        ident = threading.main_thread().ident
+        try:
+            if ident is not None:
+                self._clock = time.pthread_getcpuclockid(ident)
+                time.clock_gettime(self._clock)
+        except (AttributeError, OSError):
+            self._clock = None
+        self._start_ui = self._ui_cpu()
+        self._start_work = time.thread_time()
+        self._last = time.monotonic()
+
+    def _ui_cpu(self) -> float:
+        return time.clock_gettime(self._clock) if self._clock is not None else 0.0
+
+    def allows(self) -> bool:
+        """Whether showing progress now keeps the UI thread within its share."""
+        now = time.monotonic()
+        if now - self._last >= QUIET_SECONDS:
+            ok = True
+        elif self._clock is None:
+            ok = now - self._last >= BATCH_SECONDS / UI_SHARE
+        else:
+            ui, work = self._ui_cpu() - self._start_ui, time.thread_time() - self._start_work
+            ok = ui * (1 - UI_SHARE) <= UI_SHARE * work
+        if ok:
+            self._last = now
+        return ok
+
+
+#: However the share stands, progress is shown at least this often (seconds) during a run.
+QUIET_SECONDS = 1.0
 
 
 class Runner(Widget):
@@ -64,7 +114,8 @@ class Runner(Widget):
         total = abs(amount)
         error = None
         cancelled = lambda: worker.is_cancelled  # noqa: E731
-        shown: threading.Event | None = None  # the last progress posted: has the screen shown it?
+        posted: Progressed | None = None  # the last progress posted (shown yet?)
+        share = ScreenShare()
         try:
             while done < total and not worker.is_cancelled:
                 deadline = time.monotonic() + BATCH_SECONDS
@@ -77,12 +128,12 @@ class Runner(Widget):
                     break
                 # One progress message in flight at most: a screen slower than the batches (a
                 # loaded machine, a big screen) skips some rather than queue them up, so the
-                # screen never shows stale batches and escape never waits behind them. The
-                # worker goes on meanwhile: it never waits for the screen.
-                if shown is None or shown.is_set():
-                    progress = Progressed(session.snapshot(), done, total)
-                    shown = progress.shown
-                    self.post_message(progress)
+                # screen never shows stale batches and escape never waits behind them; and the
+                # next one only while the UI thread has had no more than its share of the run
+                # (ScreenShare). The worker goes on meanwhile: it never waits for the screen.
+                if posted is None or (posted.shown.is_set() and share.allows()):
+                    posted = Progressed(session.snapshot(), done, total)
+                    self.post_message(posted)
         except Exception as exc:  # pragma: no cover - reported, never fatal
             error = f"{type(exc).__name__}: {exc}"
         finally:
