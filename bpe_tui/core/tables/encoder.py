@@ -360,12 +360,14 @@ class Encoder:
     def _work_out(self, word: str) -> tuple[int, ...]:
         """The ids of a pre-token the cache does not hold (its ``compute``): emitted whole, or
         merged by the fast forms of the merge loop (the same ids as :meth:`merged`)."""
+        if self.by_token_rank:  # (no end-of-word marker: see EncodeOptions.by_token_rank)
+            piece = word.encode("utf-8")
+            whole = self.surface_to_id.get(piece) if self.ignore_merges else None
+            return (whole,) if whole is not None else tuple(merge_bytes(piece, self.surface_to_id))
         if self.ignore_merges:
             whole = self.whole_token(word)
             if whole is not None:
                 return (whole,)
-        if self.by_token_rank:
-            return tuple(merge_bytes(word.encode("utf-8"), self.surface_to_id))
         merges = self._pair_merges
         if merges is None:
             merges = self._pair_merges = pair_merges(*self._merge_index())
