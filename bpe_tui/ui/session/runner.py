@@ -85,7 +85,7 @@ class ScreenShare:
 
 
 #: However the share stands, progress is shown at least this often (seconds) during a run.
-QUIET_SECONDS = 1.0
+QUIET_SECONDS = 2.0
 
 
 class Runner(Widget):
