@@ -192,13 +192,19 @@ def same_merges(a: list, b: list) -> str:
     return f"the same {min(len(a), len(b)):,} merges" + ("" if len(a) == len(b) else f" ({len(a):,} vs {len(b):,})")
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--size", type=float, default=1.0, help="GB of JSON lines (before gzip; default 1)")
+def add_shard_arguments(p: argparse.ArgumentParser, size: float) -> None:
+    """The options of a benchmark on these shards (explorer_run.py's too): their size and
+    number, where they are written and kept, and the child process's job."""
+    p.add_argument("--size", type=float, default=size, help=f"GB of JSON lines (before gzip; default {size:g})")
     p.add_argument("--shards", type=int, default=8, help="how many .jsonl.gz files (default 8)")
     p.add_argument("--workdir", help="where the shards are written (default: a temporary directory)")
     p.add_argument("--keep", action="store_true", help="keep the shards (in --workdir) for another run")
     p.add_argument("--child", help=argparse.SUPPRESS)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_shard_arguments(p, 1.0)
     args = p.parse_args()
     if args.child:
         child_main(args.child)

@@ -51,10 +51,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-SHARED = REPO.parent / "shared"
-TINY = SHARED / "corpora" / "tinyshakespeare.txt"
-TAYLOR = SHARED / "corpora" / "taylorswift.txt"
+sys.path.insert(0, str(HERE))
+from compare import REPO, SHARED, TAYLOR, TINY  # noqa: E402  (benchmarks/compare.py)
+
 PARALLEL = REPO / "corpora" / "parallel"
 
 #: name -> (path under ../shared/tables, the issue's goal for encode_ordinary vs tiktoken)
@@ -133,6 +132,12 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def record(rows: dict[str, list[float]], **values: float) -> None:
+    """Append each named measurement to its list in ``rows`` (a round's)."""
+    for key, value in values.items():
+        rows.setdefault(key, []).append(value)
+
+
 def split_of(table):
     """Our pre-tokenizer's split of an ordinary text, as the encoder runs it (no special tokens)."""
     return table._encoder.words
@@ -162,7 +167,7 @@ def part_encode(names: list[str], rounds: int, mix: str, passes: int) -> None:
         goal = TABLES[name][1]
         enc = load(name).to_tiktoken()
         for corpus, text, reps, mb in (("mix", mix, 1, mb_mix), ("12 languages", languages, passes, mb_lang)):
-            rows: dict[str, list[float]] = {k: [] for k in ("oc", "ow", "tc", "tw", "sc", "hc", "rc", "rw")}
+            rows: dict[str, list[float]] = {}
             for _ in range(rounds):
                 table = load(name)
                 split = split_of(table)
@@ -193,10 +198,7 @@ def part_encode(names: list[str], rounds: int, mix: str, passes: int) -> None:
                 _, sc, _ = timed(split_only)
                 _, hc, _ = timed(warm)
                 assert ids == ref, f"{name} on {corpus}: the ids differ from tiktoken's"
-                for key, value in zip(("oc", "ow", "tc", "tw", "sc", "hc"), (oc, ow, tc, tw, sc, hc)):
-                    rows[key].append(value)
-                rows["rc"].append(tc / oc)
-                rows["rw"].append(tw / ow)
+                record(rows, oc=oc, ow=ow, tc=tc, tw=tw, sc=sc, hc=hc, rc=tc / oc, rw=tw / ow)
             oc, ow, tc, tw, sc, hc = (median(rows[k]) for k in ("oc", "ow", "tc", "tw", "sc", "hc"))
             ratio, floor, cached = median(rows["rc"]), tc / sc, tc / hc
             verdict = "met" if ratio >= goal else ("below the floor" if min(floor, cached) < goal else "missed")
@@ -217,19 +219,15 @@ def part_batch(names: list[str], rounds: int, docs: list[str]) -> None:
     for name in names:
         enc = load(name).to_tiktoken()
         for kind, texts in (("lines", lines), ("files", docs)):
-            ow, oc, tw, tc, rw = [], [], [], [], []
+            rows: dict[str, list[float]] = {}
             for _ in range(rounds):
                 table = load(name)
                 ids, c1, w1 = timed(lambda: table.encode_ordinary_batch(texts, workers=2))
                 ref, c2, w2 = timed(lambda: enc.encode_ordinary_batch(texts))
                 assert ids == ref, f"{name}: the batch's ids differ from tiktoken's"
-                ow.append(w1)
-                oc.append(c1)
-                tw.append(w2)
-                tc.append(c2)
-                rw.append(w2 / w1)
-            ratio = median(rw)
-            print(f"{name:<8} {kind:<7} {median(ow):>9.2f} {median(oc):>6.2f}  {median(tw):>13.2f} {median(tc):>6.2f}  "
+                record(rows, ow=w1, oc=c1, tw=w2, tc=c2, rw=w2 / w1)
+            ow, oc, tw, tc, ratio = (median(rows[k]) for k in ("ow", "oc", "tw", "tc", "rw"))
+            print(f"{name:<8} {kind:<7} {ow:>9.2f} {oc:>6.2f}  {tw:>13.2f} {tc:>6.2f}  "
                   f"{ratio:>9.2f}x  ahead: {'met' if ratio > 1 else 'missed'}", flush=True)
 
 
@@ -303,19 +301,15 @@ def part_cli(names: list[str], rounds: int, mix: str, work: Path) -> None:
           f"{'peak MB (x1, x4 input)':>22}  goal")
     for name in names:
         table_path = str(SHARED / "tables" / TABLES[name][0])
-        cc, cw, lc, lw, r = [], [], [], [], []
+        rows: dict[str, list[float]] = {}
         for _ in range(rounds):
             out1, c1, w1, _ = _child([*exe, "encode", "-t", table_path, "--ids"], text_path)
             out2, c2, w2, _ = _child([sys.executable, "-c", CHILD_LIBRARY, table_path, str(text_path)], None)
             assert out1.split() == out2.split(), f"{name}: the command's ids differ from the library's"
-            cc.append(c1)
-            cw.append(w1)
-            lc.append(c2)
-            lw.append(w2)
-            r.append(c2 / c1)
-        ratio = median(r)
+            record(rows, cc=c1, cw=w1, lc=c2, lw=w2, r=c2 / c1)
+        cc, cw, lc, lw, ratio = (median(rows[k]) for k in ("cc", "cw", "lc", "lw", "r"))
         peaks = [_peak_rss([*exe, "encode", "-t", table_path, "--ids"], p) for p in (text_path, big)]
-        print(f"{name:<8} {median(cc):>11.2f} {median(cw):>6.2f}  {median(lc):>11.2f} {median(lw):>6.2f}  {ratio:>20.0%}   "
+        print(f"{name:<8} {cc:>11.2f} {cw:>6.2f}  {lc:>11.2f} {lw:>6.2f}  {ratio:>20.0%}   "
               f"{peaks[0]:>10.0f} {peaks[1]:>10.0f}  >= 80%: {'met' if ratio >= 0.8 else 'missed'}", flush=True)
 
 

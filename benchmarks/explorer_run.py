@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from datasets import MERGES, make_shards  # noqa: E402  (benchmarks/datasets.py)
+from datasets import MERGES, add_shard_arguments, make_shards  # noqa: E402  (benchmarks/datasets.py)
 
 
 def cpu_seconds() -> float:
@@ -106,12 +106,8 @@ def run(job: str, shards: list[Path]) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--size", type=float, default=0.1, help="GB of JSON lines (before gzip; default 0.1)")
-    p.add_argument("--shards", type=int, default=8, help="how many .jsonl.gz files (default 8)")
+    add_shard_arguments(p, 0.1)
     p.add_argument("--rounds", type=int, default=1, help="rounds, the two jobs in turns (default 1)")
-    p.add_argument("--workdir", help="where the shards are written (default: a temporary directory)")
-    p.add_argument("--keep", action="store_true", help="keep the shards (in --workdir)")
-    p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         spec = json.loads(args.child)

@@ -7,6 +7,7 @@ streaming gives the whole text's ids, and EncodeOptions reads what the config sa
 
 from __future__ import annotations
 
+import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -55,19 +56,27 @@ TABLES = {
     "chars with </w>": lambda: trained(units="chars", end_of_word="</w>", pretokenizer="gpt4", vocab_size=400),
     "chars, lowercased, o200k": lambda: trained(units="chars", pretokenizer="o200k", lowercase=True, vocab_size=400),
 }
+REAL = {"gpt2": "gpt2", "cl100k": "cl100k/cl100k_base.tiktoken", "o200k": "o200k/o200k_base.tiktoken", "llama3": "llama3/tokenizer.model"}
 _made: dict[str, MergeTable] = {}
 
 
 def table_named(name: str) -> MergeTable:
+    """A table of TABLES, trained, or a real one of ../shared (REAL: the test skips where it
+    is absent), made once."""
     if name not in _made:
-        _made[name] = TABLES[name]()
+        _made[name] = TABLES[name]() if name in TABLES else bpe_tui.load(str(need(SHARED / "tables" / REAL[name])))
     return _made[name]
 
 
+#: The tables the tests below draw from: trained here, and the real ones of ../shared.
+GROUPS = {"trained": sorted(TABLES), "real": sorted(REAL)}
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
 @SETTINGS
-@given(st.sampled_from(sorted(TABLES)), texts)
-def test_fast_path_is_the_plain_path_on_trained_tables(name, text):
-    table = table_named(name)
+@given(data=st.data(), text=texts)
+def test_fast_path_is_the_plain_path(group, data, text):
+    table = table_named(data.draw(st.sampled_from(GROUPS[group])))
     assert table.encode_ordinary(text) == plain_encode(table, text)
 
 
@@ -82,39 +91,16 @@ def test_fast_path_is_the_plain_path_by_token_rank(tmp_path_factory, text):
     assert table.encode_ordinary(text) == plain_encode(table, text)
 
 
-REAL = {"gpt2": "gpt2", "cl100k": "cl100k/cl100k_base.tiktoken", "o200k": "o200k/o200k_base.tiktoken", "llama3": "llama3/tokenizer.model"}
-
-
+@pytest.mark.parametrize("group", sorted(GROUPS))
 @SETTINGS
-@given(st.sampled_from(sorted(REAL)), texts)
-def test_fast_path_is_the_plain_path_on_the_real_tables(name, text):
-    path = need(SHARED / "tables" / REAL[name])
-    if name not in _made:
-        _made[name] = bpe_tui.load(str(path))
-    table = _made[name]
-    assert table.encode_ordinary(text) == plain_encode(table, text)
-
-
-@SETTINGS
-@given(st.sampled_from(sorted(TABLES)), streams)
-def test_streaming_gives_the_whole_texts_ids(name, chunks):
-    table = table_named(name)
+@given(data=st.data(), chunks=streams)
+def test_streaming_gives_the_whole_texts_ids(group, data, chunks):
+    table = table_named(data.draw(st.sampled_from(GROUPS[group])))
     text = "".join(chunks)
     assert list(table.encode_iterable(chunks)) == table.encode(text)
     assert list(table.pieces_iterable(chunks)) == table.pieces(text)
     ordinary = {"allowed_special": frozenset(), "disallowed_special": ()}
     assert list(table.encode_iterable(chunks, **ordinary)) == table.encode_ordinary(text)
-
-
-@SETTINGS
-@given(st.sampled_from(sorted(REAL)), streams)
-def test_streaming_gives_the_whole_texts_ids_on_the_real_tables(name, chunks):
-    path = need(SHARED / "tables" / REAL[name])
-    if name not in _made:
-        _made[name] = bpe_tui.load(str(path))
-    table = _made[name]
-    text = "".join(chunks)
-    assert list(table.encode_iterable(chunks)) == table.encode(text)
 
 
 def test_options_are_read_once_from_the_config():

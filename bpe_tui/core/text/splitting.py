@@ -239,20 +239,22 @@ class KnownPattern:
                 self._narrow = False
         return self._narrow
 
-    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
+    def _engine(self, string: str, endpos: int | None) -> tuple[Any, int | None]:
+        """The compiled form that splits ``string`` (re's where it is narrow), and the end
+        position in its terms (re takes no None)."""
         narrow: Any = self.narrow() if is_narrow(string) else False
         if narrow:
-            found: list[str] = narrow.findall(string, pos, len(string) if endpos is None else endpos)
-            return found
-        found = self.compiled.findall(string, pos, endpos)
+            return narrow, len(string) if endpos is None else endpos
+        return self.compiled, endpos
+
+    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
+        engine, end = self._engine(string, endpos)
+        found: list[str] = engine.findall(string, pos, end)
         return found
 
     def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
-        narrow: Any = self.narrow() if is_narrow(string) else False
-        if narrow:
-            found: Iterator[Match] = narrow.finditer(string, pos, len(string) if endpos is None else endpos)
-            return found
-        found = self.compiled.finditer(string, pos, endpos)
+        engine, end = self._engine(string, endpos)
+        found: Iterator[Match] = engine.finditer(string, pos, end)
         return found
 
 
