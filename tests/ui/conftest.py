@@ -81,6 +81,21 @@ async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
     await settle_until(app, pilot, lambda: isinstance(app.screen, kind), f"{kind.__name__} did not open; screen is {app.screen!r}", seconds)
 
 
+async def open_settings(app, pilot) -> None:
+    """``,`` and wait until the rules dialog is up with the focus in its first box (the tie-break):
+    one pause is not always enough on a loaded machine."""
+    from textual.widgets import Select
+
+    from bpe_tui.ui.screens.settings import SettingsScreen
+
+    await pilot.press("comma")
+    await settle_until(
+        app, pilot,
+        lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is app.screen.query_one("#tie-break", Select),
+        "the rules dialog did not open with the focus on the tie-break",
+    )
+
+
 @pytest.fixture(scope="session")
 def compare_tables(tmp_path_factory) -> tuple[str, str]:
     """Two tiny tables trained on the shipped corpora (gpt2 rules): demo text vs multilingual text."""
