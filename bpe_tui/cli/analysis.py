@@ -12,7 +12,7 @@ from ..core.errors import BPEError
 from ..core.wording import plural
 from .options import add_eval_options
 from .plot import HEIGHT as PLOT_HEIGHT
-from .plot import check_plot_path, write_plot
+from .plot import check_plot_path, say_plot_written, write_plot
 from .terminal import argv_text, progress_bar, read_stdin_text
 
 
@@ -69,6 +69,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(format_markdown(result))
     else:
         print(format_table(result))
+    if args.plot:
+        say_plot_written(args.plot, machine_readable=args.json)
     return 0
 
 
@@ -113,7 +115,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
         out["notes"] = {c.key: {str(i): n for i, n in c.notes.items()} for c in report.categories if c.notes}
         out["tokens"] = {str(i): {"text": table.display(i), "tree": tree_text(table, i)} for i in sorted(listed)}
         print(json.dumps(out, ensure_ascii=False, indent=1))
-        return 0
+    else:
+        print_audit(args, table, report)
+    if args.plot:
+        say_plot_written(args.plot, machine_readable=args.json)
+    return 0
+
+
+def print_audit(args: argparse.Namespace, table, report) -> None:
+    """The audit as text: the table, the corpus, a line per category, then each one's tokens."""
+    from ..core.analysis.audit import tree_text
+
     d = table.describe()
     print(f"{args.table}: {d['format']} table, {d['units']}, vocabulary {len(table):,}, {table.num_merges:,} merges")
     if report.corpus_tokens is not None:
@@ -134,7 +146,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print(f"  {i:>7}  {table.display(i):<18}  {tree_text(table, i):<28}  {note}".rstrip())
         if len(shown) < len(c.ids):
             print(f"  … {len(c.ids) - len(shown):,} more (--limit 0 shows all, --json lists every id)")
-    return 0
 
 
 def add_compare_parser(sub) -> None:

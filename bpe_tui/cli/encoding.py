@@ -150,7 +150,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
         try:
             ids.append(int(word))
         except ValueError:
-            raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number") from None
+            hint = "; on the command line ids are separated by spaces (standard input also takes commas)" if args.ids else ""
+            raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number{hint}") from None
     try:
         text = table.decode(ids, errors=args.errors)
     except UndecodableToken as exc:

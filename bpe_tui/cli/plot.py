@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from typing import Any, Callable, Sequence
 
 from ..charts.figure import Palette
@@ -59,3 +60,9 @@ def write_plot(
     for line in caption:
         console.print(Text(line), soft_wrap=True)
     atomic_write_text(path, console.export_svg(title=title))
+
+
+def say_plot_written(path: str, machine_readable: bool) -> None:
+    """The last line of a command that wrote ``--plot FILE``, as ``train`` ends with the table
+    it wrote: on stdout after the report, or on stderr when stdout is JSON for a program."""
+    print(f"wrote {path} (chart)", file=sys.stderr if machine_readable else sys.stdout)

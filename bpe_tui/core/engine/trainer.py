@@ -309,9 +309,9 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
     where = table.source or "table"
     cfg = table.config
     if isinstance(cfg.get("normalizer"), dict):
-        raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
+        raise BPEError(f"{where}: cannot go on training from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
     if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
-        raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
+        raise BPEError(f"{where}: cannot go on training from this table: its library puts a space in front of the text, which training does not reproduce")
     taken = {
         "units": table.units,
         "pretokenizer": table.pretokenizer,
@@ -340,7 +340,7 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
     try:
         return TrainerConfig(preset=preset, **values), notes
     except BPEError as exc:
-        raise BPEError(f"{where}: cannot train on from this table: {exc}") from None
+        raise BPEError(f"{where}: cannot go on training from this table: {exc}") from None
 
 
 def _shown_rule(field_name: str, value) -> str:
