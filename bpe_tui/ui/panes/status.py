@@ -110,6 +110,32 @@ def _wrap(phrases: list[tuple[str, str]], width: int, separator: str) -> list[li
     return lines
 
 
+def training_phrases(session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> list[Phrase]:
+    """The status line's phrases for a trainer as of ``snap``: corpus, rules, step/target,
+    vocabulary, tokens (what :class:`StatusLine` lays out; docs/explorer.md shows at which
+    widths each gives way, computed from these)."""
+    cfg = session.trainer.config
+    parts: list[Phrase] = []
+    parts.append((cut_forms(session.name), "chip--name", KEEP))
+    rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
+    shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
+    parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
+    target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
+    parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
+    parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
+    tokens = f"tokens {fmt_int(snap.total_tokens)}"
+    parts.append(((f"{tokens} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", tokens, ""), "", DETAIL))
+    cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
+    parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
+    if snap.finished:
+        parts.append((("done: " + (snap.stop_reason or "target reached"), "done"), "chip--note", KEEP))
+    if play_rate:
+        parts.append(((f"▶ playing {play_rate:g}/s", f"▶ {play_rate:g}/s"), "bold chip--good", KEEP))
+    if note:
+        parts.append((note, "italic", USEFUL))
+    return parts
+
+
 class Phrases(Static):
     """Phrases on one or two lines, wrapped only between phrases (:func:`lay_out`), laid out
     again when the width changes: a line of facts that never breaks inside a fact.
@@ -181,26 +207,7 @@ class StatusLine(Phrases):
 
     def show_training(self, session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> None:
         """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
-        cfg = session.trainer.config
-        parts: list[Phrase] = []
-        parts.append((cut_forms(session.name), "chip--name", KEEP))
-        rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
-        shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
-        parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
-        target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
-        parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
-        parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
-        tokens = f"tokens {fmt_int(snap.total_tokens)}"
-        parts.append(((f"{tokens} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", tokens, ""), "", DETAIL))
-        cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
-        parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
-        if snap.finished:
-            parts.append((("done: " + (snap.stop_reason or "target reached"), "done"), "chip--note", KEEP))
-        if play_rate:
-            parts.append(((f"▶ playing {play_rate:g}/s", f"▶ {play_rate:g}/s"), "bold chip--good", KEEP))
-        if note:
-            parts.append((note, "italic", USEFUL))
-        self._set(parts)
+        self._set(training_phrases(session, snap, play_rate, note))
 
     def show_table(self, session: InspectSession, note: str = "") -> None:
         """A saved table: format, size, rules, and the cut if one is set."""
