@@ -124,6 +124,31 @@ def changelog_page() -> str:
     return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
+def notebook_pictures() -> str:
+    """What a notebook draws for a trainer, a merge, a table and ``show``, as the HTML the
+    objects give Jupyter (``_repr_html_``), made now on the demo corpus."""
+    import bpe_tui
+
+    trainer = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(vocab_size=400))
+    for _ in range(11):
+        trainer.step()
+    event = trainer.step()
+    shown = [
+        ("trainer", trainer._repr_html_()),
+        ("trainer.step()", event._repr_html_()),
+        ('bpe_tui.show(trainer.table, "The baker\'s lowest price")', bpe_tui.show(trainer.table, "The baker's lowest price")._repr_html_()),
+    ]
+    return "\n\n".join(f"`{code}`\n\n<div class=\"notebook-output\" markdown=\"0\">{html}</div>" for code, html in shown)
+
+
+#: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
+IN_PAGE = {"notebook": notebook_pictures}
+
+
+def on_page_markdown(markdown, page, config, files):
+    return re.sub(r"<!-- generated: (\w+) -->", lambda m: IN_PAGE[m.group(1)](), markdown)
+
+
 GENERATED = {"reference/cli.md": cli_page, "reference/keys.md": keys_page, "changelog.md": changelog_page}
 
 
