@@ -1018,7 +1018,8 @@ class Trainer:
             if self._word_index is None:
                 self._word_index = {w: i for i, w in enumerate(self._word_text)}
             if word not in self._word_index:
-                raise KeyError(f"{word!r} is not a word of this corpus")
+                spaced = f" (a word is a pre-token: {' ' + word!r} is one)" if " " + word in self._word_index else ""
+                raise KeyError(f"{word!r} is not a word of this corpus{spaced}")
             word = self._word_index[word]
         return [self._surfaces[ord(ch)] for ch in self._words[self._word_number(word)]]
 
