@@ -96,11 +96,11 @@ def _subparsers():
 
 
 def cli_page() -> str:
-    """Every command's --help, as argparse prints it at 100 columns."""
+    """Every command's --help, as argparse prints it at 80 columns (a code block that fits the page)."""
     from bpe_tui.cli.explorer import build_explorer_parser
 
     previous = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"
+    os.environ["COLUMNS"] = "80"
     try:
         parser, commands = _subparsers()
         parts = [
@@ -132,17 +132,28 @@ def notebook_pictures() -> str:
     trainer = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(vocab_size=400))
     for _ in range(11):
         trainer.step()
-    event = trainer.step()
-    shown = [
-        ("trainer", trainer._repr_html_()),
-        ("trainer.step()", event._repr_html_()),
-        ('bpe_tui.show(trainer.table, "The baker\'s lowest price")', bpe_tui.show(trainer.table, "The baker's lowest price")._repr_html_()),
-    ]
+    shown = [("trainer", trainer._repr_html_())]
+    shown.append(("trainer.step()", trainer.step()._repr_html_()))
+    shown.append(("trainer.table", trainer.table._repr_html_()))
+    shown.append(('bpe_tui.show(trainer.table, "The baker\'s lowest price")', bpe_tui.show(trainer.table, "The baker's lowest price")._repr_html_()))
     return "\n\n".join(f"`{code}`\n\n<div class=\"notebook-output\" markdown=\"0\">{html}</div>" for code, html in shown)
 
 
+def tour_keys() -> str:
+    """The guided tour's own keys (on only while it is open), from the registry."""
+    from bpe_tui.ui.keys import COMMANDS, TOUR
+
+    rows = ["| key | what it does |", "|---|---|"]
+    seen: dict[str, list[str]] = {}
+    for c in COMMANDS:
+        if c.where == TOUR:
+            seen.setdefault(c.description, []).append(c.shown_keys)
+    rows += [f"| {' '.join(f'`{k}`' for k in keys)} | {_cell(what.removeprefix('tour: '))} |" for what, keys in seen.items()]
+    return "\n".join(rows)
+
+
 #: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
-IN_PAGE = {"notebook": notebook_pictures}
+IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys}
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -155,7 +166,7 @@ GENERATED = {"reference/cli.md": cli_page, "reference/keys.md": keys_page, "chan
 def plot_pictures(folder: Path) -> dict[str, Path]:
     """The charts ``--plot`` draws, made now by the real commands on a table trained on the demo
     corpus: ``eval-plot.svg`` (bytes per token of the 12 parallel languages) and
-    ``audit-plot.svg`` (tokens per audit category)."""
+    ``audit-plot.svg`` (tokens per audit category, on the demo corpus)."""
     import contextlib
     import io
 
@@ -165,7 +176,8 @@ def plot_pictures(folder: Path) -> dict[str, Path]:
     table = folder / "demo-500.json"
     bpe_tui.save(bpe_tui.train(str(REPO / "corpora" / "demo.txt"), merges=500), str(table))
     parallel = sorted((REPO / "corpora" / "parallel").glob("*.txt"))
-    made = {"eval-plot.svg": ["eval", str(table), "--corpus", *map(str, parallel)], "audit-plot.svg": ["audit", str(table)]}
+    demo = str(REPO / "corpora" / "demo.txt")
+    made = {"eval-plot.svg": ["eval", str(table), "--corpus", *map(str, parallel)], "audit-plot.svg": ["audit", str(table), "--corpus", demo]}
     for name, argv in made.items():
         with contextlib.redirect_stdout(io.StringIO()):
             assert main([*argv, "--plot", str(folder / name), "-q"]) == 0
