@@ -95,7 +95,12 @@ def record_options(args: argparse.Namespace):
 def report_skipped(report) -> None:
     """After reading a corpus: what was assumed or left out, and the bad records skipped, as
     notes on stderr, one line each (nothing if none)."""
-    for note in report.said():
+    print_notes(report.said())
+
+
+def print_notes(notes) -> None:
+    """Notes on stderr, one ``bpe-tui: note:`` line each."""
+    for note in notes:
         print(f"bpe-tui: note: {note}", file=sys.stderr)
 
 

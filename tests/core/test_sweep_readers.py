@@ -151,6 +151,8 @@ CASES = _damaged_cases() + [
     ("count-url-refused-dask", ["count", "http://127.0.0.1:1/x.txt", "--dask", "local", "-o", "keep.tsv", "--force"], None, "error", "http://127.0.0.1:1/x.txt: cannot read ("),
     ("count-url-refused", ["count", "http://127.0.0.1:1/x.txt", "-o", "keep.tsv", "--force"], None, "error", "http://127.0.0.1:1/x.txt: cannot read ("),
     ("count-folder-names-what-it-leaves-out", ["count", "mixed", "-o", "new.tsv", "--force"], None, "ok", "mixed: left out 1 file the readers cannot take: b.parquet.gz (gzip-compressed Parquet"),
+    ("eval-folder-names-what-it-leaves-out", ["eval", "t.json", "--corpus", "mixed"], None, "ok", "mixed: left out 1 file the readers cannot take: b.parquet.gz"),
+    ("audit-corpus-starting-par1", ["audit", "t.json", "--corpus", "par1.txt", "-q"], None, "ok", "par1.txt: starts with PAR1 as Parquet files do"),
 ]
 
 
