@@ -10,7 +10,7 @@ import os
 
 from ..core.errors import BPEError
 from ..core.wording import plural
-from .options import add_eval_options
+from .options import add_eval_options, print_notes
 from .plot import HEIGHT as PLOT_HEIGHT
 from .plot import check_plot_path, say_plot_written, write_plot
 from .terminal import argv_text, progress_bar, read_stdin_text
@@ -50,6 +50,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_path(args.plot)
     corpora = [parse_corpus(spec) for spec in args.corpus]
+    print_notes(note for corpus in corpora for note in corpus.notes)
     tables = [load(path) for path in args.tables]
     names = [table_label(p) for p in args.tables]
     result = run_evaluation(tables, names, corpora, args)
@@ -89,6 +90,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     emitted = None
     if args.corpus:
         corpora = [parse_corpus(spec) for spec in args.corpus]
+        print_notes(note for corpus in corpora for note in corpus.notes)
         from ..core.analysis.evaluate import Corpus
 
         # All files together are one corpus for the audit.

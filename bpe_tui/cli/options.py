@@ -93,10 +93,15 @@ def record_options(args: argparse.Namespace):
 
 
 def report_skipped(report) -> None:
-    """After reading a dataset: the bad records skipped, as a note on stderr (nothing if none)."""
-    summary = report.summary()
-    if summary:
-        print(f"bpe-tui: note: {summary}", file=sys.stderr)
+    """After reading a corpus: what was assumed or left out, and the bad records skipped, as
+    notes on stderr, one line each (nothing if none)."""
+    print_notes(report.said())
+
+
+def print_notes(notes) -> None:
+    """Notes on stderr, one ``bpe-tui: note:`` line each."""
+    for note in notes:
+        print(f"bpe-tui: note: {note}", file=sys.stderr)
 
 
 def dask_from_args(args: argparse.Namespace) -> str | None:

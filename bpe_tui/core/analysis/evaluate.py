@@ -427,6 +427,9 @@ class Corpus:
 
     label: str
     paths: tuple[str, ...]
+    #: What finding and sniffing its files assumed or left out, one line each (see
+    #: :func:`~bpe_tui.core.text.sources.expand_sources` and :mod:`~bpe_tui.core.text.kinds`).
+    notes: tuple[str, ...] = ()
 
 
 def parse_corpus(spec: str) -> Corpus:
@@ -436,10 +439,12 @@ def parse_corpus(spec: str) -> Corpus:
         label, path = os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec  # (a.txt.gz: a)
     if not path:
         raise BPEError(f"--corpus {spec!r}: give a file after the '='")
-    sources = expand_sources([path])
+    notes: list[str] = []
+    sources = expand_sources([path], notes)
     if "-" in sources:
         raise BPEError("eval reads files, not stdin: give --corpus FILE")
-    return Corpus(label or corpus_name(sources), tuple(sources))
+    notes += [kind.note for kind in map(file_kind, sources) if kind.note is not None]
+    return Corpus(label or corpus_name(sources), tuple(sources), tuple(notes))
 
 
 def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:

@@ -45,7 +45,7 @@ from .blocks import BLOCK, LONG_LINE, Progress, document_pieces, split_lines
 from .datasets.records import ReadReport, RecordOptions
 from .parts import Part, plan_parts, read_part
 from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
-from .sources import corpus_where, expand_sources, source_name
+from .sources import corpus_where, expand_sources, source_name, url_size
 
 #: Inputs smaller than this are counted in this process by default: one process counts
 #: ~25 MB/s (ASCII text), and starting a pool and merging its counts costs ~50 ms, so below
@@ -220,18 +220,18 @@ def count_files(
     """
     records = records or RecordOptions()
     report = report if report is not None else ReadReport()
-    sources = expand_sources(paths)
+    sources = expand_sources(paths, report.notes)
     sizes = {p: file_size(p) for p in sources if p != "-"}
     total = sum(sizes.values())
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
     counts: Counter[str] = Counter()
-    parts = plan_parts(sources, sizes, range_size(total, n), records) if n > 1 else []
+    parts = plan_parts(sources, sizes, range_size(total, n) if n > 1 else None, records, report.notes)
     if sum(1 for part in parts if part.path != "-") > 1:
         _count_parallel(parts, total, config, errors, records, progress, n, counter, counts, report)
     else:
         done = 0
-        for part in plan_parts(sources, sizes, None, records):
+        for part in parts:
             counter.lines_done = 0
             try:
                 counter.add_part(part.kind.records, read_part(part, errors, records, report, progress, done, total), counts)
@@ -246,10 +246,7 @@ def count_files(
 def file_size(path: str) -> int:
     """A corpus file's size in bytes (an fsspec URL's, through fsspec)."""
     if "://" in path:
-        import fsspec
-
-        fs, inner = fsspec.core.url_to_fs(path)
-        return int(fs.size(inner))
+        return url_size(path)
     return os.path.getsize(path)
 
 

@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 
 from ...core.engine.config import TrainerConfig
 from ...core.engine.trainer import Trainer
-from ...core.errors import BPEError, NotUTF8
+from ...core.errors import BPEError, NotUTF8, one_line
 from ...core.tables.formats import load
 from ...core.tables.table import MergeTable
 from ...core.text.datasets.records import ReadReport, RecordOptions
@@ -144,7 +144,7 @@ class Loader(Widget):
                 trainer = Trainer.from_files(paths, config, **reading)
             session = ExploreSession(
                 trainer, read_preview(paths, counts, records), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers,
-                dask=dask, records=records, read_note=report.summary(),
+                dask=dask, records=records, read_note="; ".join(report.said()) or None,
             )
             session.word_order()
         except _Cancelled:
@@ -161,8 +161,8 @@ class Loader(Widget):
         except BPEError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        except FILE_ERRORS as exc:
-            self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
+        except Exception as exc:  # unreadable, not text, or what no reader foresaw: a notification, never a stuck "reading"
+            self.post_message(LoadFailed(f"{', '.join(paths)}: {one_line(exc)}"))
             return
         self.post_message(SessionOpened(session))
 
@@ -219,8 +219,8 @@ class Loader(Widget):
             return load(path)
         except BPEError as exc:
             message = str(exc)
-        except FILE_ERRORS as exc:
-            message = f"{path}: {exc}"
+        except Exception as exc:  # what no reader foresaw: still a notification
+            message = f"{path}: {one_line(exc)}"
         self.post_message(LoadFailed(message, compare=compare))
         return None
 

@@ -173,6 +173,7 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
         raise _not_a_table(path)
     kind = file_compression(path)
     if kind is None:
+        _compressed.check_size(path)
         return _read(module, path, path)
     with _compressed.decompressed(path, kind) as plain:
         table = _read(module, plain, path)
