@@ -2,8 +2,8 @@
 
 A page is read with sybil (https://sybil.readthedocs.io) and its examples run top to bottom,
 in one scratch directory per page that stands where a reader stands after cloning the
-repository: it holds ``corpora/`` (copied, its symlinks followed), and ``../shared`` beside it
-is this machine's shared data when there is one.
+repository: it holds ``corpora/`` as the clone does, and ``../shared`` beside it is this
+machine's shared data when there is one.
 
 The blocks a page may hold:
 
@@ -46,10 +46,12 @@ HANG_GUARD = 600
 
 
 def workspace(root: Path) -> Path:
-    """A scratch copy of where a reader stands: ``root/work`` with corpora/ in it (symlinks
-    followed), and ``root/shared`` pointing at the machine's shared data when it has some."""
+    """A scratch copy of where a reader stands: ``root/work`` with corpora/ in it as a clone
+    has it (its links into bpe_tui/data kept, so bpe_tui/data is copied too), and
+    ``root/shared`` pointing at the machine's shared data when it has some."""
     work = root / "work"
-    shutil.copytree(REPO / "corpora", work / "corpora", symlinks=False)
+    shutil.copytree(REPO / "corpora", work / "corpora", symlinks=True)
+    shutil.copytree(REPO / "bpe_tui" / "data", work / "bpe_tui" / "data", ignore=shutil.ignore_patterns("__pycache__"))
     if SHARED.is_dir():
         (root / "shared").symlink_to(SHARED, target_is_directory=True)
     return work

@@ -64,8 +64,17 @@ def _directory(path: str, notes: list[str] | None) -> list[str]:
     """The corpus files below ``path``, in sorted order; the others named in ``notes``."""
     found: list[str] = []
     left_out: list[str] = []
-    for root, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    # A linked folder is read like any other (corpora/parallel is one); each real folder once,
+    # so a link back up the tree is no loop.
+    seen = {os.path.realpath(path)}
+    for root, dirs, files in os.walk(path, followlinks=True):
+        kept = []
+        for d in sorted(d for d in dirs if not d.startswith(".")):
+            real = os.path.realpath(os.path.join(root, d))
+            if real not in seen:
+                seen.add(real)
+                kept.append(d)
+        dirs[:] = kept
         for name in sorted(files):
             full = os.path.join(root, name)
             if name.startswith(".") or not os.path.isfile(full):
