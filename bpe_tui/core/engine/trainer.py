@@ -1281,6 +1281,8 @@ class Trainer:
     def _queue_reason(self, best) -> str | None:
         """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
         if best is None:
+            if self._forbidden:  # pairs are left, but no rule lets any of them merge
+                return f"nothing left to merge: the {plural(self._forbidden, 'pair')} left would break a constraint (forbidden_reason says which)"
             return "nothing left to merge: every word is a single token"
         count, least = -best[0], self.config.min_frequency
         if count < least:
