@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -169,7 +169,7 @@ class SettingsScreen(FormDialog):
     def chosen(self) -> TrainerConfig:
         """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
         min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
-        stage2 = {}
+        stage2: dict[str, Any] = {}
         if self.config.superwords_after is not None:
             stage2 = dict(
                 superword_rule=str(self.query_one("#superword-rule", Select).value),
