@@ -24,6 +24,7 @@ trains their stage-1 BPE alone. See :mod:`~bpe_tui.core.engine.superwords`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -176,17 +177,8 @@ class TrainerConfig:
 
     def stage2_options(self) -> list[str]:
         """SuperBPE's stage-2 options that differ from the defaults, each as a short phrase
-        (``digits rule``, ``≤ 4 words``, ``no ': '``, ``unused merges dropped``)."""
-        out = []
-        if self.superword_rule != STAGE2_DEFAULTS["superword_rule"]:
-            out.append(f"{self.superword_rule} rule")
-        if self.superword_max_words is not None:
-            out.append(f"≤ {self.superword_max_words} words")
-        if self.superword_skip_colon_space:
-            out.append("no ': '")
-        if self.superwords_drop_unused:
-            out.append("unused merges dropped")
-        return out
+        (see :func:`stage2_phrases`)."""
+        return stage2_phrases({name: getattr(self, name) for name in STAGE2_DEFAULTS})
 
     def _check_stage2(self) -> None:
         """The stage-2 options: valid values, and only with a transition (or the preset's)."""
@@ -202,6 +194,25 @@ class TrainerConfig:
             given = [name for name, default in STAGE2_DEFAULTS.items() if getattr(self, name) != default]
             if given:
                 raise BPEError(f"{given[0]} is an option of SuperBPE's stage 2: it needs superwords_after (the merge after which superwords start)")
+
+
+def stage2_phrases(values: Mapping[str, Any]) -> list[str]:
+    """SuperBPE's stage-2 options among ``values`` (a config's fields, or a saved table's
+    config) that differ from the defaults, each as a short phrase: ``digits rule``, ``≤ 4
+    words``, ``no ': '``, ``unused merges dropped`` (``3 unused merges dropped`` where a
+    table records how many its transition dropped, ``superwords_dropped``)."""
+    out = []
+    rule = values.get("superword_rule")
+    if rule is not None and rule != STAGE2_DEFAULTS["superword_rule"]:
+        out.append(f"{rule} rule")
+    if isinstance(values.get("superword_max_words"), int):
+        out.append(f"≤ {values['superword_max_words']} words")
+    if values.get("superword_skip_colon_space"):
+        out.append("no ': '")
+    if values.get("superwords_drop_unused"):
+        dropped = values.get("superwords_dropped")
+        out.append(f"{plural(dropped, 'unused merge')} dropped" if isinstance(dropped, int) and dropped else "unused merges dropped")
+    return out
 
 
 def check_character_class(pattern: str | None, what: str = "no_merge_across") -> None:

@@ -54,7 +54,7 @@ from ..text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_RULES
 from .config import STAGE2_DEFAULTS, TrainerConfig
 
 __all__ = [
-    "SUPERWORD_PRETOKENIZER", "SUPERWORD_RULE_NAME", "chunk_config", "is_superword", "is_superword_rule", "stage2_limit",
+    "SUPERWORD_PRETOKENIZER", "SUPERWORD_RULE_NAME", "chunk_config", "is_superword", "is_superword_rule", "stage2_limit", "superword_rule_name",
     "stage2_pretokenizer", "stage_pretokenizer", "word_count",
 ]
 
@@ -117,6 +117,13 @@ def stage_pretokenizer(pretokenizer: str, config: Mapping, merges: int) -> str:
 
 #: What SuperBPE's stage-2 pre-tokenizer is called where a name is shown.
 SUPERWORD_RULE_NAME = "superbpe (superwords)"
+
+
+def superword_rule_name(pretokenizer: str) -> str:
+    """How a stage-2 rule is named where a pre-tokenizer's name is shown: ``superbpe
+    (superwords)`` for the default rule, ``superbpe (superwords, digits rule)`` for another."""
+    rule = next((name for name, pre in SUPERWORD_RULES.items() if pre == pretokenizer), "regex")
+    return SUPERWORD_RULE_NAME if rule == "regex" else f"superbpe (superwords, {rule} rule)"
 
 
 def is_superword_rule(pretokenizer: str) -> bool:
