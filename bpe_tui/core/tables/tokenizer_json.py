@@ -77,8 +77,10 @@ def losses(table: TableView) -> list[str]:
     if table.config.get("tie_break"):
         out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
     if isinstance(table.config.get("superwords_after"), int):
+        dropped = table.config.get("superwords_dropped")
+        where = f", where {dropped:,} unused merges were dropped" if isinstance(dropped, int) and dropped else ""
         out.append(
-            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}) is not stored in tokenizer.json: "
+            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}{where}) is not stored in tokenizer.json: "
             "the merges and the superword pre-tokenizer are, and encode the same"
         )
     if table.units == "chars" and table.end_of_word:
