@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
-from ..core.text.pretokenize import SUPERWORD_RULES
+from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
 

@@ -27,7 +27,7 @@ from bpe_tui.core.teaching.educational import (
 )
 from bpe_tui.core.text.blocks import split_lines
 from bpe_tui.core.text.corpus import count_text
-from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
+from bpe_tui.core.text.superword_rules import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
 from bpe_tui.core.types import TIE_BREAKS
 
 RULES = list(TIE_BREAKS)

@@ -9,7 +9,7 @@ from tokenizers import Tokenizer
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core.engine.superwords import is_superword
-from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER
+from bpe_tui.core.text.superword_rules import SUPERWORD_PRETOKENIZER
 from tests.conftest import CORPORA, GPT2_DIR, TINYSHAKESPEARE, need
 from tests.parity_texts import texts
 

@@ -21,7 +21,8 @@ from bpe_tui.core.errors import BPEError
 from bpe_tui.core.teaching.educational import best_pair, count_pairs, initial_words, merge_word, token_ids, train_naive
 from bpe_tui.core.text.blocks import split_lines
 from bpe_tui.core.text.corpus import count_text
-from bpe_tui.core.text.pretokenize import SUPERWORD_DIGITS_PRETOKENIZER, SUPERWORD_SPLIT, PreTokenizer
+from bpe_tui.core.text.pretokenize import PreTokenizer
+from bpe_tui.core.text.superword_rules import SUPERWORD_DIGITS_PRETOKENIZER, SUPERWORD_SPLIT
 from bpe_tui.core.types import TIE_BREAKS
 
 # Spaces, colons, punctuation runs and digit runs, so that every option has work to do.

@@ -11,7 +11,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, train
 import bpe_tui
 from bpe_tui import BPEError, Trainer, TrainerConfig
 from bpe_tui.core.engine.superwords import is_superword
-from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
+from bpe_tui.core.text.superword_rules import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
 from tests.conftest import TINYSHAKESPEARE, need
 from tests.parity_texts import texts
 
@@ -95,7 +95,8 @@ def test_a_tokenizer_json_of_that_shape_made_by_tokenizers_reads_with_parity(tmp
 
 # ---------------------------------------------------------------------- the stage-2 options
 
-from bpe_tui.core.text.pretokenize import DIGIT_GROUPS, SUPERBPE_STAGE1_SPLIT, SUPERWORD_DIGITS_PRETOKENIZER  # noqa: E402
+from bpe_tui.core.text.pretokenize import DIGIT_GROUPS, SUPERBPE_STAGE1_SPLIT  # noqa: E402
+from bpe_tui.core.text.superword_rules import SUPERWORD_DIGITS_PRETOKENIZER  # noqa: E402
 
 LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
 DIGITS_PRE = {

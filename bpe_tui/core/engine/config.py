@@ -32,6 +32,7 @@ import regex
 
 from ..errors import BPEError
 from ..text.pretokenize import resolve_pattern, short_name
+from ..text.superword_rules import SUPERWORD_RULES
 from ..text.specials import special_token_list
 from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
@@ -87,7 +88,7 @@ class TrainerConfig:
                     character counts as outside the class). None = no such rule.
     superwords_after: SuperBPE's curriculum (Liu et al. 2025): merges 1..K are ordinary BPE
                     under ``pretokenizer``; then the corpus is cut again by SuperBPE's stage-2
-                    rule (see :data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`), the K
+                    rule (see :data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`), the K
                     merges are applied to the new chunks by rank, and training goes on with
                     pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
                     Byte-level, no end-of-word marker. None = off.
@@ -182,8 +183,6 @@ class TrainerConfig:
 
     def _check_stage2(self) -> None:
         """The stage-2 options: valid values, and only with a transition (or the preset's)."""
-        from ..text.pretokenize import SUPERWORD_RULES
-
         if self.superword_rule not in SUPERWORD_RULES:
             raise BPEError(f"unknown superword rule {self.superword_rule!r}; choose {' or '.join(SUPERWORD_RULES)}")
         _whole_number("superword_max_words", self.superword_max_words, 1)

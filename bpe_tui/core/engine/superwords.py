@@ -12,10 +12,10 @@ SuperBPE trains in two stages:
 
 The authors have used two stage-2 rules (``superword_rule``):
 
-* ``regex`` (:data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`, the default): numbers of
+* ``regex`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`, the default): numbers of
   1-3 digits, runs of two or more punctuation marks and trailing spaces are cut out. Their
   training scripts use it since November 2025.
-* ``digits`` (:data:`~bpe_tui.core.text.pretokenize.SUPERWORD_DIGITS_PRETOKENIZER`): only digit
+* ``digits`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_DIGITS_PRETOKENIZER`): only digit
   runs are cut out, each cut again in threes from the right; punctuation, spaces and line
   breaks are never cut, so a chunk is a whole line between numbers. Their published OLMo2
   SuperBPE tokenizers (the paper's, t = 180k) were trained with it.
@@ -50,7 +50,7 @@ from dataclasses import replace
 
 import regex
 
-from ..text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_RULES
+from ..text.superword_rules import SUPERWORD_PRETOKENIZER, SUPERWORD_RULES
 from .config import STAGE2_DEFAULTS, TrainerConfig
 
 __all__ = [

@@ -162,22 +162,13 @@ CLIP_PRETOKENIZER = PIPELINE + json.dumps(
     [{"pattern": CLIP_PATTERN, "behavior": "Removed", "invert": True}, {"pattern": GPT2_PATTERN, "behavior": "Removed", "invert": True}],
     ensure_ascii=False,
 )
-#: Digit runs cut into groups of three from the right (``1234567`` -> ``1 234 567``): a
-#: lookahead that matches the empty string where a multiple of three digits follows up to the
-#: end of the run. The SuperBPE authors' rule for numbers, in both stages of their OLMo2
-#: tokenizers (after a ``Digits`` step has isolated each run, so that the run's end is the
-#: piece's end).
+#: Digit runs cut in threes from the right (``1234567``: ``1 234 567``), once a ``Digits`` step
+#: has made each run a piece: the empty matches where a multiple of three digits ends the run.
 DIGIT_GROUPS = r"(?=(\d{3})+(?!\d))"
-
-#: Hugging Face's ``Digits(individual_digits=False)`` as a split step: every run of digits
-#: (Unicode numbers, what Rust's ``char::is_numeric`` says) a piece of its own. Spelled as
-#: the tokenizer.json reader spells that step, and written back as a ``Digits`` step.
+#: Hugging Face's ``Digits(individual_digits=False)`` as the tokenizer.json reader spells it.
 DIGIT_RUNS_STEP = {"pattern": r"\p{N}+", "behavior": "Isolated"}
-
-#: The stage-1 pre-tokenizer of the SuperBPE authors' OLMo2 tokenizers (their code of April
-#: 2025): digit runs isolated and cut in threes from the right, then GPT-2's regex without
-#: its contractions (``'s`` is ``'`` + ``s``), as ``Digits`` + ``Split`` steps. Named
-#: ``superbpe-stage1``; the ``superbpe`` preset trains with it.
+#: The SuperBPE authors' stage-1 pre-tokenizer (their OLMo2 tokenizers): digit runs in threes,
+#: then GPT-2's regex without its contractions; ``superbpe-stage1``, the superbpe preset's.
 SUPERBPE_STAGE1_SPLIT = DIGIT_GROUPS + r"""| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 SUPERBPE_STAGE1_PRETOKENIZER = PIPELINE + json.dumps(
     [DIGIT_RUNS_STEP, {"pattern": SUPERBPE_STAGE1_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
@@ -207,30 +198,6 @@ def pattern_text(pretokenizer: str) -> str:
 #: * ``Contiguous``          adjacent matches become one piece
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
-#: SuperBPE's stage-2 split (Liu et al. 2025, "SuperBPE: Space Travel for Language Models"):
-#: numbers of 1-3 digits, runs of two or more marks (with the line breaks or slash after
-#: them) and spaces that end a run of text are isolated; everything between them, spaces
-#: included, is one *chunk*, so merges inside a chunk may span spaces (``·by·the·way``).
-SUPERWORD_SPLIT = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
-
-#: The stage-2 rule as a pre-tokenizer: a pipeline of that one Split, "isolated" (matches and
-#: the gaps between them are the pieces). Spelled exactly as the tokenizer.json reader spells
-#: a ``Split`` step, so a SuperBPE tokenizer.json read back compares equal.
-SUPERWORD_PRETOKENIZER = PIPELINE + json.dumps(
-    [{"pattern": SUPERWORD_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
-)
-
-#: The stage-2 rule of the authors' published OLMo2 SuperBPE tokenizers (their code until
-#: November 2025): only digit runs are cut, each isolated and then cut in threes from the
-#: right; everything else, punctuation, spaces and line breaks included, is one chunk.
-#: ``Digits`` + ``Split`` steps, as their tokenizer.json has them.
-SUPERWORD_DIGITS_PRETOKENIZER = PIPELINE + json.dumps(
-    [DIGIT_RUNS_STEP, {"pattern": DIGIT_GROUPS, "behavior": "Isolated", "invert": False}], ensure_ascii=False
-)
-
-#: SuperBPE's stage-2 rules by name: ``regex`` (the authors' current one, the default) and
-#: ``digits`` (the one their OLMo2 tokenizers were trained with).
-SUPERWORD_RULES = {"regex": SUPERWORD_PRETOKENIZER, "digits": SUPERWORD_DIGITS_PRETOKENIZER}
 
 
 class Match(Protocol):
