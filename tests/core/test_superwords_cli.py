@@ -63,11 +63,19 @@ def test_from_gpt2_with_superwords_extends_gpt2_and_tokenizers_agrees(capsys, tm
         assert hf.encode(text).ids == table.encode(text), text
 
 
-def test_superwords_after_below_the_start_table_is_refused(capsys, tmp_path):
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--superwords-after", "10"], "below the 30 merges the start table already has"),
+        (["--superword-rule", "digits"], "--superword-rule is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well"),
+    ],
+)
+def test_superword_options_a_start_table_cannot_honour_are_refused(capsys, tmp_path, argv, message):
     start = tmp_path / "start.json"
     bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=30), str(start))
-    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), "--superwords-after", "10", "-o", str(tmp_path / "o.json"), "-q")
-    assert "below the 30 merges the start table already has" in line
+    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), *argv, "-o", str(tmp_path / "o.json"), "-q")
+    assert message in line
+    assert not (tmp_path / "o.json").exists()
 
 
 def test_inspect_and_convert_name_the_superword_rule(capsys, tmp_path):
@@ -107,13 +115,6 @@ def test_stage2_options_that_cannot_be_honoured_are_one_line(capsys, tmp_path, a
 def test_bad_rule_name_is_argparse_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--superwords-after", "5", "--superword-rule", "words", "-o", str(tmp_path / "o"))
     assert code == 2 and "invalid choice: 'words'" in err and not (tmp_path / "o").exists()
-
-
-def test_stage2_option_with_from_needs_superwords(capsys, tmp_path):
-    start = tmp_path / "start.json"
-    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=30), str(start))
-    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), "--superword-rule", "digits", "-o", str(tmp_path / "o.json"), "-q")
-    assert "--superword-rule is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well" in line
 
 
 def test_the_preset_trains_the_authors_recipe_and_inspect_names_it(capsys, tmp_path):

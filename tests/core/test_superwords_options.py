@@ -1,9 +1,8 @@
 """SuperBPE's stage-2 options, each on its own and together, against a brute-force reference.
 
-The reference is written apart from the trainer: chunks are cut with ``regex.split`` (the
-digits rule by arithmetic on each digit run, not by the lookahead), the K merges are replayed
-over them one by one in order while every pair is recounted (to see which never occurred),
-and stage 2 recounts every pair at every step, leaving out the pairs the limits refuse.
+The reference (superword_reference.py) is written apart from the trainer. Train k, undo j
+equals train k - j across the transition with each option: test_superwords.py's property
+test draws the options among its constraints.
 """
 
 from __future__ import annotations
@@ -16,14 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core.engine.superwords import chunk_config, stage2_pretokenizer, word_count
+from bpe_tui.core.engine.superwords import stage2_pretokenizer, word_count
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.teaching.educational import best_pair, count_pairs, initial_words, merge_word, token_ids, train_naive
 from bpe_tui.core.text.blocks import split_lines
-from bpe_tui.core.text.corpus import count_text
 from bpe_tui.core.text.pretokenize import PreTokenizer
-from bpe_tui.core.text.superword_rules import SUPERWORD_DIGITS_PRETOKENIZER, SUPERWORD_SPLIT
-from bpe_tui.core.types import TIE_BREAKS
+from bpe_tui.core.text.superword_rules import SUPERWORD_DIGITS_PRETOKENIZER
+from tests.core.superword_reference import make, reference_training
 
 # Spaces, colons, punctuation runs and digit runs, so that every option has work to do.
 texts = st.lists(st.text(alphabet="ab ab c.:, !\n1234", min_size=1, max_size=16), min_size=1, max_size=10).map(" ".join)
@@ -44,84 +41,11 @@ settings.register_profile(
 settings.load_profile("superword-options")
 
 
-def make(text: str, rule: str, k: int, pretokenizer: str, options: dict) -> Trainer | None:
-    cfg = TrainerConfig(tie_break=rule, superwords_after=k, pretokenizer=pretokenizer, **options)
-    if not count_text(text, cfg) or not count_text(text, chunk_config(cfg)):
-        return None
-    return Trainer.from_text(text, cfg)
-
-
-def digit_groups(run: str) -> list[str]:
-    """A digit run cut in threes from the right: ``12345`` -> ``12``, ``345``."""
-    head = len(run) % 3
-    return ([run[:head]] if head else []) + [run[i : i + 3] for i in range(head, len(run), 3)]
-
-
-def reference_chunks(text: str, rule: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for line in split_lines(text):
-        if rule == "regex":
-            pieces = regex.split(f"({SUPERWORD_SPLIT})", line)
-        else:
-            pieces = [g for part in regex.split(r"(\p{N}+)", line) for g in (digit_groups(part) if part.isdigit() else [part])]
-        for piece in pieces:
-            if piece:
-                counts[piece] = counts.get(piece, 0) + 1
-    return counts
-
-
-def allowed(pair: tuple, config: TrainerConfig) -> bool:
-    token = pair[0] + pair[1]
-    if config.superword_skip_colon_space and b": " in token:
-        return False
-    most = config.superword_max_words
-    return most is None or len([w for w in token.split(b" ") if w]) <= most
-
-
-def reference_training(text: str, config: TrainerConfig, steps: int) -> tuple[list, list[int]]:
-    """``(merges with counts, 1-based steps dropped at the transition)`` by brute force."""
-    k = config.superwords_after
-    assert k is not None
-    plain = TrainerConfig(tie_break=config.tie_break, pretokenizer=config.pretokenizer)
-    stage1 = train_naive(count_text(text, plain), plain, min(k, steps))
-    if len(stage1) < k:
-        return stage1, []
-    merges = [pair for pair, _ in stage1]
-    words = initial_words(reference_chunks(text, config.superword_rule), plain)
-    ids = token_ids({bytes([b]) for b in range(256)}, config.tie_break, "bytes")
-    for a, b in merges:
-        ids.setdefault(a + b, max(ids.values()) + 1)
-    dropped: list[int] = []
-    occurred = set(count_pairs(words))
-    for n, pair in enumerate(merges):
-        if config.superwords_drop_unused and pair not in occurred:
-            dropped.append(n)
-            continue
-        occurred.discard(pair)
-        words = [(merge_word(symbols, pair), count) for symbols, count in words]
-        occurred |= set(count_pairs(words))
-    kept_tokens = {a + b for n, (a, b) in enumerate(merges) if n not in dropped}
-    for n in dropped:  # a token only dropped merges made: made again, it is a new token
-        token = merges[n][0] + merges[n][1]
-        if token not in kept_tokens:
-            ids.pop(token, None)
-    out = list(stage1)
-    while len(out) < steps:
-        counts = {p: c for p, c in count_pairs(words).items() if allowed(p, config)}
-        if not counts:
-            break
-        pair = best_pair(counts, config.tie_break, ids)
-        ids.setdefault(pair[0] + pair[1], max(ids.values()) + 1)
-        out.append((pair, counts[pair]))
-        words = [(merge_word(symbols, pair), count) for symbols, count in words]
-    return out, [n + 1 for n in dropped]
-
-
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 @pytest.mark.parametrize("rule", ["hf", "first-seen", "lexical-max"])
 @given(text=texts, k=st.integers(0, 14), pretokenizer=pretokenizers)
 def test_each_option_equals_the_brute_force_reference_at_every_step(options, rule, text, k, pretokenizer):
-    t = make(text, rule, k, pretokenizer, options)
+    t = make(text, rule, k, pretokenizer, **options)
     if t is None:
         return
     got = []
@@ -137,37 +61,6 @@ def test_each_option_equals_the_brute_force_reference_at_every_step(options, rul
         assert table.num_merges == t.steps_done - len(dropped)
         chunks = [piece for line in split_lines(text) for piece in PreTokenizer(t.pretokenizer).words(line)]
         assert [table.surface(i) for i in table.encode(text)] == [s for piece in chunks for s in t.segmentation(piece)]
-
-
-def snapshot(t: Trainer):
-    table = t.table
-    return (
-        t.steps_done, t.vocab_size, t.total_tokens, t.pretokenizer, t.pair_counts(), t.forbidden_pair_count(),
-        [(t.word_text(i), t.word_frequency(i), t.segmentation(i)) for i in range(t.word_count)],
-        t.top_pairs(8), [(e.pair, e.count, e.new_id) for e in t.history], t.transition, t.dropped_merges,
-        table.merges, table.vocab, table.config.get("superwords_dropped"),
-    )
-
-
-@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
-@given(
-    text=texts, k=st.integers(0, 12), steps=st.integers(0, 26), back=st.integers(0, 26),
-    rule=st.sampled_from(list(TIE_BREAKS)), pretokenizer=pretokenizers,
-)
-def test_train_k_undo_j_equals_train_k_minus_j_with_each_option(options, text, k, steps, back, rule, pretokenizer):
-    a = make(text, rule, k, pretokenizer, options)
-    if a is None:
-        return
-    a.goto(steps)
-    steps = a.steps_done
-    back = min(back, steps)
-    for _ in range(back):
-        a.undo()
-    assert a.pair_counts() == a.recount_pairs()
-    b = make(text, rule, k, pretokenizer, options)
-    b.goto(steps - back)
-    assert snapshot(a) == snapshot(b)
-    assert [(e.pair, e.count) for e in a.run(max_steps=8)] == [(e.pair, e.count) for e in b.run(max_steps=8)]
 
 
 def test_a_dropped_merge_leaves_the_table_and_undo_brings_it_back():

@@ -71,22 +71,26 @@ def test_formats_that_cannot_hold_it_refuse_it_by_name(superword_table, tmp_path
     assert not target.exists()
 
 
-def test_a_tokenizer_json_of_that_shape_made_by_tokenizers_reads_with_parity(tmp_path):
-    """tokenizers trains a byte-level BPE under SuperBPE's split itself (stage 2 from the
-    start); we read its file and encode every text to its ids."""
+def trained_by_tokenizers(tmp_path, text: str, steps: list, vocab_size: int):
+    """``(tokenizer, our table read from its file)``: tokenizers trains a byte-level BPE on
+    ``text`` under the pre-tokenizer ``steps`` (then ByteLevel without its regex) and saves it."""
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text(need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:200_000], encoding="utf-8")
+    corpus.write_text(text, encoding="utf-8")
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(SUPERWORD_SPLIT), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([*steps, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=1200, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train([str(corpus)], trainer)
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
-    table = bpe_tui.load(str(path))
+    return tok, bpe_tui.load(str(path))
+
+
+def test_a_tokenizer_json_of_that_shape_made_by_tokenizers_reads_with_parity(tmp_path):
+    """tokenizers trains a byte-level BPE under SuperBPE's split itself (stage 2 from the
+    start); we read its file and encode every text to its ids."""
+    text = need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:200_000]
+    tok, table = trained_by_tokenizers(tmp_path, text, [pre_tokenizers.Split(Regex(SUPERWORD_SPLIT), behavior="isolated")], 1200)
     assert table.pretokenizer == SUPERWORD_PRETOKENIZER
     assert any(is_superword(s) for s in table.vocab.values())
     for text in texts():
@@ -160,19 +164,9 @@ def test_the_preset_table_really_lost_merges(option_table):
 def test_the_digits_rule_reads_back_from_the_authors_shape(tmp_path):
     """A tokenizer.json with the OLMo2 SuperBPE pre-tokenizer (Digits, Split, ByteLevel), made
     by tokenizers' own trainer, reads as the digits rule and encodes as tokenizers does."""
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text(need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:100_000] + "In 1999, 12,345 people paid $1234567.\n" * 20, encoding="utf-8")
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=False),
-        pre_tokenizers.Split(Regex(DIGIT_GROUPS), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    trainer = trainers.BpeTrainer(vocab_size=900, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train([str(corpus)], trainer)
-    path = tmp_path / "tokenizer.json"
-    tok.save(str(path))
-    table = bpe_tui.load(str(path))
+    text = need(TINYSHAKESPEARE).read_text(encoding="utf-8")[:100_000] + "In 1999, 12,345 people paid $1234567.\n" * 20
+    steps = [pre_tokenizers.Digits(individual_digits=False), pre_tokenizers.Split(Regex(DIGIT_GROUPS), behavior="isolated")]
+    tok, table = trained_by_tokenizers(tmp_path, text, steps, 900)
     assert table.pretokenizer == SUPERWORD_DIGITS_PRETOKENIZER
     for text in texts():
         assert table.encode(text) == tok.encode(text).ids, text
