@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static, TabbedContent
 
 from bpe_tui.core.engine.superwords import is_superword
@@ -194,7 +195,7 @@ async def test_the_stage2_options_are_shown_marked_and_switched(tmp_path):
         marks = [row.lstrip("● ").split()[1] for row in rows]  # "    8 x ·    + ret → ·ret    12"
         assert [i + 1 for i, m in enumerate(marks) if m == DROPPED_MARK] == [8, 9, 11]
         app.history.show_why(7)
-        assert app.history.why.startswith(f"merge 8: [{DROPPED_MARK}] dropped at SuperBPE's transition")
+        assert app.history.why == f"merge 8: [{DROPPED_MARK}] dropped at the transition: its pair never occurs in the chunks, so the table leaves it out"
         app.history.show_why(K)
         assert "3 merges never occur there and leave the table" in app.history.why
         assert all(table_merge not in ((b" ", b"ret"),) for table_merge in app.session.table().merges)
@@ -241,3 +242,22 @@ async def test_a_bad_stage2_option_in_the_dialog_is_one_line_there(tmp_path):
         assert isinstance(app.screen, SettingsScreen)
         error = str(app.screen.query_one("#settings-error", Static).render())
         assert error == "superword_max_words must be 1 or more, not 0"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_the_authors_recipe_snapshot(snap_compare, size):
+    """--preset superbpe past its transition: the head names the stage-2 options and the merges
+    dropped, the history marks them with x, the why line says why."""
+
+    async def past_the_transition(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"14", "enter")
+        await settle(app, pilot)
+        app.history.show_why(10)  # merge 11, dropped
+        await settle(app, pilot)
+
+    app = text_app(CODE, preset="superbpe", superwords_after=K, vocab_size=400)
+    assert snap_compare(app, terminal_size=size, run_before=past_the_transition)

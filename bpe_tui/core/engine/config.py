@@ -176,10 +176,10 @@ class TrainerConfig:
             parts += self.stage2_options()
         return " · ".join(parts)
 
-    def stage2_options(self) -> list[str]:
+    def stage2_options(self, dropped: int = 0) -> list[str]:
         """SuperBPE's stage-2 options that differ from the defaults, each as a short phrase
-        (see :func:`stage2_phrases`)."""
-        return stage2_phrases({name: getattr(self, name) for name in STAGE2_DEFAULTS})
+        (see :func:`stage2_phrases`); ``dropped``: how many merges the transition dropped."""
+        return stage2_phrases({**{name: getattr(self, name) for name in STAGE2_DEFAULTS}, "superwords_dropped": dropped})
 
     def _check_stage2(self) -> None:
         """The stage-2 options: valid values, and only with a transition (or the preset's)."""

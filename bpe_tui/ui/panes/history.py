@@ -142,10 +142,7 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
         return text
     if row.dropped:
         text.append(f"merge {row.step:,}: ", "bold")
-        text.append(
-            f"[{DROPPED_MARK}] dropped at SuperBPE's transition: its pair never occurs in the chunks, so it is listed "
-            "here but left out of the table (superwords_drop_unused, as the authors' trainer does)"
-        )
+        text.append(f"[{DROPPED_MARK}] dropped at the transition: its pair never occurs in the chunks, so the table leaves it out")
         return text
     ev = row.event
     if ev is None and not row.manual:
@@ -181,11 +178,15 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         start = session.start.source if session.start is not None and session.start.source else "the start table"
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
-    transition = session.trainer.transition
+    trainer = session.trainer
+    transition = trainer.transition
+    # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
+    options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
     if transition is not None:
-        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}: pairs may span spaces"
-    elif session.trainer.config.superwords_after is not None:
-        head += f" · superwords after merge {fmt_int(session.trainer.config.superwords_after)}"
+        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}"
+        head += f" ({', '.join(options)})" if options else ": pairs may span spaces"
+    elif trainer.config.superwords_after is not None:
+        head += f" · superwords after merge {fmt_int(trainer.config.superwords_after)}" + (f" ({', '.join(options)})" if options else "")
     return head
 
 

@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.engine.config import TIE_BREAKS, TrainerConfig
 from ...core.errors import BPEError
+from ...core.text.pretokenize import short_name
 from ...core.types import TieBreak
 from ...core.wording import plural
 from ..widgets.render import label
@@ -66,6 +67,13 @@ def first_difference(old: Sequence[tuple], new: Sequence[tuple], end_of_word: st
     if len(new) < len(old):
         return f"the same first {plural(len(new), 'merge')}; then the new rules stop, where the old ones made {len(old):,}"
     return f"the same {plural(len(old), 'merge')}, then {len(new) - len(old):,} more under the new rules"
+
+
+def _shown(pretokenizer: str) -> str:
+    """A pre-tokenizer as the dialog names it: by its short name (``superbpe-stage1``, ``clip``)
+    where it has one, else as it is, cut to 40 cells."""
+    name = short_name(pretokenizer)
+    return name if len(name) < 40 else name[:39] + "…"
 
 
 def _whole(text: str, name: str) -> int | None:
@@ -115,7 +123,7 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("pre-tokenizer")
                 yield Select(
-                    [(p if len(p) < 40 else p[:39] + "…", p) for p in pretokenizers],
+                    [(_shown(p), p) for p in pretokenizers],
                     value=cfg.pretokenizer,
                     allow_blank=False,
                     compact=True,
@@ -138,7 +146,7 @@ class SettingsScreen(FormDialog):
             if self.start:
                 note = "lowercase and the pre-tokenizer are the start table's"
             elif self.recount:
-                note = "lowercase and the pre-tokenizer count the corpus files again"
+                note = "lowercase, the pre-tokenizer" + (" and the superword rule" if cfg.superwords_after is not None else "") + " count the corpus files again"
             else:
                 note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
             yield Static(Text(note, style="dim"), classes="hint")
