@@ -12,6 +12,7 @@ import os
 import sys
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
+from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
 
@@ -22,7 +23,11 @@ SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert
 def add_training_options(p: argparse.ArgumentParser) -> None:
     """The options that decide which merges are learned (shared by train and the explorer)."""
     g = p.add_argument_group("training rules (each overrides the preset)")
-    g.add_argument("--preset", choices=list(PRESETS), help="rule set to start from (default gpt2)")
+    g.add_argument(
+        "--preset", choices=list(PRESETS),
+        help="rule set to start from (default gpt2; superbpe: SuperBPE as its authors trained their OLMo2 tokenizers, "
+        "with --superwords-after K)",
+    )
     g.add_argument("--units", choices=list(UNITS), help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
         "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, clip, or regex:PATTERN"
@@ -54,6 +59,20 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     sw.add_argument(
         "--superwords", action="store_true",
         help="with --from: extend the table with superwords (SuperBPE's stage 2 right after its merges)",
+    )
+    g.add_argument(
+        "--superword-rule", choices=list(SUPERWORD_RULES),
+        help="SuperBPE's stage-2 split: regex (the authors' current rule, default) or digits (only digit runs cut, in "
+        "threes from the right: their published OLMo2 tokenizers')",
+    )
+    g.add_argument("--superword-max-words", type=int, metavar="N", help="stage 2: no token of more than N words (0 = no limit; the authors: 4)")
+    g.add_argument(
+        "--superword-skip-colon-space", action=argparse.BooleanOptionalAction, default=None,
+        help="stage 2: no token holding ': ' (the authors' trainer skips them)",
+    )
+    g.add_argument(
+        "--superwords-drop-unused", action=argparse.BooleanOptionalAction, default=None,
+        help="at the transition, drop the merges whose pair never occurs in the chunks (the authors' trainer does)",
     )
     g.add_argument(
         "--from", dest="from_table", metavar="TABLE",
@@ -142,6 +161,7 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
     if args.superwords:
         raise BPEError("--superwords extends a table (--from TABLE); to train superwords from scratch give --superwords-after K")
     kw["superwords_after"] = args.superwords_after
+    kw.update(stage2_from_args(args, args.superwords_after is not None))
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -157,6 +177,30 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
     else:
         kw["vocab_size"] = args.vocab_size if args.vocab_size is not None else default_vocab
     return TrainerConfig(**kw)
+
+
+#: SuperBPE's stage-2 options: option -> TrainerConfig field.
+STAGE2_OPTIONS = {
+    "--superword-rule": "superword_rule",
+    "--superword-max-words": "superword_max_words",
+    "--superword-skip-colon-space": "superword_skip_colon_space",
+    "--superwords-drop-unused": "superwords_drop_unused",
+}
+
+
+def stage2_from_args(args: argparse.Namespace, superwords: bool) -> dict:
+    """The stage-2 options given, as TrainerConfig fields (the preset fills the others). One
+    given without a transition (``superwords`` false) is an error: it has nothing to act on."""
+    given = {field: getattr(args, field) for field in STAGE2_OPTIONS.values() if getattr(args, field) is not None}
+    if given and not superwords:
+        option = next(opt for opt, field in STAGE2_OPTIONS.items() if field in given)
+        raise BPEError(f"{option} is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well")
+    if given.get("superword_max_words") is not None:
+        most = given["superword_max_words"]
+        if most < 0:
+            raise BPEError(f"--superword-max-words must be 0 (no limit) or more, not {most}")
+        given["superword_max_words"] = most or None
+    return given
 
 
 #: The options a start table decides (--from): option -> (TrainerConfig field, what it says).
@@ -192,6 +236,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     changes["max_token_length"] = limit or None
     if args.tie_break:
         changes["tie_break"] = args.tie_break
+    changes.update(stage2_from_args(args, args.superwords or args.superwords_after is not None))
     if args.superwords:
         changes["superwords_after"] = table.num_merges
     elif args.superwords_after is not None:

@@ -25,7 +25,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
     if superwords is not None:
         print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:
@@ -85,11 +85,11 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, check_table, load, save
-    from ..core.text.pretokenize import SUPERWORD_PRETOKENIZER
+    from ..core.engine.superwords import is_superword_rule
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
-    superwords = table.pretokenizer == SUPERWORD_PRETOKENIZER
+    superwords = is_superword_rule(table.pretokenizer)
     check_save(
         args.output, args.to, table.units, overwrite=args.force, superwords=superwords, end_of_word=table.end_of_word is not None,
         **save_options(args, args.to),

@@ -98,7 +98,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step
             print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
-        print(f"{trainer.steps_done:,} merges, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
+        dropped = len(trainer.dropped_merges)
+        kept = f" ({dropped:,} dropped at the transition: their pairs never occur in the chunks)" if dropped else ""
+        print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")

@@ -9,14 +9,22 @@ classic    chars   whitespace      ``</w>``     first-seen
 gpt2       bytes   gpt2            none         lexical-max
 gpt4       bytes   gpt4 (cl100k)   none         lexical-max
 o200k      bytes   o200k           none         lexical-max
+superbpe   bytes   superbpe-stage1 none         hf
 =========  ======  ==============  ===========  ===========
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
 ``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair).
+``superbpe`` is SuperBPE as its authors trained their OLMo2 tokenizers (Liu et al. 2025):
+their stage-1 pre-tokenizer and Hugging Face's trainer order, and for stage 2 (from
+``superwords_after`` on) their rule of that time, ``digits``, with the three limits their
+trainer applies (at most 4 words a token, no ``": "`` inside one, inherited merges that never
+occur in the chunks dropped). The transition itself is yours to choose; without one the preset
+trains their stage-1 BPE alone. See :mod:`~bpe_tui.core.engine.superwords`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -24,6 +32,7 @@ import regex
 
 from ..errors import BPEError
 from ..text.pretokenize import resolve_pattern, short_name
+from ..text.superword_rules import SUPERWORD_RULES
 from ..text.specials import special_token_list
 from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
@@ -33,7 +42,17 @@ PRESETS: dict[str, dict[str, Any]] = {
     "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
     "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
     "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
+    "superbpe": dict(
+        units="bytes", pretokenizer="superbpe-stage1", end_of_word=None, tie_break="hf",
+        superword_rule="digits", superword_max_words=4, superword_skip_colon_space=True, superwords_drop_unused=True,
+    ),
 }
+
+#: What SuperBPE's stage-2 options are where a preset does not set them: the authors' current
+#: rule and no limits (the trainer as it was before the options came).
+STAGE2_DEFAULTS: dict[str, Any] = dict(
+    superword_rule="regex", superword_max_words=None, superword_skip_colon_space=False, superwords_drop_unused=False
+)
 
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
@@ -48,7 +67,7 @@ _FROM_PRESET: Any = object()
 class TrainerConfig:
     r"""The rules of one BPE training run.
 
-    preset:         "classic", "gpt2", "gpt4" or "o200k" (fills in the defaults below)
+    preset:         "classic", "gpt2", "gpt4", "o200k" or "superbpe" (fills in the defaults below)
     units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
     pretokenizer:   "whitespace", "gpt2", "gpt4", "o200k", or a regex (optionally "regex:...")
     end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
@@ -69,10 +88,23 @@ class TrainerConfig:
                     character counts as outside the class). None = no such rule.
     superwords_after: SuperBPE's curriculum (Liu et al. 2025): merges 1..K are ordinary BPE
                     under ``pretokenizer``; then the corpus is cut again by SuperBPE's stage-2
-                    rule (see :data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`), the K
+                    rule (see :data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`), the K
                     merges are applied to the new chunks by rank, and training goes on with
                     pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
                     Byte-level, no end-of-word marker. None = off.
+    superword_rule: SuperBPE's stage-2 rule: "regex" (the authors' current split, the default)
+                    or "digits" (only digit runs cut, in threes from the right: the rule their
+                    published OLMo2 tokenizers were trained with)
+    superword_max_words: in stage 2, never make a token of more than N words (runs of
+                    characters between spaces), as the authors' trainer does with N = 4
+    superword_skip_colon_space: in stage 2, never make a token holding ``": "`` (a colon
+                    followed by a space), as the authors' trainer does
+    superwords_drop_unused: at the transition, drop the merges so far whose pair never
+                    occurs while they are replayed over the chunks, as the authors' trainer
+                    does with the merges it inherits (they leave the table; the vocabulary
+                    shrinks by the tokens only they made)
+    The four stage-2 options need ``superwords_after`` (the ``superbpe`` preset sets them all
+    and leaves them idle without it).
     """
 
     preset: str = "gpt2"
@@ -88,11 +120,15 @@ class TrainerConfig:
     max_token_length: int | None = None
     no_merge_across: str | None = None
     superwords_after: int | None = None
+    superword_rule: str = field(default=_FROM_PRESET)
+    superword_max_words: int | None = field(default=_FROM_PRESET)
+    superword_skip_colon_space: bool = field(default=_FROM_PRESET)
+    superwords_drop_unused: bool = field(default=_FROM_PRESET)
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise BPEError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
-        for key, value in PRESETS[self.preset].items():
+        for key, value in {**STAGE2_DEFAULTS, **PRESETS[self.preset]}.items():
             if getattr(self, key) is _FROM_PRESET:
                 setattr(self, key, value)
         if self.units not in UNITS:
@@ -119,6 +155,7 @@ class TrainerConfig:
         _whole_number("superwords_after", self.superwords_after, 0)
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
             raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
+        self._check_stage2()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -136,7 +173,45 @@ class TrainerConfig:
             parts.append(f"no merge across {self.no_merge_across}")
         if self.superwords_after is not None:
             parts.append(f"superwords after {self.superwords_after:,}")
+            parts += self.stage2_options()
         return " · ".join(parts)
+
+    def stage2_options(self, dropped: int = 0) -> list[str]:
+        """SuperBPE's stage-2 options that differ from the defaults, each as a short phrase
+        (see :func:`stage2_phrases`); ``dropped``: how many merges the transition dropped."""
+        return stage2_phrases({**{name: getattr(self, name) for name in STAGE2_DEFAULTS}, "superwords_dropped": dropped})
+
+    def _check_stage2(self) -> None:
+        """The stage-2 options: valid values, and only with a transition (or the preset's)."""
+        if self.superword_rule not in SUPERWORD_RULES:
+            raise BPEError(f"unknown superword rule {self.superword_rule!r}; choose {' or '.join(SUPERWORD_RULES)}")
+        _whole_number("superword_max_words", self.superword_max_words, 1)
+        for name in ("superword_skip_colon_space", "superwords_drop_unused"):
+            if not isinstance(getattr(self, name), bool):
+                raise BPEError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        if self.superwords_after is None and self.preset != "superbpe":
+            given = [name for name, default in STAGE2_DEFAULTS.items() if getattr(self, name) != default]
+            if given:
+                raise BPEError(f"{given[0]} is an option of SuperBPE's stage 2: it needs superwords_after (the merge after which superwords start)")
+
+
+def stage2_phrases(values: Mapping[str, Any]) -> list[str]:
+    """SuperBPE's stage-2 options among ``values`` (a config's fields, or a saved table's
+    config) that differ from the defaults, each as a short phrase: ``digits rule``, ``≤ 4
+    words``, ``no ': '``, ``unused merges dropped`` (``3 unused merges dropped`` where a
+    table records how many its transition dropped, ``superwords_dropped``)."""
+    out = []
+    rule = values.get("superword_rule")
+    if rule is not None and rule != STAGE2_DEFAULTS["superword_rule"]:
+        out.append(f"{rule} rule")
+    if isinstance(values.get("superword_max_words"), int):
+        out.append(f"≤ {values['superword_max_words']} words")
+    if values.get("superword_skip_colon_space"):
+        out.append("no ': '")
+    if values.get("superwords_drop_unused"):
+        dropped = values.get("superwords_dropped")
+        out.append(f"{plural(dropped, 'unused merge')} dropped" if isinstance(dropped, int) and dropped else "unused merges dropped")
+    return out
 
 
 def check_character_class(pattern: str | None, what: str = "no_merge_across") -> None:

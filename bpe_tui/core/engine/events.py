@@ -201,6 +201,10 @@ class TransitionEvent:
     chunks:        distinct chunks after it
     tokens_before: the corpus's length in tokens as words, just before (0: started past it)
     tokens_after:  the corpus's length in tokens as chunks, the K merges applied
+    rule:          the stage-2 rule that cut them ("regex" or "digits", see superwords.py)
+    dropped:       ``(step, token)`` of each merge so far that never occurred while the
+                   merges were replayed over the chunks, dropped from the table there
+                   (``superwords_drop_unused``); empty when none was, or the option is off
     """
 
     step: int
@@ -208,17 +212,32 @@ class TransitionEvent:
     chunks: int
     tokens_before: int
     tokens_after: int
+    rule: str = "regex"
+    dropped: tuple = ()
+
+    #: What each stage-2 rule cuts out, for the explanation.
+    RULES = {
+        "regex": "numbers, runs of punctuation and trailing spaces apart, everything between them one chunk",
+        "digits": "only digit runs apart, cut in threes from the right; punctuation and spaces stay inside the chunks",
+    }
 
     @property
     def explanation(self) -> str:
         """One plain sentence: what changed, and what it means for the merges to come."""
         merged = f"merges 1-{self.step:,} applied to them by rank" if self.step else "no merges yet"
         before = f"{plural(self.words, 'word')} became " if self.words else "the corpus is "
-        return (
-            f"from here on, pairs may span spaces: after merge {self.step:,} the corpus is cut again by SuperBPE's rule "
-            f"(numbers, runs of punctuation and trailing spaces apart, everything between them one chunk): "
-            f"{before}{plural(self.chunks, 'chunk')}, {merged}"
+        text = (
+            f"from here on, pairs may span spaces: after merge {self.step:,} the corpus is cut again by SuperBPE's "
+            f"{self.rule} rule ({self.RULES.get(self.rule, self.rule)}): {before}{plural(self.chunks, 'chunk')}, {merged}"
         )
+        if self.dropped:
+            shown = ", ".join(f"{step:,} ({show(token)})" for step, token in self.dropped[:3])
+            more = f" and {len(self.dropped) - 3:,} more" if len(self.dropped) > 3 else ""
+            text += (
+                f"; {plural(len(self.dropped), 'merge')} never occur there and leave the table, as the authors' "
+                f"trainer drops them: merge {shown}{more}"
+            )
+        return text
 
 
 __all__ = ["Context", "MergeEvent", "TIES_LISTED", "TransitionEvent"]

@@ -50,7 +50,7 @@ import regex
 
 from ..errors import BPEError
 from ..wording import plural
-from .config import TrainerConfig, check_vocab_size
+from .config import PRESETS, TrainerConfig, check_vocab_size
 from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
 from .speed import (
     MAX_TOKEN_ID,
@@ -64,7 +64,7 @@ from .speed import (
     surface_pairs,
     utf8_as_ids,
 )
-from .superwords import SUPERWORD_PRETOKENIZER, chunk_config
+from .superwords import chunk_config, stage2_limit, stage2_pretokenizer
 from .tiebreak import make_rule, show, show_pair
 
 if TYPE_CHECKING:
@@ -160,10 +160,19 @@ def merge_word(
 
 def segment_chunks(
     chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+    unused: list[int] | None = None,
 ) -> list[str]:
     """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
     the trainer's id strings (one character per token id): the chunks' segmentations at the
     transition, equal to encoding each chunk by rank (tested against the table's encoding).
+
+    ``unused``: a list to fill with the (0-based) ranks of the merges whose pair has not
+    occurred in the chunks by the time its turn comes, reading the merges in order: neither at
+    the start nor after an earlier merge (a pair that occurred and was used up by later merges
+    has occurred; one that a merge of ``(a, a)`` forms and takes back at once, as the second
+    ``a a`` of ``a a a a`` does, has not). Those are the merges SuperBPE's authors drop
+    (``superwords_drop_unused``); their trainer replays the merges in order, so then they are,
+    whatever order their parts were made in.
 
     The merges are replayed in order the way the trainer made them: a pair -> chunks index
     says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
@@ -184,7 +193,7 @@ def segment_chunks(
     made: dict[int, int] = {}  # token id -> the rank of the first merge that makes it
     for rank, (_, _, new) in enumerate(merges):
         made.setdefault(new, rank)
-    if any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
+    if unused is None and any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
         from .merging import merge
 
         ranks: dict[tuple[int, int], int] = {}
@@ -194,14 +203,32 @@ def segment_chunks(
             ranks[(a, b)] = rank
             makes[(a, b)] = new
         return ["".join(map(chr, merge(list(map(ord, word)), ranks, makes))) for word in words]
-    _, where, _ = pair_index(words, list(counts))
+    pair_counts, where, _ = pair_index(words, list(counts))
     weights = list(counts)
-    for a, b, new in merges:
+    occurred = set(pair_counts) if unused is not None else None  # pairs that have stood in the chunks
+    for rank, (a, b, new) in enumerate(merges):
         pair = chr(a) + chr(b)
         members = where.pop(pair, None)
-        if members:
+        if occurred is not None and unused is not None:
+            if pair not in occurred:
+                unused.append(rank)
+                continue
+            occurred.discard(pair)  # (made again later, it occurs again)
+            deltas: dict[str, int] = {}
+            merge_word(words, list(members or ()), pair, chr(new), weights, deltas, where, keep_old=False)
+            deltas[pair] = -pair_counts.get(pair, 0)  # gone everywhere (as in Trainer._apply)
+            for p, d in deltas.items():
+                count = pair_counts[p] = pair_counts.get(p, 0) + d
+                if count > 0:
+                    occurred.add(p)
+        elif members:
             merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
     return words
+
+
+def _kept(items: list, dropped: frozenset[int]) -> list:
+    """``items`` (one per merge, in rank order) without those of the ``dropped`` ranks."""
+    return [x for r, x in enumerate(items) if r not in dropped] if dropped else items
 
 
 def _overlapping(word: str, pair: str) -> int:
@@ -336,7 +363,7 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
     values.update(taken)
     values.pop("preset", None)
     named = cfg.get("preset")
-    preset = config.preset if config is not None else (named if isinstance(named, str) and named in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
+    preset = config.preset if config is not None else (named if isinstance(named, str) and named in PRESETS else "gpt2")
     try:
         return TrainerConfig(preset=preset, **values), notes
     except BPEError as exc:
@@ -439,7 +466,7 @@ class Trainer:
     # A new attribute must be added here (assigning one that is not fails loudly).
     __slots__ = (
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
-        "_chunks", "_stage1", "_superwords_at",
+        "_chunks", "_dropped", "_stage1", "_stage2_limit", "_superwords_at",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
@@ -519,6 +546,7 @@ class Trainer:
         self._across = regex.compile(across) if across is not None else None
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
         self._constrained = cfg.max_token_length is not None or across is not None
+        self._stage2_limit: Callable[[bytes], str | None] | None = None  # SuperBPE's, from the transition on
         self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
@@ -790,16 +818,41 @@ class Trainer:
 
     def _setup_superwords(self, chunk_counts: Mapping[str, int] | None) -> None:
         """Where the transition to chunks lies (see :mod:`~.superwords`): ahead, at merge K,
-        with the chunks kept until then; or behind, the corpus given being the chunks."""
+        with the chunks kept until then; or behind, the corpus given being the chunks (then
+        stage 2's limits hold from the start, and a start table's merges that never occur in
+        the chunks are dropped, with ``superwords_drop_unused``)."""
         self._chunks: tuple[list[str], list[int]] | None = None
         self._stage1: tuple | None = None  # the words' state at the transition, for undo
         self.transition: TransitionEvent | None = None
         self._superwords_at = -1  # the merge after which to switch to chunks (-1: none ahead)
-        k = self.config.superwords_after
+        self._dropped: tuple[frozenset[int], dict] = (frozenset(), {})  # (ranks, token id -> surface) left out
+        cfg = self.config
+        k = cfg.superwords_after
         if k is None:
             return
         if k <= self.first_step:  # started past it: the corpus given is the chunks
-            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens)
+            dropped: list[int] = []
+            shown: tuple = ()
+            if cfg.superwords_drop_unused and self._inherited:
+                words = segment_chunks(self._word_text, self._counts, self._inherited, self._surface_to_id, self.name, dropped)
+                shown = self._drop_merges(dropped)
+            if dropped:
+                self._words = words
+            renumber = bool(self._inherited) and cfg.tie_break == "hf" and all(len(s) == 1 for s in self._surfaces[: self._base_count])
+            if renumber:
+                # The authors' trainer numbers the tokens of the table it extends afresh, as a
+                # fresh run does: the bytes by their characters (Ġ after the letters), then the
+                # merged tokens in the table's order. A table whose single bytes come first can
+                # be ordered so; any other keeps its own ids.
+                self._rule = make_rule(cfg.tie_break, self._surfaces, cfg.units, None, self._base_count, len(self._special_ids), keep_ids=False)
+                self._entry = self._rule.entry_function(self._first_occurrence)
+                self._keys_move = self._rule.moving_keys
+            if dropped or renumber:
+                self._install_corpus(self._word_text, self._counts, self._words)
+            self._enter_stage2()
+            if self._constrained:
+                self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p))
+            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens, cfg.superword_rule, shown)
             return
         if chunk_counts is None:
             raise BPEError(
@@ -807,7 +860,7 @@ class Trainer:
                 "(build the trainer with from_text or from_files, or pass chunk_counts)"
             )
         texts, counts = _checked_counts(chunk_counts)
-        _check_text(texts, self.config, self.name)
+        _check_text(texts, cfg, self.name)
         self._chunks = (texts, counts)
         self._superwords_at = k
 
@@ -815,12 +868,19 @@ class Trainer:
     def pretokenizer(self) -> str:
         """The pre-tokenizer in force now: SuperBPE's stage-2 rule once the trainer is past
         its transition, else the config's."""
-        return SUPERWORD_PRETOKENIZER if self.in_superword_stage else self.config.pretokenizer
+        return stage2_pretokenizer(self.config) if self.in_superword_stage else self.config.pretokenizer
 
     @property
     def in_superword_stage(self) -> bool:
         """Whether the corpus is SuperBPE's chunks now (merges may span spaces)."""
         return self.config.superwords_after is not None and self._superwords_at < 0
+
+    @property
+    def dropped_merges(self) -> tuple[int, ...]:
+        """The steps (1-based ranks among all merges made, a start table's first) of the merges
+        dropped at the transition because their pair never occurred in the chunks
+        (``superwords_drop_unused``): they stay in the history, not in the table."""
+        return tuple(sorted(r + 1 for r in self._dropped[0]))
 
     def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]:
         """``(word counts, chunk counts)`` as the trainer was built with them (order of first
@@ -834,7 +894,8 @@ class Trainer:
 
     def _cross_to_chunks(self) -> None:
         """The transition, right after merge K: keep the words' state for undo, cut the corpus
-        into chunks, apply the K merges to each by rank, and count their pairs afresh."""
+        into chunks, apply the K merges to each by rank (dropping those that never occur, with
+        ``superwords_drop_unused``), count their pairs afresh, and let stage 2's limits in."""
         assert self._chunks is not None
         texts, counts = self._chunks
         self._stage1 = (
@@ -842,22 +903,69 @@ class Trainer:
             self.initial_total_tokens, self.corpus_chars, self._context,
         )
         words_before, tokens_before = len(self._word_text), self._total_tokens
-        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name)
+        dropped: list[int] | None = [] if self.config.superwords_drop_unused else None
+        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name, dropped)
+        shown = self._drop_merges(dropped or [])
+        self._enter_stage2()
         self._install_corpus(texts, counts, segmented)
         self.initial_total_tokens = sum(map(mul, map(len, map(str.encode, texts)), counts))
         self.corpus_chars = sum(map(mul, map(len, texts), counts))
-        self.transition = TransitionEvent(self.steps_done, words_before, len(texts), tokens_before, self._total_tokens)
+        self.transition = TransitionEvent(
+            self.steps_done, words_before, len(texts), tokens_before, self._total_tokens, self.config.superword_rule, shown
+        )
         self._superwords_at = -1
 
     def _back_to_words(self) -> None:
-        """Undo the transition: the words exactly as they stood after merge K."""
+        """Undo the transition: the words exactly as they stood after merge K, the merges
+        dropped there back, stage 2's limits gone."""
         assert self._stage1 is not None and self.transition is not None
         texts, counts, words, _total, initial, chars, context = self._stage1
         self._stage1 = None
+        self._restore_dropped()
+        self._stage2_limit = None
+        self._constrained = self.config.max_token_length is not None or self._across is not None
         self._install_corpus(texts, counts, words)
         self.initial_total_tokens, self.corpus_chars, self._context = initial, chars, context
         self._superwords_at = self.transition.step
         self.transition = None
+
+    def _enter_stage2(self) -> None:
+        """Stage 2's limits (``superword_max_words``, ``superword_skip_colon_space``) join the
+        constraints: pairs whose merge would make what they refuse are never merged, and
+        counted as forbidden (by the caller, over the corpus it installs)."""
+        self._stage2_limit = stage2_limit(self.config)
+        if self._stage2_limit is not None:
+            self._constrained = True
+
+    def _drop_merges(self, ranks: list[int]) -> tuple:
+        """Leave the merges of ``ranks`` (0-based, in :meth:`merge_list`'s order) out of the
+        table, and the tokens only they made out of the vocabulary (ids left as holes; a later
+        merge that makes one again gives it a new id, as the authors' trainer does). Returns
+        ``(step, token)`` of each, for the transition's explanation."""
+        if not ranks:
+            return ()
+        merges = self.merge_list()
+        gone = frozenset(ranks)
+        kept_made = {new for r, (_, _, new) in enumerate(merges) if r not in gone}
+        tokens = {}
+        for r in ranks:
+            new = merges[r][2]
+            if new not in kept_made and new not in tokens:
+                surface = self._surfaces[new]
+                tokens[new] = surface
+                if self._surface_to_id.get(surface) == new:
+                    del self._surface_to_id[surface]
+        self._holes += len(tokens)
+        self._dropped = (gone, tokens)
+        return tuple((r + 1, self._surfaces[merges[r][2]]) for r in ranks)
+
+    def _restore_dropped(self) -> None:
+        """Undo :meth:`_drop_merges`."""
+        _, tokens = self._dropped
+        for new, surface in tokens.items():
+            self._surface_to_id[surface] = new
+        self._holes -= len(tokens)
+        self._dropped = (frozenset(), {})
 
     def _install_corpus(self, texts: list[str], counts: list[int], words: list[str]) -> None:
         """Make ``words`` (id strings of ``texts``, with ``counts``) the corpus: pair counts,
@@ -995,7 +1103,8 @@ class Trainer:
 
     def vocab(self) -> dict[int, bytes | str]:
         """id -> surface for every token right now (special tokens included)."""
-        return {i: s for i, s in enumerate(self._surfaces) if s is not None}
+        gone = self._dropped[1]
+        return {i: s for i, s in enumerate(self._surfaces) if s is not None and i not in gone}
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
@@ -1099,10 +1208,10 @@ class Trainer:
             surfaces = self._surfaces
             if len(surfaces[a]) + len(surfaces[b]) > limit:
                 return True
-        if self._across is not None:
-            standing = self._standing
-            return standing[a] | standing[b] == MIXED
-        return False
+        if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
+            return True
+        limit2 = self._stage2_limit
+        return limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None
 
     def _forbidden_reason(self, pair: str) -> str | None:
         if not self._constrained or not self._forbids(pair):
@@ -1114,7 +1223,10 @@ class Trainer:
         size = len(s[a]) + len(s[b])
         if limit is not None and size > limit:
             return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
-        return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
+        if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
+            return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
+        assert self._stage2_limit is not None
+        return f"{shown} {self._stage2_limit(s[a] + s[b])}"
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -1170,6 +1282,8 @@ class Trainer:
     def _queue_reason(self, best) -> str | None:
         """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
         if best is None:
+            if self._forbidden:  # pairs are left, but no rule lets any of them merge
+                return f"nothing left to merge: the {plural(self._forbidden, 'pair')} left would break a constraint (forbidden_reason says which)"
             return "nothing left to merge: every word is a single token"
         count, least = -best[0], self.config.min_frequency
         if count < least:
@@ -1195,15 +1309,16 @@ class Trainer:
 
     def merge_list(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
-        table's merges first)."""
-        return self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
+        table's merges first; those dropped at SuperBPE's transition left out)."""
+        merges = self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
+        return _kept(merges, self._dropped[0])
 
     def merge_counts(self) -> list[int] | None:
         """The count each merge had when it was made; None when going on from a table that
         does not record its merges' counts."""
         if self._inherited_counts is None:
             return None
-        return self._inherited_counts + [e.count for e in self._history]
+        return _kept(self._inherited_counts + [e.count for e in self._history], self._dropped[0])
 
     # ------------------------------------------------------------------ stepping
 
@@ -1352,7 +1467,9 @@ class Trainer:
 
     def manual_ranks(self) -> frozenset[int]:
         """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
-        return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
+        ranks = self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
+        gone = self._dropped[0]
+        return frozenset(r - sum(1 for g in gone if g < r) for r in ranks if r not in gone) if gone else ranks
 
     def _apply(
         self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,

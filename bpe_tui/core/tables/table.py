@@ -394,6 +394,9 @@ class MergeTable:
         indices are reused when its merges are still the first ones (``like`` itself is left
         as it was: tables are values)."""
         cfg = trainer.config
+        config = cfg.to_dict()
+        if trainer.dropped_merges:  # SuperBPE: where the transition stands among the merges kept
+            config["superwords_dropped"] = len(trainer.dropped_merges)
         return cls(
             units=cfg.units,
             vocab=trainer.vocab(),
@@ -403,7 +406,7 @@ class MergeTable:
             end_of_word=cfg.end_of_word,
             lowercase=cfg.lowercase,
             counts=trainer.merge_counts(),
-            config=cfg.to_dict(),
+            config=config,
             source_format="trainer",
             source=trainer.name,
             manual_ranks=trainer.manual_ranks(),

@@ -77,8 +77,10 @@ def losses(table: TableView) -> list[str]:
     if table.config.get("tie_break"):
         out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
     if isinstance(table.config.get("superwords_after"), int):
+        dropped = table.config.get("superwords_dropped")
+        where = f", where {dropped:,} unused merges were dropped" if isinstance(dropped, int) and dropped else ""
         out.append(
-            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}) is not stored in tokenizer.json: "
+            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}{where}) is not stored in tokenizer.json: "
             "the merges and the superword pre-tokenizer are, and encode the same"
         )
     if table.units == "chars" and table.end_of_word:
@@ -124,15 +126,25 @@ def sentencepiece_style(table: TableView) -> str | None:
     return None
 
 
+#: Split steps that are Hugging Face's ``Digits`` pre-tokenizer (each digit run a piece, or each
+#: digit), written as ``Digits`` (the SuperBPE authors' tokenizer.json has that shape).
+_DIGITS = {r"\p{N}+": False, r"\p{N}": True}
+
+
+def _step_json(step: Mapping[str, Any]) -> dict[str, Any]:
+    """One split step of a pipeline as a tokenizer.json pre-tokenizer."""
+    behavior = step.get("behavior", "Isolated")
+    if step["pattern"] in _DIGITS and behavior == "Isolated" and not step.get("invert"):
+        return {"type": "Digits", "individual_digits": _DIGITS[step["pattern"]]}
+    return {"type": "Split", "pattern": {"Regex": step["pattern"]}, "behavior": behavior, "invert": bool(step.get("invert"))}
+
+
 def splits_json(pretokenizer: str) -> dict[str, Any]:
     """Our pre-tokenizer as tokenizer.json's: one Split keeping the regex's matches, or a
-    Sequence of the pipeline's Split steps."""
+    Sequence of the pipeline's steps (``Split``, or ``Digits`` where a step is that)."""
     if not pretokenizer.startswith(PIPELINE):
         return {"type": "Split", "pattern": {"Regex": pattern_text(pretokenizer)}, "behavior": "Removed", "invert": True}
-    steps = [
-        {"type": "Split", "pattern": {"Regex": st["pattern"]}, "behavior": st.get("behavior", "Isolated"), "invert": bool(st.get("invert"))}
-        for st in json.loads(pretokenizer[len(PIPELINE) :])
-    ]
+    steps = [_step_json(st) for st in json.loads(pretokenizer[len(PIPELINE) :])]
     return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
 
 
@@ -209,7 +221,8 @@ def dumps(table: TableView, legacy_merges: bool = False, attached: Sequence[tupl
         if table.pretokenizer == "gpt2":
             pre = dict(level, add_prefix_space=prefix_written(table) and table.prefix_space is not None)
         else:
-            pre = {"type": "Sequence", "pretokenizers": [split, dict(level, use_regex=False)]}
+            steps = split["pretokenizers"] if split["type"] == "Sequence" else [split]  # one flat Sequence, as HF writes it
+            pre = {"type": "Sequence", "pretokenizers": [*steps, dict(level, use_regex=False)]}
         decoder = dict(level)
     elif style == "metaspace":
         scheme = table.prefix_space or "never"

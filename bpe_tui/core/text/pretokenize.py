@@ -162,8 +162,20 @@ CLIP_PRETOKENIZER = PIPELINE + json.dumps(
     [{"pattern": CLIP_PATTERN, "behavior": "Removed", "invert": True}, {"pattern": GPT2_PATTERN, "behavior": "Removed", "invert": True}],
     ensure_ascii=False,
 )
+#: Digit runs cut in threes from the right (``1234567``: ``1 234 567``), once a ``Digits`` step
+#: has made each run a piece: the empty matches where a multiple of three digits ends the run.
+DIGIT_GROUPS = r"(?=(\d{3})+(?!\d))"
+#: Hugging Face's ``Digits(individual_digits=False)`` as the tokenizer.json reader spells it.
+DIGIT_RUNS_STEP = {"pattern": r"\p{N}+", "behavior": "Isolated"}
+#: The SuperBPE authors' stage-1 pre-tokenizer (their OLMo2 tokenizers): digit runs in threes,
+#: then GPT-2's regex without its contractions; ``superbpe-stage1``, the superbpe preset's.
+SUPERBPE_STAGE1_SPLIT = DIGIT_GROUPS + r"""| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+SUPERBPE_STAGE1_PRETOKENIZER = PIPELINE + json.dumps(
+    [DIGIT_RUNS_STEP, {"pattern": SUPERBPE_STAGE1_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
+)
+
 #: Pipelines with a short name (``--pretokenizer clip``): the name stands for the pipeline.
-NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER}
+NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER, "superbpe-stage1": SUPERBPE_STAGE1_PRETOKENIZER}
 
 
 def short_name(pretokenizer: str) -> str:
@@ -186,18 +198,6 @@ def pattern_text(pretokenizer: str) -> str:
 #: * ``Contiguous``          adjacent matches become one piece
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
-#: SuperBPE's stage-2 split (Liu et al. 2025, "SuperBPE: Space Travel for Language Models"):
-#: numbers of 1-3 digits, runs of two or more marks (with the line breaks or slash after
-#: them) and spaces that end a run of text are isolated; everything between them, spaces
-#: included, is one *chunk*, so merges inside a chunk may span spaces (``·by·the·way``).
-SUPERWORD_SPLIT = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
-
-#: The stage-2 rule as a pre-tokenizer: a pipeline of that one Split, "isolated" (matches and
-#: the gaps between them are the pieces). Spelled exactly as the tokenizer.json reader spells
-#: a ``Split`` step, so a SuperBPE tokenizer.json read back compares equal.
-SUPERWORD_PRETOKENIZER = PIPELINE + json.dumps(
-    [{"pattern": SUPERWORD_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
-)
 
 
 class Match(Protocol):

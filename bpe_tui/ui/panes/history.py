@@ -39,9 +39,12 @@ from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Sessi
 from ..widgets.render import SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
-#: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
+#: The mark column: chosen by hand, decided by a tie, dropped at SuperBPE's transition (its
+#: pair never occurs in the chunks: listed here, not in the table), undone (readable without
+#: colour).
 MANUAL_MARK = "h"
 TIE_MARK = "="
+DROPPED_MARK = "x"
 UNDONE_MARK = "·"
 #: The state column: the merge the trainer stands at (a trainer's timeline).
 CURRENT_MARK = "●"
@@ -106,7 +109,10 @@ def widest_count(session: Session) -> int | None:
 
 
 def row_mark(row: HistoryRow) -> str:
-    """One character that says how this merge was chosen (" ": the leader, no tie)."""
+    """One character that says how this merge was chosen (" ": the leader, no tie), or that
+    SuperBPE's transition dropped it."""
+    if row.dropped:
+        return DROPPED_MARK
     if row.manual:
         return MANUAL_MARK
     if row.ties:
@@ -133,6 +139,10 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
     if transition is not None and row.step == transition.step + 1:
         text.append(f"merge {row.step:,}: ", "bold")
         text.append(f"[{SUPERWORD_MARK}] {transition.explanation}")
+        return text
+    if row.dropped:
+        text.append(f"merge {row.step:,}: ", "bold")
+        text.append(f"[{DROPPED_MARK}] dropped at the transition: its pair never occurs in the chunks, so the table leaves it out")
         return text
     ev = row.event
     if ev is None and not row.manual:
@@ -168,11 +178,15 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         start = session.start.source if session.start is not None and session.start.source else "the start table"
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
-    transition = session.trainer.transition
+    trainer = session.trainer
+    transition = trainer.transition
+    # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
+    options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
     if transition is not None:
-        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}: pairs may span spaces"
-    elif session.trainer.config.superwords_after is not None:
-        head += f" · superwords after merge {fmt_int(session.trainer.config.superwords_after)}"
+        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}"
+        head += f" ({', '.join(options)})" if options else ": pairs may span spaces"
+    elif trainer.config.superwords_after is not None:
+        head += f" · superwords after merge {fmt_int(trainer.config.superwords_after)}" + (f" ({', '.join(options)})" if options else "")
     return head
 
 

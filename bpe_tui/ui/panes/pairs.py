@@ -376,7 +376,7 @@ class PairsPane(Vertical):
             return
         self.border_title = "The table · type to see its pairs"
         table = session.full_table
-        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
         rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)

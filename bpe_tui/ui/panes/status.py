@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
+from ...core.engine.superwords import is_superword_rule, superword_rule_name
 from ...core.tables.context import context_of
 from ...core.text.pretokenize import short_name
 from ...core.wording import plural
@@ -221,7 +221,7 @@ class StatusLine(Phrases):
         else:
             parts.append(((plural(d["merges"], "merge"),), "", KEEP))
         pre = short_name(d["pretokenizer"])
-        rules = [d["units"], SUPERWORD_RULE_NAME if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
+        rules = [d["units"], superword_rule_name(pre) if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
         basic = " · ".join(rules)
         if d.get("tie_break"):
             rules.append(d["tie_break"])

@@ -76,6 +76,7 @@ class HistoryRow:
     ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
     manual: bool = False  # chosen by hand, not the leader
     event: MergeEvent | None = None  # explore mode: the merge as it happened
+    dropped: bool = False  # left the table at SuperBPE's transition (its pair never occurs in the chunks)
 
 
 @dataclass
@@ -261,7 +262,7 @@ class ExploreSession(Session):
             return None
         return HistoryRow(
             ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
-            ties=ev.tie_count, manual=ev.manual, event=ev,
+            ties=ev.tie_count, manual=ev.manual, event=ev, dropped=ev.step in self.trainer.dropped_merges,
         )
 
     def merge_counts(self) -> list[int]:

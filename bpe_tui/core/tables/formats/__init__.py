@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from ...compression import file_compression
 from ...errors import BPEError
-from ...text.pretokenize import SUPERWORD_PRETOKENIZER
+from ...engine.superwords import is_superword_rule
 from ...types import FormatName
 from ..handoff import listed, tokenizers_problems
 from ..table import MergeTable
@@ -275,6 +275,6 @@ def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""
     path = os.fspath(path)
-    check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, table.end_of_word is not None, **options)
+    check_save(path, format, table.units, overwrite, is_superword_rule(table.pretokenizer), table.end_of_word is not None, **options)
     check_table(table, format)
     writers()[format].write(table, path, overwrite=overwrite, **options)
