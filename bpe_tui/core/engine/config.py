@@ -9,10 +9,16 @@ classic    chars   whitespace      ``</w>``     first-seen
 gpt2       bytes   gpt2            none         lexical-max
 gpt4       bytes   gpt4 (cl100k)   none         lexical-max
 o200k      bytes   o200k           none         lexical-max
+picky      chars   whitespace      none         picky
 =========  ======  ==============  ===========  ===========
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
 ``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair).
+``picky`` is the setup of PickyBPE's reference code (Chizhov et al. 2024, github
+pchizhov/picky_bpe): ``▁`` in front of every word, the special tokens ``<PAD> <UNK> <BOS>
+<EOS>`` first, then the characters in order of first appearance, the rarest characters
+(0.01% of the text) left to ``<UNK>``, and its order among equal counts. The IoS threshold
+itself is ``picky=τ`` (without it, plain BPE on that setup).
 """
 
 from __future__ import annotations
@@ -33,7 +39,18 @@ PRESETS: dict[str, dict[str, Any]] = {
     "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
     "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
     "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
+    "picky": dict(
+        units="chars", pretokenizer="whitespace", end_of_word=None, tie_break="picky", word_start="\u2581",
+        special_tokens=["<PAD>", "<UNK>", "<BOS>", "<EOS>"], unk_token="<UNK>", character_coverage=0.9999,
+        alphabet="first-seen",
+    ),
 }
+
+#: What a preset that does not say takes: the settings only the picky preset uses, off.
+PRESET_DEFAULTS: dict[str, Any] = dict(word_start=None, special_tokens=[], unk_token=None, character_coverage=None, alphabet="code-point")
+
+#: The orders the base symbols take ids in (see TrainerConfig.alphabet).
+ALPHABETS = ("code-point", "first-seen")
 
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
@@ -73,6 +90,20 @@ class TrainerConfig:
                     merges are applied to the new chunks by rank, and training goes on with
                     pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
                     Byte-level, no end-of-word marker. None = off.
+    picky:          PickyBPE's IoS threshold τ, in (0, 1] (Chizhov et al. 2024; see
+                    :mod:`~bpe_tui.core.engine.variants.picky`): after each merge, a part whose
+                    share of occurrences inside the new token is above τ is removed from the
+                    vocabulary and split back into its parts. None = plain BPE.
+    word_start:     text put in front of every word before it is split into symbols, its
+                    characters ordinary ones (PickyBPE's and sentencepiece's ``▁``); None = none
+    character_coverage: chars only: leave the rarest characters, together less than
+                    1 - coverage of the text, out of the alphabet; each occurrence becomes
+                    ``unk_token`` (PickyBPE's rule, after sentencepiece). None = keep them all
+    unk_token:      the special token that stands for a character outside the alphabet
+                    (one of ``special_tokens``); pairs holding it never merge
+    alphabet:       the order the base symbols take ids in: "code-point" (the characters
+                    sorted, then the special tokens) or "first-seen" (the special tokens first,
+                    then the characters in order of first appearance: PickyBPE's reference)
     """
 
     preset: str = "gpt2"
@@ -80,7 +111,7 @@ class TrainerConfig:
     pretokenizer: str = field(default=_FROM_PRESET)
     end_of_word: str | None = field(default=_FROM_PRESET)
     lowercase: bool = False
-    special_tokens: list[str] = field(default_factory=list)
+    special_tokens: list[str] = field(default=_FROM_PRESET)
     tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
@@ -88,13 +119,18 @@ class TrainerConfig:
     max_token_length: int | None = None
     no_merge_across: str | None = None
     superwords_after: int | None = None
+    picky: float | None = None
+    word_start: str | None = field(default=_FROM_PRESET)
+    character_coverage: float | None = field(default=_FROM_PRESET)
+    unk_token: str | None = field(default=_FROM_PRESET)
+    alphabet: str = field(default=_FROM_PRESET)
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise BPEError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
-        for key, value in PRESETS[self.preset].items():
+        for key, value in {**PRESET_DEFAULTS, **PRESETS[self.preset]}.items():
             if getattr(self, key) is _FROM_PRESET:
-                setattr(self, key, value)
+                setattr(self, key, list(value) if isinstance(value, list) else value)
         if self.units not in UNITS:
             raise BPEError(f"unknown units {self.units!r}; choose chars or bytes")
         if self.tie_break not in TIE_BREAKS:
@@ -119,6 +155,34 @@ class TrainerConfig:
         _whole_number("superwords_after", self.superwords_after, 0)
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
             raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
+        self._check_picky_setup()
+
+    def _check_picky_setup(self) -> None:
+        """The PickyBPE options: each a value it can be, and none with an option it cannot honour."""
+        tau = self.picky
+        if tau is not None and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau <= 1):
+            raise BPEError(f"picky: the IoS threshold must be a number above 0 and at most 1 (0 < τ <= 1), not {tau!r}")
+        if (self.picky is not None or self.tie_break == "picky") and self.superwords_after is not None:
+            what = "picky" if self.picky is not None else "the picky tie-break (PickyBPE's order)"
+            raise BPEError(f"{what} and superwords_after do not go together: SuperBPE's transition would cut the corpus that PickyBPE keeps its counts of")
+        if self.word_start == "":
+            self.word_start = None
+        if self.word_start is not None and not isinstance(self.word_start, str):
+            raise BPEError(f"word_start must be text, not {self.word_start!r}")
+        coverage = self.character_coverage
+        if coverage is not None:
+            if isinstance(coverage, bool) or not isinstance(coverage, (int, float)) or not 0 < coverage <= 1:
+                raise BPEError(f"character_coverage must be a share above 0 and at most 1, not {coverage!r}")
+            if self.units != "chars":
+                raise BPEError("character_coverage needs chars units (every byte is in a byte-level alphabet)")
+            if self.unk_token is None:
+                raise BPEError("character_coverage needs an unk_token to stand for the characters it leaves out")
+        if self.unk_token is not None and self.unk_token not in self.special_tokens:
+            raise BPEError(f"unk_token {self.unk_token!r} must be one of the special tokens ({', '.join(self.special_tokens) or 'none given'})")
+        if self.alphabet not in ALPHABETS:
+            raise BPEError(f"unknown alphabet order {self.alphabet!r}; choose one of {', '.join(ALPHABETS)}")
+        if self.alphabet == "first-seen" and self.units != "chars":
+            raise BPEError("alphabet first-seen orders characters: it needs chars units (a byte's id is its value)")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -136,6 +200,12 @@ class TrainerConfig:
             parts.append(f"no merge across {self.no_merge_across}")
         if self.superwords_after is not None:
             parts.append(f"superwords after {self.superwords_after:,}")
+        if self.word_start is not None:
+            parts.append(f"{self.word_start} before each word")
+        if self.character_coverage is not None:
+            parts.append(f"coverage {self.character_coverage:g}")
+        if self.picky is not None:
+            parts.append(f"PickyBPE τ {self.picky:g}")
         return " · ".join(parts)
 
 

@@ -41,7 +41,9 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
     (bpe-tui tables do), else TrainerConfig's defaults.
 
     A table whose library also rewrites the text before splitting (a normalizer, a space put
-    in front) cannot be reproduced by training: BPEError.
+    in front), or one trained under PickyBPE's setup (a word-start marker, removals, its own
+    alphabet), cannot be reproduced by training: BPEError. So can a config asking for that
+    setup on another table.
     """
     where = table.source or "table"
     cfg = table.config
@@ -49,6 +51,10 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
         raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
     if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
         raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
+    if table.removals or table.word_start is not None:
+        raise BPEError(f"{where}: cannot train on from this table: it was trained under PickyBPE's setup (▁ before each word, removals), which going on from a table does not reproduce")
+    if config is not None and (config.word_start is not None or config.character_coverage is not None or config.alphabet != "code-point"):
+        raise BPEError(f"{where}: cannot train on from a table under the picky setup (word_start, character_coverage, alphabet): the table's own alphabet and words decide; give PickyBPE's threshold alone (picky=τ)")
     taken = {
         "units": table.units,
         "pretokenizer": table.pretokenizer,

@@ -54,13 +54,13 @@ import regex
 
 from ..errors import BPEError
 from ..wording import plural
+from .alphabet import fresh_alphabet
 from .config import TrainerConfig, check_vocab_size
 from .constraints import MIXED, class_standing
 from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
 from .start import table_config
 from .speed import (
     MAX_TOKEN_ID,
-    convert_all,
     fast_constructor,
     ids_of,
     key_of,
@@ -351,7 +351,7 @@ class Trainer:
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
-        "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed",
+        "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed", "_unknown",
     )
 
     # ------------------------------------------------------------------ construction
@@ -410,8 +410,9 @@ class Trainer:
         self._surfaces_shared = False
 
         # The tie-break rule, with its per-token material (see tiebreak.py).
-        self._rule = make_rule(
-            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids), keep_ids=start is not None
+        self._rule = make_rule(  # (the first-seen alphabet's ids are in its own order: kept)
+            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids),
+            keep_ids=start is not None or cfg.alphabet == "first-seen",
         )
 
         # Pair counts and the pair -> words index (speed.pair_index builds them in C).
@@ -430,7 +431,7 @@ class Trainer:
         across = cfg.no_merge_across
         self._across = regex.compile(across) if across is not None else None
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
-        self._constrained = cfg.max_token_length is not None or across is not None
+        self._constrained = cfg.max_token_length is not None or across is not None or self._unknown is not None
         self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
@@ -470,50 +471,21 @@ class Trainer:
         self._front.clear()
 
     def _fresh_alphabet(self) -> list[str]:
-        """Set up the base alphabet and specials of a fresh run; return the words as id strings.
-
-        Base: 256 bytes (a byte's id is its value), or the corpus's characters sorted by code
-        point; then the end-of-word marker's own id, then the special tokens.
-        """
-        cfg = self.config
-        bytes_mode = cfg.units == "bytes"
-        eow = cfg.end_of_word
-        if bytes_mode:
-            base: list = [bytes([i]) for i in range(256)]
-            if eow is not None:
-                base.append(eow.encode("utf-8"))
-        else:
-            chars: set[str] = set()
-            for word in self._word_text:
-                chars.update(word)
-            if eow is not None:
-                chars.add(eow)
-            base = sorted(chars)
-        self._base_count = len(base)
+        """Set up the base alphabet and specials of a fresh run (see
+        :mod:`~bpe_tui.core.engine.alphabet`); return the words as id strings."""
+        alphabet = fresh_alphabet(self._word_text, self._counts, self.config)
+        self._base_count = alphabet.base_count
         self._holes = 0
-        self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
-        self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
-        # Special tokens come right after the base alphabet; they never take part in merges.
-        self._special_ids: dict[str, int] = {}
-        for special in cfg.special_tokens:
-            self._special_ids[special] = len(self._surfaces)
-            self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
+        self._surfaces: list = alphabet.surfaces  # id -> surface, for base symbols and merged tokens
+        special = set(alphabet.special_ids.values())
+        self._surface_to_id: dict = {s: i for i, s in enumerate(alphabet.surfaces) if i not in special}
+        self._special_ids: dict[str, int] = alphabet.special_ids  # they never take part in merges
+        self._unknown = alphabet.unknown
         self.first_step = 0
         self._inherited: list[tuple[int, int, int]] = []
         self._inherited_counts: list[int] | None = []
         self._inherited_manual: frozenset[int] = frozenset()
-        # In bytes mode latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
-        # maps each character to its id. Either runs once over all the words (convert_all).
-        if bytes_mode:
-            words = convert_all(self._word_text, utf8_as_ids, "\x00")
-        else:
-            to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
-            words = convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
-        if eow is not None:
-            eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow]
-            tail = chr(eow_id)
-            words = [w + tail for w in words]
-        return words
+        return alphabet.words
 
     def _alphabet_of(self, table: "MergeTable") -> list[str]:
         """Set up ids as ``table`` has them; return the words as id strings, each already
@@ -541,6 +513,7 @@ class Trainer:
                 self._surface_to_id.setdefault(s, i)
         base_ids = table.base_ids()
         self._base_count = len(base_ids)
+        self._unknown = None
         self.first_step = table.num_merges
         self._inherited = table.merge_ids
         self._inherited_counts = list(table.counts) if table.counts is not None else None
@@ -1012,6 +985,8 @@ class Trainer:
     def _forbids(self, pair: str) -> bool:
         """Whether a constraint forbids merging ``pair`` (an internal key)."""
         a, b = ord(pair[0]), ord(pair[1])
+        if self._unknown is not None and (a == self._unknown or b == self._unknown):
+            return True  # the unknown token stands for characters left out: it never merges
         limit = self.config.max_token_length
         if limit is not None:
             surfaces = self._surfaces
@@ -1030,6 +1005,8 @@ class Trainer:
         shown = show_pair((s[a], s[b]), self.config.end_of_word)
         limit = self.config.max_token_length
         size = len(s[a]) + len(s[b])
+        if self._unknown in (a, b):
+            return f"{shown} holds the unknown token {self.config.unk_token}, which stands for characters left out of the alphabet and never merges"
         if limit is not None and size > limit:
             return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
         return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
@@ -1418,6 +1395,12 @@ class Trainer:
             if d:
                 changes[p] = changes.get(p, 0) + d
 
+    def _queue(self, pair: str) -> None:
+        """Queue ``pair`` afresh, when it occurs: a variant moved its tie-break key."""
+        count = self._pair_counts.get(pair)
+        if count:
+            heapq.heappush(self._heap, self._entry(pair, count))
+
     def _set_present(self, token_id: int, present: bool) -> None:
         """A variant takes a token out of the vocabulary, or puts it back. Its id and surface
         stay: a merge that makes the same surface again gets the same id."""
@@ -1427,6 +1410,11 @@ class Trainer:
         elif not present and token_id not in self._removed:
             self._removed.add(token_id)
             self._holes += 1
+
+    @property
+    def removed(self) -> frozenset[int]:
+        """The ids of the tokens the variant took out of the vocabulary (PickyBPE's removals)."""
+        return frozenset(self._removed)
 
     @property
     def variant(self) -> Variant:

@@ -19,5 +19,10 @@ __all__ = ["Choice", "ChoiceTuple", "Merged", "PlainBPE", "Variant", "variant_fo
 
 
 def variant_for(config: "TrainerConfig") -> Variant:
-    """The variant a config asks for: plain BPE unless one of the variants' options is set."""
+    """The variant a config asks for: PickyBPE with ``picky=τ`` (or under the ``picky``
+    tie-break rule, whose order PickyBPE keeps), else plain BPE."""
+    if config.picky is not None or config.tie_break == "picky":
+        from .picky import PickyBPE
+
+        return PickyBPE(config.picky)
     return PlainBPE()

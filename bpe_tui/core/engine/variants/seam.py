@@ -81,10 +81,15 @@ What a variant may use on the trainer (nothing else; all of it is the trainer's 
   ``_pair_counts`` (pair key -> count, positive counts only), ``_count_hist`` (count -> pairs
   with it), ``_where`` (pair key -> words that may hold it: a superset), ``_surfaces`` (id ->
   surface; never shrink or change it), ``_surface_to_id``, ``_first_merge_id`` (ids below it
-  are the alphabet and the special tokens), ``_special_ids``, ``_removed`` (ids taken out of
-  the vocabulary), ``_total_tokens``, ``_history`` and ``steps_done``;
+  are the alphabet, the special tokens and a start table's tokens), ``_inherited`` (a start
+  table's merges, ``(left, right, new)``), ``_special_ids``, ``_unknown`` (the id standing for
+  characters left out of the alphabet, or None), ``_removed`` (ids taken out of the
+  vocabulary), ``_rule`` (the tie-break rule), ``_total_tokens``, ``_history`` and
+  ``steps_done``;
 * the queue: ``_pop_valid(k)``, ``_peek_valid(k)``, ``_put_back(entry)``,
-  ``_stop_reason(entry, respect_target)``;
+  ``_stop_reason(entry, respect_target)``; when the variant keeps the tie-break rule's keys
+  (PickyBPE's order: ``_rule.stamps``), ``_queue(pair)`` after a key moves, and
+  ``_requeue_all()`` in ``attach`` once the keys are set;
 * changing the corpus after a merge: ``_rewrite(rewrites, merged)``, ``_set_present(token_id,
   present)``.
 
