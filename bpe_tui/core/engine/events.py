@@ -68,7 +68,8 @@ class MergeEvent:
                    and :attr:`pair_changes` are then those of the whole step, after the last
     reason:        the variant's account of why it chose this pair (None for plain BPE, whose
                    reason is the count and the tie-break rule); its ``str`` ends the explanation
-    explanation:   one plain sentence saying what was merged, where, and why this pair
+    explanation:   one plain sentence saying what was merged, where, and why this pair (and,
+                   after it, what the variant did then: each of ``after``'s explanations)
     """
 
     step: int
@@ -133,7 +134,14 @@ class MergeEvent:
 
         "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
+
+        What the variant did after the merge follows, each event's own sentence after
+        "; then " (PickyBPE: "; then removed ft: IoS 0.93 > 0.9: ...").
         """
+        merge = self._merge_sentence()
+        return "; then ".join([merge, *(e.explanation for e in self.after)]) if self.after else merge
+
+    def _merge_sentence(self) -> str:
         context = self._context
         eow = context.end_of_word
         times = plural(self.count, "time")

@@ -1072,11 +1072,12 @@ class Trainer:
 
     @property
     def target_steps(self) -> int | None:
-        """The step (merge number) the target corresponds to, if it is known in advance."""
+        """The step (merge number) the target corresponds to, if it is known in advance (not
+        for a vocabulary size when the variant takes tokens out: PickyBPE's removals)."""
         cfg = self.config
         if cfg.merges is not None:
             return cfg.merges
-        if cfg.vocab_size is not None:
+        if cfg.vocab_size is not None and not self._variant.removes_tokens:
             return self.first_step + max(0, cfg.vocab_size - (self._first_merge_id - self._holes))
         return None
 

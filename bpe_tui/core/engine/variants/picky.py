@@ -100,10 +100,16 @@ class RemovalEvent:
         eow = self.end_of_word
         token, inside = show(self.token, eow), show(self.inside, eow)
         total = self.freq + self.merged
+        parts = " + ".join(show(p, eow) for p in self.parts)
+        if not self.freq:
+            rest = f"none is left on its own (it would split into {parts})"
+        elif self.freq == 1:
+            rest = f"the 1 left is split into {parts}"
+        else:
+            rest = f"the {self.freq:,} left are split into {parts}"
         return (
             f"removed {token}: IoS {ios_text(self.ios, self.threshold)} > {self.threshold:g}: {token} now lives almost only inside "
-            f"{inside} ({self.merged:,} of its {total:,} occurrences); the {self.freq:,} left are split into "
-            + " + ".join(show(p, eow) for p in self.parts)
+            f"{inside} ({self.merged:,} of its {total:,} occurrences); {rest}"
         )
 
 
@@ -154,6 +160,7 @@ class PickyBPE(PlainBPE):
 
     def __init__(self, threshold: float | None) -> None:
         self.threshold = threshold
+        self.removes_tokens = threshold is not None
 
     def describe(self) -> str:
         return f"PickyBPE τ {self.threshold:g}" if self.threshold is not None else ""

@@ -200,6 +200,9 @@ class Variant:
     #: Whether :meth:`after_merge` and :meth:`undo` do something; when False the trainer
     #: never calls them (plain BPE pays nothing for the seam on its hot path).
     acts_after_merge = False
+    #: Whether it may take tokens out of the vocabulary (``_set_present``): then how many
+    #: merges reach a vocabulary size is not known in advance (``Trainer.target_steps``).
+    removes_tokens = False
 
     def attach(self, trainer: Any) -> None:
         """Build the variant's state from the trainer just built (see the contract)."""
