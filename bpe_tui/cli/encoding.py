@@ -178,7 +178,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     before = list(start)
     for step in steps:
         if step.split:  # PickyBPE: a token removed right after merge rank + 1, split into its parts
-            print(f"  after  {merge_number(step.rank):>6}: removed {show(step.new_token)} -> {' + '.join(show(p) for p in step.split)}")
+            print(f"  after {merge_number(step.rank):>6}: removed {show(step.new_token)} -> {' + '.join(show(p) for p in step.split)}")
             before = list(step.symbols)
             continue
         rivals = rival_merges(table, before, step.rank)

@@ -7,25 +7,11 @@ from __future__ import annotations
 import pytest
 
 import bpe_tui
-from bpe_tui.cli import main
 from bpe_tui.core.errors import BPEError
 from tests.conftest import CORPORA
+from tests.core.test_cli import error_of, run
 
 DEMO = str(CORPORA / "demo.txt")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def error_of(capsys, *argv) -> str:
-    code, out, err = run(capsys, *argv)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("bpe-tui: error: "), err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -205,7 +205,8 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
     for step in steps:
-        head = Text(f"merge {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
+        # (a removal comes right after a merge: "after 13" stands where "merge 13" would)
+        head = Text(f"{'after' if step.split else 'merge'} {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
         lead = Text(end="")
         if step.split:  # PickyBPE: removed right after that merge, split into its parts
             lead.append(f"{REMOVED_MARK} {label(step.new_token, eow)}", look.note)

@@ -2,7 +2,8 @@
 
 The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
 which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
-token allowed and the characters a token may not mix with others -- and returns a new
+token allowed, the characters a token may not mix with others and PickyBPE's threshold τ
+(blank: plain BPE) -- and returns a new
 :class:`~bpe_tui.core.engine.config.TrainerConfig`, checked by the config itself (a bad value is
 shown in the dialog, which stays open). The explorer then retrains to the step it stood at
 under the new rules, in the :class:`~bpe_tui.ui.session.loader.Loader`'s worker, and tells where
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -64,15 +65,16 @@ def first_difference(old: Sequence[tuple], new: Sequence[tuple], end_of_word: st
     return f"the same {plural(len(old), 'merge')}, then {len(new) - len(old):,} more under the new rules"
 
 
-def _whole(text: str, name: str) -> int | None:
-    """The whole number typed in a box (blank: None); BPEError naming the box otherwise."""
+def _number(text: str, name: str, parse: type[int] | type[float] = int) -> Any:
+    """The number typed in a box, read by ``parse`` (blank: None); BPEError naming the box
+    otherwise (the config checks the range)."""
     text = text.strip()
     if not text:
         return None
     try:
-        return int(text)
+        return parse(text)
     except ValueError:
-        raise BPEError(f"{name}: {text!r} is not a whole number") from None
+        raise BPEError(f"{name}: {text!r} is not {'a whole number' if parse is int else 'a number'}") from None
 
 
 class SettingsScreen(FormDialog):
@@ -129,6 +131,12 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("no merge across")
                 yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("PickyBPE τ")
+                yield Input(
+                    "" if cfg.picky is None else f"{cfg.picky:g}", placeholder="0 < τ <= 1 removes tokens (blank: plain BPE)",
+                    id="picky", compact=True,
+                )
             if self.start:
                 note = "lowercase and the pre-tokenizer are the start table's"
             elif self.recount:
@@ -146,15 +154,16 @@ class SettingsScreen(FormDialog):
 
     def chosen(self) -> TrainerConfig:
         """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
-        min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
+        min_frequency = _number(self.query_one("#min-frequency", Input).value, "min frequency")
         return dataclasses.replace(
             self.config,
             tie_break=cast(TieBreak, str(self.query_one("#tie-break", Select).value)),  # (a Select of TIE_BREAKS)
             min_frequency=1 if min_frequency is None else min_frequency,
             lowercase=self.query_one("#lowercase", Checkbox).value,
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
-            max_token_length=_whole(self.query_one("#max-token-length", Input).value, "max token length"),
+            max_token_length=_number(self.query_one("#max-token-length", Input).value, "max token length"),
             no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
+            picky=_number(self.query_one("#picky", Input).value, "PickyBPE τ", float),
         )
 
     def finished(self, value: object) -> object:

@@ -12,6 +12,7 @@ thread must not touch the trainer: it renders the snapshots the worker posts, an
 
 from __future__ import annotations
 
+import bisect
 import os
 import threading
 import time
@@ -76,6 +77,9 @@ class HistoryRow:
     ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
     manual: bool = False  # chosen by hand, not the leader
     event: MergeEvent | None = None  # explore mode: the merge as it happened
+    #: What the variant did right after merge ``step`` (PickyBPE's RemovalEvent or
+    #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
+    after: object | None = None
 
 
 @dataclass
@@ -159,6 +163,15 @@ class Session:
         """Row ``index`` (0-based) of the history pane; None if out of range."""
         raise NotImplementedError
 
+    def row_count(self, merges: int) -> int:
+        """How many rows the history has for its first ``merges`` merges (one each, unless a
+        variant's events after a merge have rows of their own)."""
+        return merges
+
+    def row_of(self, merge: int) -> int:
+        """The row of the ``merge``-th merge of the history (0-based)."""
+        return merge
+
     def merge_counts(self) -> list[int]:
         """The count of each merge in effect (as far as known)."""
         raise NotImplementedError
@@ -208,6 +221,11 @@ class ExploreSession(Session):
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
         self.timeline: list[MergeEvent] = []
+        #: With a variant's events after merges (PickyBPE's removals) each has a row under its
+        #: merge's: the row of each timeline merge, made when first asked after a change
+        #: (None: one row per merge, nothing to look up).
+        self._rows: list[int] | None = None
+        self._rows_of: list[MergeEvent] = []  # the timeline _rows was made for
         self._table: MergeTable | None = None
         self._table_step = -1
         self._order: list[int] | None = None
@@ -255,14 +273,54 @@ class ExploreSession(Session):
         return self._table
 
     def history_row(self, index: int) -> HistoryRow | None:
+        sub = -1
+        if self.trainer.variant.acts_after_merge and index >= 0:
+            rows = self._row_index()
+            merge = bisect.bisect_right(rows, index) - 1
+            if merge < 0:
+                return None
+            index, sub = merge, index - rows[merge] - 1
         try:
             ev = self.timeline[index]
         except IndexError:
             return None
+        future = ev.step > self.trainer.steps_done
+        if sub >= 0:
+            if sub >= len(ev.after):
+                return None
+            after = ev.after[sub]
+            token_id = getattr(after, "token_id", ev.new_id)
+            return HistoryRow(ev.step, getattr(after, "token", None), None, getattr(after, "parts", None), token_id,
+                              getattr(after, "freq", None), future, event=ev, after=after)
         return HistoryRow(
-            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
+            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, future,
             ties=ev.tie_count, manual=ev.manual, event=ev,
         )
+
+    def _row_index(self) -> list[int]:
+        """The row of each merge of the timeline (built again when the timeline changed)."""
+        timeline = self.timeline
+        rows = self._rows
+        if rows is None or len(self._rows_of) != len(timeline) or (timeline and self._rows_of[-1] is not timeline[-1]):
+            rows, at = [], 0
+            for ev in timeline:
+                rows.append(at)
+                at += 1 + len(ev.after)
+            rows.append(at)  # (one past the last: the row count)
+            self._rows, self._rows_of = rows, list(timeline)
+        return rows
+
+    def row_count(self, merges: int) -> int:
+        if not self.trainer.variant.acts_after_merge:
+            return merges
+        rows = self._row_index()
+        return rows[min(merges, len(rows) - 1)]
+
+    def row_of(self, merge: int) -> int:
+        if not self.trainer.variant.acts_after_merge or merge < 0:
+            return merge
+        rows = self._row_index()
+        return rows[min(merge, len(rows) - 1)]
 
     def merge_counts(self) -> list[int]:
         """The counts of the merges applied (while busy: of every merge seen so far)."""
@@ -371,7 +429,7 @@ class ExploreSession(Session):
         events = timeline[lo - first : hi - first]
         counts = dict(now)
         wanted = set(counts)
-        if then < step:
+        if then < step and not any(ev.after for ev in events):  # (a restore makes an old token again)
             # A pair of a token made since (a merge that grew the vocabulary made it) did not
             # occur then: no need to look for it.
             made = set()

@@ -89,7 +89,7 @@ class RemovalEvent:
     threshold: float
     freq: int
     merged: int
-    words_touched: tuple[int, ...]
+    words_touched: tuple[int, ...] = field(repr=False)
     total_tokens: int
     vocab_size: int
     end_of_word: str | None = field(default=None, repr=False, compare=False)
