@@ -170,3 +170,28 @@ async def test_a_removed_token_says_so_in_the_token_pane():
         lines = [" ".join(line.split()) for line in app.encode.trace_lines]
         assert lines[0].startswith("trace of “stands”")
         assert any(line.startswith(f"after {FIRST_REMOVAL} {REMOVED_MARK} nd →") for line in lines), lines
+
+
+async def test_a_saved_table_shows_its_removals_in_inspect_mode(tmp_path):
+    trainer = Trainer.from_files([str(DEMO)], TrainerConfig(preset="picky", picky=0.7, merges=60))
+    for _ in trainer.run():
+        pass
+    path = tmp_path / "picky.json"
+    bpe_tui.save(trainer.table, str(path))
+    table = bpe_tui.load(str(path))
+    app = ExplorerApp(table_path=str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        view = app.history.view
+        assert view.count == table.num_merges + len(table.removals)
+        row = app.session.row_of(FIRST_REMOVAL - 1) + 1  # the removal after merge 13
+        cells = history_cells(view, view.row_text(row))
+        assert (cells.number, cells.mark, cells.left) == (str(FIRST_REMOVAL), REMOVED_MARK, "nd") and "n+d" in view.row_text(row)
+        view.focus()
+        view.move_cursor(row)
+        await settle(app, pilot)
+        assert app.history.why.startswith(f"after merge {FIRST_REMOVAL}: [{REMOVED_MARK}] removed nd (PickyBPE): split into n + d")
+        # cutting the table there encodes with the merges and removals up to it
+        app.main.go_to_step(FIRST_REMOVAL)
+        await settle(app, pilot)
+        assert app.session.table().removals == [[FIRST_REMOVAL, table.removals[0][1], table.removals[0][2]]]

@@ -375,7 +375,7 @@ class HistoryPane(Vertical):
             return
         view.current = session.step
         length = session.lookup_table().num_merges
-        view.fill(session, length, length, cursor=None, follow=False)
+        view.fill(session, session.row_count(length), length, cursor=None, follow=False)
         head = f"{plural(length, 'merge')} · enter: cut here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)

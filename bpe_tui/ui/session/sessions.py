@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.engine.events import TransitionEvent
+from ...core.engine.units import visible
 from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
@@ -114,6 +115,41 @@ class MergeListBuild:
         if self.stopped:
             return f"merges not built ({key_for('build_merges')} builds them)"
         return f"merges: building… {self.percent}%"
+
+
+def row_starts(extras: list[int]) -> list[int]:
+    """The history row of each merge when merge ``i`` has ``extras[i]`` rows of its own under
+    it (a variant's events after it), and, last, the number of rows."""
+    starts, at = [], 0
+    for extra in extras:
+        starts.append(at)
+        at += 1 + extra
+    starts.append(at)
+    return starts
+
+
+def row_place(starts: list[int], index: int) -> tuple[int, int] | None:
+    """``(merge, sub)`` of history row ``index`` under :func:`row_starts`: the merge's own row
+    (sub -1) or its sub-th row after it; None past the end."""
+    if not 0 <= index < starts[-1]:
+        return None
+    merge = bisect.bisect_right(starts, index) - 1
+    return merge, index - starts[merge] - 1
+
+
+@dataclass(frozen=True)
+class TableRemoval:
+    """A removal a saved table records (PickyBPE's), as the history shows it in inspect mode."""
+
+    step: int
+    token: object
+    token_id: int
+    parts: tuple
+
+    @property
+    def explanation(self) -> str:
+        parts = " + ".join(visible(p) for p in self.parts)
+        return f"removed {visible(self.token)} (PickyBPE): split into {parts}; encoding replays the removal here, after this merge"
 
 
 def read_preview(paths: list[str] | None, counts: bool = False, records: RecordOptions | None = None) -> str | None:
@@ -274,12 +310,11 @@ class ExploreSession(Session):
 
     def history_row(self, index: int) -> HistoryRow | None:
         sub = -1
-        if self.trainer.variant.acts_after_merge and index >= 0:
-            rows = self._row_index()
-            merge = bisect.bisect_right(rows, index) - 1
-            if merge < 0:
+        if self.trainer.variant.acts_after_merge:
+            place = row_place(self._row_index(), index)
+            if place is None:
                 return None
-            index, sub = merge, index - rows[merge] - 1
+            index, sub = place
         try:
             ev = self.timeline[index]
         except IndexError:
@@ -302,11 +337,7 @@ class ExploreSession(Session):
         timeline = self.timeline
         rows = self._rows
         if rows is None or len(self._rows_of) != len(timeline) or (timeline and self._rows_of[-1] is not timeline[-1]):
-            rows, at = [], 0
-            for ev in timeline:
-                rows.append(at)
-                at += 1 + len(ev.after)
-            rows.append(at)  # (one past the last: the row count)
+            rows = row_starts([len(ev.after) for ev in timeline])
             self._rows, self._rows_of = rows, list(timeline)
         return rows
 
@@ -506,6 +537,11 @@ class InspectSession(Session):
         self._rank_index: dict | None = None
         #: How far the building of the merge list has come (a rank file's; see merges_note).
         self.build = MergeListBuild()
+        #: A table with removals (PickyBPE's): each has a row under its merge's.
+        self._after: dict[int, list[TableRemoval]] = {}
+        for k, token, parts in table.removals:
+            self._after.setdefault(k - 1, []).append(TableRemoval(k, table.surface(token), token, tuple(table.surface(p) for p in parts)))
+        self._rows = row_starts([len(self._after.get(r, ())) for r in range(table.num_merges)]) if self._after else None
 
     @property
     def name(self) -> str:
@@ -548,8 +584,23 @@ class InspectSession(Session):
             self._rank_index = index
         return self._rank_index
 
+    def row_count(self, merges: int) -> int:
+        return self._rows[min(merges, len(self._rows) - 1)] if self._rows is not None else merges
+
+    def row_of(self, merge: int) -> int:
+        return self._rows[min(merge, len(self._rows) - 1)] if self._rows is not None and merge >= 0 else merge
+
     def history_row(self, index: int) -> HistoryRow | None:
         table = self.full_table
+        if self._rows is not None:
+            place = row_place(self._rows, index)
+            if place is None:
+                return None
+            index, sub = place
+            if sub >= 0:
+                removal = self._after[index][sub]
+                return HistoryRow(removal.step, removal.token, None, removal.parts, removal.token_id, None,
+                                  self.cut is not None and index >= self.cut, after=removal)
         if not table.merges_built or not 0 <= index < table.num_merges:
             return None
         a, b, new = table.merge_at(index)
