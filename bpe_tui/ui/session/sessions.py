@@ -142,7 +142,7 @@ class TableRemoval:
     """A removal a saved table records (PickyBPE's), as the history shows it in inspect mode."""
 
     step: int
-    token: object
+    token: bytes | str
     token_id: int
     parts: tuple
 
