@@ -354,8 +354,6 @@ class HistoryPane(Vertical):
         first = session.first_step  # merges of a start table (--from) are not listed
         # (the cursor on the current step's last row: its merge, or what the variant did after it)
         cursor = max(0, session.row_of(current - first) - 1) if follow else None
-        if cursor is not None:  # (the why line first: when it comes or goes, the list's height changes before it scrolls)
-            self.show_why(cursor)
         # the number column as wide as the target's number (a run to it never widens it)
         view.fill(session, session.row_count(length), max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
         self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))

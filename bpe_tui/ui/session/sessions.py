@@ -12,7 +12,6 @@ thread must not touch the trainer: it renders the snapshots the worker posts, an
 
 from __future__ import annotations
 
-import bisect
 import os
 import threading
 import time
@@ -20,12 +19,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.engine.events import TransitionEvent
-from ...core.engine.units import visible
 from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
 from ..keys import key_for
+from .rows import TableRemoval, row_place, row_starts
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -115,41 +114,6 @@ class MergeListBuild:
         if self.stopped:
             return f"merges not built ({key_for('build_merges')} builds them)"
         return f"merges: building… {self.percent}%"
-
-
-def row_starts(extras: list[int]) -> list[int]:
-    """The history row of each merge when merge ``i`` has ``extras[i]`` rows of its own under
-    it (a variant's events after it), and, last, the number of rows."""
-    starts, at = [], 0
-    for extra in extras:
-        starts.append(at)
-        at += 1 + extra
-    starts.append(at)
-    return starts
-
-
-def row_place(starts: list[int], index: int) -> tuple[int, int] | None:
-    """``(merge, sub)`` of history row ``index`` under :func:`row_starts`: the merge's own row
-    (sub -1) or its sub-th row after it; None past the end."""
-    if not 0 <= index < starts[-1]:
-        return None
-    merge = bisect.bisect_right(starts, index) - 1
-    return merge, index - starts[merge] - 1
-
-
-@dataclass(frozen=True)
-class TableRemoval:
-    """A removal a saved table records (PickyBPE's), as the history shows it in inspect mode."""
-
-    step: int
-    token: bytes | str
-    token_id: int
-    parts: tuple
-
-    @property
-    def explanation(self) -> str:
-        parts = " + ".join(visible(p) for p in self.parts)
-        return f"removed {visible(self.token)} (PickyBPE): split into {parts}; encoding replays the removal here, after this merge"
 
 
 def read_preview(paths: list[str] | None, counts: bool = False, records: RecordOptions | None = None) -> str | None:
