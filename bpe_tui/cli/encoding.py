@@ -171,10 +171,17 @@ def cmd_trace(args: argparse.Namespace) -> int:
     steps = table.trace(word)
     show = lambda s: visible(s, table.end_of_word)  # noqa: E731
     start = table.initial_symbols(word.lower() if table.lowercase else word)
-    print(f"{show(word if table.units == 'chars' else word)!s}: {plural(len(start), 'symbol')} -> {plural(len(start) - len(steps), 'token')} in {plural(len(steps), 'merge')}")
+    end = steps[-1].symbols if steps else start
+    merges = sum(not step.split for step in steps)
+    removals = f" and {plural(len(steps) - merges, 'removal')}" if merges < len(steps) else ""
+    print(f"{show(word)!s}: {plural(len(start), 'symbol')} -> {plural(len(end), 'token')} in {plural(merges, 'merge')}{removals}")
     print("  start  " + " ".join(show(s) for s in start))
     before = list(start)
     for step in steps:
+        if step.split:  # PickyBPE: a token removed right after merge rank + 1, split into its parts
+            print(f"  after {merge_number(step.rank):>6}: removed {show(step.new_token)} -> {' + '.join(show(p) for p in step.split)}")
+            before = list(step.symbols)
+            continue
         rivals = rival_merges(table, before, step.rank)
         beat = f"  beat {', '.join(rivals[:3])}" + (f" (+{len(rivals) - 3} more)" if len(rivals) > 3 else "") if rivals else ""
         a, b = step.pair
@@ -185,12 +192,13 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def rival_merges(table, symbols: list, chosen_rank: int) -> list[str]:
-    """The other merges possible in ``symbols`` that the chosen (lower-ranked) one beat, as 'merge N a+b'."""
+    """The other merges possible in ``symbols`` that the chosen (lower-ranked) one beat, as 'merge N a+b'
+    (a table with removals replays its events in order: merges before the chosen one are past)."""
     found = set()
     for left, right in zip(symbols, symbols[1:]):
         a, b = table.token_id(left), table.token_id(right)
         rank = table.pair_rank(a, b) if a is not None and b is not None else None
-        if rank is not None and rank != chosen_rank:
+        if rank is not None and rank > chosen_rank:
             found.add((rank, left, right))
     return [f"merge {merge_number(r)} {visible(x, table.end_of_word)}+{visible(y, table.end_of_word)}" for r, x, y in sorted(found)]
 

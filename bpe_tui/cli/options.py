@@ -50,6 +50,11 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         "--no-merge-across", metavar="CLASS",
         help=r"a regex character class (\d, \s, \p{P} ...): no token may mix characters in it with others",
     )
+    g.add_argument(
+        "--picky", type=float, metavar="TAU",
+        help="PickyBPE (Chizhov et al. 2024): after each merge, remove a part whose share of occurrences inside the new "
+        "token (its IoS) is above TAU, 0 < TAU <= 1, splitting it back into its parts; --preset picky is the authors' setup",
+    )
     sw = g.add_mutually_exclusive_group()
     sw.add_argument(
         "--superwords-after", type=int, metavar="K",
@@ -154,7 +159,9 @@ def load_table(args: argparse.Namespace, path: str):
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
-    kw: dict = {"preset": args.preset or "gpt2", "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
+    kw: dict = {"preset": args.preset or "gpt2", "lowercase": args.lowercase, "min_frequency": args.min_frequency, "picky": args.picky}
+    if args.special or (args.preset or "gpt2") != "picky":  # (the picky preset has special tokens of its own)
+        kw["special_tokens"] = args.special
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across
@@ -220,7 +227,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     rules to go on with: the table's for how the corpus is split and spelled (an option that
     would change them is an error), the command line's for the rest. Without a target the
     run adds 1,000 merges."""
-    from ..core.engine.trainer import table_config
+    from ..core.engine.start import table_config
     from ..core.tables.formats import load
 
     given = [opt for opt, name in TABLE_DECIDES.items() if getattr(args, name) not in (None, False, [])]
@@ -231,7 +238,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
         )
     table = load(args.from_table)
     cfg, _ = table_config(table, None)
-    changes: dict = {"min_frequency": args.min_frequency, "no_merge_across": args.no_merge_across}
+    changes: dict = {"min_frequency": args.min_frequency, "no_merge_across": args.no_merge_across, "picky": args.picky}
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     changes["max_token_length"] = limit or None
     if args.tie_break:

@@ -44,7 +44,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     # Everything that would stop the save is checked now, not after a long run.
     check_save(
         args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None,
-        end_of_word=cfg.end_of_word is not None, **save_options(args, args.format),
+        end_of_word=cfg.end_of_word is not None, picky=cfg.picky is not None or cfg.word_start is not None,
+        **save_options(args, args.format),
     )
     if start is None:
         check_target_before_counting(cfg, args.corpus)
@@ -101,11 +102,23 @@ def cmd_train(args: argparse.Namespace) -> int:
         dropped = len(trainer.dropped_merges)
         kept = f" ({dropped:,} dropped at the transition: their pairs never occur in the chunks)" if dropped else ""
         print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
+        if cfg.picky is not None:
+            print(removals_line(trainer))
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
         print(f"wrote {args.output} ({args.format})")
     return 0
+
+
+def removals_line(trainer) -> str:
+    """PickyBPE's work in one line: how many removals and restores, how many tokens are out."""
+    from ..core.engine.variants.picky import RemovalEvent, RestoreEvent
+
+    after = [e for ev in trainer.history for e in ev.after]
+    removals = sum(isinstance(e, RemovalEvent) for e in after)
+    restores = sum(isinstance(e, RestoreEvent) for e in after)
+    return f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(len(trainer.removed), 'token')} out of the vocabulary"
 
 
 def cmd_count(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ gpt2       bytes   gpt2            none         lexical-max
 gpt4       bytes   gpt4 (cl100k)   none         lexical-max
 o200k      bytes   o200k           none         lexical-max
 superbpe   bytes   superbpe-stage1 none         hf
+picky      chars   whitespace      none         picky
 =========  ======  ==============  ===========  ===========
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
@@ -20,6 +21,11 @@ their stage-1 pre-tokenizer and Hugging Face's trainer order, and for stage 2 (f
 trainer applies (at most 4 words a token, no ``": "`` inside one, inherited merges that never
 occur in the chunks dropped). The transition itself is yours to choose; without one the preset
 trains their stage-1 BPE alone. See :mod:`~bpe_tui.core.engine.superwords`.
+``picky`` is the setup of PickyBPE's reference code (Chizhov et al. 2024, github
+pchizhov/picky_bpe): ``▁`` in front of every word, the special tokens ``<PAD> <UNK> <BOS>
+<EOS>`` first, then the characters in order of first appearance, the rarest characters
+(0.01% of the text) left to ``<UNK>``, and its order among equal counts. The IoS threshold
+itself is ``picky=τ`` (without it, plain BPE on that setup).
 """
 
 from __future__ import annotations
@@ -46,6 +52,11 @@ PRESETS: dict[str, dict[str, Any]] = {
         units="bytes", pretokenizer="superbpe-stage1", end_of_word=None, tie_break="hf",
         superword_rule="digits", superword_max_words=4, superword_skip_colon_space=True, superwords_drop_unused=True,
     ),
+    "picky": dict(
+        units="chars", pretokenizer="whitespace", end_of_word=None, tie_break="picky", word_start="\u2581",
+        special_tokens=["<PAD>", "<UNK>", "<BOS>", "<EOS>"], unk_token="<UNK>", character_coverage=0.9999,
+        alphabet="first-seen",
+    ),
 }
 
 #: What SuperBPE's stage-2 options are where a preset does not set them: the authors' current
@@ -53,6 +64,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 STAGE2_DEFAULTS: dict[str, Any] = dict(
     superword_rule="regex", superword_max_words=None, superword_skip_colon_space=False, superwords_drop_unused=False
 )
+
+#: What a preset that does not say takes: the settings only the picky preset uses, off.
+PRESET_DEFAULTS: dict[str, Any] = dict(word_start=None, special_tokens=[], unk_token=None, character_coverage=None, alphabet="code-point")
+
+#: The orders the base symbols take ids in (see TrainerConfig.alphabet).
+ALPHABETS = ("code-point", "first-seen")
 
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
@@ -105,6 +122,20 @@ class TrainerConfig:
                     shrinks by the tokens only they made)
     The four stage-2 options need ``superwords_after`` (the ``superbpe`` preset sets them all
     and leaves them idle without it).
+    picky:          PickyBPE's IoS threshold τ, in (0, 1] (Chizhov et al. 2024; see
+                    :mod:`~bpe_tui.core.engine.variants.picky`): after each merge, a part whose
+                    share of occurrences inside the new token is above τ is removed from the
+                    vocabulary and split back into its parts. None = plain BPE.
+    word_start:     text put in front of every word before it is split into symbols, its
+                    characters ordinary ones (PickyBPE's and sentencepiece's ``▁``); None = none
+    character_coverage: chars only: leave the rarest characters, together less than
+                    1 - coverage of the text, out of the alphabet; each occurrence becomes
+                    ``unk_token`` (PickyBPE's rule, after sentencepiece). None = keep them all
+    unk_token:      the special token that stands for a character outside the alphabet
+                    (one of ``special_tokens``); pairs holding it never merge
+    alphabet:       the order the base symbols take ids in: "code-point" (the characters
+                    sorted, then the special tokens) or "first-seen" (the special tokens first,
+                    then the characters in order of first appearance: PickyBPE's reference)
     """
 
     preset: str = "gpt2"
@@ -112,7 +143,7 @@ class TrainerConfig:
     pretokenizer: str = field(default=_FROM_PRESET)
     end_of_word: str | None = field(default=_FROM_PRESET)
     lowercase: bool = False
-    special_tokens: list[str] = field(default_factory=list)
+    special_tokens: list[str] = field(default=_FROM_PRESET)
     tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
@@ -124,13 +155,18 @@ class TrainerConfig:
     superword_max_words: int | None = field(default=_FROM_PRESET)
     superword_skip_colon_space: bool = field(default=_FROM_PRESET)
     superwords_drop_unused: bool = field(default=_FROM_PRESET)
+    picky: float | None = None
+    word_start: str | None = field(default=_FROM_PRESET)
+    character_coverage: float | None = field(default=_FROM_PRESET)
+    unk_token: str | None = field(default=_FROM_PRESET)
+    alphabet: str = field(default=_FROM_PRESET)
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise BPEError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
-        for key, value in {**STAGE2_DEFAULTS, **PRESETS[self.preset]}.items():
+        for key, value in {**STAGE2_DEFAULTS, **PRESET_DEFAULTS, **PRESETS[self.preset]}.items():
             if getattr(self, key) is _FROM_PRESET:
-                setattr(self, key, value)
+                setattr(self, key, list(value) if isinstance(value, list) else value)
         if self.units not in UNITS:
             raise BPEError(f"unknown units {self.units!r}; choose chars or bytes")
         if self.tie_break not in TIE_BREAKS:
@@ -156,6 +192,34 @@ class TrainerConfig:
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
             raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
         self._check_stage2()
+        self._check_picky_setup()
+
+    def _check_picky_setup(self) -> None:
+        """The PickyBPE options: each a value it can be, and none with an option it cannot honour."""
+        tau = self.picky
+        if tau is not None and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau <= 1):
+            raise BPEError(f"picky: the IoS threshold must be a number above 0 and at most 1 (0 < τ <= 1), not {tau!r}")
+        if (self.picky is not None or self.tie_break == "picky") and self.superwords_after is not None:
+            what = "picky" if self.picky is not None else "the picky tie-break (PickyBPE's order)"
+            raise BPEError(f"{what} and superwords_after do not go together: SuperBPE's transition would cut the corpus that PickyBPE keeps its counts of")
+        if self.word_start == "":
+            self.word_start = None
+        if self.word_start is not None and not isinstance(self.word_start, str):
+            raise BPEError(f"word_start must be text, not {self.word_start!r}")
+        coverage = self.character_coverage
+        if coverage is not None:
+            if isinstance(coverage, bool) or not isinstance(coverage, (int, float)) or not 0 < coverage <= 1:
+                raise BPEError(f"character_coverage must be a share above 0 and at most 1, not {coverage!r}")
+            if self.units != "chars":
+                raise BPEError("character_coverage needs chars units (every byte is in a byte-level alphabet)")
+            if self.unk_token is None:
+                raise BPEError("character_coverage needs an unk_token to stand for the characters it leaves out")
+        if self.unk_token is not None and self.unk_token not in self.special_tokens:
+            raise BPEError(f"unk_token {self.unk_token!r} must be one of the special tokens ({', '.join(self.special_tokens) or 'none given'})")
+        if self.alphabet not in ALPHABETS:
+            raise BPEError(f"unknown alphabet order {self.alphabet!r}; choose one of {', '.join(ALPHABETS)}")
+        if self.alphabet == "first-seen" and self.units != "chars":
+            raise BPEError("alphabet first-seen orders characters: it needs chars units (a byte's id is its value)")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -174,6 +238,12 @@ class TrainerConfig:
         if self.superwords_after is not None:
             parts.append(f"superwords after {self.superwords_after:,}")
             parts += self.stage2_options()
+        if self.word_start is not None:
+            parts.append(f"{self.word_start} before each word")
+        if self.character_coverage is not None:
+            parts.append(f"coverage {self.character_coverage:g}")
+        if self.picky is not None:
+            parts.append(f"PickyBPE τ {self.picky:g}")
         return " · ".join(parts)
 
     def stage2_options(self, dropped: int = 0) -> list[str]:

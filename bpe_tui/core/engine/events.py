@@ -63,7 +63,13 @@ class MergeEvent:
     vocab_size:    vocabulary size after the merge
     manual:        True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
                    the rules
-    explanation:   one plain sentence saying what was merged, where, and why this pair
+    after:         what the BPE variant did right after the merge, as its own events, in order
+                   (PickyBPE's removals; empty for plain BPE). ``total_tokens``, ``vocab_size``
+                   and :attr:`pair_changes` are then those of the whole step, after the last
+    reason:        the variant's account of why it chose this pair (None for plain BPE, whose
+                   reason is the count and the tie-break rule); its ``str`` ends the explanation
+    explanation:   one plain sentence saying what was merged, where, and why this pair (and,
+                   after it, what the variant did then: each of ``after``'s explanations)
     """
 
     step: int
@@ -79,6 +85,8 @@ class MergeEvent:
     total_tokens: int
     vocab_size: int
     manual: bool = False
+    after: tuple = ()
+    reason: object = None
     # The pair changes are kept in the trainer's internal form and named only when asked
     # (naming them at every step would cost more than the merge): ``_changes`` maps a pair
     # key to its change in count (zero for a pair the merge took away and gave back),
@@ -126,13 +134,22 @@ class MergeEvent:
 
         "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
+
+        What the variant did after the merge follows, each event's own sentence after
+        "; then " (PickyBPE: "; then removed ft: IoS 0.93 > 0.9: ...").
         """
+        merge = self._merge_sentence()
+        return "; then ".join([merge, *(e.explanation for e in self.after)]) if self.after else merge
+
+    def _merge_sentence(self) -> str:
         context = self._context
         eow = context.end_of_word
         times = plural(self.count, "time")
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
         other = self._other
+        if self.reason is not None and not self.manual:
+            return f"{head}; {self.reason}"
         if self.manual:
             if other is None:
                 return f"{head}; chosen by hand"

@@ -60,6 +60,10 @@ class Encoder(Protocol):
     _eow_id: int | None
     _fuse_unk: bool
     by_token_rank: bool
+    word_start: str | None
+    _removals: Any
+
+    def surface(self, token_id: int) -> Any: ...
 
     def whole_token(self, word: str) -> int | None: ...
 
@@ -236,6 +240,14 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
         return [(whole, (0, len(word)))]
     symbols = table._symbols(word)
     units = base_spans(table, word, symbols)
+    if table._removals is not None:  # PickyBPE's replay keeps no merge log: each token is a run of base symbols
+        runs: list[tuple[int, Span]] = []
+        i = 0
+        for token_id in table._merged(symbols, dropout, rng if dropout else None):
+            j = i + (1 if token_id == UNK_ID else len(table.surface(token_id)))
+            runs.append((token_id, (units[i][0], units[j - 1][1])))
+            i = j
+        return runs
     log: list[Any] = []
     ids = table._merged(symbols, dropout, rng if dropout else None, log)
     n = len(symbols)
@@ -255,7 +267,15 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
 def base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
     """The characters of ``word`` each base symbol stands for (the end-of-word marker: the
     empty span at the end; a byte: its whole character; a fused run of unknown characters:
-    the run)."""
+    the run; a word-start marker, PickyBPE's ``▁``: the word's first character, as a prefix
+    space)."""
+    if table.word_start is not None:
+        lead = len(table.word_start.encode("utf-8")) if table.units == "bytes" else len(table.word_start)
+        return [(0, min(1, len(word)))] * lead + _base_spans(table, word, symbols[lead:])
+    return _base_spans(table, word, symbols)
+
+
+def _base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
     if table.units == "bytes":
         char_of = [k for k, c in enumerate(word) for _ in c.encode("utf-8")]
         end = len(word)

@@ -46,6 +46,7 @@ from ..text.specials import special_token_list
 from ..types import UNK_ID, Pair, PrefixScheme, Surface  # UNK_ID is re-exported too
 from ..wording import merge_number  # noqa: F401  (re-exported: where callers have always found it)
 from . import batch, handoff, offsets, special_policy
+from .removals import Removals, ReplayLog, renumbered
 from .special_policy import Allowed, Disallowed
 
 
@@ -74,11 +75,13 @@ class TraceStep:
     #: 0-based position in the merge list (the merge a person reads as rank + 1); -1 when a
     #: table that encodes by token rank joined two parts into a token no listed merge makes.
     rank: int
-    pair: Pair  # (left, right) surfaces
-    new_token: Surface
-    position: int  # symbol index where the merge happened
+    pair: Pair | tuple[()]  # (left, right) surfaces; () for a removal
+    new_token: Surface  # the token made, or removed
+    position: int  # symbol index where the merge happened (-1: everywhere in the word, PickyBPE's replay)
     _log: "MergeLog | _SurfaceLog | None" = field(default=None, repr=False, compare=False)
     _step: int = field(default=0, repr=False, compare=False)
+    #: A removal (PickyBPE), after merge ``rank``: what ``new_token`` was split into; () for a merge.
+    split: tuple = ()
 
     @property
     def symbols(self) -> tuple:
@@ -211,7 +214,15 @@ class MergeTable:
             self._index_merges(list(merges), _like)
         special_ids = set(self.special_tokens.values())
         bytes_mode = units == "bytes"
-        self._surface_to_id = _surfaces_to_ids(self._vocab, special_ids)
+        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py)
+        self._removals: Removals | None = None
+        if self.config.get("removals") and self._merges is not None:
+            self._removals = Removals(self.config["removals"], self._merges, self._vocab, source or "table")
+        absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
+        self._surface_to_id = _surfaces_to_ids({i: s for i, s in self._vocab.items() if i not in absent} if absent else self._vocab, special_ids)
+        #: Text put in front of every pre-token before encoding (PickyBPE's ``▁``), if any.
+        start = self.config.get("word_start")
+        self.word_start: str | None = start if isinstance(start, str) and start else None
         self._base: dict = {}  # byte value (int) or character (str) -> id
         if bytes_mode:  # the 256 single bytes (a merge never makes one)
             for b in range(256):
@@ -253,7 +264,7 @@ class MergeTable:
         #: _recognising): made when an encode call first asks, kept for the next.
         self._views: dict[frozenset[str], MergeTable] = {}
         #: Decoding takes off the space encoding put in front of the text.
-        self._strips_prefix = (prefix is not None and units == "chars") or (
+        self._strips_prefix = (prefix is not None and units == "chars") or self.word_start is not None or (
             whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
         )
         # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
@@ -286,7 +297,7 @@ class MergeTable:
             self._byte_ids = bytes(self._base[b] for b in range(256))
         self._ascii_findall = ascii_findall(self._pre.name)
         # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
-        unk = self.config.get("unk_id")
+        unk = self.config.get("unk_id", self.special_tokens.get(self.config.get("unk_token") or ""))
         self.unk_id: int = unk if isinstance(unk, int) and not isinstance(unk, bool) and unk in self._vocab else UNK_ID
         # Ids from here on are helper symbols the reader added (a bare character or ``c</w>``
         # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
@@ -295,8 +306,9 @@ class MergeTable:
         self._outside_from: int | None = outside if isinstance(outside, int) and not isinstance(outside, bool) else None
         # ``(len, n_vocab)`` of the ids below it, where there is such a limit (see __len__)
         self._inside_counts: tuple[int, int] | None = None
-        if self._outside_from is not None:
-            inside = [i for i in self._vocab if i < self._outside_from]
+        if self._outside_from is not None or absent:
+            limit = self._outside_from
+            inside = [i for i in self._vocab if (limit is None or i < limit) and i not in absent]
             self._inside_counts = len(inside), max(inside, default=-1) + 1
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -394,12 +406,14 @@ class MergeTable:
         indices are reused when its merges are still the first ones (``like`` itself is left
         as it was: tables are values)."""
         cfg = trainer.config
-        config = cfg.to_dict()
+        config = {**cfg.to_dict(), **trainer.variant.table_config(trainer)}
         if trainer.dropped_merges:  # SuperBPE: where the transition stands among the merges kept
             config["superwords_dropped"] = len(trainer.dropped_merges)
+        vocab = trainer.vocab()
+        vocab.update({i: trainer.surface(i) for i in trainer.removed})  # (PickyBPE: merges name them)
         return cls(
             units=cfg.units,
-            vocab=trainer.vocab(),
+            vocab=vocab,
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
             pretokenizer=trainer.pretokenizer,  # SuperBPE's chunks past the transition
@@ -533,6 +547,9 @@ class MergeTable:
             keep = [m for m in keep if m not in orphans]
             dropped |= {m[2] for m in orphans} - {m[2] for m in keep}
         vocab = {i: s for i, s in self._vocab.items() if i not in dropped}
+        config = {key: value for key, value in self.config.items() if key != "merge_by"}
+        if self._removals is not None:  # (PickyBPE: the removals up to the cut)
+            config["removals"] = self._removals.truncated(k)
         return MergeTable(
             self.units,
             vocab,
@@ -542,10 +559,27 @@ class MergeTable:
             end_of_word=self.end_of_word,
             lowercase=self.lowercase,
             counts=self.counts[:k] if self.counts is not None else None,
-            config={key: value for key, value in self.config.items() if key != "merge_by"},
+            config=config,
             source_format=self.source_format,
             source=self.source,
             manual_ranks=self._kept_manual_ranks(k, keep),
+        )
+
+    def renumbered(self) -> "MergeTable":
+        """The same tokenizer numbered as PickyBPE's reference numbers its output (its
+        ``id2int``): the tokens in the vocabulary in id order from 0, without the gaps the
+        removed ones leave, then the tokens removed for good (see
+        :func:`~bpe_tui.core.tables.removals.renumbered`). A table without removals is
+        returned as it is. Saved tables with removals are written so."""
+        if self._removals is None:
+            return self
+        new = renumbered(self._vocab, self._removals.absent)
+        config = dict(self.config, removals=[[k, new[t], [new[p] for p in parts]] for k, t, parts in self._removals.entries])
+        return MergeTable(
+            self.units, {new[i]: s for i, s in self._vocab.items()}, [(new[a], new[b], new[c]) for a, b, c in self._merge_list()],
+            {s: new[i] for s, i in self.special_tokens.items()}, pretokenizer=self.pretokenizer, end_of_word=self.end_of_word,
+            lowercase=self.lowercase, counts=self.counts, config=config, source_format=self.source_format, source=self.source,
+            manual_ranks=self.manual_ranks,
         )
 
     def _kept_manual_ranks(self, k: int, keep: list) -> list[int]:
@@ -563,8 +597,24 @@ class MergeTable:
 
     @property
     def vocab(self) -> dict[int, Surface]:
-        """id -> surface for every token, special tokens included (as bytes in bytes mode)."""
+        """id -> surface for every token, special tokens included (as bytes in bytes mode); not
+        the tokens PickyBPE removed for good (see :attr:`removed`)."""
+        if self._removals is not None:
+            absent = self._removals.absent
+            return {i: s for i, s in self._vocab.items() if i not in absent}
         return dict(self._vocab)
+
+    @property
+    def removed(self) -> frozenset[int]:
+        """The ids of the tokens PickyBPE's training removed for good: merges and removals
+        name them (:meth:`surface` knows them) but encoding never gives them."""
+        return self._removals.absent if self._removals is not None else frozenset()
+
+    @property
+    def removals(self) -> list[list]:
+        """PickyBPE's removals, ``[k, token id, [part ids]]`` each right after merge ``k``, in
+        order (empty for a table without); encoding replays them with the merges."""
+        return self._removals.to_config() if self._removals is not None else []
 
     @property
     def merges(self) -> list[Pair]:
@@ -914,6 +964,8 @@ class MergeTable:
     # ------------------------------------------------------------------ encoding
 
     def _base_ids(self, word: str) -> list[int]:
+        if self.word_start is not None:
+            word = self.word_start + word
         if self._byte_ids is not None and self._eow_id is None:
             return list(word.encode("utf-8").translate(self._byte_ids))
         if self.units == "bytes":
@@ -956,6 +1008,8 @@ class MergeTable:
         pre-token that is itself a (non-special) token; else None."""
         if not self.ignore_merges or self._eow_id is not None:
             return None
+        if self.word_start is not None:
+            word = self.word_start + word
         return self._surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
 
     def _symbols(self, word: str) -> list:
@@ -973,6 +1027,12 @@ class MergeTable:
             return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
         if self._merges is None:
             self.build_merges()
+        if self._removals is not None:  # PickyBPE: merges and removals replayed in order
+            if dropout:
+                raise BPEError("BPE-dropout is not defined for a table with removals (PickyBPE): its events are replayed in order")
+            if log is not None:
+                raise BPEError("character offsets are not worked out for a table with removals (PickyBPE)")
+            return self._removals.replay(symbols)
         return merge(symbols, self._pair_ranks, self._pair_made, dropout=dropout, rng=rng, log=log)
 
     def _encode_word(self, word: str) -> tuple[int, ...]:
@@ -992,7 +1052,10 @@ class MergeTable:
         return self._merged(self._symbols(word), p, rng)
 
     def _trace_steps(self, symbols: list) -> list[TraceStep]:
-        """One TraceStep per merge the loop applies to ``symbols``."""
+        """One TraceStep per merge the loop applies to ``symbols`` (and per removal it
+        replays, PickyBPE's)."""
+        if self._removals is not None:
+            return self._replay_steps(symbols)
         log: list = []
         self._merged(symbols, log=log)
         merges = self._merge_list()  # for the merge numbers people read
@@ -1007,6 +1070,24 @@ class MergeTable:
         for k, (_, rank, new, position) in enumerate(log):
             a, b, _ = merges[rank]
             steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+        return steps
+
+    def _replay_steps(self, symbols: list) -> list[TraceStep]:
+        """The trace of a table with removals: one TraceStep per event replayed; a removal's
+        ``pair`` is empty and its ``split`` the parts (``rank``: the merge it follows)."""
+        assert self._removals is not None
+        log = ReplayLog()
+        self._removals.replay(symbols, log)
+        vocab = self._vocab
+        shared = _SurfaceLog(log, vocab)  # type: ignore[arg-type]
+        steps = []
+        for k, (position, what, _) in enumerate(log.events):
+            rank, removal = self._removals.step_of(position)
+            if removal:
+                parts = tuple(vocab[p] for p in self._removals.parts[position])
+                steps.append(TraceStep(rank, (), vocab[what], -1, shared, k, parts))
+            else:
+                steps.append(TraceStep(rank, (vocab[what[0]], vocab[what[1]]), vocab[self._removals.made[position]], -1, shared, k))
         return steps
 
     def encode(
@@ -1256,6 +1337,8 @@ class MergeTable:
         text = "".join(parts)
         if self.end_of_word:
             text = text.replace(self.end_of_word, " ")
+        if self.word_start is not None:
+            text = text.replace(self.word_start, " ")
         return text
 
     def encode_iterable(
@@ -1374,6 +1457,8 @@ class MergeTable:
         return [s for _, s in self._pieces_of_ids(word, self._base_ids(word))]
 
     def _pieces_of_ids(self, word: str, ids: list[int]):
+        if self.word_start is not None:
+            word = self.word_start + word
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
         known = [self._base] + [self._continuing_base if self.continuing_prefix is not None else self._base] * (len(units) - 1)
         unknown = iter(u for u, base in zip(units, known) if u not in base)

@@ -7,7 +7,10 @@ marked ``·``, and choosing one re-applies forward to it.
 The rows are a table (:class:`HistoryColumns`): a state mark (``●`` the merge the trainer
 stands at, ``·`` undone), the merge number, a mark that needs no colour to read (``=`` when a
 tie decided the merge, ``h`` when it was chosen by hand), left, right, the new token (``⁀``
-after a superword: it spans a space, SuperBPE) and the count, right-aligned. Widths are
+after a superword: it spans a space, SuperBPE) and the count, right-aligned. What a BPE
+variant did right after a merge has rows of its own under the merge's, with the same number:
+PickyBPE's removals (``-``: the token removed, ``→`` the parts it was split into, and how many
+occurrences were split) and restores (``+``: a removed token made again). Widths are
 terminal cells (CJK and emoji take two). The number and count columns are as wide as the
 largest number in the whole list (known without drawing it); the token columns are as wide as
 the widest token drawn since the list was filled: they only grow, so scrolling back never
@@ -36,7 +39,7 @@ from ...core.engine.superwords import is_superword
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
 from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Session
-from ..widgets.render import SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
+from ..widgets.render import REMOVED_MARK, RESTORED_MARK, SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
 #: The mark column: chosen by hand, decided by a tie, dropped at SuperBPE's transition (its
@@ -87,6 +90,8 @@ def token_widths(natural: tuple[int, int, int], room: int) -> tuple[int, int, in
 
 def token_cells(row: HistoryRow, eow) -> tuple[int, int, int]:
     """How many cells the row's left, right and new token take (the new one with its ⁀)."""
+    if row.after is not None:
+        return cell_len(label(row.left, eow)), 0, cell_len(after_text(row, eow))
     new = row.new
     sw = cell_len(SUPERWORD_MARK) if isinstance(new, (str, bytes)) and is_superword(new) else 0
     return cell_len(label(row.left, eow)), cell_len(label(row.right, eow)), cell_len(label(row.new, eow)) + sw
@@ -109,15 +114,27 @@ def widest_count(session: Session) -> int | None:
 
 
 def row_mark(row: HistoryRow) -> str:
-    """One character that says how this merge was chosen (" ": the leader, no tie), or that
-    SuperBPE's transition dropped it."""
+    """One character that says how this merge was chosen (" ": the leader, no tie), that
+    SuperBPE's transition dropped it, or, on a variant's row, what happened (a removal, a
+    restore)."""
     if row.dropped:
         return DROPPED_MARK
+    if row.after is not None:
+        return REMOVED_MARK if row.new is not None else RESTORED_MARK
     if row.manual:
         return MANUAL_MARK
     if row.ties:
         return TIE_MARK
     return " "
+
+
+def after_text(row: HistoryRow, eow) -> str:
+    """What a variant's row shows in the new-token column: the parts a removed token was
+    split into (``ent+ucky``), or that a restored one is back."""
+    parts = row.new
+    if isinstance(parts, tuple):
+        return "+".join(label(part, eow) for part in parts)
+    return "back"
 
 
 def pair_text(pair, eow) -> str:
@@ -135,6 +152,10 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
     """
     text = Text(end="")
     if row is None:
+        return text
+    if row.after is not None:  # a variant's row: its event's own sentence
+        text.append(f"after merge {row.step:,}: ", "bold")
+        text.append(f"[{row_mark(row)}] {getattr(row.after, 'explanation', '')}")
         return text
     if transition is not None and row.step == transition.step + 1:
         text.append(f"merge {row.step:,}: ", "bold")
@@ -179,6 +200,9 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
     trainer = session.trainer
+    variant = trainer.variant.describe()
+    if variant:
+        head += f" · {variant} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
     transition = trainer.transition
     # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
     options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
@@ -267,6 +291,8 @@ class HistoryView(VirtualList):
 def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool = False) -> tuple[Text, list]:
     """One history row in ``columns``, and the cells of its new token (a click there selects
     it): ``● 1,234 = ·t   + he  → ·the  8,684``."""
+    if row.after is not None:
+        return after_line(row, columns, eow, look)
     text = Text(no_wrap=True, end="")
     text.append(CURRENT_MARK if here else UNDONE_MARK if row.future else " ", look.touched)
     text.append(" ")
@@ -294,6 +320,33 @@ def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool
     return text, spans
 
 
+def after_line(row: HistoryRow, columns: HistoryColumns, eow, look) -> tuple[Text, list]:
+    """A variant's row, in the merge rows' columns: ``    1,234 - entucky        → ent+ucky  12``
+    (a token removed after merge 1,234, the parts its 12 occurrences left were split into),
+    ``    1,235 + the            → back`` (a removed token made again); a click on the token
+    selects it."""
+    text = Text(no_wrap=True, end="")
+    style = "dim" if row.future else ""
+    text.append(UNDONE_MARK if row.future else " ", look.touched)
+    text.append(" ")
+    text.append(f"{row.step:,}".rjust(columns.number), "dim")
+    text.append(" ")
+    text.append(row_mark(row), "bold")
+    text.append(" ")
+    token = fit(chip(row.left, eow, look.future if row.future else look.bad), columns.left)
+    start = text.cell_len
+    text.append_text(token)
+    spans = [(start, text.cell_len, row.new_id)]
+    text.append(" " * (columns.left - token.cell_len + len(PLUS) + columns.right))
+    text.append(ARROW, "dim")
+    text.append_text(fit(Text(after_text(row, eow), style=style or look.note), columns.new))
+    if columns.count:
+        text.append(" " * max(0, columns.new - cell_len(after_text(row, eow))))
+        count = f"{row.count:,}" if row.count is not None else ""
+        text.append(" " + count.rjust(columns.count), "dim")
+    return text, spans
+
+
 class HistoryPane(Vertical):
     BORDER_TITLE = "History"
 
@@ -313,9 +366,10 @@ class HistoryPane(Vertical):
         view.current = current
         view.mark_current = True
         first = session.first_step  # merges of a start table (--from) are not listed
-        cursor = max(0, current - first - 1) if follow else None
+        # (the cursor on the current step's last row: its merge, or what the variant did after it)
+        cursor = max(0, session.row_of(current - first) - 1) if follow else None
         # the number column as wide as the target's number (a run to it never widens it)
-        view.fill(session, length, max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
+        view.fill(session, session.row_count(length), max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
         self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))
         self.show_why(view.cursor)
 
@@ -333,7 +387,7 @@ class HistoryPane(Vertical):
             return
         view.current = session.step
         length = session.lookup_table().num_merges
-        view.fill(session, length, length, cursor=None, follow=False)
+        view.fill(session, session.row_count(length), length, cursor=None, follow=False)
         head = f"{plural(length, 'merge')} · enter: cut here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)

@@ -232,7 +232,8 @@ class ExploreScreen(SessionScreen):
         self.move("undo", forward=-1)
 
     def goto_prompt(self) -> str:
-        return f"go to step ({self.session.first_step:,} – any; target {self.session.trainer.target_steps}):"
+        target = self.session.trainer.target_steps
+        return f"go to step ({self.session.first_step:,} – any" + (f"; target {target:,}):" if target is not None else "):")
 
     def go_to_step(self, k: int) -> None:
         if k < 0:

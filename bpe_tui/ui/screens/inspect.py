@@ -163,7 +163,7 @@ class InspectScreen(SessionScreen):
         session.cut = None if k >= session.full_table.num_merges else k
         self.refresh_all()
         if k > 0:
-            self.history.view.move_cursor(min(k, session.full_table.num_merges) - 1, notify=False)
+            self.history.view.move_cursor(session.row_of(min(k, session.full_table.num_merges) - 1), notify=False)
 
     def action_whole_table(self) -> None:
         self.session.cut = None
@@ -185,7 +185,7 @@ class InspectScreen(SessionScreen):
         if message.show and self.session.full_table.merges_built:
             rank = self.session.full_table.rank_of(message.token_id)
             if rank is not None:
-                self.history.view.move_cursor(rank, notify=False)
+                self.history.view.move_cursor(self.session.row_of(rank), notify=False)
 
     @on(EncodeChanged)
     def text_pairs(self, message: EncodeChanged) -> None:

@@ -413,7 +413,8 @@ class SessionScreen(MainScreen):
             self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
             return False
         self.saved()
-        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt})", title="saved")
+        renumbered = f"; ids without the gaps of {plural(len(table.removed), 'removed token')}, as PickyBPE's model numbers them" if table.removed else ""
+        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt}{renumbered})", title="saved")
         return True
 
     def saved(self) -> None:

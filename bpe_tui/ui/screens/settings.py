@@ -2,8 +2,9 @@
 
 The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
 which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
-token allowed and the characters a token may not mix with others, and for a SuperBPE run its
-stage-2 options (rule, most words a token, no ``": "``, unused merges dropped) -- and returns a new
+token allowed, the characters a token may not mix with others, PickyBPE's threshold τ (blank:
+plain BPE), and for a SuperBPE run its stage-2 options (rule, most words a token, no ``": "``,
+unused merges dropped) -- and returns a new
 :class:`~bpe_tui.core.engine.config.TrainerConfig`, checked by the config itself (a bad value is
 shown in the dialog, which stays open). The explorer then retrains to the step it stood at
 under the new rules, in the :class:`~bpe_tui.ui.session.loader.Loader`'s worker, and tells where
@@ -76,15 +77,16 @@ def _shown(pretokenizer: str) -> str:
     return name if len(name) < 40 else name[:39] + "…"
 
 
-def _whole(text: str, name: str) -> int | None:
-    """The whole number typed in a box (blank: None); BPEError naming the box otherwise."""
+def _number(text: str, name: str, parse: type[int] | type[float] = int) -> Any:
+    """The number typed in a box, read by ``parse`` (blank: None); BPEError naming the box
+    otherwise (the config checks the range)."""
     text = text.strip()
     if not text:
         return None
     try:
-        return int(text)
+        return parse(text)
     except ValueError:
-        raise BPEError(f"{name}: {text!r} is not a whole number") from None
+        raise BPEError(f"{name}: {text!r} is not {'a whole number' if parse is int else 'a number'}") from None
 
 
 class SettingsScreen(FormDialog):
@@ -141,6 +143,12 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("no merge across")
                 yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("PickyBPE τ")
+                yield Input(
+                    "" if cfg.picky is None else f"{cfg.picky:g}", placeholder="0 < τ <= 1 removes tokens (blank: plain BPE)",
+                    id="picky", compact=True,
+                )
             if cfg.superwords_after is not None:
                 yield from self._superword_rows(cfg)
             if self.start:
@@ -176,12 +184,12 @@ class SettingsScreen(FormDialog):
 
     def chosen(self) -> TrainerConfig:
         """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
-        min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
+        min_frequency = _number(self.query_one("#min-frequency", Input).value, "min frequency")
         stage2: dict[str, Any] = {}
         if self.config.superwords_after is not None:
             stage2 = dict(
                 superword_rule=str(self.query_one("#superword-rule", Select).value),
-                superword_max_words=_whole(self.query_one("#superword-max-words", Input).value, "superword words"),
+                superword_max_words=_number(self.query_one("#superword-max-words", Input).value, "superword words"),
                 superword_skip_colon_space=self.query_one("#superword-colon", Checkbox).value,
                 superwords_drop_unused=self.query_one("#superwords-drop", Checkbox).value,
             )
@@ -191,9 +199,10 @@ class SettingsScreen(FormDialog):
             min_frequency=1 if min_frequency is None else min_frequency,
             lowercase=self.query_one("#lowercase", Checkbox).value,
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
-            max_token_length=_whole(self.query_one("#max-token-length", Input).value, "max token length"),
+            max_token_length=_number(self.query_one("#max-token-length", Input).value, "max token length"),
             no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
             **stage2,
+            picky=_number(self.query_one("#picky", Input).value, "PickyBPE τ", float),
         )
 
     def finished(self, value: object) -> object:

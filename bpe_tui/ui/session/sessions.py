@@ -24,6 +24,7 @@ from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
 from ..keys import key_for
+from .rows import TableRemoval, row_place, row_starts
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -77,6 +78,9 @@ class HistoryRow:
     manual: bool = False  # chosen by hand, not the leader
     event: MergeEvent | None = None  # explore mode: the merge as it happened
     dropped: bool = False  # left the table at SuperBPE's transition (its pair never occurs in the chunks)
+    #: What the variant did right after merge ``step`` (PickyBPE's RemovalEvent or
+    #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
+    after: object | None = None
 
 
 @dataclass
@@ -160,6 +164,15 @@ class Session:
         """Row ``index`` (0-based) of the history pane; None if out of range."""
         raise NotImplementedError
 
+    def row_count(self, merges: int) -> int:
+        """How many rows the history has for its first ``merges`` merges (one each, unless a
+        variant's events after a merge have rows of their own)."""
+        return merges
+
+    def row_of(self, merge: int) -> int:
+        """The row of the ``merge``-th merge of the history (0-based)."""
+        return merge
+
     def merge_counts(self) -> list[int]:
         """The count of each merge in effect (as far as known)."""
         raise NotImplementedError
@@ -209,6 +222,11 @@ class ExploreSession(Session):
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
         self.timeline: list[MergeEvent] = []
+        #: With a variant's events after merges (PickyBPE's removals) each has a row under its
+        #: merge's: the row of each timeline merge, made when first asked after a change
+        #: (None: one row per merge, nothing to look up).
+        self._rows: list[int] | None = None
+        self._rows_of: list[MergeEvent] = []  # the timeline _rows was made for
         self._table: MergeTable | None = None
         self._table_step = -1
         self._order: list[int] | None = None
@@ -256,14 +274,49 @@ class ExploreSession(Session):
         return self._table
 
     def history_row(self, index: int) -> HistoryRow | None:
+        sub = -1
+        if self.trainer.variant.acts_after_merge:
+            place = row_place(self._row_index(), index)
+            if place is None:
+                return None
+            index, sub = place
         try:
             ev = self.timeline[index]
         except IndexError:
             return None
+        future = ev.step > self.trainer.steps_done
+        if sub >= 0:
+            if sub >= len(ev.after):
+                return None
+            after = ev.after[sub]
+            token_id = getattr(after, "token_id", ev.new_id)
+            return HistoryRow(ev.step, getattr(after, "token", None), None, getattr(after, "parts", None), token_id,
+                              getattr(after, "freq", None), future, event=ev, after=after)
         return HistoryRow(
-            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
+            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, future,
             ties=ev.tie_count, manual=ev.manual, event=ev, dropped=ev.step in self.trainer.dropped_merges,
         )
+
+    def _row_index(self) -> list[int]:
+        """The row of each merge of the timeline (built again when the timeline changed)."""
+        timeline = self.timeline
+        rows = self._rows
+        if rows is None or len(self._rows_of) != len(timeline) or (timeline and self._rows_of[-1] is not timeline[-1]):
+            rows = row_starts([len(ev.after) for ev in timeline])
+            self._rows, self._rows_of = rows, list(timeline)
+        return rows
+
+    def row_count(self, merges: int) -> int:
+        if not self.trainer.variant.acts_after_merge:
+            return merges
+        rows = self._row_index()
+        return rows[min(merges, len(rows) - 1)]
+
+    def row_of(self, merge: int) -> int:
+        if not self.trainer.variant.acts_after_merge or merge < 0:
+            return merge
+        rows = self._row_index()
+        return rows[min(merge, len(rows) - 1)]
 
     def merge_counts(self) -> list[int]:
         """The counts of the merges applied (while busy: of every merge seen so far)."""
@@ -372,7 +425,7 @@ class ExploreSession(Session):
         events = timeline[lo - first : hi - first]
         counts = dict(now)
         wanted = set(counts)
-        if then < step:
+        if then < step and not any(ev.after for ev in events):  # (a restore makes an old token again)
             # A pair of a token made since (a merge that grew the vocabulary made it) did not
             # occur then: no need to look for it.
             made = set()
@@ -449,6 +502,11 @@ class InspectSession(Session):
         self._rank_index: dict | None = None
         #: How far the building of the merge list has come (a rank file's; see merges_note).
         self.build = MergeListBuild()
+        #: A table with removals (PickyBPE's): each has a row under its merge's.
+        self._after: dict[int, list[TableRemoval]] = {}
+        for k, token, parts in table.removals:
+            self._after.setdefault(k - 1, []).append(TableRemoval(k, table.surface(token), token, tuple(table.surface(p) for p in parts)))
+        self._rows = row_starts([len(self._after.get(r, ())) for r in range(table.num_merges)]) if self._after else None
 
     @property
     def name(self) -> str:
@@ -491,8 +549,23 @@ class InspectSession(Session):
             self._rank_index = index
         return self._rank_index
 
+    def row_count(self, merges: int) -> int:
+        return self._rows[min(merges, len(self._rows) - 1)] if self._rows is not None else merges
+
+    def row_of(self, merge: int) -> int:
+        return self._rows[min(merge, len(self._rows) - 1)] if self._rows is not None and merge >= 0 else merge
+
     def history_row(self, index: int) -> HistoryRow | None:
         table = self.full_table
+        if self._rows is not None:
+            place = row_place(self._rows, index)
+            if place is None:
+                return None
+            index, sub = place
+            if sub >= 0:
+                removal = self._after[index][sub]
+                return HistoryRow(removal.step, removal.token, None, removal.parts, removal.token_id, None,
+                                  self.cut is not None and index >= self.cut, after=removal)
         if not table.merges_built or not 0 <= index < table.num_merges:
             return None
         a, b, new = table.merge_at(index)
