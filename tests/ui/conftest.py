@@ -151,3 +151,25 @@ def history_cells(view, text: str) -> HistoryCells:
     widths = [1, 1, c.number, 1, 1, 1, c.left, 3, c.right, 3, c.new, 1]
     p = cut_cells(text, widths)
     return HistoryCells(p[0], p[2].strip(), p[4], p[6].strip(), p[8].strip(), p[10].strip(), p[12].strip())
+
+
+@pytest.fixture
+def snap_compare(snap_compare):
+    """pytest-textual-snapshot's snap_compare, with the notifications cleared before the
+    picture: a toast lives a few seconds of wall time (an opened table's notes), so whether it
+    was still on screen depended on how loaded the machine was."""
+    import inspect
+
+    def compare(app, *args, run_before=None, **kwargs):
+        async def before(pilot):
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await settle(pilot.app, pilot)
+            pilot.app.clear_notifications()
+            await pilot.pause()
+
+        return snap_compare(app, *args, run_before=before, **kwargs)
+
+    return compare
