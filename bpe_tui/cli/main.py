@@ -31,7 +31,7 @@ from .. import __version__
 from ..core.errors import BPEError
 from . import analysis, encoding, explorer, serve, tables, train
 from .options import SUBCOMMANDS, OneLineParser, check_workers
-from .terminal import _Interrupt
+from .terminal import _Interrupt, say
 
 #: Each subcommand's parser, in the order ``bpe-tui --help`` lists them; each module that owns a
 #: command family adds its own parsers (and the function that runs them).
@@ -95,17 +95,17 @@ def _run(argv: list[str]) -> int:
         sys.stdout.flush()
         return code
     except BPEError as exc:
-        print(f"bpe-tui: error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     except KeyboardInterrupt:
-        print("bpe-tui: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except OSError as exc:  # writing the output failed (a full disk, /dev/full)
         _silence_stdout()
-        print(f"bpe-tui: error: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        say(f"error: cannot write output: {exc.strerror or exc}")
         return 2
 
 

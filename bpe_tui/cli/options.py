@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
+from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
 SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn", "serve")
@@ -96,7 +96,7 @@ def report_skipped(report) -> None:
     """After reading a dataset: the bad records skipped, as a note on stderr (nothing if none)."""
     summary = report.summary()
     if summary:
-        print(f"bpe-tui: note: {summary}", file=sys.stderr)
+        say(f"note: {summary}")
 
 
 def dask_from_args(args: argparse.Namespace) -> str | None:
@@ -238,7 +238,7 @@ def check_workers(args: argparse.Namespace) -> None:
         raise BPEError(f"--workers must be 1 or more, not {workers}")
     cpus = os.cpu_count() or 1
     if workers > cpus:
-        print(f"bpe-tui: note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}", file=sys.stderr)
+        say(f"note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}")
         args.workers = cpus
 
 

@@ -23,6 +23,7 @@ import sys
 
 from ..core.errors import BPEError
 from .options import add_training_options
+from .terminal import say, show
 
 #: The words ``serve`` takes for itself; the others go to each tab's explorer.
 OWN_OPTIONS = ("--host", "--port", "--open")
@@ -142,10 +143,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
     if not is_loopback(bound_host):
-        print(
-            f"bpe-tui: warning: listening on {shown}, not this machine only: anyone who can reach it can use the "
-            "explorer, and through it read every file this user can read",
-            file=sys.stderr,
+        say(
+            f"warning: listening on {shown}, not this machine only: anyone who can reach it can use the "
+            "explorer, and through it read every file this user can read"
         )
     server = ExplorerServer([sys.executable, "-m", "bpe_tui", *explorer], sock, title=f"bpe-tui · {what}")
     if is_loopback(bound_host):
@@ -156,7 +156,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         where = f"at http://{shown}"
 
     def started() -> None:
-        print(f"serving the explorer on {what} {where} (each tab gets its own explorer; ctrl+c stops)", flush=True)
+        show(f"serving the explorer on {what} {where} (each tab gets its own explorer; ctrl+c stops)")
+        sys.stdout.flush()
 
     server.started = started
     try:

@@ -9,6 +9,23 @@ import os
 import sys
 
 from ..core.errors import BPEError
+from ..core.wording import one_line
+
+
+def say(message: str) -> None:
+    """One line on stderr, ``bpe-tui: message``: an error, a note, a warning, how the command
+    ended. Every such line goes out here, through :func:`~bpe_tui.core.wording.one_line`: a
+    file's name or content inside it is shown escaped, whichever code put it there."""
+    print(f"bpe-tui: {one_line(message)}", file=sys.stderr)
+
+
+def show(line: str) -> None:
+    """A line of a report for people on stdout (a summary naming a file), through
+    :func:`~bpe_tui.core.wording.one_line`: the file's name in it is shown escaped, and a
+    newline in the name cannot start a line of its own. (A report of several lines escapes
+    the names it puts in; what a command outputs as data, ids, decoded text, JSON, is
+    printed as it is.)"""
+    print(one_line(line))
 
 
 def stderr_progress(unit: str = "items"):
