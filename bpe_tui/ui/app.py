@@ -13,8 +13,11 @@ Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import os
+import signal
 from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
@@ -150,6 +153,19 @@ class ExplorerApp(App):
         text, never as markup, a file's name or content in it escaped and on one line (see
         :mod:`~bpe_tui.ui.notifications`)."""
         super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def on_load(self) -> None:
+        """SIGINT and SIGTERM end the explorer as ctrl+q does, the terminal given back, with
+        128 + the signal's number as its exit status (the CLI then says which, in one line).
+        Left to Python, the CLI's handler would raise in the middle of whatever the screen
+        was doing. (A test's headless app leaves the test runner's signals alone; Textual's
+        web driver, under ``serve``, sets its own.)"""
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread, no signals)
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
 
     def on_mount(self) -> None:
         if self.session is not None:
