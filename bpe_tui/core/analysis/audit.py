@@ -8,8 +8,9 @@ several), each with the token ids and, where it helps, a one-line note per token
 
 ``unreachable``
     Encoding the token's own text does not give the token (:meth:`MergeTable.encodes_to_itself`):
-    the pre-tokenizer cuts the text (GPT-4o's regex cuts ``" I'"`` before the apostrophe), a
-    special token sits inside it, or lower-ranked merges take its symbols first. BPE with this
+    the pre-tokenizer cuts the text (GPT-4o's regex cuts ``" I'"`` before the apostrophe), the
+    normalizer changes it (Qwen2's NFC), a special token sits inside it, or lower-ranked merges
+    take its symbols first. BPE with this
     table never emits it, yet it takes an embedding row. (Tokens in ``unbuildable`` are left
     out here: they are a different story.)
 ``unbuildable``
