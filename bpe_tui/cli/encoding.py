@@ -14,7 +14,7 @@ from ..core.tables.special_policy import POLICIES
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table
-from .terminal import argv_text, iter_stdin_text, read_stdin_text, stop_if_interrupted
+from .terminal import argv_text, iter_stdin_text, read_stdin_text, say, stop_if_interrupted
 
 
 def token_fields(table, token_id: int, surface) -> dict:
@@ -51,7 +51,7 @@ def _encode(args: argparse.Namespace) -> int:
         chunks = iter([argv_text(args.text, "TEXT")])
     else:
         if sys.stdin.isatty():  # (a person at a terminal, not a pipe: say what is awaited)
-            print("bpe-tui: reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)", file=sys.stderr)
+            say("reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)")
         chunks = iter_stdin_text()
     if args.specials == "refuse":
         # refused before anything is written: the whole text is read first

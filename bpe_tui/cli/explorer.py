@@ -23,6 +23,7 @@ from .options import (
     record_options,
     start_from_args,
 )
+from .terminal import explorer_ended
 from .train import check_target_before_counting
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     from ..ui.app import run_inspect
 
     table = open_checked(args)
-    return run_inspect(args.table, compare_path=args.compare, table=table)
+    return explorer_ended(run_inspect(args.table, compare_path=args.compare, table=table))
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
@@ -67,7 +68,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     STOPS[args.stop - 1].example.trainer()  # a missing worked example: one line, before the screen opens
     from ..ui.app import run_tour
 
-    return run_tour(args.stop - 1)
+    return explorer_ended(run_tour(args.stop - 1))
 
 
 def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerConfig, MergeTable | None]:
@@ -102,7 +103,7 @@ def cmd_explore(argv: Sequence[str]) -> int:
     options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask, records=record_options(args))
     if start is not None:
         options["start"] = start  # the table to go on from
-    return run_explorer(args.corpus or None, cfg, **options)
+    return explorer_ended(run_explorer(args.corpus or None, cfg, **options))
 
 
 def add_open_parser(sub) -> None:

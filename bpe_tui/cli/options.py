@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
 from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
+from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
 SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn", "serve")
@@ -123,9 +123,9 @@ def report_skipped(report) -> None:
 
 
 def print_notes(notes) -> None:
-    """Notes on stderr, one ``bpe-tui: note:`` line each."""
+    """Notes on stderr, one ``bpe-tui: note:`` line each (escaped: see terminal.say)."""
     for note in notes:
-        print(f"bpe-tui: note: {note}", file=sys.stderr)
+        say(f"note: {note}")
 
 
 def dask_from_args(args: argparse.Namespace) -> str | None:
@@ -295,7 +295,7 @@ def check_workers(args: argparse.Namespace) -> None:
         raise BPEError(f"--workers must be 1 or more, not {workers}")
     cpus = os.cpu_count() or 1
     if workers > cpus:
-        print(f"bpe-tui: note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}", file=sys.stderr)
+        say(f"note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}")
         args.workers = cpus
 
 

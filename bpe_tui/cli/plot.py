@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 from typing import Any, Callable, Sequence
 
 from ..charts.figure import Palette
 from ..core.atomic import atomic_write_text, resolve_target
 from ..core.errors import BPEError
+from .terminal import say, show
 
 #: The headless figure's size, in terminal cells.
 WIDTH = 100
@@ -65,4 +65,7 @@ def write_plot(
 def say_plot_written(path: str, machine_readable: bool) -> None:
     """The last line of a command that wrote ``--plot FILE``, as ``train`` ends with the table
     it wrote: on stdout after the report, or on stderr when stdout is JSON for a program."""
-    print(f"wrote {path} (chart)", file=sys.stderr if machine_readable else sys.stdout)
+    if machine_readable:
+        say(f"wrote {path} (chart)")
+    else:
+        show(f"wrote {path} (chart)")

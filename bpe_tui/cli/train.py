@@ -17,7 +17,7 @@ from .options import (
     save_options,
     start_from_args,
 )
-from .terminal import counting_label, progress_bar, stderr_progress, stop_if_interrupted
+from .terminal import counting_label, progress_bar, show, stderr_progress, stop_if_interrupted
 
 
 def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
@@ -53,8 +53,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     records = record_options(args)
     report = ReadReport()
     reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report)
-    show = sys.stderr.isatty() and not args.quiet
-    if show:
+    with_bar = sys.stderr.isatty() and not args.quiet
+    if with_bar:
         with stderr_progress() as bar:
             task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
             options = dict(
@@ -94,9 +94,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             before = f"{transition.words:,} distinct words, then " if transition.words else ""
             units = f"{before}{transition.chunks:,} chunks (SuperBPE, from merge {transition.step + 1:,})"
         documents = f" in {plural(report.records, 'record')}" if report.records else ""
-        print(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters{documents}")
+        show(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters{documents}")
         if start is not None:
-            print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
+            show(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step
             print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
         dropped = len(trainer.dropped_merges)
@@ -107,7 +107,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
-        print(f"wrote {args.output} ({args.format})")
+        show(f"wrote {args.output} ({args.format})")
     return 0
 
 
@@ -144,7 +144,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     report_skipped(report)
     write_count_file(counts, args.output, overwrite=args.force)
     documents = f" from {plural(report.records, 'record')}" if report.records else ""
-    print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all{documents}")
+    show(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all{documents}")
     return 0
 
 

@@ -13,12 +13,16 @@ Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import os
+import signal
 from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
@@ -26,10 +30,11 @@ from ..core.engine.trainer import Trainer
 from ..core.errors import BPEError
 from ..core.tables.table import MergeTable
 from ..core.text.datasets.records import RecordOptions
-from ..core.wording import plural
+from ..core.wording import one_line, plural
 from .guide import Guide, open_tour
 from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
 from .messages import LoadCancelled, LoadFailed, SessionOpened
+from .notifications import note_lines, shown
 from .panes.corpus import CorpusPane
 from .panes.detail import TokenDetail
 from .panes.encode import EncodePane
@@ -140,6 +145,28 @@ class ExplorerApp(App):
             self.session, self.main = session, screen_for(session, path)
         return self.main
 
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification of the explorer (a widget's ``notify`` comes here too): shown as
+        text, never as markup, a file's name or content in it escaped and on one line (see
+        :mod:`~bpe_tui.ui.notifications`)."""
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def on_load(self) -> None:
+        """SIGINT and SIGTERM end the explorer as ctrl+q does, the terminal given back, with
+        128 + the signal's number as its exit status (the CLI then says which, in one line).
+        Left to Python, the CLI's handler would raise in the middle of whatever the screen
+        was doing. (A test's headless app leaves the test runner's signals alone; Textual's
+        web driver, under ``serve``, sets its own.)"""
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread, no signals)
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+
     def on_mount(self) -> None:
         if self.session is not None:
             self.show_notes(self.session)
@@ -199,8 +226,8 @@ class ExplorerApp(App):
         notes = session.full_table.notes
         if notes:
             # Short and brief: on 80 columns a toast covers the history for as long as it stays.
-            shown = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
-            self.notify("\n".join("• " + n for n in shown), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
+            listed = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
+            self.notify(note_lines(listed), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
@@ -223,6 +250,7 @@ class ExplorerApp(App):
 
     def failed_to_open(self, why: str) -> None:
         self._compare_path = None  # nothing to compare with
+        why = one_line(why)  # (shown on the screen as well: a path in it escaped)
         self.notify(why, title="cannot open", severity="error", timeout=10)
         self.main.loading_stopped(f"could not open: {why} — press o to open something else")
 
@@ -230,6 +258,7 @@ class ExplorerApp(App):
         """A corpus that is not valid UTF-8: ask to read it with each invalid byte read as
         U+FFFD (what ``--errors replace`` does); no leaves what was open as it was."""
         self.main.hide_progress()
+        why = one_line(why)
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -136,7 +136,7 @@ def test_plot_ends_with_the_wrote_line_as_train_does(capsys, small_table, tmp_pa
     assert code == 0 and out.splitlines()[-1] == f"wrote {chart} (chart)"
     chart = tmp_path / "audit.txt"
     code, out, err = run(capsys, "audit", small_table, "--plot", chart, "--json", "-q")
-    assert code == 0 and json.loads(out)["summary"] and err.splitlines()[-1] == f"wrote {chart} (chart)"
+    assert code == 0 and json.loads(out)["summary"] and err.splitlines()[-1] == f"bpe-tui: wrote {chart} (chart)"
     code, out, _ = run(capsys, "audit", small_table, "--plot", chart, "-q")
     assert code == 0 and out.splitlines()[-1] == f"wrote {chart} (chart)"
 

@@ -114,7 +114,7 @@ def environment() -> dict[str, str]:
     terminal (so no colours and no progress bars, as in a pipe)."""
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["COLUMNS"] = "100"
+    env["COLUMNS"] = "80"
     env.pop("FORCE_COLOR", None)
     return env
 

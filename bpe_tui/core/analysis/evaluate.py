@@ -73,9 +73,8 @@ from ..text.blocks import iter_text_blocks, plan_ranges
 from ..text.corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
-    _pool_context,
-    ending_pool,
     resolve_workers,
+    worker_pool,
 )
 from ..text.parts import file_kind
 from ..text.sources import corpus_name, corpus_where, expand_sources
@@ -463,9 +462,6 @@ _WORKER_TABLES: list[Tallier] = []
 
 
 def _init_worker(tables: list[MergeTable]) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the parent's to handle
     global _WORKER_TABLES
     _WORKER_TABLES = [Tallier(t) for t in tables]
 
@@ -543,7 +539,7 @@ def evaluate(
 
     if n > 1 and len(jobs) > 1:
         tasks = [(t, path, a, b, errors, not safe_cut(tables[t])) for t, _, path, a, b in jobs]
-        with ending_pool(_pool_context().Pool(min(n, len(jobs)), initializer=_init_worker, initargs=(list(tables),))) as pool:
+        with worker_pool(min(n, len(jobs)), _init_worker, (list(tables),)) as pool:
             for job, tally in zip(jobs, pool.imap(_tally_job, tasks, chunksize=1)):
                 take(job, tally)
     else:

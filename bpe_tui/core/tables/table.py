@@ -781,9 +781,12 @@ class MergeTable:
     def encodes_to_itself(self, token_id: int) -> bool:
         """Whether encoding the token's own text gives back exactly this one token.
 
-        The text must stay one pre-token (the pre-tokenizer, without the prefix space a
-        sentencepiece-style table adds, must not cut it and no special token may be inside
-        it), and merging its base symbols by rank must end in this token. A token that ends
+        The text must come through lowercasing and the table's normalizer unchanged, and
+        stay one pre-token (the pre-tokenizer, without the prefix space a sentencepiece-style
+        table adds, must not cut it and no special token may be inside it); only then may it
+        be emitted whole (``ignore_merges``), or else merging its base symbols by rank must
+        end in this token. (o200k's ``" I'"`` is a rank, yet its regex cuts it before the
+        apostrophe: it encodes to two tokens.) A token that ends
         with the end-of-word marker is taken as a whole word; one without it as the inside
         of a word. A byte token that is not valid UTF-8 alone has no text: only its merges
         are checked. Special tokens and base symbols encode to themselves.
@@ -806,14 +809,14 @@ class MergeTable:
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
         if text is not None:
-            if not whole_word and not inside and self.whole_token(text) == token_id:
-                return True  # emitted whole (ignore_merges: tiktoken's lookup)
-            if self.lowercase and text != text.lower():
-                return False
+            if self._pre.normalize(text) != text:
+                return False  # encoding lowercases or normalizes it (Qwen2's NFC) into other text
             if self._raw_pre is None:
                 self._raw_pre = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
             if list(self._raw_pre.split(text)) != [(False, text)]:
                 return False
+            if not whole_word and not inside and self.whole_token(text) == token_id:
+                return True  # one pre-token, emitted whole (ignore_merges: tiktoken's lookup)
         if self.by_token_rank:
             symbols: list = [body[i : i + 1] for i in range(len(body))]
         elif inside:

@@ -116,7 +116,7 @@ def training_phrases(session: ExploreSession, snap: Snapshot, play_rate: float |
     widths each gives way, computed from these)."""
     cfg = session.trainer.config
     parts: list[Phrase] = []
-    parts.append((cut_forms(session.name), "chip--name", KEEP))
+    parts.append((cut_forms(session.shown_name), "chip--name", KEEP))
     rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
     shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
     parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
@@ -213,7 +213,7 @@ class StatusLine(Phrases):
         """A saved table: format, size, rules, and the cut if one is set."""
         d = session.full_table.describe(build=False)  # a rank file's merge list may be building
         parts: list[Phrase] = []
-        parts.append((cut_forms(session.name), "chip--name", KEEP))
+        parts.append((cut_forms(session.shown_name), "chip--name", KEEP))
         parts.append(((f"format {d['format']}", d["format"], ""), "", USEFUL))
         parts.append(((plural(d["vocab_size"], "token"),), "", KEEP))
         if d["merges"] is None:

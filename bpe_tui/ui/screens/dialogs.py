@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.errors import BPEError
+from ...core.wording import one_line
 from ..messages import TokenSelected
 from ..panes.search import TokenSearch
 from ..widgets.footer import FittingFooter
@@ -50,7 +51,7 @@ class FormDialog(_Dialog):
         try:
             value = self.chosen()
         except BPEError as exc:
-            self.query_one(f"#{self.ERROR}", Static).update(Text(str(exc), style="bold"))
+            self.query_one(f"#{self.ERROR}", Static).update(Text(one_line(str(exc)), style="bold"))  # (a path in it: escaped)
             return
         self.dismiss(self.finished(value))
 

@@ -375,7 +375,7 @@ class ExploreScreen(SessionScreen):
         table = self.session.table()
         if table is None:
             return None
-        return Side(table, self.session.name, f"training, step {self.session.step:,}")
+        return Side(table, self.session.shown_name, f"training, step {self.session.step:,}")
 
     def audit_trainer(self):
         return self.session.trainer

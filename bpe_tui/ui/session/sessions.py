@@ -23,6 +23,7 @@ from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
+from ...core.wording import one_line
 from ..keys import key_for
 from .rows import TableRemoval, row_place, row_starts
 
@@ -137,6 +138,12 @@ class Session:
     @property
     def name(self) -> str:
         raise NotImplementedError
+
+    @property
+    def shown_name(self) -> str:
+        """The name as the screen shows it: a file name's control characters escaped (a
+        corpus named with ESC[2J must not clear the terminal), on one line."""
+        return one_line(self.name)
 
     @property
     def end_of_word(self) -> str | None:
