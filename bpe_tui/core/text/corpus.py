@@ -44,7 +44,8 @@ from ..errors import BPEError, NotUTF8, RecordError
 from .blocks import BLOCK, LONG_LINE, Progress, document_pieces, split_lines
 from .datasets.records import ReadReport, RecordOptions
 from .parts import Part, plan_parts, read_part
-from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
+from .splitting import RegexTimeout
 from .sources import corpus_where, expand_sources, source_name
 
 #: Inputs smaller than this are counted in this process by default: one process counts
