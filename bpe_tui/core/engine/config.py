@@ -2,17 +2,21 @@
 
 A *preset* fills in a consistent set of rules; any keyword you pass overrides the preset.
 
-=========  ======  ==============  ===========  ===========
-preset     units   pre-tokenizer   end of word  tie-break
-=========  ======  ==============  ===========  ===========
-classic    chars   whitespace      ``</w>``     first-seen
-gpt2       bytes   gpt2            none         lexical-max
-gpt4       bytes   gpt4 (cl100k)   none         lexical-max
-o200k      bytes   o200k           none         lexical-max
-=========  ======  ==============  ===========  ===========
+=========  ======  ==============  ===========  ===========  =============
+preset     units   pre-tokenizer   end of word  tie-break    min frequency
+=========  ======  ==============  ===========  ===========  =============
+classic    chars   whitespace      ``</w>``     first-seen   1
+gpt2       bytes   gpt2            none         lexical-max  1
+gpt4       bytes   gpt4 (cl100k)   none         lexical-max  1
+o200k      bytes   o200k           none         lexical-max  1
+parity     bytes   parity          none         subword-nmt  2
+=========  ======  ==============  ===========  ===========  =============
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
-``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair).
+``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair);
+``parity`` is the setup of parity-aware BPE's reference code (Foroutan et al. 2025, built on
+subword-nmt): Hugging Face's Whitespace split with a space in front of every piece, subword-nmt's
+order among equal counts, and no pair merged that occurs fewer than 2 times.
 """
 
 from __future__ import annotations
@@ -29,10 +33,11 @@ from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
-    "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
-    "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
-    "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
+    "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen", min_frequency=1),
+    "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max", min_frequency=1),
+    "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max", min_frequency=1),
+    "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max", min_frequency=1),
+    "parity": dict(units="bytes", pretokenizer="parity", end_of_word=None, tie_break="subword-nmt", min_frequency=2),
 }
 
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
@@ -48,16 +53,18 @@ _FROM_PRESET: Any = object()
 class TrainerConfig:
     r"""The rules of one BPE training run.
 
-    preset:         "classic", "gpt2", "gpt4" or "o200k" (fills in the defaults below)
+    preset:         "classic", "gpt2", "gpt4", "o200k" or "parity" (fills in the defaults below)
     units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
     pretokenizer:   "whitespace", "gpt2", "gpt4", "o200k", or a regex (optionally "regex:...")
     end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
     lowercase:      lowercase the corpus (and text to encode) first
     special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
-    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf" or "rustbpe" (see tiebreak.py)
+    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf", "rustbpe" or "subword-nmt"
+                    (see tiebreak.py)
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
-    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
+    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound;
+                    1 but under the parity preset, which takes subword-nmt's 2)
     max_token_length: never make a token longer than this many units (bytes in bytes mode,
                     characters in chars mode, an end-of-word marker counting its own length;
                     None = no limit): a corpus of one long run of a character would otherwise
@@ -84,7 +91,7 @@ class TrainerConfig:
     tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
-    min_frequency: int = 1
+    min_frequency: int = field(default=_FROM_PRESET)
     max_token_length: int | None = None
     no_merge_across: str | None = None
     superwords_after: int | None = None
