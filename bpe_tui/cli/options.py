@@ -171,7 +171,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     rules to go on with: the table's for how the corpus is split and spelled (an option that
     would change them is an error), the command line's for the rest. Without a target the
     run adds 1,000 merges."""
-    from ..core.engine.trainer import table_config
+    from ..core.engine.start import table_config
     from ..core.tables.formats import load
 
     given = [opt for opt, name in TABLE_DECIDES.items() if getattr(args, name) not in (None, False, [])]

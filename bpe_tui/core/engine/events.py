@@ -63,6 +63,11 @@ class MergeEvent:
     vocab_size:    vocabulary size after the merge
     manual:        True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
                    the rules
+    after:         what the BPE variant did right after the merge, as its own events, in order
+                   (PickyBPE's removals; empty for plain BPE). ``total_tokens``, ``vocab_size``
+                   and :attr:`pair_changes` are then those of the whole step, after the last
+    reason:        the variant's account of why it chose this pair (None for plain BPE, whose
+                   reason is the count and the tie-break rule); its ``str`` ends the explanation
     explanation:   one plain sentence saying what was merged, where, and why this pair
     """
 
@@ -79,6 +84,8 @@ class MergeEvent:
     total_tokens: int
     vocab_size: int
     manual: bool = False
+    after: tuple = ()
+    reason: object = None
     # The pair changes are kept in the trainer's internal form and named only when asked
     # (naming them at every step would cost more than the merge): ``_changes`` maps a pair
     # key to its change in count (zero for a pair the merge took away and gave back),
@@ -133,6 +140,8 @@ class MergeEvent:
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
         other = self._other
+        if self.reason is not None and not self.manual:
+            return f"{head}; {self.reason}"
         if self.manual:
             if other is None:
                 return f"{head}; chosen by hand"

@@ -22,6 +22,10 @@ Words are stored as strings of token ids, one character per id, so that a merge 
 ``str.replace`` in C: see :mod:`~bpe_tui.core.engine.speed` for that and the other speed helpers. The
 tie-break rules (which pair wins when counts are equal) are in :mod:`~bpe_tui.core.engine.tiebreak`.
 
+What chooses each pair, and what happens after a merge, is the BPE variant's: plain BPE (the
+most frequent pair, nothing after) unless the config asks for another, such as PickyBPE. The
+variant plugs in through one seam, whose contract is :mod:`~bpe_tui.core.engine.variants`.
+
 Beyond the rules, a person can steer: ``step(pair=...)`` merges a pair chosen by hand (undo
 and goto replay it, see :meth:`Trainer.step`); ``Trainer.from_table`` goes on from a saved
 table; ``max_token_length`` and ``no_merge_across`` forbid some pairs (see
@@ -51,7 +55,9 @@ import regex
 from ..errors import BPEError
 from ..wording import plural
 from .config import TrainerConfig, check_vocab_size
+from .constraints import MIXED, class_standing
 from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
+from .start import table_config
 from .speed import (
     MAX_TOKEN_ID,
     convert_all,
@@ -61,11 +67,11 @@ from .speed import (
     pair_index,
     pairs_of,
     surface_pair,
-    surface_pairs,
     utf8_as_ids,
 )
 from .superwords import SUPERWORD_PRETOKENIZER, chunk_config
 from .tiebreak import make_rule, show, show_pair
+from .variants import Merged, Variant, variant_for
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
@@ -213,12 +219,13 @@ def _overlapping(word: str, pair: str) -> int:
 
 
 #: What undo needs beside the step's event (which has the pair, new_id and the count changes,
-#: see Trainer.undo): ``(created, old_words, tokens_saved)``: whether the merge made a new
-#: vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None when
-#: undo splits new_id instead; how many tokens the merge saved. A tuple of plain values, which
+#: see Trainer.undo): ``(created, old_words, tokens_saved, rewritten)``: whether the merge made
+#: a new vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None
+#: when undo splits new_id instead; how many tokens the step saved; the words a variant
+#: rewrote after the merge, as ``(word, old)`` in order (None: the variant does not act). A tuple of plain values, which
 #: the garbage collector stops tracking, where a record object per step stayed tracked and was
 #: walked by every full collection.
-_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int]
+_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int, "tuple[tuple[int, str], ...] | None"]
 
 
 def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
@@ -279,106 +286,6 @@ def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_siz
     for _ in trainer.run():
         pass
     return trainer.table
-
-
-# ---------------------------------------------------------------------- going on from a table
-
-#: What a table decides about the corpus, as (TrainerConfig field, name a person reads).
-TABLE_RULES = (
-    ("units", "units"),
-    ("pretokenizer", "pre-tokenizer"),
-    ("end_of_word", "end-of-word marker"),
-    ("lowercase", "lowercase"),
-    ("special_tokens", "special tokens"),
-)
-
-
-def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tuple[TrainerConfig, list[str]]:
-    """The rules for training on from ``table``, and what was taken from the table, by name.
-
-    How the corpus is split and spelled must be the table's, or its merges would not apply:
-    its units, pre-tokenizer, end-of-word marker, lowercase and special tokens rule, whatever
-    ``config`` says (each note says what was taken and, where ``config`` differed, what it
-    replaced). The rest (tie-break, targets, min_frequency, constraints) comes from
-    ``config``, or, without one, from the table's own training config where it recorded one
-    (bpe-tui tables do), else TrainerConfig's defaults.
-
-    A table whose library also rewrites the text before splitting (a normalizer, a space put
-    in front) cannot be reproduced by training: BPEError.
-    """
-    where = table.source or "table"
-    cfg = table.config
-    if isinstance(cfg.get("normalizer"), dict):
-        raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
-    if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
-        raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
-    taken = {
-        "units": table.units,
-        "pretokenizer": table.pretokenizer,
-        "end_of_word": table.end_of_word,
-        "lowercase": table.lowercase,
-        "special_tokens": list(table.special_tokens),
-    }
-    if config is not None:
-        values = config.to_dict()
-    else:
-        known = TrainerConfig().to_dict()
-        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges")}
-        values.setdefault("preset", "gpt2")
-    notes = []
-    for field_name, label in TABLE_RULES:
-        value = taken[field_name]
-        shown = _shown_rule(field_name, value)
-        if config is not None and getattr(config, field_name) != value:
-            notes.append(f"{label}: {shown} (the table's; the config had {_shown_rule(field_name, getattr(config, field_name))})")
-        else:
-            notes.append(f"{label}: {shown}")
-    values.update(taken)
-    values.pop("preset", None)
-    named = cfg.get("preset")
-    preset = config.preset if config is not None else (named if isinstance(named, str) and named in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
-    try:
-        return TrainerConfig(preset=preset, **values), notes
-    except BPEError as exc:
-        raise BPEError(f"{where}: cannot train on from this table: {exc}") from None
-
-
-def _shown_rule(field_name: str, value) -> str:
-    if field_name == "end_of_word":
-        return repr(value) if value else "none"
-    if field_name == "lowercase":
-        return "yes" if value else "no"
-    if field_name == "special_tokens":
-        return ", ".join(value) if value else "none"
-    return str(value)
-
-
-# ---------------------------------------------------------------------- constraints
-
-#: A token's standing towards ``no_merge_across``'s class: no characters (the end-of-word
-#: marker alone), all inside the class, all outside, or both. A pair is forbidden when its
-#: two tokens' standings together are MIXED.
-NEUTRAL, INSIDE, OUTSIDE, MIXED = 0, 1, 2, 3
-
-
-def class_standing(surface, pattern, end_of_word: str | None) -> int:
-    """Whether a token's characters are inside ``pattern`` (a character class), outside, or
-    both. The end-of-word marker is no character; bytes that are only a piece of a UTF-8
-    character count as outside."""
-    if surface is None:
-        return NEUTRAL
-    if isinstance(surface, bytes):
-        text = surface.decode("utf-8", "surrogateescape")
-        if end_of_word is not None and text.endswith(end_of_word):
-            text = text[: -len(end_of_word)]
-    else:
-        text = surface[: -len(end_of_word)] if end_of_word is not None and surface.endswith(end_of_word) else surface
-    standing = NEUTRAL
-    for ch in text:
-        standing |= INSIDE if pattern.fullmatch(ch) else OUTSIDE
-        if standing == MIXED:
-            break
-    return standing
 
 
 def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
@@ -444,7 +351,7 @@ class Trainer:
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
-        "_undo", "_where", "_word_index", "_word_text", "_words",
+        "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed",
     )
 
     # ------------------------------------------------------------------ construction
@@ -456,8 +363,13 @@ class Trainer:
         name: str = "corpus",
         start: "MergeTable | None" = None,
         chunk_counts: Mapping[str, int] | None = None,
+        variant: Variant | None = None,
     ):
         """Train on ``word_counts``: pre-token -> count, in order of first appearance.
+
+        ``variant``: the BPE variant that chooses each pair and acts after each merge (see
+        :mod:`~bpe_tui.core.engine.variants`); None: the one the config asks for
+        (:func:`~bpe_tui.core.engine.variants.variant_for`: plain BPE unless set otherwise).
 
         With ``config.superwords_after = K`` (SuperBPE, see :mod:`~.superwords`):
         ``chunk_counts`` are the corpus's stage-2 chunks with counts, which the trainer
@@ -541,6 +453,11 @@ class Trainer:
         self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
         self._setup_superwords(chunk_counts)
+        self._removed: set[int] = set()  # ids a variant took out of the vocabulary (_set_present)
+        self._variant = variant if variant is not None else variant_for(self.config)
+        self._choose = self._variant.choose
+        self._after = self._variant.after_merge if self._variant.acts_after_merge else None
+        self._variant.attach(self)
 
     def _requeue_all(self) -> None:
         """Build the queue afresh from the pair counts (at the start, and when the tie-break
@@ -669,13 +586,14 @@ class Trainer:
     @classmethod
     def from_counts(
         cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts",
-        chunk_counts: Mapping[str, int] | None = None,
+        chunk_counts: Mapping[str, int] | None = None, variant: Variant | None = None,
     ) -> "Trainer":
         """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance);
-        ``chunk_counts``: the stage-2 chunks, for ``superwords_after`` (see :meth:`__init__`)."""
+        ``chunk_counts``: the stage-2 chunks, for ``superwords_after``; ``variant``: see
+        :meth:`__init__`."""
         if not counts:
             raise BPEError(f"{name}: the corpus is empty (no words to train on)")
-        return cls(counts, config, name=name, chunk_counts=chunk_counts)
+        return cls(counts, config, name=name, chunk_counts=chunk_counts, variant=variant)
 
     @classmethod
     def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
@@ -995,7 +913,8 @@ class Trainer:
 
     def vocab(self) -> dict[int, bytes | str]:
         """id -> surface for every token right now (special tokens included)."""
-        return {i: s for i, s in enumerate(self._surfaces) if s is not None}
+        removed = self._removed
+        return {i: s for i, s in enumerate(self._surfaces) if s is not None and i not in removed}
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
@@ -1141,8 +1060,7 @@ class Trainer:
     def _stop_check(self, respect_target: bool) -> str | None:
         if self._plan.get(self.steps_done + 1) is not None:  # a hand choice is replayed next
             return self._target_reason() if respect_target else None
-        best = self._peek_valid(1)
-        return self._stop_reason(best[0] if best else None, respect_target)
+        return self._stop_reason(self._variant.peek(self), respect_target)
 
     def _stop_reason(self, best, respect_target: bool) -> str | None:
         """Why training cannot take the best queue entry (None: the queue is empty), if it
@@ -1239,37 +1157,13 @@ class Trainer:
             planned = self._plan.get(self.steps_done + 1)
             if planned is not None:
                 return self._replay(planned, respect_target)
-        best = self._pop_valid()  # one pop: the stop check and the merge share it
-        entry = best[0] if best else None
-        reason = self._stop_reason(entry, respect_target)
-        if reason is not None:
-            if entry is not None:
-                self._front.appendleft(entry)  # not merged: back to the head of the queue
-            self.stop_reason = reason
+        choice = self._choose(self, respect_target)  # the seam: what chooses the next pair
+        if isinstance(choice, str):
+            self.stop_reason = choice
             return None
         self.stop_reason = None
-        assert entry is not None  # (no entry to merge is a stop reason)
-        count = -entry[0]
-        pair = entry[-1]
-
-        # Ties: how many other pairs share this count (the pair itself is counted in the
-        # histogram), and the first few of them by name. They are exactly the next valid
-        # entries, so peek no further than needed.
-        tie_count = self._count_hist[count] - 1
-        ties: tuple = ()
-        rival = None
-        if tie_count:
-            listed = tie_count if tie_count < TIES_LISTED else TIES_LISTED
-            tied = self._peek_valid(listed)
-            # Valid entries come out in order and a valid copy of an entry equals it, so a
-            # second valid copy of this pair's entry (rare) would come first: skip it.
-            if tied and tied[0] == entry:
-                tied = self._peek_valid(listed + 1)[1:]
-            if tied and tied[-1][0] != entry[0]:  # pairs a constraint forbids are counted, never queued
-                tied = [e for e in tied if e[0] == entry[0]]
-            ties = surface_pairs(self._surfaces, tied)
-            rival = tied[0] if tied else None
-        return self._apply(pair, count, tie_count, ties, False, entry, rival)
+        pair, count, tie_count, ties, won, other, reason = choice
+        return self._apply(pair, count, tie_count, ties, won, other, reason)
 
     def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
         """``step(pair=...)``: check the pair, record it in the plan, merge it."""
@@ -1300,8 +1194,8 @@ class Trainer:
         rules, which are deterministic, so the step the rules would take now)."""
         if k in self._plan:
             return False
-        best = self._peek_valid(1)
-        return bool(best) and ids_of(best[0][-1]) == ids
+        best = self._variant.peek(self)
+        return best is not None and ids_of(best[-1]) == ids
 
     def _replay(self, ids: tuple[int, int], respect_target: bool) -> MergeEvent | None:
         """Merge the hand-chosen pair ``ids`` (from the plan) as this step."""
@@ -1316,8 +1210,7 @@ class Trainer:
             self._plan = {s: p for s, p in self._plan.items() if s <= self.steps_done}
             return self._step(respect_target)
         self.stop_reason = None
-        best = self._peek_valid(1)  # the rules' pick, which the explanation names
-        return self._apply(key, count, 0, (), True, None, best[0] if best else None)
+        return self._apply(key, count, 0, (), None, self._variant.peek(self), None, True)  # (the rules' pick, which the explanation names)
 
     def __repr__(self) -> str:
         from ..notebook import trainer_repr
@@ -1354,11 +1247,14 @@ class Trainer:
         return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
 
     def _apply(
-        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,
+        self, pair: str, count: int, tie_count: int, ties: tuple, won: tuple | None, other: tuple | None,
+        reason: object = None, manual: bool = False,
     ) -> MergeEvent:
-        """Merge ``pair`` (an internal key) everywhere and return the event; the rest of the
-        arguments are what the event reports and explains (``won`` and ``other`` are queue
-        entries: see MergeEvent's ``_won`` and ``_other``)."""
+        """Merge ``pair`` (an internal key) everywhere, let the variant act after it, and
+        return the event; the rest of the arguments are what the event reports and explains
+        (the first seven are a variant's Choice; ``won`` and ``other`` are queue entries: see
+        MergeEvent's ``_won`` and ``_other``; ``reason``: the variant's account of its choice;
+        ``manual``: the pair was chosen by hand)."""
         a, b = ids_of(pair)
         surfaces = self._surfaces
         new_surface = surfaces[a] + surfaces[b]
@@ -1395,6 +1291,12 @@ class Trainer:
         befores = self._apply_changes(changes)
         if created and stale_keys:
             self._requeue_all()
+        after: tuple = ()
+        rewritten = None
+        if self._after is not None:  # the seam: what the variant does after the merge
+            merged = Merged(pair, new_id, created, touched, None if created else olds, saved, changes, befores)
+            after = self._after(self, merged)
+            saved, rewritten = merged.saved, tuple(merged.rewritten)
 
         # speed: the fields go as one dict display. A call with more than 15 keyword arguments
         # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
@@ -1421,12 +1323,16 @@ class Trainer:
             "_occurrences": occurrences or None,
             "_context": self._context,
         })
+        if after or reason is not None:  # (plain BPE's defaults are the class's: see fast_constructor)
+            event.__dict__.update(after=after, reason=reason)
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
         self._history.append(event)
-        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
+        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved, rewritten))
+        # SuperBPE's transition is an after-merge action too; it moves to variants/ (see
+        # variants/__init__.py) once its options have landed.
         if self._superwords_at == event.step:
             self._cross_to_chunks()
         return event
@@ -1477,6 +1383,56 @@ class Trainer:
                     self._forbidden += 1 if after else -1
         return befores
 
+    # ------------------------------------------------------------------ the variants' protocol (see variants/)
+
+    def _put_back(self, entry: tuple) -> None:
+        """Return a queue entry taken and not merged to the head of the queue."""
+        self._front.appendleft(entry)
+
+    def _rewrite(self, rewrites: Iterable[tuple[int, str]], merged: Merged) -> None:
+        """A variant's change to the corpus right after a merge: each ``(word, segmentation)``
+        replaces that word's segmentation (an id string of the same text). The pair counts, the
+        pair -> words index, the queue and the token total follow, and ``merged`` records the
+        change for the step's event and for undo."""
+        words, counts, where = self._words, self._counts, self._where
+        deltas: dict[str, int] = {}
+        get = deltas.get
+        grown = 0
+        for w, new in rewrites:
+            old = words[w]
+            c = counts[w]
+            for p in pairs_of(old):
+                deltas[p] = get(p, 0) - c
+            for p in pairs_of(new):
+                deltas[p] = get(p, 0) + c
+                where[p][w] = None
+            grown += (len(new) - len(old)) * c
+            words[w] = new
+            merged.rewritten.append((w, old))
+        self._total_tokens += grown
+        merged.saved -= grown
+        changes, befores = merged.changes, merged.befores
+        for p, before in self._apply_changes(deltas).items():
+            befores.setdefault(p, before)
+        for p, d in deltas.items():
+            if d:
+                changes[p] = changes.get(p, 0) + d
+
+    def _set_present(self, token_id: int, present: bool) -> None:
+        """A variant takes a token out of the vocabulary, or puts it back. Its id and surface
+        stay: a merge that makes the same surface again gets the same id."""
+        if present and token_id in self._removed:
+            self._removed.discard(token_id)
+            self._holes -= 1
+        elif not present and token_id not in self._removed:
+            self._removed.add(token_id)
+            self._holes += 1
+
+    @property
+    def variant(self) -> Variant:
+        """The BPE variant this trainer runs (see :mod:`~bpe_tui.core.engine.variants`)."""
+        return self._variant
+
     def undo(self) -> MergeEvent | None:
         """Take back the last merge exactly; return the event undone (None at step 0, or at
         :attr:`first_step` when going on from a table: its merges cannot be undone).
@@ -1487,9 +1443,15 @@ class Trainer:
         if self._stage1 is not None and self.transition is not None and self.steps_done == self.transition.step:
             self._back_to_words()
         event = self._history.pop()
-        created, old_words, tokens_saved = self._undo.pop()
+        created, old_words, tokens_saved, rewritten = self._undo.pop()
         words = self._words
         where = self._where
+        if self._after is not None:  # the variant's own state first, then the words it rewrote
+            self._variant.undo(self, event)
+            for w, old in reversed(rewritten or ()):
+                words[w] = old
+                for p in pairs_of(old):
+                    where[p][w] = None
         for w, old in self._old_segmentations(event, old_words):
             words[w] = old
             for p in pairs_of(old):

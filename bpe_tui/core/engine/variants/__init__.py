@@ -1,0 +1,23 @@
+"""BPE variants: plain BPE and the variants of recent papers, one module each.
+
+How a variant plugs into the trainer, and what it may do there, is the contract in
+:mod:`~bpe_tui.core.engine.variants.seam`. This package's front door picks the variant a
+config asks for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .plain import PlainBPE
+from .seam import Choice, ChoiceTuple, Merged, Variant
+
+if TYPE_CHECKING:
+    from ..config import TrainerConfig
+
+__all__ = ["Choice", "ChoiceTuple", "Merged", "PlainBPE", "Variant", "variant_for"]
+
+
+def variant_for(config: "TrainerConfig") -> Variant:
+    """The variant a config asks for: plain BPE unless one of the variants' options is set."""
+    return PlainBPE()
