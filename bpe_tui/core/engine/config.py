@@ -40,6 +40,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "parity": dict(units="bytes", pretokenizer="parity", end_of_word=None, tie_break="subword-nmt", min_frequency=2),
 }
 
+#: parity-aware BPE's variants (TrainerConfig.parity), and its options' fields.
+PARITY_VARIANTS = ("base", "window")
+PARITY_FIELDS = ("parity", "parity_window", "parity_alpha", "global_merges")
+
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
@@ -80,6 +84,18 @@ class TrainerConfig:
                     merges are applied to the new chunks by rank, and training goes on with
                     pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
                     Byte-level, no end-of-word marker. None = off.
+    parity:         parity-aware BPE (Foroutan et al. 2025, see
+                    :mod:`~bpe_tui.core.engine.variants.parity`): "base" (the language whose
+                    development text needs the most tokens chooses each merge) or "window"
+                    (the same, but a language that chose more than its share of the last
+                    ``parity_window`` merges waits); None = plain BPE. It trains on one corpus
+                    per language: ``Trainer.from_languages``.
+    parity_window:  the window variant's number of recent merges (100, as the reference)
+    parity_alpha:   the window variant's share: a language may have chosen at most
+                    ``parity_alpha / languages`` of the window (2, as the reference; a whole
+                    number, as there)
+    global_merges:  the hybrid: the first this many merges are plain BPE on all languages
+                    together, parity-aware after (0 = none)
     """
 
     preset: str = "gpt2"
@@ -95,6 +111,10 @@ class TrainerConfig:
     max_token_length: int | None = None
     no_merge_across: str | None = None
     superwords_after: int | None = None
+    parity: str | None = None
+    parity_window: int = 100
+    parity_alpha: int = 2
+    global_merges: int = 0
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -126,6 +146,25 @@ class TrainerConfig:
         _whole_number("superwords_after", self.superwords_after, 0)
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
             raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
+        self._check_parity()
+
+    def _check_parity(self) -> None:
+        """parity-aware BPE's options: their values, and the options it cannot honour."""
+        if self.parity is not None and self.parity not in PARITY_VARIANTS:
+            raise BPEError(f"unknown parity-aware variant {self.parity!r}; choose {' or '.join(PARITY_VARIANTS)}")
+        _whole_number("parity_window", self.parity_window, 1)
+        _whole_number("parity_alpha", self.parity_alpha, 1)
+        _whole_number("global_merges", self.global_merges, 0)
+        if self.parity is None:
+            if self.global_merges:
+                raise BPEError("global_merges is an option of parity-aware BPE: set parity to base or window")
+            return
+        if self.parity == "base" and (self.parity_window, self.parity_alpha) != (100, 2):
+            raise BPEError("parity_window and parity_alpha are options of the window variant: set parity to window")
+        for name, value in (("superwords_after", self.superwords_after), ("max_token_length", self.max_token_length),
+                            ("no_merge_across", self.no_merge_across)):
+            if value is not None:
+                raise BPEError(f"parity-aware BPE does not take {name} (the reference has no such rule): leave it unset")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
@@ -143,6 +182,10 @@ class TrainerConfig:
             parts.append(f"no merge across {self.no_merge_across}")
         if self.superwords_after is not None:
             parts.append(f"superwords after {self.superwords_after:,}")
+        if self.parity is not None:
+            window = f" {self.parity_window}/{self.parity_alpha}" if self.parity == "window" else ""
+            hybrid = f", {self.global_merges:,} global first" if self.global_merges else ""
+            parts.append(f"parity-aware {self.parity}{window}{hybrid}")
         return " · ".join(parts)
 
 

@@ -596,6 +596,18 @@ class Trainer:
         return cls(counts, config, name=name, chunk_counts=chunk_counts, variant=variant)
 
     @classmethod
+    def from_languages(
+        cls, corpora: Mapping, dev: Mapping | None = None, config: TrainerConfig | None = None, ratio: Mapping | None = None, **count_options,
+    ) -> "Trainer":
+        """Parity-aware BPE (:mod:`~bpe_tui.core.engine.variants.parity`): ``corpora`` is
+        language -> its corpus (paths), ``dev`` language -> its development text, or ``ratio``
+        language -> target compression; ``config`` None: the parity preset. ``count_options``:
+        each language's counting (errors, workers, progress, ...)."""
+        from .variants.parity import train_languages
+
+        return train_languages(cls, corpora, dev, ratio, config, **count_options)
+
+    @classmethod
     def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
         """Train on a string, read line by line exactly as a file would be."""
         from ..text.corpus import count_text

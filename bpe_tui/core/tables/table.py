@@ -403,7 +403,7 @@ class MergeTable:
             end_of_word=cfg.end_of_word,
             lowercase=cfg.lowercase,
             counts=trainer.merge_counts(),
-            config=cfg.to_dict(),
+            config={**cfg.to_dict(), **trainer.variant.table_config(trainer)},
             source_format="trainer",
             source=trainer.name,
             manual_ranks=trainer.manual_ranks(),

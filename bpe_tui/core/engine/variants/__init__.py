@@ -19,5 +19,14 @@ __all__ = ["Choice", "ChoiceTuple", "Merged", "PlainBPE", "Variant", "variant_fo
 
 
 def variant_for(config: "TrainerConfig") -> Variant:
-    """The variant a config asks for: plain BPE unless one of the variants' options is set."""
+    """The variant a config asks for: plain BPE unless one of the variants' options is set.
+    Parity-aware BPE (``config.parity``) needs more than a config, one corpus per language:
+    ``Trainer.from_languages`` makes it."""
+    if config.parity is not None:
+        from ...errors import BPEError
+
+        raise BPEError(
+            "parity-aware BPE trains on one corpus per language: Trainer.from_languages({lang: paths}, dev={lang: path}, config) "
+            "(bpe-tui train --language LANG=FILE --dev LANG=FILE ...)"
+        )
     return PlainBPE()
