@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.engine.config import TIE_BREAKS, TrainerConfig
 from ...core.errors import BPEError
+from ...core.text.pretokenize import short_name
 from ...core.types import TieBreak
 from ...core.wording import plural
 from ..widgets.render import label
@@ -111,7 +112,7 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("pre-tokenizer")
                 yield Select(
-                    [(p if len(p) < 40 else p[:39] + "…", p) for p in pretokenizers],
+                    [(short_name(p) if len(short_name(p)) < 40 else short_name(p)[:39] + "…", p) for p in pretokenizers],
                     value=cfg.pretokenizer,
                     allow_blank=False,
                     compact=True,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ...core.engine.events import TransitionEvent
 from ...core.engine.trainer import MergeEvent, Trainer
+from ...core.engine.variants.parity import ParityAware
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
@@ -62,6 +63,31 @@ class Snapshot:
     #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
     planned: tuple | None = None
     planned_count: int = 0
+    #: The pair the rules merge next when the variant chooses otherwise than the whole
+    #: corpus's leader (parity-aware BPE: the turn's language's pair), and its count now.
+    next_pair: tuple | None = None
+    next_count: int = 0
+    #: Parity-aware BPE: every language's measure over the merges, whose turn it is next.
+    parity: ParityView | None = None
+
+
+@dataclass(frozen=True)
+class ParityView:
+    """What the panes show of parity-aware BPE (see core/engine/variants/parity.py)."""
+
+    languages: tuple[str, ...]
+    #: Every language's measure before the first merge and after each merge since (its
+    #: development text's tokens; in the ratio form, its compression over its target).
+    history: list[tuple]
+    ratio_form: bool
+    #: The language whose turn is next (None in the hybrid's global merges, or when none may).
+    next_language: str | None
+
+    @property
+    def measure(self) -> str:
+        """What the measure is, in a few words (a chart's title, which plotext leaves out
+        when it is wider than the chart: the Stats tab at 80x24)."""
+        return "compression/target" if self.ratio_form else "dev tokens"
 
 
 @dataclass
@@ -76,6 +102,7 @@ class HistoryRow:
     ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
     manual: bool = False  # chosen by hand, not the leader
     event: MergeEvent | None = None  # explore mode: the merge as it happened
+    language: str | None = None  # parity-aware BPE: the language that chose it
 
 
 @dataclass
@@ -218,6 +245,12 @@ class ExploreSession(Session):
         self.saved_step = self.first_step
 
     @property
+    def languages(self) -> tuple[str, ...]:
+        """Parity-aware BPE's languages, in the order given (empty for any other trainer)."""
+        variant = self.trainer.variant
+        return variant.languages if isinstance(variant, ParityAware) else ()
+
+    @property
     def first_step(self) -> int:
         """The merges a start table brought (``--from``; 0 normally): the timeline, undo and
         go to never go below them, and new merges number on from them."""
@@ -261,7 +294,7 @@ class ExploreSession(Session):
             return None
         return HistoryRow(
             ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
-            ties=ev.tie_count, manual=ev.manual, event=ev,
+            ties=ev.tie_count, manual=ev.manual, event=ev, language=getattr(ev.reason, "language", None),
         )
 
     def merge_counts(self) -> list[int]:
@@ -411,6 +444,12 @@ class ExploreSession(Session):
             freqs = {w: tr.word_frequency(w) for w in order}
             texts = {w: tr.word_text(w) for w in order}
             planned = tr.planned_pair() if not finished else None
+            variant = tr.variant
+            parity = None
+            next_pair = None
+            if isinstance(variant, ParityAware):
+                parity = ParityView(variant.languages, variant.score_history(), variant.ratio_form, variant.next_language())
+                next_pair = variant.next_pair(tr) if not finished and planned is None else None
             return Snapshot(
                 step=k,
                 target=tr.target_steps,
@@ -432,6 +471,9 @@ class ExploreSession(Session):
                 transition=tr.transition,
                 planned=planned,
                 planned_count=tr.pair_count(planned) if planned is not None else 0,
+                next_pair=next_pair,
+                next_count=tr.pair_count(next_pair) if next_pair is not None else 0,
+                parity=parity,
             )
 
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
+from operator import countOf
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -286,12 +287,6 @@ class ParityAware(Variant):
                 for lang, count in word_langs:
                     pc = self._counts[lang]
                     pc[p] = pc.get(p, 0) + count
-        self._hist: list[dict[int, int]] = []
-        for pc in self._counts:
-            hist: dict[int, int] = {}
-            for c in pc.values():
-                hist[c] = hist.get(c, 0) + 1
-            self._hist.append(hist)
         self._entry = trainer._entry
         self._queues = [_Queue(pc, self._entry) for pc in self._counts]
         self._made: dict[int, object] = {}
@@ -341,7 +336,7 @@ class ParityAware(Variant):
             heapq.heappush(queue.heap, entry)
             return stop
         count = -entry[0]
-        tie_count = self._hist[lang].get(count, 1) - 1
+        tie_count = countOf(self._counts[lang].values(), count) - 1  # (in C: a few µs per 1,000 pairs)
         tied = [e for e in queue.peek(min(tie_count, TIES_LISTED)) if e[0] == entry[0]] if tie_count else []
         reason = self._reason("parity", lang, tuple(self.languages[i] for i in waiting), count)
         self._pending = (lang, reason)
@@ -479,24 +474,14 @@ class ParityAware(Variant):
                         d[p] += x * count
                 saved[lang] += k * count
         for lang in range(n):
-            pc, hist, queue = self._counts[lang], self._hist[lang], self._queues[lang]
+            pc, queue = self._counts[lang], self._queues[lang]
             for p, delta in deltas[lang].items():
-                if not delta:
-                    continue
-                before_count = pc.get(p, 0)
-                after_count = before_count + delta
-                if before_count:
-                    left = hist[before_count] - 1
-                    if left:
-                        hist[before_count] = left
-                    else:
-                        del hist[before_count]
-                if after_count:
-                    pc[p] = after_count
-                    hist[after_count] = hist.get(after_count, 0) + 1
+                count = pc.get(p, 0) + delta
+                if count:
+                    pc[p] = count
                     if delta > 0:
-                        queue.push(p, after_count)
-                else:
+                        queue.push(p, count)
+                elif delta:
                     del pc[p]
         return saved
 
