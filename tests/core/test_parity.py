@@ -296,3 +296,19 @@ def test_the_ratio_form_does_not_go_with_the_hybrid():
     corpora = {lang: str(PARALLEL / f"{lang}.txt") for lang in ("en", "de")}
     with pytest.raises(BPEError, match="ratio form does not go with global_merges"):
         Trainer.from_languages(corpora, ratio={"en": 1, "de": 1}, config=TrainerConfig(preset="parity", parity="base", global_merges=5))
+
+
+def test_a_parity_table_encodes_a_stream_as_a_whole_text():
+    """The parity pre-tokenizer's space in front of every piece is put there when text comes
+    in pieces too (bpe-tui encode reads a stream): the same ids as the whole text."""
+    from tests.parity_texts import texts
+
+    corpora = {lang: str(PARALLEL / f"{lang}.txt") for lang in ("en", "de", "ja")}
+    trainer = Trainer.from_languages(corpora, dev=corpora, config=TrainerConfig(preset="parity", parity="base", merges=300))
+    list(trainer.run())
+    table = trainer.table
+    for text in texts():
+        whole = table.encode(text)
+        assert table.tokens(text)[:1] == [] or table.tokens(text)[0].startswith(b" ") or not text.strip(), text
+        cuts = [text[i : i + 7] for i in range(0, len(text), 7)]
+        assert list(table.encode_iterable(iter(cuts))) == whole, text

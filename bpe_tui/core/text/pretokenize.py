@@ -387,23 +387,24 @@ class PreTokenizer:
         """Whether some special tokens are looked for in normalized text (see __init__)."""
         return self._normalized_re is not None
 
-    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
-        """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
+    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int, str]]:
+        """Yield ``(is_special, start, end, prefix)`` for each piece of ``text``, in order.
 
         The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
-        space are not applied, so the offsets refer to the text as given). ``special_text``,
-        of the same length, is where special tokens are looked for instead (the text before
-        lowercasing).
+        space are not applied, so the offsets refer to the text as given); ``prefix`` is what
+        a pipeline's prefix step puts in front of the piece (parity's space), "" otherwise.
+        ``special_text``, of the same length, is where special tokens are looked for instead
+        (the text before lowercasing).
         """
         pos = 0
         if self.special_matcher is not None:
             for m in self.special_matcher.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
-                    yield False, w.start(), w.end()
-                yield True, m.start(), m.end()
+                    yield False, w.start(), w.end(), getattr(w, "prefix", "")
+                yield True, m.start(), m.end(), ""
                 pos = m.end()
         for w in self.pattern.finditer(text, pos):
-            yield False, w.start(), w.end()
+            yield False, w.start(), w.end(), getattr(w, "prefix", "")
 
     def special_prefix_len(self, text: str) -> int:
         """Length of the longest suffix of ``text`` that is a proper prefix of a special token.
