@@ -42,7 +42,6 @@ language, and every language's measure then) is the event's :attr:`reason`
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
 from operator import countOf
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from ...errors import BPEError
 from ...text.languages import LanguageCorpora
 from ...wording import plural
 from ..events import TIES_LISTED
+from ..rewrite import merge_word
 from ..speed import MAX_TOKEN_ID, key_of, pair_index, pairs_of, surface_pairs, utf8_as_ids
 from .plain import PlainBPE
 from .seam import Choice, ChoiceTuple, Merged, Variant
@@ -157,6 +157,17 @@ def choose_language(
     return None, waiting
 
 
+class _Nowhere(dict):
+    """An index that files nothing (merge_word files each word under the pairs it gains; the
+    variant's copies of the words are not kept)."""
+
+    def __missing__(self, pair: str) -> dict:
+        return {}
+
+
+_NOWHERE = _Nowhere()
+
+
 class _Queue:
     """One language's pairs, best first: a heap of queue entries shaped as the trainer's,
     ``(-count, *tie-break key, pair)``, with lazy invalidation (an entry is trusted when its
@@ -210,31 +221,22 @@ class _DevTexts:
                 union.setdefault(word, []).append((lang, count))
         self.words = [to_ids(word) for word in union]
         self.langs = [tuple(v) for v in union.values()]
-        _, self.where, _ = pair_index(self.words, [1] * len(self.words))
+        self.ones = [1] * len(self.words)  # (merge_word's weights: the changes are not used)
+        _, self.where, _ = pair_index(self.words, self.ones)
         self.lengths = [0] * len(corpora.languages)
         for word, langs in zip(self.words, self.langs):
             for lang, count in langs:
                 self.lengths[lang] += len(word) * count
 
     def merge(self, pair: str, new: str) -> tuple[list[int], list[str], list[int]]:
-        """Apply a merge (left to right, as the trainer's, in C: ``str.replace``); return the
-        words rewritten, their old segmentations, and each language's tokens saved."""
-        words, where = self.words, self.where
-        touched, olds = [], []
+        """Apply a merge (as the trainer does, :func:`~bpe_tui.core.engine.rewrite.merge_word`);
+        return the words rewritten, their old segmentations, and each language's tokens saved."""
+        touched, olds, _, _ = merge_word(self.words, sorted(self.where.pop(pair, ())), pair, new, self.ones, {}, self.where)
         saved = [0] * len(self.lengths)
-        for w in sorted(where.pop(pair, ())):
-            old = words[w]
-            word = old.replace(pair, new)
-            if word is old:  # (the index is a superset: a word may no longer hold the pair)
-                continue
-            words[w] = word
-            touched.append(w)
-            olds.append(old)
-            for p in pairs_of(word):
-                if new in p:
-                    where[p][w] = None
+        for w, old in zip(touched, olds):
+            k = len(old) - len(self.words[w])
             for lang, count in self.langs[w]:
-                saved[lang] += (len(old) - len(word)) * count
+                saved[lang] += k * count
         return touched, olds, saved
 
     def unmerge(self, touched: list[int], olds: list[str]) -> None:
@@ -363,7 +365,8 @@ class ParityAware(Variant):
             self._queues = [_Queue(pc, self._entry) for pc in self._counts]
         words = trainer._words
         olds = merged.olds or [words[w].replace(new, merged.pair) for w in merged.touched]
-        saved = self._recount(merged.touched, olds, [words[w] for w in merged.touched])
+        before = tuple(pc.get(merged.pair, 0) for pc in self._counts)  # (its count drops to 0: undo restores it)
+        saved = self._recount(merged.touched, olds, merged.pair, new, forward=True)
         dev_touched: list[int] = []
         dev_olds: list[str] = []
         if self._dev is not None:
@@ -372,22 +375,25 @@ class ParityAware(Variant):
             self._tokens[lang] -= k
         if pick is not None:
             self._picks.append(pick)
-        self._steps.append((pick, dev_touched, dev_olds, saved, merged.olds))
+        self._steps.append((pick, dev_touched, dev_olds, saved, merged.olds, before))
         self._history.append(self.scores())
         return ()
 
     def undo(self, trainer: Any, event: Any) -> None:
-        pick, dev_touched, dev_olds, saved, olds = self._steps.pop()
+        pick, dev_touched, dev_olds, saved, olds, before = self._steps.pop()
         self._history.pop()
         if pick is not None:
             self._picks.pop()
-        words = trainer._words
         touched = event.words_touched
-        now = [words[w] for w in touched]
+        new, pair = chr(event.new_id), key_of(*event.pair_ids)
         if olds is None:
-            new, pair = chr(event.new_id), key_of(*event.pair_ids)
-            olds = [word.replace(new, pair) for word in now]
-        self._recount(touched, now, olds)
+            words = trainer._words
+            olds = [words[w].replace(new, pair) for w in touched]
+        self._recount(touched, olds, pair, new, forward=False)
+        for lang, count in enumerate(before):
+            if count:
+                self._counts[lang][pair] = count
+                self._queues[lang].push(pair, count)
         if self._dev is not None:
             self._dev.unmerge(dev_touched, dev_olds)
         for lang, k in enumerate(saved):
@@ -454,28 +460,33 @@ class ParityAware(Variant):
             count, waiting, (self._size, self._share) if self._window else None, self._global,
         )
 
-    def _recount(self, touched: Sequence[int], befores: Sequence[str], afters: Sequence[str]) -> list[int]:
-        """Move each language's pair counts from the words' segmentations ``befores`` to
-        ``afters``; return each language's tokens saved (in its training corpus)."""
+    def _recount(self, touched: Sequence[int], olds: Sequence[str], pair: str, new: str, forward: bool) -> list[int]:
+        """Each language's pair counts, moved by the merge of ``pair`` into ``new`` in the
+        words ``touched`` (their segmentations before it: ``olds``), or back (``forward``
+        False); return each language's tokens the merge saved (in its training corpus).
+
+        The changes are :func:`~bpe_tui.core.engine.rewrite.merge_word`'s, the trainer's own,
+        run per language over copies of the words with that language's counts as weights. The
+        merged pair itself is not among them: it goes to 0 (forward), or back to its count
+        before (undo, the caller)."""
         n = len(self.languages)
-        deltas: list[dict[str, int]] = [defaultdict(int) for _ in range(n)]
-        saved = [0] * n
-        for w, before, after in zip(touched, befores, afters):
-            change: dict[str, int] = defaultdict(int)
-            for p in pairs_of(before):
-                change[p] -= 1
-            for p in pairs_of(after):
-                change[p] += 1
-            k = len(before) - len(after)
+        copies: list[list[str]] = [[] for _ in range(n)]
+        weights: list[list[int]] = [[] for _ in range(n)]
+        for w, old in zip(touched, olds):
             for lang, count in self._langs[w]:
-                d = deltas[lang]
-                for p, x in change.items():
-                    if x:
-                        d[p] += x * count
-                saved[lang] += k * count
+                copies[lang].append(old)
+                weights[lang].append(count)
+        saved = [0] * n
+        sign = 1 if forward else -1
         for lang in range(n):
+            if not copies[lang]:
+                continue
+            deltas: dict[str, int] = {}
+            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, _NOWHERE, keep_old=False)
+            deltas.pop(pair, None)  # (with a == b the local changes touch it too)
             pc, queue = self._counts[lang], self._queues[lang]
-            for p, delta in deltas[lang].items():
+            for p, delta in deltas.items():
+                delta *= sign
                 count = pc.get(p, 0) + delta
                 if count:
                     pc[p] = count
@@ -483,6 +494,8 @@ class ParityAware(Variant):
                         queue.push(p, count)
                 elif delta:
                     del pc[p]
+            if forward:
+                pc.pop(pair, None)
         return saved
 
     def _to_ids(self, trainer: Any) -> Any:
