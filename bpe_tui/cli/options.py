@@ -14,6 +14,7 @@ from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConf
 from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
+from .languages import add_language_options, parity_config, parity_requested
 from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
@@ -41,7 +42,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     size = g.add_mutually_exclusive_group()
     size.add_argument("--vocab-size", type=int, metavar="N", help="stop at this vocabulary size (default 1000)")
     size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
-    g.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when the best pair occurs fewer than N times")
+    g.add_argument("--min-frequency", type=int, metavar="N", help="stop when the best pair occurs fewer than N times (default 1; 2 under --preset parity)")
     g.add_argument(
         "--max-token-length", type=int, metavar="N",
         help=f"never make a token longer than N bytes/characters (0 = no limit; default: none for train, {EXPLORER_MAX_TOKEN_LENGTH} in the explorer)",
@@ -93,6 +94,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         help="count words on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
         "LocalCluster with one worker per CPU (--workers N sets how many); needs bpe-tui[dask]",
     )
+    add_language_options(p)
 
 
 def add_record_options(g) -> None:
@@ -159,10 +161,17 @@ def load_table(args: argparse.Namespace, path: str):
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
-    kw: dict = {"preset": args.preset or "gpt2", "lowercase": args.lowercase, "min_frequency": args.min_frequency, "picky": args.picky}
-    if args.special or (args.preset or "gpt2") != "picky":  # (the picky preset has special tokens of its own)
+    parity = parity_requested(args)
+    preset = args.preset or ("parity" if parity else "gpt2")
+    kw: dict = {"preset": preset, "lowercase": args.lowercase, "picky": args.picky}
+    if args.special or preset != "picky":  # (the picky preset has special tokens of its own)
         kw["special_tokens"] = args.special
-    limit = args.max_token_length if args.max_token_length is not None else default_max_length
+    if args.min_frequency is not None:
+        kw["min_frequency"] = args.min_frequency
+    if parity:
+        kw.update(parity_config(args))
+    # (parity-aware BPE takes no length limit: the explorer's default is not put on it)
+    limit = args.max_token_length if args.max_token_length is not None or parity else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across
     if args.superwords:
@@ -236,9 +245,11 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
             f"{given[0]} does not go with --from: the table's units, pre-tokenizer, end-of-word marker, lowercase "
             "and special tokens decide how the corpus is split (use --tie-break for the rule)"
         )
+    if parity_requested(args):
+        raise BPEError("parity-aware BPE (--language, --parity) does not go with --from: it starts from the base alphabet")
     table = load(args.from_table)
     cfg, _ = table_config(table, None)
-    changes: dict = {"min_frequency": args.min_frequency, "no_merge_across": args.no_merge_across, "picky": args.picky}
+    changes: dict = {"min_frequency": args.min_frequency if args.min_frequency is not None else 1, "no_merge_across": args.no_merge_across, "picky": args.picky}
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     changes["max_token_length"] = limit or None
     if args.tie_break:

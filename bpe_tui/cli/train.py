@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from ..core.engine.config import TrainerConfig
+from ..core.errors import BPEError
 from ..core.wording import plural
+from .languages import languages_from_args, parity_requested
 from .options import (
     add_training_options,
     config_from_args,
@@ -39,6 +41,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         start, cfg = start_from_args(args)
     else:
         cfg = config_from_args(args)
+    languages = languages_from_args(args) if parity_requested(args) else None
+    if languages is None and not args.corpus:
+        raise BPEError("give the corpus to train on (files, directories, globs or -), or --language LANG=FILE per language")
     from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
@@ -48,13 +53,17 @@ def cmd_train(args: argparse.Namespace) -> int:
         **save_options(args, args.format),
     )
     if start is None:
-        check_target_before_counting(cfg, args.corpus)
+        check_target_before_counting(cfg, args.corpus or list(languages[0] if languages is not None else ()))
     dask = dask_from_args(args)
     records = record_options(args)
     report = ReadReport()
     reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report)
     with_bar = sys.stderr.isatty() and not args.quiet
-    if with_bar:
+    if languages is not None:
+        if args.counts or dask:
+            raise BPEError(f"{'--counts' if args.counts else '--dask'} does not go with --language: each language's text is read here")
+        trainer = train_languages(args, cfg, languages, with_bar)
+    elif with_bar:
         with stderr_progress() as bar:
             task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
             options = dict(
@@ -104,6 +113,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
         if cfg.picky is not None:
             print(removals_line(trainer))
+        if languages is not None:
+            print(parity_summary(trainer))
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
@@ -121,12 +132,56 @@ def removals_line(trainer) -> str:
     return f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(len(trainer.removed), 'token')} out of the vocabulary"
 
 
+def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, with_bar: bool):
+    """Parity-aware BPE: a trainer over one corpus per language, trained to its target, with
+    a progress bar on a terminal."""
+    from ..core.engine.trainer import Trainer
+
+    corpora, dev, ratio = languages
+    reading = dict(errors=args.errors, workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records)
+    if not with_bar:
+        trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                stop_if_interrupted()
+        return trainer
+    with stderr_progress() as bar:
+        task = bar.add_task(f"counting {len(corpora)} languages", total=None, unit="bytes")
+        trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        bar.update(task, description="merging", completed=0, total=trainer.target_steps, unit="merges")
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                bar.update(task, completed=event.step)
+                stop_if_interrupted()
+    return trainer
+
+
+def parity_summary(trainer) -> str:
+    """Each language's measure before training and now, and how many merges it chose."""
+    variant = trainer.variant
+    history = variant.score_history()
+    chose: dict[str, int] = {}
+    for event in trainer.history:
+        reason = event.reason
+        if reason is not None and reason.language is not None:
+            chose[reason.language] = chose.get(reason.language, 0) + 1
+    what = "compression over target" if variant.ratio_form else "development text tokens"
+    shown = (lambda v: f"{v:,}") if not variant.ratio_form else (lambda v: f"{v:.3f}")
+    rows = [
+        f"  {lang}: {shown(before)} -> {shown(after)}, chose {plural(chose.get(lang, 0), 'merge')}"
+        for lang, before, after in zip(variant.languages, history[0], history[-1])
+    ]
+    return f"{what} per language, before -> after:\n" + "\n".join(rows)
+
+
 def cmd_count(args: argparse.Namespace) -> int:
     from ..core.text.count_files import read_count_files, write_count_file
     from ..core.text.distributed import count_words
 
     from ..core.text.datasets.records import ReadReport
 
+    if parity_requested(args):
+        raise BPEError("count counts one corpus: --language and the parity options belong to train and the explorer")
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
     dask = dask_from_args(args)
@@ -153,7 +208,10 @@ def add_train_parser(sub) -> None:
     from ..core.tables.formats import writers
 
     t = sub.add_parser("train", help="train a merge table and save it")
-    t.add_argument("corpus", nargs="+", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
+    t.add_argument(
+        "corpus", nargs="*",
+        help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin (or --language LANG=FILE per language)",
+    )
     t.add_argument("-o", "--output", required=True, help="where to write the table")
     t.add_argument("--format", default="native", choices=sorted(writers()), help="output format (default native)")
     t.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")

@@ -31,7 +31,7 @@ Units: TypeAlias = Literal["chars", "bytes"]
 UNITS: tuple[Units, ...] = get_args(Units)
 
 #: Which pair wins among pairs with the same count (defined exactly in the trainer).
-TieBreak: TypeAlias = Literal["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "picky"]
+TieBreak: TypeAlias = Literal["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "subword-nmt", "picky"]
 TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 
 #: Where a space goes in front of the text between special tokens (see

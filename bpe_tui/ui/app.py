@@ -106,8 +106,11 @@ class ExplorerApp(App):
         tour: int | None = None,
         start: MergeTable | None = None,
         records: RecordOptions | None = None,
+        languages: tuple | None = None,
     ) -> None:
         super().__init__()
+        #: ``bpe-tui --language LANG=FILE ...``: parity-aware BPE's ``(corpora, dev, ratio)``.
+        self.languages = languages
         #: How JSON lines and Parquet corpora give their documents (--text-field,
         #: --skip-bad-records; the open dialog changes it for what it opens).
         self.records = records or RecordOptions()
@@ -180,6 +183,9 @@ class ExplorerApp(App):
         elif table_path is not None:
             screen.show_progress(f"opening {table_path}…", None)
             screen.loader.table(table_path)
+        elif self.languages is not None:
+            screen.show_progress(f"reading {plural(len(self.languages[0]), 'language')}…", None)
+            screen.loader.languages(self.languages, default_config(config), errors, workers=self.count_workers, records=self.records)
         elif paths:
             screen.show_progress(f"reading {', '.join(paths)}…", None)
             screen.loader.corpus(
@@ -446,19 +452,23 @@ def run_explorer(
     dask: str | None = None,
     start: MergeTable | None = None,
     records: RecordOptions | None = None,
+    languages: tuple | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
     with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
     training from this table (``--from``): its merges are applied first, and new merges
-    number on after them. ``records``: how JSON lines and Parquet corpora give their documents."""
+    number on after them. ``records``: how JSON lines and Parquet corpora give their documents.
+    ``languages``: parity-aware BPE's ``(corpora, dev, ratio)`` (see ``Trainer.from_languages``),
+    instead of ``paths``."""
     from .. import demo_corpus_path
 
-    if not paths:
+    if not paths and languages is None:
         paths = [demo_corpus_path()]
         counts = False
     app = ExplorerApp(
-        paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start, records=records
+        paths=list(paths or ()), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start,
+        records=records, languages=languages,
     )
     app.run()
     return app.return_code or 0

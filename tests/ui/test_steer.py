@@ -180,7 +180,7 @@ async def test_settings_dialog_offers_every_rule_and_retrains_under_rustbpe():
         await settle(app, pilot)
         await open_settings(app, pilot)
         select = app.screen.query_one("#tie-break", Select)
-        assert [value for _, value in select._options] == ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "picky"]
+        assert [value for _, value in select._options] == ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "subword-nmt", "picky"]
         select.value = "rustbpe"
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)

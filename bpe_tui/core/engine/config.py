@@ -2,16 +2,17 @@
 
 A *preset* fills in a consistent set of rules; any keyword you pass overrides the preset.
 
-=========  ======  ==============  ===========  ===========
-preset     units   pre-tokenizer   end of word  tie-break
-=========  ======  ==============  ===========  ===========
-classic    chars   whitespace      ``</w>``     first-seen
-gpt2       bytes   gpt2            none         lexical-max
-gpt4       bytes   gpt4 (cl100k)   none         lexical-max
-o200k      bytes   o200k           none         lexical-max
-superbpe   bytes   superbpe-stage1 none         hf
-picky      chars   whitespace      none         picky
-=========  ======  ==============  ===========  ===========
+=========  ======  ===============  ===========  ===========  =============
+preset     units   pre-tokenizer    end of word  tie-break    min frequency
+=========  ======  ===============  ===========  ===========  =============
+classic    chars   whitespace       ``</w>``     first-seen   1
+gpt2       bytes   gpt2             none         lexical-max  1
+gpt4       bytes   gpt4 (cl100k)    none         lexical-max  1
+o200k      bytes   o200k            none         lexical-max  1
+superbpe   bytes   superbpe-stage1  none         hf           1
+picky      chars   whitespace       none         picky        1
+parity     bytes   parity           none         subword-nmt  2
+=========  ======  ===============  ===========  ===========  =============
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
 ``gpt2`` is the byte-level BPE of GPT-2 with CS336's tie-break (the lexically greatest pair).
@@ -26,6 +27,9 @@ pchizhov/picky_bpe): ``▁`` in front of every word, the special tokens ``<PAD> 
 <EOS>`` first, then the characters in order of first appearance, the rarest characters
 (0.01% of the text) left to ``<UNK>``, and its order among equal counts. The IoS threshold
 itself is ``picky=τ`` (without it, plain BPE on that setup).
+``parity`` is the setup of parity-aware BPE's reference code (Foroutan et al. 2025, built on
+subword-nmt): Hugging Face's Whitespace split with a space in front of every piece, subword-nmt's
+order among equal counts, and no pair merged that occurs fewer than 2 times.
 """
 
 from __future__ import annotations
@@ -44,19 +48,20 @@ from ..types import TIE_BREAKS, UNITS, TieBreak, Units
 from ..wording import plural
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen"),
-    "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max"),
-    "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max"),
-    "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max"),
+    "classic": dict(units="chars", pretokenizer="whitespace", end_of_word="</w>", tie_break="first-seen", min_frequency=1),
+    "gpt2": dict(units="bytes", pretokenizer="gpt2", end_of_word=None, tie_break="lexical-max", min_frequency=1),
+    "gpt4": dict(units="bytes", pretokenizer="gpt4", end_of_word=None, tie_break="lexical-max", min_frequency=1),
+    "o200k": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-max", min_frequency=1),
     "superbpe": dict(
-        units="bytes", pretokenizer="superbpe-stage1", end_of_word=None, tie_break="hf",
+        units="bytes", pretokenizer="superbpe-stage1", end_of_word=None, tie_break="hf", min_frequency=1,
         superword_rule="digits", superword_max_words=4, superword_skip_colon_space=True, superwords_drop_unused=True,
     ),
     "picky": dict(
-        units="chars", pretokenizer="whitespace", end_of_word=None, tie_break="picky", word_start="\u2581",
+        units="chars", pretokenizer="whitespace", end_of_word=None, tie_break="picky", min_frequency=1, word_start="\u2581",
         special_tokens=["<PAD>", "<UNK>", "<BOS>", "<EOS>"], unk_token="<UNK>", character_coverage=0.9999,
         alphabet="first-seen",
     ),
+    "parity": dict(units="bytes", pretokenizer="parity", end_of_word=None, tie_break="subword-nmt", min_frequency=2),
 }
 
 #: What SuperBPE's stage-2 options are where a preset does not set them: the authors' current
@@ -71,6 +76,10 @@ PRESET_DEFAULTS: dict[str, Any] = dict(word_start=None, special_tokens=[], unk_t
 #: The orders the base symbols take ids in (see TrainerConfig.alphabet).
 ALPHABETS = ("code-point", "first-seen")
 
+#: parity-aware BPE's variants (TrainerConfig.parity), and its options' fields.
+PARITY_VARIANTS = ("base", "window")
+PARITY_FIELDS = ("parity", "parity_window", "parity_alpha", "global_merges")
+
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
@@ -84,16 +93,18 @@ _FROM_PRESET: Any = object()
 class TrainerConfig:
     r"""The rules of one BPE training run.
 
-    preset:         "classic", "gpt2", "gpt4", "o200k" or "superbpe" (fills in the defaults below)
+    preset:         "classic", "gpt2", "gpt4", "o200k", "superbpe", "picky" or "parity" (fills in the defaults below)
     units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
     pretokenizer:   "whitespace", "gpt2", "gpt4", "o200k", or a regex (optionally "regex:...")
     end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
     lowercase:      lowercase the corpus (and text to encode) first
     special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
-    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf" or "rustbpe" (see tiebreak.py)
+    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf", "rustbpe" or "subword-nmt"
+                    (see tiebreak.py)
     vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
     merges:         stop after this many merges (instead of vocab_size)
-    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound)
+    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound;
+                    1 but under the parity preset, which takes subword-nmt's 2)
     max_token_length: never make a token longer than this many units (bytes in bytes mode,
                     characters in chars mode, an end-of-word marker counting its own length;
                     None = no limit): a corpus of one long run of a character would otherwise
@@ -136,6 +147,18 @@ class TrainerConfig:
     alphabet:       the order the base symbols take ids in: "code-point" (the characters
                     sorted, then the special tokens) or "first-seen" (the special tokens first,
                     then the characters in order of first appearance: PickyBPE's reference)
+    parity:         parity-aware BPE (Foroutan et al. 2025, see
+                    :mod:`~bpe_tui.core.engine.variants.parity`): "base" (the language whose
+                    development text needs the most tokens chooses each merge) or "window"
+                    (the same, but a language that chose more than its share of the last
+                    ``parity_window`` merges waits); None = plain BPE. It trains on one corpus
+                    per language: ``Trainer.from_languages``.
+    parity_window:  the window variant's number of recent merges (100, as the reference)
+    parity_alpha:   the window variant's share: a language may have chosen at most
+                    ``parity_alpha / languages`` of the window (2, as the reference; a whole
+                    number, as there)
+    global_merges:  the hybrid: the first this many merges are plain BPE on all languages
+                    together, parity-aware after (0 = none)
     """
 
     preset: str = "gpt2"
@@ -147,7 +170,7 @@ class TrainerConfig:
     tie_break: TieBreak = field(default=_FROM_PRESET)
     vocab_size: int | None = None
     merges: int | None = None
-    min_frequency: int = 1
+    min_frequency: int = field(default=_FROM_PRESET)
     max_token_length: int | None = None
     no_merge_across: str | None = None
     superwords_after: int | None = None
@@ -160,6 +183,10 @@ class TrainerConfig:
     character_coverage: float | None = field(default=_FROM_PRESET)
     unk_token: str | None = field(default=_FROM_PRESET)
     alphabet: str = field(default=_FROM_PRESET)
+    parity: str | None = None
+    parity_window: int = 100
+    parity_alpha: int = 2
+    global_merges: int = 0
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -193,6 +220,7 @@ class TrainerConfig:
             raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
         self._check_stage2()
         self._check_picky_setup()
+        self._check_parity()
 
     def _check_picky_setup(self) -> None:
         """The PickyBPE options: each a value it can be, and none with an option it cannot honour."""
@@ -221,6 +249,26 @@ class TrainerConfig:
         if self.alphabet == "first-seen" and self.units != "chars":
             raise BPEError("alphabet first-seen orders characters: it needs chars units (a byte's id is its value)")
 
+    def _check_parity(self) -> None:
+        """parity-aware BPE's options: their values, and the options it cannot honour."""
+        if self.parity is not None and self.parity not in PARITY_VARIANTS:
+            raise BPEError(f"unknown parity-aware variant {self.parity!r}; choose {' or '.join(PARITY_VARIANTS)}")
+        _whole_number("parity_window", self.parity_window, 1)
+        _whole_number("parity_alpha", self.parity_alpha, 1)
+        _whole_number("global_merges", self.global_merges, 0)
+        if self.parity is None:
+            if self.global_merges:
+                raise BPEError("global_merges is an option of parity-aware BPE: set parity to base or window")
+            return
+        if self.parity == "base" and (self.parity_window, self.parity_alpha) != (100, 2):
+            raise BPEError("parity_window and parity_alpha are options of the window variant: set parity to window")
+        for name, value in (("superwords_after", self.superwords_after), ("max_token_length", self.max_token_length),
+                            ("no_merge_across", self.no_merge_across), ("picky", self.picky)):
+            if value is not None:
+                raise BPEError(f"parity-aware BPE does not take {name} (the reference has no such rule): leave it unset")
+        if self.tie_break == "picky":
+            raise BPEError("parity-aware BPE does not take the picky tie-break (PickyBPE's pair-counter order): choose another tie-break, e.g. subword-nmt as --preset parity does")
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (saved inside native merge tables)."""
         return asdict(self)
@@ -244,6 +292,10 @@ class TrainerConfig:
             parts.append(f"coverage {self.character_coverage:g}")
         if self.picky is not None:
             parts.append(f"PickyBPE τ {self.picky:g}")
+        if self.parity is not None:
+            window = f" {self.parity_window}/{self.parity_alpha}" if self.parity == "window" else ""
+            hybrid = f", {self.global_merges:,} global first" if self.global_merges else ""
+            parts.append(f"parity-aware {self.parity}{window}{hybrid}")
         return " · ".join(parts)
 
     def stage2_options(self, dropped: int = 0) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import BPEError
-from .config import PRESETS, TrainerConfig
+from .config import PARITY_FIELDS, PRESETS, TrainerConfig
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
@@ -66,7 +66,8 @@ def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tu
         values = config.to_dict()
     else:
         known = TrainerConfig().to_dict()
-        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges")}
+        # (a table trained parity-aware goes on as plain BPE: its languages are not here)
+        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges", *PARITY_FIELDS)}
         values.setdefault("preset", "gpt2")
     notes = []
     for field_name, label in TABLE_RULES:

@@ -203,8 +203,16 @@ def _segment(
         else:
             prefixed_part, shift = part, 0
         for w in pre.pattern.finditer(prefixed_part):
+            # A pipeline's prefix step puts text in front of a piece (not in the text): it
+            # spans the piece's first character, as Hugging Face aligns a prepended space.
+            head = len(getattr(w, "prefix", ""))
 
-            def span_of(s: int, e: int, at: int = w.start() - shift, part_start: int = part_start, size: int = len(part)) -> Span:
+            def span_of(
+                s: int, e: int, at: int = w.start() - shift, part_start: int = part_start, size: int = len(part),
+                head: int = head, first: int = min(1, w.end() - w.start()),
+            ) -> Span:
+                if head:
+                    s, e = max(s - head, 0), max(e - head, first)
                 lo, hi = at + s, at + e
                 if lo < 0:  # the prefix space: the part's first character
                     lo, hi = 0, max(hi, min(1, size))

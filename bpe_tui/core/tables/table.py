@@ -1413,16 +1413,16 @@ class MergeTable:
             # the start of a special token, wait for more text.
             cut = spans[-1][1] if spans else len(pending)
             cut = min(cut, len(pending) - raw.special_prefix_len(original))
-            ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
+            ready = [(sp, head + pending[s:e]) for sp, s, e, head in spans if e <= cut]
             if not ready:
                 continue
             keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
+            ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e, _) in zip(ready, spans)]
             pending, original = pending[keep:], original[keep:]
             yield from ready
         if pending:
-            for sp, s, e in raw.spans(pending, original):
-                yield sp, (original if sp else pending)[s:e]
+            for sp, s, e, head in raw.spans(pending, original):
+                yield sp, original[s:e] if sp else head + pending[s:e]
 
     def _prefix_pieces(self, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
         """The pieces of a whole text with the prefix space added where the table's scheme

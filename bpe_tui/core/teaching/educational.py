@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from ..engine.config import TrainerConfig
-from ..engine.units import bytes_to_unicode, visible
+from ..engine.units import bytes_to_gpt2_str, bytes_to_unicode, visible
 from ..text.pretokenize import PreTokenizer
 from ..types import Surface
 
@@ -113,6 +113,8 @@ def best_pair(counts: dict[tuple, int], rule: str, ids: dict) -> tuple:
         return min(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
     if rule == "lexical-max":
         return max(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
+    if rule == "subword-nmt":  # the greatest pair of strings, a byte spelled as GPT-2's character
+        return max(tied, key=lambda p: tuple(bytes_to_gpt2_str(s) if isinstance(s, bytes) else s for s in p))
     return min(tied, key=lambda p: (ids[p[0]], ids[p[1]]))  # hf, rustbpe: the smallest pair of ids
 
 

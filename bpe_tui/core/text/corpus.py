@@ -44,8 +44,9 @@ from ..errors import BPEError, NotUTF8, RecordError
 from .blocks import BLOCK, LONG_LINE, Progress, document_pieces, split_lines
 from .datasets.records import ReadReport, RecordOptions
 from .parts import Part, plan_parts, read_part
-from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
 from .sources import corpus_where, expand_sources, source_name, url_size
+from .splitting import RegexTimeout
 
 #: Inputs smaller than this are counted in this process by default: one process counts
 #: ~25 MB/s (ASCII text), and starting a pool and merging its counts costs ~50 ms, so below

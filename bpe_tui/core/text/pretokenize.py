@@ -21,6 +21,7 @@ import regex
 from ..errors import BPEError
 from ..types import PREFIX_SCHEMES, PrefixScheme
 from .specials import SpecialMatcher, special_token_list
+from .splitting import GuardedPattern, Match, SplitPipeline
 
 #: GPT-2's pre-tokenizer (2019), as used by GPT-2, RoBERTa, CS336 and Hugging Face's ByteLevel.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -174,8 +175,23 @@ SUPERBPE_STAGE1_PRETOKENIZER = PIPELINE + json.dumps(
     [DIGIT_RUNS_STEP, {"pattern": SUPERBPE_STAGE1_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
 )
 
+#: Hugging Face's ``Whitespace`` pre-tokenizer as a regex: runs of word characters and runs of
+#: other characters but whitespace (``Hi, you!`` -> ``Hi``, ``,``, ``you``, ``!``), spaces
+#: dropped. Checked against tokenizers on every code point: they differ only on characters
+#: Unicode 14 has not assigned, which the ``regex`` package knows from a later Unicode.
+HF_WHITESPACE = r"\w+|[^\w\s]+"
+
+#: The pre-tokenizer of parity-aware BPE's reference code (Foroutan et al. 2025): Hugging
+#: Face's ``Whitespace``, then ``ByteLevel(add_prefix_space=True, use_regex=False)``, which
+#: puts a space in front of every piece (``Hi, you`` -> ``·Hi``, ``·,``, ``·you``). Named
+#: ``parity``; the ``parity`` preset trains with it. Spelled as the tokenizer.json reader
+#: spells that Sequence, so the authors' tokenizer.json reads back as ``parity``.
+PARITY_PRETOKENIZER = PIPELINE + json.dumps(
+    [{"pattern": HF_WHITESPACE, "behavior": "Removed", "invert": True}, {"prefix": " "}], ensure_ascii=False
+)
+
 #: Pipelines with a short name (``--pretokenizer clip``): the name stands for the pipeline.
-NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER, "superbpe-stage1": SUPERBPE_STAGE1_PRETOKENIZER}
+NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER, "superbpe-stage1": SUPERBPE_STAGE1_PRETOKENIZER, "parity": PARITY_PRETOKENIZER}
 
 
 def short_name(pretokenizer: str) -> str:
@@ -188,26 +204,6 @@ def pattern_text(pretokenizer: str) -> str:
         raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
     return resolve_pattern(pretokenizer)[1]
 
-#: How a split step treats the pieces its pattern matches (Hugging Face's
-#: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
-#:
-#: * ``Removed``             matches are dropped
-#: * ``Isolated``            each match is a piece of its own
-#: * ``MergedWithPrevious``  a match joins the piece before it
-#: * ``MergedWithNext``      a match joins the piece after it
-#: * ``Contiguous``          adjacent matches become one piece
-BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-
-
-
-class Match(Protocol):
-    """A piece a pre-tokenizer pattern found: a regex match, or one of ours shaped like it."""
-
-    def start(self) -> int: ...
-
-    def end(self) -> int: ...
-
-    def group(self) -> str: ...
 
 
 class Pattern(Protocol):
@@ -229,141 +225,6 @@ class WholeTextNormalizer(Protocol):
     def stream(self, chunks: Iterable[str]) -> Iterator[str]: ...
 
 
-class _Span:
-    """A piece found by a :class:`SplitPipeline`, shaped like a regex match."""
-
-    __slots__ = ("_text", "_start", "_end")
-
-    def __init__(self, text: str, start: int, end: int):
-        self._text, self._start, self._end = text, start, end
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
-
-    def group(self) -> str:
-        return self._text[self._start : self._end]
-
-
-class SplitPipeline:
-    """Pre-tokenization as a sequence of split steps, as Hugging Face composes its
-    pre-tokenizers (``Sequence`` of ``Split``, ``Digits``, ``Metaspace``, ...).
-
-    Each step is ``{"pattern": REGEX, "behavior": one of BEHAVIORS, "invert": bool}`` and cuts
-    every piece the previous steps made: the pattern's matches and the gaps between them
-    become parts (``invert`` swaps which is which), the behavior decides what happens to the
-    matches, and empty parts are dropped. It answers ``findall`` and ``finditer`` like a
-    compiled regex, so the rest of the code cannot tell the two apart.
-
-    The first step cuts the whole text; each later step cuts each piece on its own, as Hugging
-    Face does (a piece is a string of its own there: a lookbehind sees nothing before it), so
-    a piece's cuts depend on its text alone and are remembered by it: a corpus's repeated
-    words are cut once (CLIP's two steps over tinyshakespeare: 258k pieces, 11.5k texts).
-    """
-
-    #: How many piece texts a later step remembers before it starts afresh.
-    MEMO = 1 << 16
-
-    def __init__(self, steps: list[dict[str, Any]]):
-        self.steps: list[tuple[GuardedPattern, str, bool]] = []
-        for n, step in enumerate(steps):
-            where = f"pre-tokenizer step {n + 1}"
-            if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
-                raise BPEError(f"{where}: expected an object with a 'pattern' string")
-            behavior = step.get("behavior", "Isolated")
-            if behavior not in BEHAVIORS:
-                raise BPEError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
-            try:
-                compiled = regex.compile(step["pattern"])
-            except regex.error as exc:
-                raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
-            self.steps.append((GuardedPattern(compiled), behavior, bool(step.get("invert"))))
-        self._cuts: list[dict[str, list[tuple[int, int]]]] = [{} for _ in self.steps]
-
-    @classmethod
-    def from_json(cls, text: str) -> "SplitPipeline":
-        import json
-
-        try:
-            steps = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BPEError(f"pipeline pre-tokenizer: bad JSON ({exc.msg})") from None
-        if not isinstance(steps, list):
-            raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
-        return cls(steps)
-
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
-        spans = [(pos, len(text) if endpos is None else endpos)]
-        for n, (compiled, behavior, invert) in enumerate(self.steps):
-            if n == 0:
-                spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
-                continue
-            memo = self._cuts[n]
-            later: list[tuple[int, int]] = []
-            for start, end in spans:
-                piece = text[start:end]
-                cuts = memo.get(piece)
-                if cuts is None:
-                    if len(memo) >= self.MEMO:
-                        memo.clear()
-                    cuts = memo[piece] = _split(piece, 0, len(piece), compiled, behavior, invert)
-                later += [(start + a, start + b) for a, b in cuts]
-            spans = later
-        return (_Span(text, start, end) for start, end in spans)
-
-    def findall(self, text: str) -> list[str]:
-        return [text[m.start() : m.end()] for m in self.finditer(text)]
-
-
-def _split(text: str, start: int, end: int, compiled: GuardedPattern, behavior: str, invert: bool) -> list[tuple[int, int]]:
-    """One split step over ``text[start:end]``: the parts, as Hugging Face's
-    ``NormalizedString::split`` makes them."""
-    parts: list[list[Any]] = []  # [start, end, is_match]
-    prev = start
-    for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
-        if m.start() > prev:
-            parts.append([prev, m.start(), invert])
-        parts.append([m.start(), m.end(), not invert])
-        prev = m.end()
-    if prev < end:
-        parts.append([prev, end, invert])
-    if behavior == "Removed":
-        out = [p for p in parts if not p[2]]
-    elif behavior == "Isolated":
-        out = parts
-    elif behavior == "Contiguous":
-        out = []
-        last = None
-        for p in parts:
-            if out and p[2] == last:
-                out[-1][1] = p[1]
-            else:
-                out.append(list(p))
-            last = p[2]
-    elif behavior == "MergedWithPrevious":
-        out = []
-        previous_match = False
-        for p in parts:
-            if p[2] and not previous_match and out:
-                out[-1][1] = p[1]
-            else:
-                out.append(list(p))
-            previous_match = p[2]
-    else:  # MergedWithNext
-        out = []
-        previous_match = False
-        for p in reversed(parts):
-            if p[2] and not previous_match and out:
-                out[-1][0] = p[0]
-            else:
-                out.append(list(p))
-            previous_match = p[2]
-        out.reverse()
-    return [(a, b) for a, b, _ in out if b > a]
-
-
 def valid_text(text: str) -> str:
     """``text`` with lone surrogates (which no UTF-8 can hold) replaced by U+FFFD, as tiktoken
     does; text that came from bytes with ``surrogateescape`` holds them."""
@@ -372,16 +233,6 @@ def valid_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-#: Seconds a custom pre-tokenizer regex may spend on one piece of text before it is given up
-#: (a pattern with catastrophic backtracking, such as ``(a|aa)+$``, would otherwise spin for
-#: ever). The named patterns are linear and run without a limit.
-REGEX_TIMEOUT = 5.0
-
-
-class RegexTimeout(BPEError):
-    """A custom pre-tokenizer regex gave up (see :data:`REGEX_TIMEOUT`)."""
 
 
 def compile_pattern(name: str, pattern_text: str) -> Pattern:
@@ -394,34 +245,6 @@ def compile_pattern(name: str, pattern_text: str) -> Pattern:
         named: Pattern = compiled  # a regex.Pattern (regex ships no types)
         return named
     return GuardedPattern(compiled)
-
-
-class GuardedPattern:
-    """A custom regex whose ``findall`` and ``finditer`` give up after REGEX_TIMEOUT seconds
-    with a one-line :class:`RegexTimeout` naming the pattern (callers add the line)."""
-
-    def __init__(self, compiled: Any):  # a regex.Pattern
-        self.compiled = compiled
-        self.pattern = compiled.pattern
-
-    def _timed_out(self) -> RegexTimeout:
-        shown = self.pattern if len(self.pattern) <= 60 else self.pattern[:55] + "..."
-        return RegexTimeout(
-            f"pre-tokenizer regex {shown!r} gave up after {REGEX_TIMEOUT:g} s (catastrophic backtracking?)"
-        )
-
-    def findall(self, string: str, pos: int = 0, endpos: int | None = None) -> list[str]:
-        try:
-            found: list[str] = self.compiled.findall(string, pos, endpos, timeout=REGEX_TIMEOUT)
-            return found
-        except TimeoutError:
-            raise self._timed_out() from None
-
-    def finditer(self, string: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
-        try:
-            return iter(list(self.compiled.finditer(string, pos, endpos, timeout=REGEX_TIMEOUT)))
-        except TimeoutError:
-            raise self._timed_out() from None
 
 
 class PreTokenizer:
@@ -564,23 +387,24 @@ class PreTokenizer:
         """Whether some special tokens are looked for in normalized text (see __init__)."""
         return self._normalized_re is not None
 
-    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
-        """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
+    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int, str]]:
+        """Yield ``(is_special, start, end, prefix)`` for each piece of ``text``, in order.
 
         The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
-        space are not applied, so the offsets refer to the text as given). ``special_text``,
-        of the same length, is where special tokens are looked for instead (the text before
-        lowercasing).
+        space are not applied, so the offsets refer to the text as given); ``prefix`` is what
+        a pipeline's prefix step puts in front of the piece (parity's space), "" otherwise.
+        ``special_text``, of the same length, is where special tokens are looked for instead
+        (the text before lowercasing).
         """
         pos = 0
         if self.special_matcher is not None:
             for m in self.special_matcher.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
-                    yield False, w.start(), w.end()
-                yield True, m.start(), m.end()
+                    yield False, w.start(), w.end(), getattr(w, "prefix", "")
+                yield True, m.start(), m.end(), ""
                 pos = m.end()
         for w in self.pattern.finditer(text, pos):
-            yield False, w.start(), w.end()
+            yield False, w.start(), w.end(), getattr(w, "prefix", "")
 
     def special_prefix_len(self, text: str) -> int:
         """Length of the longest suffix of ``text`` that is a proper prefix of a special token.

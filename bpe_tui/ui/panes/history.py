@@ -38,7 +38,8 @@ from ...core.engine.events import TransitionEvent
 from ...core.engine.superwords import is_superword
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
-from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Session
+from ..session.rows import HistoryRow
+from ..session.sessions import ExploreSession, InspectSession, Session
 from ..widgets.render import REMOVED_MARK, RESTORED_MARK, SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
@@ -67,11 +68,13 @@ class HistoryColumns:
     right: int = MIN_TOKEN
     new: int = MIN_TOKEN
     count: int = 0
+    language: int = 0  # parity-aware BPE: the language that chose the merge (0: no column)
 
     @property
     def fixed(self) -> int:
         """The cells a row takes besides its three token columns."""
-        return 1 + 1 + self.number + 1 + 1 + 1 + len(PLUS) + len(ARROW) + (1 + self.count if self.count else 0)
+        return (1 + 1 + self.number + 1 + 1 + 1 + len(PLUS) + len(ARROW) + (1 + self.count if self.count else 0)
+                + (self.language + 1 if self.language else 0))
 
 
 def token_widths(natural: tuple[int, int, int], room: int) -> tuple[int, int, int]:
@@ -174,13 +177,18 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
             return Text(end="")
         text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
         return text
+    reason = ev.reason if ev is not None else None
+    if reason is not None:  # a variant's account of its choice (parity-aware BPE: which language, and why)
+        text.append(str(reason))
     if ev is not None and ev.tie_count:
         n = ev.tie_count
         more = n - len(ev.ties)
-        text.append(f"[{TIE_MARK}] a tie at {ev.count:,}: ", "bold")
+        language = getattr(reason, "language", None)  # parity-aware BPE: the tie was in that language's counts
+        where = f" in {language}" if language else ""
+        text.append(f"{'; ' if reason is not None else ''}[{TIE_MARK}] a tie at {getattr(reason, 'count', ev.count):,}{where}: ", "bold")
         text.append(f"{ev.rule} picked {pair_text(ev.pair, eow)} over ")
         text.append(", ".join(pair_text(p, eow) for p in ev.ties) + (f" and {more:,} more" if more > 0 else ""))
-    else:  # the leader, no tie: the row says it all (the explanation is under the pair table)
+    elif reason is None:  # the leader, no tie: the row says it all (the explanation is under the pair table)
         return Text(end="")
     return text
 
@@ -201,8 +209,10 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
     trainer = session.trainer
     variant = trainer.variant.describe()
-    if variant:
+    if variant and trainer.variant.removes_tokens:  # (PickyBPE: its removals and restores are rows)
         head += f" · {variant} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
+    if session.languages:
+        head += f" · {trainer.config.describe().rsplit(' · ', 1)[-1]}: the language served worst chooses each merge"
     transition = trainer.transition
     # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
     options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
@@ -227,8 +237,9 @@ class HistoryView(VirtualList):
         self.columns = HistoryColumns()
         #: The widest left, right and new token drawn since the list was filled (they only grow).
         self._seen = (1, 1, 1)
-        self._number = 1  # the number and count columns' widths: from the whole list
+        self._number = 1  # the number, count and language columns' widths: from the whole list
         self._count = 0
+        self._language = 0
         self._fitted: tuple | None = None  # what the columns were last fitted to
 
     def fill(self, session: Session, count: int, largest_number: int, cursor: int | None, follow: bool) -> None:
@@ -241,6 +252,7 @@ class HistoryView(VirtualList):
         self._number = len(f"{largest_number:,}")
         widest = widest_count(session)
         self._count = len(f"{widest:,}") if widest is not None else 0
+        self._language = max(map(len, session.languages), default=0) if isinstance(session, ExploreSession) else 0
         self._fitted = None
         self.set_count(count, cursor=cursor, follow=follow)
 
@@ -249,7 +261,7 @@ class HistoryView(VirtualList):
         widths are drawn again)."""
         # the room left of the scrollbar (the list's size counts the scrollbar's column too)
         top, height, width = self.scroll_offset.y, self.size.height, self.scrollable_content_region.width
-        key = (top, height, width, self.count, self._number, self._count, self._seen)
+        key = (top, height, width, self.count, self._number, self._count, self._language, self._seen)
         if key == self._fitted:
             return
         session = self.session
@@ -261,12 +273,12 @@ class HistoryView(VirtualList):
                     seen = wider(seen, token_cells(row, session.end_of_word))
             self._seen = seen
         self._set_columns(width)
-        self._fitted = (top, height, width, self.count, self._number, self._count, self._seen)
+        self._fitted = (top, height, width, self.count, self._number, self._count, self._language, self._seen)
 
     def _set_columns(self, width: int) -> None:
-        columns = HistoryColumns(number=self._number, count=self._count)
+        columns = HistoryColumns(number=self._number, count=self._count, language=self._language)
         left, right, new = token_widths(self._seen, (width or 80) - columns.fixed)
-        columns = HistoryColumns(self._number, left, right, new, self._count)
+        columns = HistoryColumns(self._number, left, right, new, self._count, self._language)
         if columns != self.columns:
             self.columns = columns
             self._cache.clear()
@@ -300,6 +312,9 @@ def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool
     text.append(" ")
     text.append(row_mark(row), "bold")
     text.append(" ")
+    if columns.language:  # parity-aware BPE: who chose it (blank: the hybrid's global merges, or by hand)
+        text.append((row.language or "").ljust(columns.language), "dim" if row.future else look.name)
+        text.append(" ")
     spans = []
     cells = ((row.left, PLUS, columns.left), (row.right, ARROW, columns.right), (row.new, "", columns.new))
     for i, (surface, sep, width) in enumerate(cells):

@@ -22,7 +22,8 @@ from ...core.engine.superwords import is_superword_rule, superword_rule_name
 from ...core.tables.context import context_of
 from ...core.text.pretokenize import short_name
 from ...core.wording import plural
-from ..session.sessions import ExploreSession, InspectSession, Snapshot
+from ..session.sessions import ExploreSession, InspectSession
+from ..session.snapshot import Snapshot
 from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
 
 SEPARATOR = " │ "

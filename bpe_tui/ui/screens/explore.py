@@ -145,7 +145,7 @@ class ExploreScreen(SessionScreen):
             self.pairs.show(session, snap, idle)
             self.corpus.show(session, snap)
             self.history.show(session, snap.timeline_len, snap.step, follow=follow)
-            self.stats.show(session, snap.step, idle)
+            self.stats.show(session, snap.step, idle, parity=snap.parity)
             if idle:
                 self.refresh_table_panes()
 

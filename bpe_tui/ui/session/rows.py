@@ -11,9 +11,31 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from ...core.engine.trainer import MergeEvent
 from ...core.engine.units import visible
 
-__all__ = ["TableRemoval", "row_place", "row_starts"]
+__all__ = ["HistoryRow", "TableRemoval", "row_place", "row_starts"]
+
+
+@dataclass
+class HistoryRow:
+    """One row of the history: a merge, or (``after``) what a variant did right after one."""
+
+    step: int  # the merge number (1-based: table.merge_number of the rank)
+    left: object
+    right: object
+    new: object
+    new_id: int
+    count: int | None
+    future: bool  # undone, but still re-appliable (shown dimmed)
+    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
+    manual: bool = False  # chosen by hand, not the leader
+    event: MergeEvent | None = None  # explore mode: the merge as it happened
+    dropped: bool = False  # left the table at SuperBPE's transition (its pair never occurs in the chunks)
+    #: What the variant did right after merge ``step`` (PickyBPE's RemovalEvent or
+    #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
+    after: object | None = None
+    language: str | None = None  # parity-aware BPE: the language that chose it
 
 
 def row_starts(extras: list[int]) -> list[int]:

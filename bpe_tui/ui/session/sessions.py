@@ -16,16 +16,17 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...core.engine.events import TransitionEvent
 from ...core.engine.trainer import MergeEvent, Trainer
+from ...core.engine.variants.parity import ParityAware
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
 from ...core.wording import one_line
 from ..keys import key_for
-from .rows import TableRemoval, row_place, row_starts
+from .rows import HistoryRow, TableRemoval, row_place, row_starts
+from .snapshot import ParityView, Snapshot
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -33,55 +34,6 @@ TOP_PAIRS = 50
 SNAPSHOT_WORDS = 300
 #: Characters of the corpus kept for the running-text view.
 PREVIEW_CHARS = 4000
-
-
-@dataclass
-class Snapshot:
-    """What the panes need after a training move, computed where the trainer is safe to read."""
-
-    step: int = 0
-    target: int | None = None
-    vocab_size: int = 0
-    total_tokens: int = 0
-    initial_tokens: int = 0
-    corpus_chars: int = 0
-    finished: bool = False
-    stop_reason: str | None = None
-    top_pairs: list = field(default_factory=list)
-    leader_ties: int = 0
-    last_event: MergeEvent | None = None
-    timeline_len: int = 0
-    segmentations: dict = field(default_factory=dict)
-    #: The same words' frequencies and texts (what the corpus pane shows while busy: the
-    #: trainer may switch from words to chunks meanwhile, SuperBPE).
-    frequencies: dict = field(default_factory=dict)
-    texts: dict = field(default_factory=dict)
-    #: SuperBPE: whether the corpus is chunks now, and the transition made (None: not yet).
-    superwords: bool = False
-    transition: TransitionEvent | None = None
-    forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
-    #: The pair chosen by hand that the next step replays (undone, then not yet redone) and
-    #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
-    planned: tuple | None = None
-    planned_count: int = 0
-
-
-@dataclass
-class HistoryRow:
-    step: int  # the merge number (1-based: table.merge_number of the rank)
-    left: object
-    right: object
-    new: object
-    new_id: int
-    count: int | None
-    future: bool  # undone, but still re-appliable (shown dimmed)
-    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
-    manual: bool = False  # chosen by hand, not the leader
-    event: MergeEvent | None = None  # explore mode: the merge as it happened
-    dropped: bool = False  # left the table at SuperBPE's transition (its pair never occurs in the chunks)
-    #: What the variant did right after merge ``step`` (PickyBPE's RemovalEvent or
-    #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
-    after: object | None = None
 
 
 @dataclass
@@ -244,6 +196,12 @@ class ExploreSession(Session):
         self.saved_step = self.first_step
 
     @property
+    def languages(self) -> tuple[str, ...]:
+        """Parity-aware BPE's languages, in the order given (empty for any other trainer)."""
+        variant = self.trainer.variant
+        return variant.languages if isinstance(variant, ParityAware) else ()
+
+    @property
     def first_step(self) -> int:
         """The merges a start table brought (``--from``; 0 normally): the timeline, undo and
         go to never go below them, and new merges number on from them."""
@@ -302,6 +260,7 @@ class ExploreSession(Session):
         return HistoryRow(
             ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, future,
             ties=ev.tie_count, manual=ev.manual, event=ev, dropped=ev.step in self.trainer.dropped_merges,
+            language=getattr(ev.reason, "language", None),
         )
 
     def _row_index(self) -> list[int]:
@@ -472,6 +431,12 @@ class ExploreSession(Session):
             freqs = {w: tr.word_frequency(w) for w in order}
             texts = {w: tr.word_text(w) for w in order}
             planned = tr.planned_pair() if not finished else None
+            variant = tr.variant
+            parity = None
+            next_pair = None
+            if isinstance(variant, ParityAware):
+                parity = ParityView(variant.languages, variant.score_history(), variant.ratio_form, variant.next_language())
+                next_pair = variant.next_pair(tr) if not finished and planned is None else None
             return Snapshot(
                 step=k,
                 target=tr.target_steps,
@@ -493,6 +458,9 @@ class ExploreSession(Session):
                 transition=tr.transition,
                 planned=planned,
                 planned_count=tr.pair_count(planned) if planned is not None else 0,
+                next_pair=next_pair,
+                next_count=tr.pair_count(next_pair) if next_pair is not None else 0,
+                parity=parity,
             )
 
 

@@ -20,7 +20,16 @@ __all__ = ["Choice", "ChoiceTuple", "Merged", "PlainBPE", "Variant", "variant_fo
 
 def variant_for(config: "TrainerConfig") -> Variant:
     """The variant a config asks for: PickyBPE with ``picky=τ`` (or under the ``picky``
-    tie-break rule, whose order PickyBPE keeps), else plain BPE."""
+    tie-break rule, whose order PickyBPE keeps), else plain BPE. Parity-aware BPE
+    (``config.parity``) needs more than a config, one corpus per language:
+    ``Trainer.from_languages`` makes it."""
+    if config.parity is not None:
+        from ...errors import BPEError
+
+        raise BPEError(
+            "parity-aware BPE trains on one corpus per language: Trainer.from_languages({lang: paths}, dev={lang: path}, config) "
+            "(bpe-tui train --language LANG=FILE --dev LANG=FILE ...)"
+        )
     if config.picky is not None or config.tie_break == "picky":
         from .picky import PickyBPE
 
