@@ -46,11 +46,15 @@ def metric_curves(
     series: Sequence[Sequence[float | None]],
     title: str,
     legend: bool = True,
+    mark: int | None = None,
+    whole: bool = False,
 ) -> None:
     """The metric over merges, one curve per corpus with its own marker (the table cut after
     each of ``steps`` merges), and plotext's legend inside the chart; ``legend=False`` leaves
     it to the caller (twelve languages' legend would cover the early merges, where the curves
-    rise: the Evaluate view lists them under the chart, see :func:`marker_glyph`)."""
+    rise: the Evaluate view lists them under the chart, see :func:`marker_glyph`); ``mark``:
+    a step to mark with a vertical line (the trainer's current one); ``whole``: the values are
+    counts (whole-number ticks)."""
     if not steps or not labels:
         empty(plt, title, "no curve")
         return
@@ -62,6 +66,11 @@ def metric_curves(
                 [s for s, _ in points], [v for _, v in points], marker=line_marker(c), color=palette.color(c),
                 label=label if legend else None,
             )
+    if mark is not None:
+        plt.vline(mark, color=palette.mark)
+    every = [x for xs in series for x in xs if x is not None]
+    if whole and every:
+        count_ticks(plt, int(max(every)), "y", int(min(every)))
     if steps[-1] == steps[0]:
         plt.xlim(steps[0] - 1, steps[0] + 1)
     else:

@@ -18,6 +18,11 @@ from .figure import (
 )
 
 
+#: How many dots draw the vocabulary's dotted line: few enough that dots stand apart on the
+#: narrowest Stats tab (about 60 braille columns), many enough to read as a line.
+DOTTED_POINTS = 30
+
+
 def compression(
     plt: Any,
     palette: Palette,
@@ -39,13 +44,16 @@ def compression(
     rows = list(zip(merges, per_token, vocab))
     done = sample([r for r in rows if r[0] <= step])
     undone = sample([r for r in rows if r[0] >= step])
+    # Both lines in braille dots, the finest a terminal cell can draw (2 x 4 dots); without
+    # colour they differ by pattern: chars/token a solid line, the vocabulary a dotted one.
     if done:
         xs = [r[0] for r in done]
-        plt.plot(xs, [r[1] for r in done], marker=line_marker(0), color=palette.color(0), label=f"{short}/token")
-        plt.plot(xs, [r[2] for r in done], marker=line_marker(1), color=palette.color(1), label="vocabulary", yside="right")
+        plt.plot(xs, [r[1] for r in done], marker="braille", color=palette.color(0), label=f"{short}/token")
+        dots = sample([r for r in rows if r[0] <= step], DOTTED_POINTS)
+        plt.scatter([r[0] for r in dots], [r[2] for r in dots], marker="braille", color=palette.color(1), label="vocabulary (dotted)", yside="right")
         count_ticks(plt, done[-1][2], "y", done[0][2], side="right")
-    if len(undone) > 1:
-        plt.plot([r[0] for r in undone], [r[1] for r in undone], marker=line_marker(2), color=palette.muted, label="undone")
+    if len(undone) > 1:  # undone merges: muted, right of the current step's mark
+        plt.plot([r[0] for r in undone], [r[1] for r in undone], marker="braille", color=palette.muted, label="undone")
     plt.vline(step, color=palette.mark)
     if merges[-1] == merges[0]:  # one point: give the x axis a width
         plt.xlim(merges[0] - 1, merges[0] + 1)

@@ -9,11 +9,11 @@ import json
 import os
 
 from ..core.errors import BPEError
-from ..core.wording import plural
-from .options import add_eval_options
+from ..core.wording import one_line, plural
+from .options import add_eval_options, print_notes
 from .plot import HEIGHT as PLOT_HEIGHT
-from .plot import check_plot_path, write_plot
-from .terminal import argv_text, progress_bar, read_stdin_text
+from .plot import check_plot_path, say_plot_written, write_plot
+from .terminal import argv_text, progress_bar, read_stdin_text, show
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -23,8 +23,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     table_a, table_b = load(args.table_a), load(args.table_b)
     text = argv_text(args.text, "TEXT") if args.text is not None else read_stdin_text()
     result = compare(table_a, table_b, text)
-    name_a = f"A {args.table_a} ({table_a.source_format})"
-    name_b = f"B {args.table_b} ({table_b.source_format})"
+    name_a = f"A {one_line(args.table_a)} ({table_a.source_format})"
+    name_b = f"B {one_line(args.table_b)} ({table_b.source_format})"
     print(format_comparison(result, name_a, name_b, limit=args.limit or None))
     return 0
 
@@ -35,6 +35,14 @@ def run_evaluation(tables, names, corpora, args):
 
     with progress_bar(f"encoding ({plural(len(tables), 'table')})", args.quiet) as progress:
         return evaluate(tables, corpora, names, errors=args.errors, workers=args.workers, progress=progress)
+
+
+def shown_names(result):
+    """An evaluation with its table and corpus names as a report shows them: escaped (see
+    :func:`~bpe_tui.core.wording.one_line`); the JSON output keeps them as they are."""
+    from dataclasses import replace
+
+    return replace(result, tables=tuple(map(one_line, result.tables)), corpora=tuple(map(one_line, result.corpora)))
 
 
 def table_label(path: str) -> str:
@@ -50,6 +58,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.plot:
         check_plot_path(args.plot)
     corpora = [parse_corpus(spec) for spec in args.corpus]
+    print_notes(note for corpus in corpora for note in corpus.notes)
     tables = [load(path) for path in args.tables]
     names = [table_label(p) for p in args.tables]
     result = run_evaluation(tables, names, corpora, args)
@@ -66,9 +75,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.rows(), ensure_ascii=False, indent=1))
     elif args.markdown:
-        print(format_markdown(result))
+        print(format_markdown(shown_names(result)))
     else:
-        print(format_table(result))
+        print(format_table(shown_names(result)))
+    if args.plot:
+        say_plot_written(args.plot, machine_readable=args.json)
     return 0
 
 
@@ -87,6 +98,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     emitted = None
     if args.corpus:
         corpora = [parse_corpus(spec) for spec in args.corpus]
+        print_notes(note for corpus in corpora for note in corpus.notes)
         from ..core.analysis.evaluate import Corpus
 
         # All files together are one corpus for the audit.
@@ -113,11 +125,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         out["notes"] = {c.key: {str(i): n for i, n in c.notes.items()} for c in report.categories if c.notes}
         out["tokens"] = {str(i): {"text": table.display(i), "tree": tree_text(table, i)} for i in sorted(listed)}
         print(json.dumps(out, ensure_ascii=False, indent=1))
-        return 0
+    else:
+        print_audit(args, table, report)
+    if args.plot:
+        say_plot_written(args.plot, machine_readable=args.json)
+    return 0
+
+
+def print_audit(args: argparse.Namespace, table, report) -> None:
+    """The audit as text: the table, the corpus, a line per category, then each one's tokens."""
+    from ..core.analysis.audit import tree_text
+
     d = table.describe()
-    print(f"{args.table}: {d['format']} table, {d['units']}, vocabulary {len(table):,}, {table.num_merges:,} merges")
+    show(f"{args.table}: {d['format']} table, {d['units']}, vocabulary {len(table):,}, {table.num_merges:,} merges")
     if report.corpus_tokens is not None:
-        print(f"corpus {', '.join(args.corpus)}: {report.corpus_tokens:,} tokens, {report.used:,} distinct ids used ({report.utilization:.1%} of the vocabulary)")
+        show(f"corpus {', '.join(args.corpus)}: {report.corpus_tokens:,} tokens, {report.used:,} distinct ids used ({report.utilization:.1%} of the vocabulary)")
     width = max(len(c.title) for c in report.categories)
     print()
     for c in report.categories:
@@ -134,7 +156,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print(f"  {i:>7}  {table.display(i):<18}  {tree_text(table, i):<28}  {note}".rstrip())
         if len(shown) < len(c.ids):
             print(f"  … {len(c.ids) - len(shown):,} more (--limit 0 shows all, --json lists every id)")
-    return 0
 
 
 def add_compare_parser(sub) -> None:

@@ -16,7 +16,7 @@ from ..core.tables.special_policy import POLICIES
 from ..core.tables.table import UNK_ID, merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table
-from .terminal import argv_text, iter_stdin_text, read_stdin_text, stop_if_interrupted
+from .terminal import argv_text, iter_stdin_text, read_stdin_text, say, stop_if_interrupted
 
 
 def token_fields(table, token_id: int, surface) -> dict:
@@ -53,7 +53,7 @@ def _encode(args: argparse.Namespace) -> int:
         chunks = iter([argv_text(args.text, "TEXT")])
     else:
         if sys.stdin.isatty():  # (a person at a terminal, not a pipe: say what is awaited)
-            print("bpe-tui: reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)", file=sys.stderr)
+            say("reading the text to encode from the terminal; ctrl+d ends it (or give TEXT)")
         chunks = iter_stdin_text()
     if args.specials == "refuse":
         # refused before anything is written: the whole text is read first
@@ -161,7 +161,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
         try:
             ids.append(int(word))
         except ValueError:
-            raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number") from None
+            hint = "; on the command line ids are separated by spaces (standard input also takes commas)" if args.ids else ""
+            raise BPEError(f"id {n + 1}: {word[:30]!r} is not a whole number{hint}") from None
     try:
         text = table.decode(ids, errors=args.errors)
     except UndecodableToken as exc:
@@ -181,10 +182,17 @@ def cmd_trace(args: argparse.Namespace) -> int:
     steps = table.trace(word)
     show = lambda s: visible(s, table.end_of_word)  # noqa: E731
     start = table.initial_symbols(word.lower() if table.lowercase else word)
-    print(f"{show(word if table.units == 'chars' else word)!s}: {plural(len(start), 'symbol')} -> {plural(len(start) - len(steps), 'token')} in {plural(len(steps), 'merge')}")
+    end = steps[-1].symbols if steps else start
+    merges = sum(not step.split for step in steps)
+    removals = f" and {plural(len(steps) - merges, 'removal')}" if merges < len(steps) else ""
+    print(f"{show(word)!s}: {plural(len(start), 'symbol')} -> {plural(len(end), 'token')} in {plural(merges, 'merge')}{removals}")
     print("  start  " + " ".join(show(s) for s in start))
     before = list(start)
     for step in steps:
+        if step.split:  # PickyBPE: a token removed right after merge rank + 1, split into its parts
+            print(f"  after {merge_number(step.rank):>6}: removed {show(step.new_token)} -> {' + '.join(show(p) for p in step.split)}")
+            before = list(step.symbols)
+            continue
         rivals = rival_merges(table, before, step.rank)
         beat = f"  beat {', '.join(rivals[:3])}" + (f" (+{len(rivals) - 3} more)" if len(rivals) > 3 else "") if rivals else ""
         a, b = step.pair
@@ -195,12 +203,13 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def rival_merges(table, symbols: list, chosen_rank: int) -> list[str]:
-    """The other merges possible in ``symbols`` that the chosen (lower-ranked) one beat, as 'merge N a+b'."""
+    """The other merges possible in ``symbols`` that the chosen (lower-ranked) one beat, as 'merge N a+b'
+    (a table with removals replays its events in order: merges before the chosen one are past)."""
     found = set()
     for left, right in zip(symbols, symbols[1:]):
         a, b = table.token_id(left), table.token_id(right)
         rank = table.pair_rank(a, b) if a is not None and b is not None else None
-        if rank is not None and rank != chosen_rank:
+        if rank is not None and rank > chosen_rank:
             found.add((rank, left, right))
     return [f"merge {merge_number(r)} {visible(x, table.end_of_word)}+{visible(y, table.end_of_word)}" for r, x, y in sorted(found)]
 

@@ -23,6 +23,8 @@ from .options import (
     record_options,
     start_from_args,
 )
+from .languages import languages_from_args, parity_requested
+from .terminal import explorer_ended
 from .train import check_target_before_counting
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     from ..ui.app import run_inspect
 
     table = open_checked(args)
-    return run_inspect(args.table, compare_path=args.compare, table=table)
+    return explorer_ended(run_inspect(args.table, compare_path=args.compare, table=table))
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
@@ -67,7 +69,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     STOPS[args.stop - 1].example.trainer()  # a missing worked example: one line, before the screen opens
     from ..ui.app import run_tour
 
-    return run_tour(args.stop - 1)
+    return explorer_ended(run_tour(args.stop - 1))
 
 
 def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerConfig, MergeTable | None]:
@@ -86,13 +88,31 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
+    languages = checked_languages(args)
     if start is None:
-        check_target_before_counting(cfg, args.corpus or ["demo.txt"])
+        check_target_before_counting(cfg, args.corpus or list(languages or ()) or ["demo.txt"])
     if args.workers is not None:
         from ..core.text.corpus import resolve_workers
 
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     return args, cfg, start
+
+
+def checked_languages(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """Parity-aware BPE's languages (``--language``): checked, their files there (one-line
+    errors before the screen opens); None without them."""
+    from ..core.text.sources import expand_sources
+
+    if not parity_requested(args):
+        return None
+    if args.counts or args.dask:
+        raise BPEError(f"{'--counts' if args.counts else '--dask'} does not go with --language: each language's text is read here")
+    corpora, dev, _ = languages_from_args(args)
+    for paths in corpora.values():
+        expand_sources(paths)
+    for path in (dev or {}).values():
+        expand_sources([path])
+    return corpora
 
 
 def cmd_explore(argv: Sequence[str]) -> int:
@@ -102,7 +122,9 @@ def cmd_explore(argv: Sequence[str]) -> int:
     options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask, records=record_options(args))
     if start is not None:
         options["start"] = start  # the table to go on from
-    return run_explorer(args.corpus or None, cfg, **options)
+    if parity_requested(args):
+        options["languages"] = languages_from_args(args)  # (checked by explore_checked)
+    return explorer_ended(run_explorer(args.corpus or None, cfg, **options))
 
 
 def add_open_parser(sub) -> None:

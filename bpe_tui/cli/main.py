@@ -31,7 +31,7 @@ from .. import __version__
 from ..core.errors import BPEError
 from . import analysis, encoding, explorer, serve, tables, train
 from .options import SUBCOMMANDS, OneLineParser, check_workers
-from .terminal import _Interrupt
+from .terminal import ending, ending_signals, say
 
 #: Each subcommand's parser, in the order ``bpe-tui --help`` lists them; each module that owns a
 #: command family adds its own parsers (and the function that runs them).
@@ -74,18 +74,8 @@ def misspelt_command(word: str) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    import signal
-    import threading
-
-    previous = None
-    _Interrupt.seen = False
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        previous = signal.signal(signal.SIGINT, _Interrupt.handler)
-    try:
+    with ending_signals():
         return _run(argv)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _run(argv: list[str]) -> int:
@@ -95,17 +85,18 @@ def _run(argv: list[str]) -> int:
         sys.stdout.flush()
         return code
     except BPEError as exc:
-        print(f"bpe-tui: error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
-    except KeyboardInterrupt:
-        print("bpe-tui: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGINT (ctrl+c), or SIGTERM (Terminated)
+        line, status = ending(exc)
+        say(line)
+        return status
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except OSError as exc:  # writing the output failed (a full disk, /dev/full)
         _silence_stdout()
-        print(f"bpe-tui: error: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        say(f"error: cannot write output: {exc.strerror or exc}")
         return 2
 
 

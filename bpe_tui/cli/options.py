@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
+from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
+from .languages import add_language_options, parity_config, parity_requested
+from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
 SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert", "count", "compare", "audit", "eval", "learn", "serve")
@@ -22,7 +24,11 @@ SUBCOMMANDS = ("train", "encode", "decode", "trace", "inspect", "open", "convert
 def add_training_options(p: argparse.ArgumentParser) -> None:
     """The options that decide which merges are learned (shared by train and the explorer)."""
     g = p.add_argument_group("training rules (each overrides the preset)")
-    g.add_argument("--preset", choices=list(PRESETS), help="rule set to start from (default gpt2)")
+    g.add_argument(
+        "--preset", choices=list(PRESETS),
+        help="rule set to start from (default gpt2; superbpe: SuperBPE as its authors trained their OLMo2 tokenizers, "
+        "with --superwords-after K)",
+    )
     g.add_argument("--units", choices=list(UNITS), help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
         "--pretokenizer", metavar="NAME", help="whitespace, gpt2, gpt4, o200k, clip, or regex:PATTERN"
@@ -36,7 +42,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     size = g.add_mutually_exclusive_group()
     size.add_argument("--vocab-size", type=int, metavar="N", help="stop at this vocabulary size (default 1000)")
     size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
-    g.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when the best pair occurs fewer than N times")
+    g.add_argument("--min-frequency", type=int, metavar="N", help="stop when the best pair occurs fewer than N times (default 1; 2 under --preset parity)")
     g.add_argument(
         "--max-token-length", type=int, metavar="N",
         help=f"never make a token longer than N bytes/characters (0 = no limit; default: none for train, {EXPLORER_MAX_TOKEN_LENGTH} in the explorer)",
@@ -44,6 +50,11 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--no-merge-across", metavar="CLASS",
         help=r"a regex character class (\d, \s, \p{P} ...): no token may mix characters in it with others",
+    )
+    g.add_argument(
+        "--picky", type=float, metavar="TAU",
+        help="PickyBPE (Chizhov et al. 2024): after each merge, remove a part whose share of occurrences inside the new "
+        "token (its IoS) is above TAU, 0 < TAU <= 1, splitting it back into its parts; --preset picky is the authors' setup",
     )
     sw = g.add_mutually_exclusive_group()
     sw.add_argument(
@@ -54,6 +65,20 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     sw.add_argument(
         "--superwords", action="store_true",
         help="with --from: extend the table with superwords (SuperBPE's stage 2 right after its merges)",
+    )
+    g.add_argument(
+        "--superword-rule", choices=list(SUPERWORD_RULES),
+        help="SuperBPE's stage-2 split: regex (the authors' current rule, default) or digits (only digit runs cut, in "
+        "threes from the right: their published OLMo2 tokenizers')",
+    )
+    g.add_argument("--superword-max-words", type=int, metavar="N", help="stage 2: no token of more than N words (0 = no limit; the authors: 4)")
+    g.add_argument(
+        "--superword-skip-colon-space", action=argparse.BooleanOptionalAction, default=None,
+        help="stage 2: no token holding ': ' (the authors' trainer skips them)",
+    )
+    g.add_argument(
+        "--superwords-drop-unused", action=argparse.BooleanOptionalAction, default=None,
+        help="at the transition, drop the merges whose pair never occurs in the chunks (the authors' trainer does)",
     )
     g.add_argument(
         "--from", dest="from_table", metavar="TABLE",
@@ -69,6 +94,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         help="count words on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
         "LocalCluster with one worker per CPU (--workers N sets how many); needs bpe-tui[dask]",
     )
+    add_language_options(p)
 
 
 def add_record_options(g) -> None:
@@ -93,10 +119,15 @@ def record_options(args: argparse.Namespace):
 
 
 def report_skipped(report) -> None:
-    """After reading a dataset: the bad records skipped, as a note on stderr (nothing if none)."""
-    summary = report.summary()
-    if summary:
-        print(f"bpe-tui: note: {summary}", file=sys.stderr)
+    """After reading a corpus: what was assumed or left out, and the bad records skipped, as
+    notes on stderr, one line each (nothing if none)."""
+    print_notes(report.said())
+
+
+def print_notes(notes) -> None:
+    """Notes on stderr, one ``bpe-tui: note:`` line each (escaped: see terminal.say)."""
+    for note in notes:
+        say(f"note: {note}")
 
 
 def dask_from_args(args: argparse.Namespace) -> str | None:
@@ -130,13 +161,23 @@ def load_table(args: argparse.Namespace, path: str):
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
     """A TrainerConfig from parsed options: the preset, overridden by what was given."""
-    kw: dict = {"preset": args.preset or "gpt2", "lowercase": args.lowercase, "special_tokens": args.special, "min_frequency": args.min_frequency}
-    limit = args.max_token_length if args.max_token_length is not None else default_max_length
+    parity = parity_requested(args)
+    preset = args.preset or ("parity" if parity else "gpt2")
+    kw: dict = {"preset": preset, "lowercase": args.lowercase, "picky": args.picky}
+    if args.special or preset != "picky":  # (the picky preset has special tokens of its own)
+        kw["special_tokens"] = args.special
+    if args.min_frequency is not None:
+        kw["min_frequency"] = args.min_frequency
+    if parity:
+        kw.update(parity_config(args))
+    # (parity-aware BPE takes no length limit: the explorer's default is not put on it)
+    limit = args.max_token_length if args.max_token_length is not None or parity else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across
     if args.superwords:
         raise BPEError("--superwords extends a table (--from TABLE); to train superwords from scratch give --superwords-after K")
     kw["superwords_after"] = args.superwords_after
+    kw.update(stage2_from_args(args, args.superwords_after is not None))
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -152,6 +193,30 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
     else:
         kw["vocab_size"] = args.vocab_size if args.vocab_size is not None else default_vocab
     return TrainerConfig(**kw)
+
+
+#: SuperBPE's stage-2 options: option -> TrainerConfig field.
+STAGE2_OPTIONS = {
+    "--superword-rule": "superword_rule",
+    "--superword-max-words": "superword_max_words",
+    "--superword-skip-colon-space": "superword_skip_colon_space",
+    "--superwords-drop-unused": "superwords_drop_unused",
+}
+
+
+def stage2_from_args(args: argparse.Namespace, superwords: bool) -> dict:
+    """The stage-2 options given, as TrainerConfig fields (the preset fills the others). One
+    given without a transition (``superwords`` false) is an error: it has nothing to act on."""
+    given = {field: getattr(args, field) for field in STAGE2_OPTIONS.values() if getattr(args, field) is not None}
+    if given and not superwords:
+        option = next(opt for opt, field in STAGE2_OPTIONS.items() if field in given)
+        raise BPEError(f"{option} is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well")
+    if given.get("superword_max_words") is not None:
+        most = given["superword_max_words"]
+        if most < 0:
+            raise BPEError(f"--superword-max-words must be 0 (no limit) or more, not {most}")
+        given["superword_max_words"] = most or None
+    return given
 
 
 #: The options a start table decides (--from): option -> (TrainerConfig field, what it says).
@@ -171,7 +236,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
     rules to go on with: the table's for how the corpus is split and spelled (an option that
     would change them is an error), the command line's for the rest. Without a target the
     run adds 1,000 merges."""
-    from ..core.engine.trainer import table_config
+    from ..core.engine.start import table_config
     from ..core.tables.formats import load
 
     given = [opt for opt, name in TABLE_DECIDES.items() if getattr(args, name) not in (None, False, [])]
@@ -180,13 +245,16 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
             f"{given[0]} does not go with --from: the table's units, pre-tokenizer, end-of-word marker, lowercase "
             "and special tokens decide how the corpus is split (use --tie-break for the rule)"
         )
+    if parity_requested(args):
+        raise BPEError("parity-aware BPE (--language, --parity) does not go with --from: it starts from the base alphabet")
     table = load(args.from_table)
     cfg, _ = table_config(table, None)
-    changes: dict = {"min_frequency": args.min_frequency, "no_merge_across": args.no_merge_across}
+    changes: dict = {"min_frequency": args.min_frequency if args.min_frequency is not None else 1, "no_merge_across": args.no_merge_across, "picky": args.picky}
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     changes["max_token_length"] = limit or None
     if args.tie_break:
         changes["tie_break"] = args.tie_break
+    changes.update(stage2_from_args(args, args.superwords or args.superwords_after is not None))
     if args.superwords:
         changes["superwords_after"] = table.num_merges
     elif args.superwords_after is not None:
@@ -238,7 +306,7 @@ def check_workers(args: argparse.Namespace) -> None:
         raise BPEError(f"--workers must be 1 or more, not {workers}")
     cpus = os.cpu_count() or 1
     if workers > cpus:
-        print(f"bpe-tui: note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}", file=sys.stderr)
+        say(f"note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}")
         args.workers = cpus
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from ..charts.figure import Palette
 from ..core.atomic import atomic_write_text, resolve_target
 from ..core.errors import BPEError
+from .terminal import say, show
 
 #: The headless figure's size, in terminal cells.
 WIDTH = 100
@@ -59,3 +60,12 @@ def write_plot(
     for line in caption:
         console.print(Text(line), soft_wrap=True)
     atomic_write_text(path, console.export_svg(title=title))
+
+
+def say_plot_written(path: str, machine_readable: bool) -> None:
+    """The last line of a command that wrote ``--plot FILE``, as ``train`` ends with the table
+    it wrote: on stdout after the report, or on stderr when stdout is JSON for a program."""
+    if machine_readable:
+        say(f"wrote {path} (chart)")
+    else:
+        show(f"wrote {path} (chart)")

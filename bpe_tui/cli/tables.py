@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..core.engine.units import visible
 from ..core.errors import BPEError
@@ -12,6 +11,7 @@ from ..core.tables.summary import describe_prefix_space, describe_pretokenizer, 
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table, save_options
+from .terminal import say, show
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -23,9 +23,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.token is not None:
         return print_token_tree(table, args.token)
     d = table.describe()
-    print(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
+    show(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
     if superwords is not None:
         print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:
@@ -85,20 +85,20 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..core.tables.formats import check_save, check_table, load, save
-    from ..core.text.pretokenize import SUPERWORD_PRETOKENIZER
+    from ..core.engine.superwords import is_superword_rule
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
-    superwords = table.pretokenizer == SUPERWORD_PRETOKENIZER
+    superwords = is_superword_rule(table.pretokenizer)
     check_save(
         args.output, args.to, table.units, overwrite=args.force, superwords=superwords, end_of_word=table.end_of_word is not None,
         **save_options(args, args.to),
     )
     check_table(table, args.to)
     for warning in conversion_losses(table, args.to):
-        print(f"note: {warning}", file=sys.stderr)
+        say(f"note: {warning}")
     save(table, args.output, args.to, overwrite=args.force, **save_options(args, args.to))
-    print(f"{args.input} ({table.source_format}) -> {args.output} ({args.to}): {len(table):,} tokens, {table.num_merges:,} merges")
+    show(f"{args.input} ({table.source_format}) -> {args.output} ({args.to}): {len(table):,} tokens, {table.num_merges:,} merges")
     return 0
 
 

@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from ..core.engine.config import TrainerConfig
+from ..core.errors import BPEError
 from ..core.wording import plural
+from .languages import languages_from_args, parity_requested
 from .options import (
     add_training_options,
     config_from_args,
@@ -17,7 +19,7 @@ from .options import (
     save_options,
     start_from_args,
 )
-from .terminal import counting_label, progress_bar, stderr_progress, stop_if_interrupted
+from .terminal import counting_label, progress_bar, show, stderr_progress, stop_if_interrupted
 
 
 def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
@@ -39,21 +41,29 @@ def cmd_train(args: argparse.Namespace) -> int:
         start, cfg = start_from_args(args)
     else:
         cfg = config_from_args(args)
+    languages = languages_from_args(args) if parity_requested(args) else None
+    if languages is None and not args.corpus:
+        raise BPEError("give the corpus to train on (files, directories, globs or -), or --language LANG=FILE per language")
     from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(
         args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None,
-        end_of_word=cfg.end_of_word is not None, **save_options(args, args.format),
+        end_of_word=cfg.end_of_word is not None, picky=cfg.picky is not None or cfg.word_start is not None,
+        **save_options(args, args.format),
     )
     if start is None:
-        check_target_before_counting(cfg, args.corpus)
+        check_target_before_counting(cfg, args.corpus or list(languages[0] if languages is not None else ()))
     dask = dask_from_args(args)
     records = record_options(args)
     report = ReadReport()
     reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report)
-    show = sys.stderr.isatty() and not args.quiet
-    if show:
+    with_bar = sys.stderr.isatty() and not args.quiet
+    if languages is not None:
+        if args.counts or dask:
+            raise BPEError(f"{'--counts' if args.counts else '--dask'} does not go with --language: each language's text is read here")
+        trainer = train_languages(args, cfg, languages, with_bar)
+    elif with_bar:
         with stderr_progress() as bar:
             task = bar.add_task(counting_label(dask), total=None, unit="blocks" if dask else "bytes")
             options = dict(
@@ -93,17 +103,75 @@ def cmd_train(args: argparse.Namespace) -> int:
             before = f"{transition.words:,} distinct words, then " if transition.words else ""
             units = f"{before}{transition.chunks:,} chunks (SuperBPE, from merge {transition.step + 1:,})"
         documents = f" in {plural(report.records, 'record')}" if report.records else ""
-        print(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters{documents}")
+        show(f"{trainer.name}: {units}, {trainer.corpus_chars:,} characters{documents}")
         if start is not None:
-            print(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
+            show(f"from {args.from_table}: {start.num_merges:,} merges, {len(start):,} tokens kept; " + "; ".join(trainer.table_rules))
             new = trainer.steps_done - trainer.first_step
             print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
-        print(f"{trainer.steps_done:,} merges, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
+        dropped = len(trainer.dropped_merges)
+        kept = f" ({dropped:,} dropped at the transition: their pairs never occur in the chunks)" if dropped else ""
+        print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
+        if cfg.picky is not None:
+            print(removals_line(trainer))
+        if languages is not None:
+            print(parity_summary(trainer))
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
-        print(f"wrote {args.output} ({args.format})")
+        show(f"wrote {args.output} ({args.format})")
     return 0
+
+
+def removals_line(trainer) -> str:
+    """PickyBPE's work in one line: how many removals and restores, how many tokens are out."""
+    from ..core.engine.variants.picky import RemovalEvent, RestoreEvent
+
+    after = [e for ev in trainer.history for e in ev.after]
+    removals = sum(isinstance(e, RemovalEvent) for e in after)
+    restores = sum(isinstance(e, RestoreEvent) for e in after)
+    return f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(len(trainer.removed), 'token')} out of the vocabulary"
+
+
+def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, with_bar: bool):
+    """Parity-aware BPE: a trainer over one corpus per language, trained to its target, with
+    a progress bar on a terminal."""
+    from ..core.engine.trainer import Trainer
+
+    corpora, dev, ratio = languages
+    reading = dict(errors=args.errors, workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records)
+    if not with_bar:
+        trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                stop_if_interrupted()
+        return trainer
+    with stderr_progress() as bar:
+        task = bar.add_task(f"counting {len(corpora)} languages", total=None, unit="bytes")
+        trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        bar.update(task, description="merging", completed=0, total=trainer.target_steps, unit="merges")
+        for event in trainer.run():
+            if event.step % 50 == 0:
+                bar.update(task, completed=event.step)
+                stop_if_interrupted()
+    return trainer
+
+
+def parity_summary(trainer) -> str:
+    """Each language's measure before training and now, and how many merges it chose."""
+    variant = trainer.variant
+    history = variant.score_history()
+    chose: dict[str, int] = {}
+    for event in trainer.history:
+        reason = event.reason
+        if reason is not None and reason.language is not None:
+            chose[reason.language] = chose.get(reason.language, 0) + 1
+    what = "compression over target" if variant.ratio_form else "development text tokens"
+    shown = (lambda v: f"{v:,}") if not variant.ratio_form else (lambda v: f"{v:.3f}")
+    rows = [
+        f"  {lang}: {shown(before)} -> {shown(after)}, chose {plural(chose.get(lang, 0), 'merge')}"
+        for lang, before, after in zip(variant.languages, history[0], history[-1])
+    ]
+    return f"{what} per language, before -> after:\n" + "\n".join(rows)
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -112,6 +180,8 @@ def cmd_count(args: argparse.Namespace) -> int:
 
     from ..core.text.datasets.records import ReadReport
 
+    if parity_requested(args):
+        raise BPEError("count counts one corpus: --language and the parity options belong to train and the explorer")
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
     dask = dask_from_args(args)
@@ -129,7 +199,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     report_skipped(report)
     write_count_file(counts, args.output, overwrite=args.force)
     documents = f" from {plural(report.records, 'record')}" if report.records else ""
-    print(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all{documents}")
+    show(f"wrote {args.output}: {len(counts):,} distinct words, {sum(counts.values()):,} in all{documents}")
     return 0
 
 
@@ -138,7 +208,10 @@ def add_train_parser(sub) -> None:
     from ..core.tables.formats import writers
 
     t = sub.add_parser("train", help="train a merge table and save it")
-    t.add_argument("corpus", nargs="+", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
+    t.add_argument(
+        "corpus", nargs="*",
+        help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin (or --language LANG=FILE per language)",
+    )
     t.add_argument("-o", "--output", required=True, help="where to write the table")
     t.add_argument("--format", default="native", choices=sorted(writers()), help="output format (default native)")
     t.add_argument("--force", action="store_true", help="overwrite OUTPUT if it exists")

@@ -17,6 +17,13 @@ class BPEError(Exception):
     """Bad input: an unreadable corpus, a malformed merge table, an invalid option."""
 
 
+def one_line(exc: BaseException) -> str:
+    """Another library's exception as one line for a message: its type and the first line
+    of what it says (a traceback's last line, without the traceback)."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
 class NotUTF8(BPEError):
     """A corpus file that is not valid UTF-8, read strictly: which file (``name``) and at
     which byte (of its decompressed content); ``line``: the JSONL line, when the bytes were

@@ -31,7 +31,7 @@ Units: TypeAlias = Literal["chars", "bytes"]
 UNITS: tuple[Units, ...] = get_args(Units)
 
 #: Which pair wins among pairs with the same count (defined exactly in the trainer).
-TieBreak: TypeAlias = Literal["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe"]
+TieBreak: TypeAlias = Literal["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "subword-nmt", "picky"]
 TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 
 #: Where a space goes in front of the text between special tokens (see
@@ -45,5 +45,5 @@ PREFIX_SCHEMES: tuple[PrefixScheme, ...] = get_args(PrefixScheme)
 
 #: The merge-table file formats, as ``--format`` and ``save(..., format=...)`` name them
 #: (each module in :mod:`bpe_tui.core.tables.formats` declares its own as ``NAME``).
-FormatName: TypeAlias = Literal["native", "hf", "gpt2", "minbpe", "sentencepiece", "tiktoken", "subword-nmt", "clip", "transformers"]
+FormatName: TypeAlias = Literal["native", "hf", "gpt2", "minbpe", "sentencepiece", "tiktoken", "subword-nmt", "clip", "transformers", "picky"]
 FORMAT_NAMES: tuple[FormatName, ...] = get_args(FormatName)

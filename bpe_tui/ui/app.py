@@ -13,12 +13,16 @@ Entry points (called by the CLI): :func:`run_explorer` and :func:`run_inspect`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import os
+import signal
 from collections.abc import Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
@@ -26,10 +30,11 @@ from ..core.engine.trainer import Trainer
 from ..core.errors import BPEError
 from ..core.tables.table import MergeTable
 from ..core.text.datasets.records import RecordOptions
-from ..core.wording import plural
+from ..core.wording import one_line, plural
 from .guide import Guide, open_tour
 from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
 from .messages import LoadCancelled, LoadFailed, SessionOpened
+from .notifications import note_lines, shown
 from .panes.corpus import CorpusPane
 from .panes.detail import TokenDetail
 from .panes.encode import EncodePane
@@ -101,8 +106,11 @@ class ExplorerApp(App):
         tour: int | None = None,
         start: MergeTable | None = None,
         records: RecordOptions | None = None,
+        languages: tuple | None = None,
     ) -> None:
         super().__init__()
+        #: ``bpe-tui --language LANG=FILE ...``: parity-aware BPE's ``(corpora, dev, ratio)``.
+        self.languages = languages
         #: How JSON lines and Parquet corpora give their documents (--text-field,
         #: --skip-bad-records; the open dialog changes it for what it opens).
         self.records = records or RecordOptions()
@@ -140,6 +148,28 @@ class ExplorerApp(App):
             self.session, self.main = session, screen_for(session, path)
         return self.main
 
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification of the explorer (a widget's ``notify`` comes here too): shown as
+        text, never as markup, a file's name or content in it escaped and on one line (see
+        :mod:`~bpe_tui.ui.notifications`)."""
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def on_load(self) -> None:
+        """SIGINT and SIGTERM end the explorer as ctrl+q does, the terminal given back, with
+        128 + the signal's number as its exit status (the CLI then says which, in one line).
+        Left to Python, the CLI's handler would raise in the middle of whatever the screen
+        was doing. (A test's headless app leaves the test runner's signals alone; Textual's
+        web driver, under ``serve``, sets its own.)"""
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread, no signals)
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+
     def on_mount(self) -> None:
         if self.session is not None:
             self.show_notes(self.session)
@@ -153,6 +183,9 @@ class ExplorerApp(App):
         elif table_path is not None:
             screen.show_progress(f"opening {table_path}…", None)
             screen.loader.table(table_path)
+        elif self.languages is not None:
+            screen.show_progress(f"reading {plural(len(self.languages[0]), 'language')}…", None)
+            screen.loader.languages(self.languages, default_config(config), errors, workers=self.count_workers, records=self.records)
         elif paths:
             screen.show_progress(f"reading {', '.join(paths)}…", None)
             screen.loader.corpus(
@@ -199,8 +232,8 @@ class ExplorerApp(App):
         notes = session.full_table.notes
         if notes:
             # Short and brief: on 80 columns a toast covers the history for as long as it stays.
-            shown = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
-            self.notify("\n".join("• " + n for n in shown), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
+            listed = notes[:NOTES_SHOWN] + ([f"+ {plural(len(notes) - NOTES_SHOWN, 'more note')}: bpe-tui inspect lists them"] if len(notes) > NOTES_SHOWN else [])
+            self.notify(note_lines(listed), title=f"opened {session.name}: notes", timeout=NOTES_SECONDS)
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
@@ -223,6 +256,7 @@ class ExplorerApp(App):
 
     def failed_to_open(self, why: str) -> None:
         self._compare_path = None  # nothing to compare with
+        why = one_line(why)  # (shown on the screen as well: a path in it escaped)
         self.notify(why, title="cannot open", severity="error", timeout=10)
         self.main.loading_stopped(f"could not open: {why} — press o to open something else")
 
@@ -230,6 +264,7 @@ class ExplorerApp(App):
         """A corpus that is not valid UTF-8: ask to read it with each invalid byte read as
         U+FFFD (what ``--errors replace`` does); no leaves what was open as it was."""
         self.main.hide_progress()
+        why = one_line(why)
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -417,19 +452,23 @@ def run_explorer(
     dask: str | None = None,
     start: MergeTable | None = None,
     records: RecordOptions | None = None,
+    languages: tuple | None = None,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
     with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
     training from this table (``--from``): its merges are applied first, and new merges
-    number on after them. ``records``: how JSON lines and Parquet corpora give their documents."""
+    number on after them. ``records``: how JSON lines and Parquet corpora give their documents.
+    ``languages``: parity-aware BPE's ``(corpora, dev, ratio)`` (see ``Trainer.from_languages``),
+    instead of ``paths``."""
     from .. import demo_corpus_path
 
-    if not paths:
+    if not paths and languages is None:
         paths = [demo_corpus_path()]
         counts = False
     app = ExplorerApp(
-        paths=list(paths), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start, records=records
+        paths=list(paths or ()), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start,
+        records=records, languages=languages,
     )
     app.run()
     return app.return_code or 0

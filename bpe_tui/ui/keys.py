@@ -165,7 +165,7 @@ PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token: one line, the least important shortened or left out first"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
     ("pairs", "top pairs: rank, left, right, count, ties (=), change since the step the title names (▲▼ new); ▶ merges next; why the last merge won (tab opens it whole); inspect: the encode text's pairs, the table's summary until you type"),
-    ("history", "every merge as a table: ● here, number, = a tie decided it, h chosen by hand, · undone (enter re-applies), ⁀ a superword, count; the line below says why"),
+    ("history", "every merge as a table: ● here, number, = a tie decided it, h chosen by hand, x dropped at the transition, · undone (enter re-applies), ⁀ a superword, count; the line below says why"),
     ("stats", "charts: characters per token and vocabulary over merges, merge counts, pairs occurring k times (log-log); inspect: token lengths; watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),

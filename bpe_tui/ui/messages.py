@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from ..core.tables.table import MergeTable
-from .session.sessions import Session, Snapshot
+from .session.sessions import Session
+from .session.snapshot import Snapshot
 
 #: Seconds of work between two messages from a worker (training batches, reading progress):
 #: a few screen updates per second, never one per merge or per block.

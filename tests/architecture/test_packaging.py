@@ -1,15 +1,21 @@
-"""What a user installs: the wheel holds the ``py.typed`` marker (PEP 561), so a user's type
-checker reads bpe-tui's annotations, and the data files the package reads at run time."""
+"""What a user installs: the wheel, built from the sources and installed in a clean
+virtualenv, holds the ``py.typed`` marker (PEP 561), the data files the package reads at run
+time, the licence, and the metadata a package index shows; its ``bpe-tui`` command runs."""
 
 from __future__ import annotations
 
+import email
 import shutil
 import subprocess
 import sys
+import sysconfig
+import venv
 import zipfile
+from pathlib import Path
 
 import pytest
 
+import bpe_tui
 from tests.conftest import REPO
 
 
@@ -23,10 +29,13 @@ def _setuptools_builds_wheels() -> bool:
     return (major, minor) >= (70, 1)
 
 
-def test_the_wheel_ships_the_type_marker(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of the sources (as a package index would get it)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(REPO / name, source / name)
     shutil.copytree(REPO / "bpe_tui", source / "bpe_tui", ignore=shutil.ignore_patterns("__pycache__"))
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)]
@@ -36,7 +45,46 @@ def test_the_wheel_ships_the_type_marker(tmp_path):
     if done.returncode != 0 and "Could not find a version that satisfies" in done.stderr:
         pytest.skip("the build backend (setuptools>=68, wheel) is not installed and no package index answers")
     assert done.returncode == 0, done.stderr[-2000:]
-    (wheel,) = (tmp_path / "dist").glob("bpe_tui-*.whl")
+    (built,) = (tmp_path / "dist").glob("bpe_tui-*.whl")
+    return built
+
+
+def test_the_wheel_ships_the_type_marker_data_and_licence(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "bpe_tui/py.typed" in names
     assert "bpe_tui/data/demo.txt" in names and "bpe_tui/ui/panes/encode.tcss" in names
+    assert any(n.endswith(".dist-info/LICENSE") or n.endswith("/licenses/LICENSE") for n in names)
+
+
+def test_the_metadata_says_what_an_index_page_shows(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        (path,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = email.message_from_bytes(archive.read(path))
+    assert metadata["Name"] == "bpe-tui" and metadata["Version"] == bpe_tui.__version__
+    classifiers = metadata.get_all("Classifier")
+    assert "License :: OSI Approved :: MIT License" in classifiers and "Typing :: Typed" in classifiers
+    assert "Project-URL" not in metadata  # none invented: the project has no public address yet
+    assert metadata.get_payload().lstrip().startswith("# bpe-tui")  # README.md is the long description
+
+
+def test_the_wheel_installs_and_its_command_runs(wheel, tmp_path):
+    """A clean virtualenv (no site packages) gets the wheel alone; its dependencies are this
+    environment's, put on its path by a .pth file (no index needed)."""
+    env_dir = tmp_path / "clean"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True).stdout.strip()
+    (Path(site) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    command = env_dir / "bin" / "bpe-tui"
+    version = subprocess.run([str(command), "--version"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert version.stdout.strip() == f"bpe-tui {bpe_tui.__version__}", version.stderr
+    # from another directory than this checkout's, which `python -c` would import first
+    where = subprocess.run(
+        [str(python), "-c", "import bpe_tui; print(bpe_tui.__file__, bpe_tui.demo_corpus_path())"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    package, demo = where.stdout.split()
+    assert package.startswith(site) and demo.startswith(site)  # the installed copy, not this checkout
+    trained = subprocess.run([str(command), "train", demo, "--merges", "10", "-o", str(tmp_path / "t.json")], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert trained.returncode == 0 and trained.stdout.splitlines()[-1] == f"wrote {tmp_path / 't.json'} (native)", trained.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -254,3 +255,21 @@ def test_the_educational_demo_piped_into_head_stops_quietly():
     err = proc.stderr.read()
     proc.wait(timeout=60)
     assert err == b""
+
+
+def test_a_linked_folder_is_read_and_a_link_loop_is_not_followed(tmp_path):
+    """corpora/ holds parallel/ as a link to the package's copy: counting corpora/ reads it
+    (it was left out without a word). A link back up the tree is read once, not forever."""
+    from bpe_tui.core.text.sources import expand_sources
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "b.txt").write_text("b\n")
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    (corpus / "a.txt").write_text("a\n")
+    (corpus / "linked").symlink_to(outside, target_is_directory=True)
+    (corpus / "sub" / "up").symlink_to(corpus, target_is_directory=True)  # a loop
+    (corpus / "again").symlink_to(outside, target_is_directory=True)  # the same folder twice
+    found = [os.path.relpath(p, corpus) for p in expand_sources([str(corpus)])]
+    assert found == ["a.txt", "again/b.txt"]

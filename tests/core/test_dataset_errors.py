@@ -18,8 +18,8 @@ from bpe_tui import TrainerConfig, count_words
 from bpe_tui.core.errors import BPEError, NotUTF8, RecordError
 from bpe_tui.core.text import corpus
 from bpe_tui.core.text.corpus import count_files
-from bpe_tui.core.text.datasets import parquet as parquet_reader
-from bpe_tui.core.text.datasets.records import RECORD_LIMIT, ReadReport, RecordOptions
+from bpe_tui.core.limits import RECORD
+from bpe_tui.core.text.datasets.records import ReadReport, RecordOptions
 from tests.dataset_files import write_jsonl, write_parquet, zstd
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
@@ -117,7 +117,7 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
 
 
 def test_a_parquet_value_over_the_record_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(parquet_reader, "RECORD_LIMIT", 100)
+    monkeypatch.setenv(RECORD.variable, str(100 / 2**20))  # 100 bytes
     path = write_parquet(tmp_path / "l.parquet", ["short", "x" * 101, "short again"])
     with pytest.raises(RecordError, match=r"row 2: 'text' is longer than"):
         count_files([str(path)], CFG)
@@ -191,7 +191,7 @@ def test_a_200_mb_record_is_refused_as_soon_as_it_is_too_long_and_skipped_in_fla
         f.write(b'"}\n{"text": "after"}\n')
     with pytest.raises(RecordError) as info:
         count_files([str(path)], CFG)
-    assert one_line(info.value).startswith(f"{path}:2: a record longer than {RECORD_LIMIT >> 20} MB (from byte 19)")
+    assert one_line(info.value).startswith(f"{path}:2: a record longer than 64 MB (from byte 19): records are read whole; split it, or BPE_TUI_MAX_RECORD_MB=256 raises the limit")
     tracemalloc.start()
     try:
         report = ReadReport()
@@ -200,7 +200,7 @@ def test_a_200_mb_record_is_refused_as_soon_as_it_is_too_long_and_skipped_in_fla
     finally:
         tracemalloc.stop()
     assert counted == {"before": 1, "after": 1} and report.skipped == 1
-    assert peak < RECORD_LIMIT + (16 << 20), peak  # the record was never held whole
+    assert peak < RECORD.bytes() + (16 << 20), peak  # the record was never held whole
 
 
 def test_a_json_array_file_says_what_json_lines_are(tmp_path):
@@ -243,7 +243,7 @@ def test_a_truncated_stream_says_how_far_it_was_read(tmp_path):
     import re
     import zlib
 
-    from bpe_tui.core.text.blocks import DECOMPRESSED_PIECE
+    from bpe_tui.core.compression import PIECE
 
     data = "".join(f"line {i}: the quick brown fox, number {i * 7919 % 10007}\n" for i in range(8000)).encode()
     packed = gzip.compress(data)
@@ -255,4 +255,4 @@ def test_a_truncated_stream_says_how_far_it_was_read(tmp_path):
     assert found, info.value
     after = int(found.group(1).replace(",", ""))
     readable = len(zlib.decompressobj(31).decompress(packed[: len(packed) * 3 // 4]))
-    assert readable - DECOMPRESSED_PIECE <= after <= readable, (after, readable, len(data))
+    assert readable - PIECE <= after <= readable, (after, readable, len(data))

@@ -125,3 +125,25 @@ def test_a_chart_is_the_same_whatever_the_hash_seed():
         env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=str(REPO))
         outputs.add(subprocess.run([sys.executable, "-c", program], env=env, check=True, capture_output=True, text=True).stdout)
     assert len(outputs) == 1, "\n\n".join(outputs)
+
+
+def test_plot_ends_with_the_wrote_line_as_train_does(capsys, small_table, tmp_path):
+    """The last line says where the chart went; under --json it goes to stderr, so stdout stays JSON."""
+    import json
+
+    chart = tmp_path / "eval.svg"
+    code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", "--plot", chart, "-q")
+    assert code == 0 and out.splitlines()[-1] == f"wrote {chart} (chart)"
+    chart = tmp_path / "audit.txt"
+    code, out, err = run(capsys, "audit", small_table, "--plot", chart, "--json", "-q")
+    assert code == 0 and json.loads(out)["summary"] and err.splitlines()[-1] == f"bpe-tui: wrote {chart} (chart)"
+    code, out, _ = run(capsys, "audit", small_table, "--plot", chart, "-q")
+    assert code == 0 and out.splitlines()[-1] == f"wrote {chart} (chart)"
+
+
+def test_decode_says_how_ids_are_separated(capsys, small_table):
+    code, _, err = run(capsys, "decode", "-t", small_table, "72,101")
+    assert code == 2
+    assert err.strip() == (
+        "bpe-tui: error: id 1: '72,101' is not a whole number; on the command line ids are separated by spaces (standard input also takes commas)"
+    )

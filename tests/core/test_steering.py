@@ -335,10 +335,11 @@ def trained_table(text: str, config: dict, rule: str, k: int) -> MergeTable | No
     return t.table
 
 
-@given(text=texts, config=configs, rule=st.sampled_from([r for r in RULES if r != "hf"]), k=st.integers(0, 12), more=st.integers(0, 12))
+@given(text=texts, config=configs, rule=st.sampled_from([r for r in RULES if r not in ("hf", "picky")]), k=st.integers(0, 12), more=st.integers(0, 12))
 def test_going_on_from_a_table_on_its_own_corpus_continues_the_same_training(text, config, rule, k, more):
     """Train k merges, save, go on from the table on the same corpus: the next merges are
-    the ones training straight through makes (hf numbers ids its own way, so it is left out)."""
+    the ones training straight through makes (hf numbers ids its own way, and picky's order
+    is the history of a pair counter the table does not hold: both are left out)."""
     straight = make(text, config, rule)
     if straight is None:
         return

@@ -107,3 +107,17 @@ def test_explorer_with_a_vocab_size_below_the_bytes_alphabet_is_exit_2(capsys):
     assert main([demo_corpus_path(), "--vocab-size", "100"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"bpe-tui: error: {demo_corpus_path()}: vocabulary size 100 is smaller than the base alphabet (256 base symbols); choose 256 or more"
+
+
+def test_a_word_without_its_space_names_the_pre_token():
+    """Under GPT-2's pre-tokenizer a word carries the space before it: asking for "lowest"
+    where the corpus has " lowest" says so (README once asked for the bare word)."""
+    import pytest
+
+    from bpe_tui.core.engine.config import TrainerConfig
+    from bpe_tui.core.engine.trainer import Trainer
+
+    trainer = Trainer.from_text("the lowest price", TrainerConfig(preset="gpt2"))
+    assert trainer.segmentation(" lowest") == [bytes([b]) for b in b" lowest"]
+    with pytest.raises(KeyError, match=r"'lowest' is not a word of this corpus \(a word is a pre-token: ' lowest' is one\)"):
+        trainer.segmentation("lowest")

@@ -1,8 +1,8 @@
 """Superword BPE (SuperBPE): the transition from words to chunks, stepped and undone exactly.
 
-The references here are written apart from the trainer: chunks are cut with ``regex.split``
-(not the pipeline pre-tokenizer), the K merges are replayed over them one by one in order
-(not by rank), and stage 2 recounts every pair at every step.
+The references here are written apart from the trainer (superword_reference.py): chunks are
+cut with ``regex.split`` (not the pipeline pre-tokenizer), the K merges are replayed over them
+one by one in order (not by rank), and stage 2 recounts every pair at every step.
 """
 
 from __future__ import annotations
@@ -10,97 +10,26 @@ from __future__ import annotations
 import os
 
 import pytest
-import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core.engine.superwords import chunk_config, is_superword, is_superword_rule
+from bpe_tui.core.engine.superwords import is_superword, is_superword_rule
 from bpe_tui.core.errors import BPEError
-from bpe_tui.core.teaching.educational import (
-    best_pair,
-    count_pairs,
-    initial_words,
-    merge_word,
-    token_ids,
-    train_naive,
-)
-from bpe_tui.core.text.blocks import split_lines
 from bpe_tui.core.text.corpus import count_text
-from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER, SUPERWORD_SPLIT
+from bpe_tui.core.text.superword_rules import SUPERWORD_PRETOKENIZER
 from bpe_tui.core.types import TIE_BREAKS
+from tests.core.superword_reference import make, reference_training, snapshot
 
-RULES = list(TIE_BREAKS)
+RULES = [r for r in TIE_BREAKS if r != "picky"]  # (PickyBPE's order does not go with superwords)
 
 # Spaces, punctuation runs and digits, so that chunks differ from words and superwords form.
-texts = st.lists(st.text(alphabet="ab ab c.,!\n12", min_size=1, max_size=14), min_size=1, max_size=10).map(" ".join)
+texts = st.lists(st.text(alphabet="ab ab c.:,!\n12", min_size=1, max_size=14), min_size=1, max_size=10).map(" ".join)
 pretokenizers = st.sampled_from(["gpt2", "gpt4", "whitespace"])
 settings.register_profile(
     "superwords", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=bool(os.environ.get("CI"))
 )
 settings.load_profile("superwords")
-
-
-def make(text: str, rule: str, k: int, pretokenizer: str = "gpt2", **more) -> Trainer | None:
-    cfg = TrainerConfig(tie_break=rule, superwords_after=k, pretokenizer=pretokenizer, **more)
-    if not count_text(text, cfg) or not count_text(text, chunk_config(cfg)):
-        return None
-    return Trainer.from_text(text, cfg)
-
-
-def snapshot(t: Trainer):
-    """Everything observable about a trainer's state."""
-    return (
-        t.steps_done,
-        t.vocab_size,
-        t.total_tokens,
-        t.pretokenizer,
-        t.pair_counts(),
-        [(t.word_text(i), t.word_frequency(i), t.segmentation(i)) for i in range(t.word_count)],
-        t.top_pairs(8),
-        [(e.pair, e.count, e.new_id) for e in t.history],
-        t.transition,
-    )
-
-
-def reference_chunks(text: str) -> dict[str, int]:
-    """SuperBPE's chunks of ``text``, line by line, by ``regex.split`` with the rule as a
-    capturing group: the matches and the text between them, empty pieces dropped."""
-    counts: dict[str, int] = {}
-    for line in split_lines(text):
-        for piece in regex.split(f"({SUPERWORD_SPLIT})", line):
-            if piece:
-                counts[piece] = counts.get(piece, 0) + 1
-    return counts
-
-
-def reference_training(text: str, config: TrainerConfig, steps: int) -> list[tuple[tuple, int]]:
-    """Both stages by brute force: ordinary BPE for K merges (recounting every step), then
-    the chunks, with the K merges replayed over them in order, and recounting again."""
-    k = config.superwords_after
-    assert k is not None
-    plain = TrainerConfig(tie_break=config.tie_break, pretokenizer=config.pretokenizer)
-    stage1 = train_naive(count_text(text, plain), plain, min(k, steps))
-    merges = [pair for pair, _ in stage1]
-    if len(stage1) < k:  # the words ran out before the transition
-        return stage1
-    words = initial_words(reference_chunks(text), plain)
-    for pair in merges:
-        words = [(merge_word(symbols, pair), count) for symbols, count in words]
-    # The ids hf and rustbpe compare: the 256 bytes numbered by the rule, then merged tokens as made.
-    ids = token_ids({bytes([b]) for b in range(256)}, config.tie_break, "bytes")
-    for a, b in merges:
-        ids.setdefault(a + b, max(ids.values()) + 1)
-    out = list(stage1)
-    while len(out) < steps:
-        counts = count_pairs(words)
-        if not counts:
-            break
-        pair = best_pair(counts, config.tie_break, ids)
-        ids.setdefault(pair[0] + pair[1], max(ids.values()) + 1)
-        out.append((pair, counts[pair]))
-        words = [(merge_word(symbols, pair), count) for symbols, count in words]
-    return out
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -114,7 +43,7 @@ def test_both_stages_equal_the_brute_force_reference_at_every_step(rule, text, k
         got.append((event.pair, event.count))
         assert t.pair_counts() == t.recount_pairs()
         assert t.total_tokens == sum(len(t.segmentation(i)) * t.word_frequency(i) for i in range(t.word_count))
-    assert got == reference_training(text, t.config, 30)
+    assert got == reference_training(text, t.config, 30)[0]
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -137,7 +66,13 @@ def test_stage_one_is_plain_bpe(rule, text, k, pretokenizer):
             assert tuple(table.encode(t.word_text(i))) == t.segmentation_ids(i)
 
 
-CONSTRAINTS = [{}, {"max_token_length": 3}, {"no_merge_across": r"\d"}]
+#: The constraints, and SuperBPE's stage-2 options (each checked against the reference in
+#: test_superwords_options.py), which hold across the transition and come undone with it.
+CONSTRAINTS = [
+    {}, {"max_token_length": 3}, {"no_merge_across": r"\d"}, {"superword_rule": "digits"}, {"superword_max_words": 1},
+    {"superword_skip_colon_space": True}, {"superwords_drop_unused": True},
+    {"superword_rule": "digits", "superword_max_words": 2, "superword_skip_colon_space": True, "superwords_drop_unused": True},
+]
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -9,7 +9,7 @@ from tokenizers import Tokenizer
 import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.core.engine.superwords import is_superword
-from bpe_tui.core.text.pretokenize import SUPERWORD_PRETOKENIZER
+from bpe_tui.core.text.superword_rules import SUPERWORD_PRETOKENIZER
 from tests.conftest import CORPORA, GPT2_DIR, TINYSHAKESPEARE, need
 from tests.parity_texts import texts
 
@@ -63,11 +63,19 @@ def test_from_gpt2_with_superwords_extends_gpt2_and_tokenizers_agrees(capsys, tm
         assert hf.encode(text).ids == table.encode(text), text
 
 
-def test_superwords_after_below_the_start_table_is_refused(capsys, tmp_path):
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--superwords-after", "10"], "below the 30 merges the start table already has"),
+        (["--superword-rule", "digits"], "--superword-rule is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well"),
+    ],
+)
+def test_superword_options_a_start_table_cannot_honour_are_refused(capsys, tmp_path, argv, message):
     start = tmp_path / "start.json"
     bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=30), str(start))
-    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), "--superwords-after", "10", "-o", str(tmp_path / "o.json"), "-q")
-    assert "below the 30 merges the start table already has" in line
+    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), "--from", str(start), *argv, "-o", str(tmp_path / "o.json"), "-q")
+    assert message in line
+    assert not (tmp_path / "o.json").exists()
 
 
 def test_inspect_and_convert_name_the_superword_rule(capsys, tmp_path):
@@ -79,3 +87,68 @@ def test_inspect_and_convert_name_the_superword_rule(capsys, tmp_path):
     assert "superwords (SuperBPE): merges 1-40 under gpt2, then pairs may span spaces" in out
     code, out, err = run(capsys, "convert", str(native), str(tmp_path / "tokenizer.json"), "--to", "hf")
     assert code == 0 and "SuperBPE's transition (after merge 40) is not stored in tokenizer.json" in err
+
+
+# ---------------------------------------------------------------------- the stage-2 options
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--superword-max-words", "4"], "--superword-max-words is an option of SuperBPE's stage 2: give --superwords-after K"),
+        (["--superword-rule", "digits"], "--superword-rule is an option of SuperBPE's stage 2"),
+        (["--superword-skip-colon-space"], "--superword-skip-colon-space is an option of SuperBPE's stage 2"),
+        (["--superwords-drop-unused"], "--superwords-drop-unused is an option of SuperBPE's stage 2"),
+        (["--preset", "superbpe", "--superword-max-words", "3"], "--superword-max-words is an option of SuperBPE's stage 2"),
+        (["--superwords-after", "10", "--superword-max-words", "-1"], "--superword-max-words must be 0 (no limit) or more, not -1"),
+        (["--superwords-after", "10", "--preset", "superbpe", "--units", "chars"], "needs byte-level units"),
+        (["--superwords-after", "10", "--preset", "superbpe", "--format", "tiktoken"], "the tiktoken format cannot hold a superword"),
+    ],
+)
+def test_stage2_options_that_cannot_be_honoured_are_one_line(capsys, tmp_path, argv, message):
+    out = tmp_path / "out"
+    line = error_of(capsys, "train", str(CORPORA / "demo.txt"), *argv, "-o", str(out), "-q")
+    assert message in line
+    assert not out.exists()
+
+
+def test_bad_rule_name_is_argparse_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--superwords-after", "5", "--superword-rule", "words", "-o", str(tmp_path / "o"))
+    assert code == 2 and "invalid choice: 'words'" in err and not (tmp_path / "o").exists()
+
+
+def test_the_preset_trains_the_authors_recipe_and_inspect_names_it(capsys, tmp_path):
+    native = tmp_path / "t.json"
+    code, _, err = run(
+        capsys, "train", str(CORPORA / "code_sample.py"), "--preset", "superbpe", "--superwords-after", "200", "--merges", "400",
+        "-o", str(native), "-q",
+    )
+    assert code == 0, err
+    table = bpe_tui.load(str(native))
+    cfg = TrainerConfig(preset="superbpe", superwords_after=200, merges=400)
+    trainer = Trainer.from_files([str(CORPORA / "code_sample.py")], cfg)
+    list(trainer.run())
+    assert table.merges == trainer.table.merges and trainer.dropped_merges
+    dropped = len(trainer.dropped_merges)
+    assert table.config["superwords_dropped"] == dropped and table.num_merges == 400 - dropped
+    code, out, _ = run(capsys, "inspect", str(native))
+    assert "pre-tokenizer superbpe (superwords, digits rule)" in out
+    assert (
+        f"superwords (SuperBPE): merges 1-200 under superbpe-stage1, then pairs may span spaces "
+        f"(digits rule, ≤ 4 words, no ': ', {dropped} unused merges dropped)"
+    ) in out
+
+
+def test_each_option_overrides_the_preset(capsys, tmp_path):
+    native = tmp_path / "t.json"
+    code, _, err = run(
+        capsys, "train", str(CORPORA / "code_sample.py"), "--preset", "superbpe", "--superwords-after", "50", "--merges", "120",
+        "--superword-rule", "regex", "--superword-max-words", "0", "--no-superword-skip-colon-space", "--no-superwords-drop-unused",
+        "-o", str(native), "-q",
+    )
+    assert code == 0, err
+    config = bpe_tui.load(str(native)).config
+    assert (config["superword_rule"], config["superword_max_words"], config["superword_skip_colon_space"], config["superwords_drop_unused"]) == (
+        "regex", None, False, False,
+    )
+    assert config["tie_break"] == "hf" and "superwords_dropped" not in config

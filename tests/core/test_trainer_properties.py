@@ -15,7 +15,7 @@ from bpe_tui.core.teaching.educational import merge_word, train_naive
 from bpe_tui.core.text.corpus import count_text
 from bpe_tui.core.types import TIE_BREAKS
 
-RULES = list(TIE_BREAKS)  # all five
+RULES = list(TIE_BREAKS)  # all six
 
 # Small alphabets make ties, repeats ("aaaa") and overlapping pairs common.
 texts = st.lists(st.text(alphabet="aab bc\n é", min_size=1, max_size=12), min_size=1, max_size=12).map(" ".join)
@@ -28,6 +28,7 @@ configs = st.sampled_from(
         dict(preset="gpt2", units="chars"),
         dict(preset="classic", max_token_length=3),
         dict(preset="gpt2", max_token_length=2),
+        dict(preset="parity", min_frequency=1),
     ]
 )
 # In CI (CI=true) the examples are the same every run: a landing must not hang on a draw.

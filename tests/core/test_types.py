@@ -20,7 +20,7 @@ from bpe_tui.core.text.pretokenize import PreTokenizer
 def test_literal_aliases_are_the_runtime_choices():
     assert types.UNITS == typing.get_args(types.Units) == ("chars", "bytes")
     assert config.UNITS is types.UNITS and config.TIE_BREAKS is types.TIE_BREAKS
-    assert set(types.TIE_BREAKS) == {"first-seen", "lexical-min", "lexical-max", "hf", "rustbpe"}
+    assert set(types.TIE_BREAKS) == {"first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "subword-nmt", "picky"}
     assert set(types.PREFIX_SCHEMES) == {"always", "first", "prepend"}
     for name in types.TIE_BREAKS:
         assert config.TrainerConfig(tie_break=name).tie_break == name

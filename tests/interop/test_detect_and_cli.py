@@ -16,8 +16,8 @@ from .conftest import FIXTURES
 
 
 def test_registry_names():
-    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip"}
-    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip", "transformers"}
+    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip", "picky"}
+    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip", "transformers", "picky"}
 
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])

@@ -58,6 +58,36 @@ def test_same_pieces_as_tokenizers(spec, reference, text):
     assert ours(parts)(text) == [piece for piece, _ in reference.pre_tokenize_str(text)]
 
 
+#: ByteLevel's add_prefix_space after another step: a space in front of every piece that step
+#: made (a prefix step), before ByteLevel's own regex when it has one.
+PREFIXED = [
+    ([{"type": "Whitespace"}, {"type": "ByteLevel", "add_prefix_space": True, "use_regex": False}],
+     P.Sequence([P.Whitespace(), P.ByteLevel(add_prefix_space=True, use_regex=False)])),
+    ([{"type": "Whitespace"}, {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}],
+     P.Sequence([P.Whitespace(), P.ByteLevel(add_prefix_space=True, use_regex=True)])),
+    ([{"type": "Punctuation", "behavior": "Isolated"}, {"type": "ByteLevel", "add_prefix_space": True, "use_regex": False}],
+     P.Sequence([P.Punctuation(), P.ByteLevel(add_prefix_space=True, use_regex=False)])),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(ALPHABET, max_size=24))
+@pytest.mark.parametrize("spec, reference", PREFIXED, ids=lambda c: json.dumps(c)[:60] if isinstance(c, list) else "")
+def test_byte_level_prefix_after_a_split_is_put_before_every_piece(spec, reference, text):
+    from bpe_tui.core.engine.units import bytes_to_gpt2_str
+
+    pieces = [bytes_to_gpt2_str(piece.encode("utf-8")) for piece in ours(spec)(text)]
+    assert pieces == [piece for piece, _ in reference.pre_tokenize_str(text)]
+
+
+def test_parity_aware_bpe_pre_tokenizer_reads_back_by_its_name():
+    from bpe_tui.core.text.pretokenize import PARITY_PRETOKENIZER, short_name
+
+    authors = [{"type": "Whitespace"}, {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": False}]
+    assert _pretokenizer("t.json", authors) == PARITY_PRETOKENIZER
+    assert short_name(PARITY_PRETOKENIZER) == "parity"
+
+
 def test_simple_cases_keep_their_names():
     gpt2 = [{"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}]
     assert _pretokenizer("t.json", gpt2) == "gpt2"

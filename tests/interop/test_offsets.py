@@ -74,9 +74,11 @@ def test_roberta_bne_prefix_space():
     same_offsets(bpe_tui.load(str(path)), tok, texts(["<mask>", "</s>"]), "roberta-bne")
 
 
-@pytest.mark.parametrize("preset", ["gpt2", "gpt4"])
+@pytest.mark.parametrize("preset", ["gpt2", "gpt4", "parity"])
 def test_a_table_trained_here(trained_table, preset):
-    """A table trained here (byte-level, two special tokens), handed to tokenizers."""
+    """A table trained here (byte-level, two special tokens), handed to tokenizers; parity's
+    pre-tokenizer puts a space in front of every piece, which spans the piece's first
+    character."""
     from tests.conftest import CORPORA
 
     table = trained_table if preset == "gpt2" else bpe_tui.train(

@@ -191,3 +191,15 @@ def test_merge_list_is_built_when_asked_with_progress_and_cancel(tmp_path, monke
     assert table.merge_ids[:3] == [(ord("a"), ord("b"), 256), (ord("c"), ord("d"), 257), (256, 257, 258)]
     assert table.trace("abcd")[-1].new_token == b"abcd" and table.trace("abcd")[-1].rank == 2
     assert table.build_merges()  # already there
+
+
+def test_one_special_token_is_said_in_the_singular():
+    import tiktoken
+
+    import bpe_tui
+
+    enc = tiktoken.Encoding(
+        name="one-special", pat_str=r"\S+|\s+", mergeable_ranks={bytes([i]): i for i in range(256)}, special_tokens={"<|endoftext|>": 256}
+    )
+    notes = bpe_tui.from_tiktoken(enc).notes
+    assert "from tiktoken's Encoding 'one-special': its regex and 1 special token" in notes

@@ -81,6 +81,21 @@ async def wait_for_screen(app, pilot, kind, seconds: float = 20.0) -> None:
     await settle_until(app, pilot, lambda: isinstance(app.screen, kind), f"{kind.__name__} did not open; screen is {app.screen!r}", seconds)
 
 
+async def open_settings(app, pilot) -> None:
+    """``,`` and wait until the rules dialog is up with the focus in its first box (the tie-break):
+    one pause is not always enough on a loaded machine."""
+    from textual.widgets import Select
+
+    from bpe_tui.ui.screens.settings import SettingsScreen
+
+    await pilot.press("comma")
+    await settle_until(
+        app, pilot,
+        lambda: isinstance(app.screen, SettingsScreen) and app.screen.focused is app.screen.query_one("#tie-break", Select),
+        "the rules dialog did not open with the focus on the tie-break",
+    )
+
+
 @pytest.fixture(scope="session")
 def compare_tables(tmp_path_factory) -> tuple[str, str]:
     """Two tiny tables trained on the shipped corpora (gpt2 rules): demo text vs multilingual text."""
@@ -136,3 +151,25 @@ def history_cells(view, text: str) -> HistoryCells:
     widths = [1, 1, c.number, 1, 1, 1, c.left, 3, c.right, 3, c.new, 1]
     p = cut_cells(text, widths)
     return HistoryCells(p[0], p[2].strip(), p[4], p[6].strip(), p[8].strip(), p[10].strip(), p[12].strip())
+
+
+@pytest.fixture
+def snap_compare(snap_compare):
+    """pytest-textual-snapshot's snap_compare, with the notifications cleared before the
+    picture: a toast lives a few seconds of wall time (an opened table's notes), so whether it
+    was still on screen depended on how loaded the machine was."""
+    import inspect
+
+    def compare(app, *args, run_before=None, **kwargs):
+        async def before(pilot):
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            await settle(pilot.app, pilot)
+            pilot.app.clear_notifications()
+            await pilot.pause()
+
+        return snap_compare(app, *args, run_before=before, **kwargs)
+
+    return compare

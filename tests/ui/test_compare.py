@@ -221,10 +221,12 @@ def saved_formats(tmp_path_factory) -> dict[str, str]:
     byte_level = bpe_tui.train(str(CORPORA / "demo.txt"), preset="gpt2", merges=120)
     chars = bpe_tui.train(str(CORPORA / "demo.txt"), preset="classic", merges=120)
     clip_style = bpe_tui.train(str(CORPORA / "demo.txt"), units="bytes", pretokenizer="clip", end_of_word="</w>", merges=120)
+    picky = bpe_tui.train(str(CORPORA / "demo.txt"), preset="picky", picky=0.7, merges=120)
     paths = {}
     for name in writers():
         path = d / f"table-{name}"
-        for table in (byte_level, chars, clip_style):  # subword-nmt: chars only; clip: bytes with </w>
+        # subword-nmt: chars only; clip: bytes with </w>; picky: PickyBPE's setup only
+        for table in (byte_level, chars, clip_style, picky):
             try:
                 bpe_tui.save(table, str(path), format=name)
                 break
@@ -257,7 +259,7 @@ async def test_inspect_mode_names_every_format(fmt, saved_formats, tmp_path):
         assert app.session is not None and isinstance(app.session, InspectSession)
         assert f"format {fmt} │" in app.status.text
         assert os.path.basename(path) in app.status.text
-        assert app.history.view.count == table.num_merges
+        assert app.history.view.count == table.num_merges + len(table.removals)  # (a picky table: a row per removal too)
         app.query_one("#encode-input", Input).value = FORMAT_TEXT
         await settle(app, pilot)
         assert app.encode.ids == table.encode(FORMAT_TEXT) and app.encode.ids

@@ -22,7 +22,7 @@ from bpe_tui.ui.screens.opening import OpenScreen
 from bpe_tui.ui.widgets.toggle import Checkbox
 from tests.dataset_files import write_jsonl, write_parquet
 
-from .conftest import demo_app, settle, settle_until
+from .conftest import demo_app, open_settings, settle, settle_until
 from .test_real_work import record_reports
 
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
@@ -149,8 +149,7 @@ async def test_retraining_under_new_rules_counts_the_records_again(tmp_path):
         assert app.session is not None and "RECORD" in app.session.trainer.corpus_counts()[0]
         from bpe_tui.ui.screens.settings import SettingsScreen
 
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#lowercase", Checkbox).value = True
         await pilot.click("#ok")

@@ -9,7 +9,7 @@ import shutil
 
 from textual.widgets import Input, TabbedContent
 
-from bpe_tui.charts.figure import LINE_MARKERS, MAX_POINTS, marker_glyph
+from bpe_tui.charts.figure import MAX_POINTS, marker_glyph
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.screens.dialogs import GotoScreen
 from bpe_tui.ui.screens.inspect import InspectScreen
@@ -145,7 +145,7 @@ def test_50000_merges_are_drawn_sampled():
     from textual_plotext.plot import Plot
 
     from bpe_tui.charts.figure import Palette
-    from bpe_tui.charts.training import compression
+    from bpe_tui.charts.training import DOTTED_POINTS, compression
 
     n = 50_000
     merges = list(range(n + 1))
@@ -153,11 +153,14 @@ def test_50000_merges_are_drawn_sampled():
     rec = Recorder()
     compression(rec, Palette(), **args)
     curves = [call for call in rec.calls if call[0] == "plot"]
-    assert len(curves) == 3  # done: per token, vocabulary; undone
+    assert len(curves) == 2  # per token: done, undone
     for _, (xs, ys), _ in curves:
         assert len(xs) == len(ys) <= MAX_POINTS
     done_xs = curves[0][1][0]
-    assert done_xs[0] == 0 and done_xs[-1] == 30_000 and curves[2][1][0][-1] == n
+    assert done_xs[0] == 0 and done_xs[-1] == 30_000 and curves[1][1][0][-1] == n
+    (_, (dot_xs, dot_ys), dotted), = [call for call in rec.calls if call[0] == "scatter"]  # the vocabulary, dotted
+    assert dotted["marker"] == "braille" and len(dot_xs) == DOTTED_POINTS
+    assert (dot_xs[0], dot_xs[-1], dot_ys[-1]) == (0, 30_000, 256 + 30_000)
     plt = Plot()
     compression(plt, Palette(), **args)
     plt.plotsize(80, 20)
@@ -174,8 +177,9 @@ async def test_no_color_series_differ_by_marker(monkeypatch):
         await settle(app, pilot)
         await stats_tab(app, pilot)
         legend = [line for line in chart(app, "compression-plot").text.splitlines() if "chars/token" in line or "vocabulary" in line]
-        assert any("⢕⢕" in line and "chars/token" in line for line in legend)  # braille dots
-        assert any(f"{LINE_MARKERS[1]}{LINE_MARKERS[1]}" in line and "vocabulary" in line for line in legend)
+        # both lines are braille dots (the finest a cell draws); the legend says which is dotted
+        assert any("⢕⢕" in line and "chars/token" in line for line in legend)
+        assert any("⢕⢕" in line and "vocabulary (dotted)" in line for line in legend)
 
 
 async def test_charts_take_the_themes_colours():

@@ -269,3 +269,21 @@ def test_open_dialog(snap_compare, size):
         await settle(pilot.app, pilot)
 
     assert snap_compare(demo_app(), terminal_size=size, run_before=open_dialog)
+
+
+@pytest.mark.parametrize("step", [0, 4, 7], ids=["step0", "step4", "step7"])
+def test_worked_example(snap_compare, step):
+    """The pictures of docs/learn/bpe-in-ten-minutes.md: low x5, lower x2, lowest x3 under the
+    classic rules at step 0 (l + o and o + w tie at 10), 4 (next: lowe + s, not e + s) and 7
+    (every word one token), with "slowest" in the encode box."""
+
+    async def steps(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        for _ in range(step):
+            await pilot.press("space")
+            await settle(app, pilot)
+        app.query_one("#encode-input", Input).value = "slowest"
+        await settle(app, pilot)
+
+    assert snap_compare(classic_app(), terminal_size=(120, 40), run_before=steps)

@@ -16,7 +16,7 @@ from bpe_tui.ui.widgets.render import label
 
 from bpe_tui import Trainer, TrainerConfig
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, settle, text_app
+from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, open_settings, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -152,8 +152,7 @@ async def test_settings_dialog_switches_tie_break_and_says_where_merges_differ()
         await pilot.press("space", "space", "space")
         await settle(app, pilot)
         before = [ev.pair for ev in app.session.trainer.history]
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#tie-break", Select).value = "lexical-max"
         await pilot.click("#ok")
@@ -179,10 +178,9 @@ async def test_settings_dialog_offers_every_rule_and_retrains_under_rustbpe():
         await pilot.pause()
         await pilot.press(*"40", "enter")
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         select = app.screen.query_one("#tie-break", Select)
-        assert [value for _, value in select._options] == ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe"]
+        assert [value for _, value in select._options] == ["first-seen", "lexical-min", "lexical-max", "hf", "rustbpe", "subword-nmt", "picky"]
         select.value = "rustbpe"
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)
@@ -229,8 +227,7 @@ async def test_after_a_retrain_to_the_same_merges_the_deltas_are_the_last_merges
         shown = {pair: row[5] for pair, row in zip(app.pairs.pairs, app.pairs.rows)}
         fell = {pair: d for pair, d in shown.items() if d.startswith("▼")}
         assert fell
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         await pilot.press("tab")
         await pilot.press("end", "backspace", "2", "enter")
         await yes_lose_unsaved(app, pilot)
@@ -251,8 +248,7 @@ async def test_settings_asks_before_replacing_unsaved_merges_and_no_keeps_the_ru
         await pilot.press("space", "space")
         await settle(app, pilot)
         before = app.session
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         app.screen.query_one("#tie-break", Select).value = "lexical-max"
         await pilot.click("#ok")
         await pilot.pause()
@@ -267,8 +263,7 @@ async def test_settings_min_frequency_bad_input_stays_in_the_dialog():
     app = classic_app("court.txt")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         box = app.screen.query_one("#min-frequency", Input)
         box.value = "lots"
         await pilot.click("#ok")
@@ -294,8 +289,7 @@ async def test_settings_min_frequency_stops_the_new_run_early():
         await settle(app, pilot)
         app.main.go_to_step(6)
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         await pilot.press("tab")  # from the tie-break to the min frequency box
         assert app.screen.focused is app.screen.query_one("#min-frequency", Input)
         await pilot.press("end", "backspace", "3")
@@ -319,8 +313,7 @@ async def test_settings_lowercase_counts_the_corpus_again(tmp_path):
         assert "The" in words
         await pilot.press("space", "space")
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         app.screen.query_one("#lowercase", Checkbox).value = True
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)
@@ -336,8 +329,7 @@ async def test_settings_cannot_recount_a_corpus_without_files():
     app = classic_app("court.txt")  # built from a trainer: no files are known to the session
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         assert app.screen.query_one("#lowercase", Checkbox).disabled
         assert app.screen.query_one("#pretokenizer", Select).disabled
         await pilot.press("escape")
@@ -500,8 +492,7 @@ async def test_settings_no_merge_across_hides_forbidden_pairs_and_says_how_many(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert ("a", "1") in app.pairs.pairs
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         box = app.screen.query_one("#no-merge-across", Input)
         box.focus()
         box.value = "["  # an invalid class: said in the dialog, which stays open
@@ -582,8 +573,7 @@ async def test_from_table_numbers_go_on_and_undo_goto_stop_at_the_table(tmp_path
         # the rules switched live keep the start table and number after it
         await pilot.press("space", "space")
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         assert app.screen.query_one("#lowercase", Checkbox).disabled
         app.screen.query_one("#tie-break", Select).value = "lexical-max"
         await pilot.click("#ok")
@@ -619,8 +609,7 @@ async def test_escape_cancels_retraining_and_keeps_the_old_run(monkeypatch):
             return 0
 
         monkeypatch.setattr(ExploreSession, "advance", held)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         app.screen.query_one("#tie-break", Select).value = "first-seen"
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)
@@ -648,8 +637,7 @@ async def test_settings_pretokenizer_counts_the_corpus_again(tmp_path):
         before = {tr.word_text(w) for w in range(tr.word_count)}
         await pilot.press("space")
         await settle(app, pilot)
-        await pilot.press("comma")
-        await pilot.pause()
+        await open_settings(app, pilot)
         app.screen.query_one("#pretokenizer", Select).value = "whitespace"
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static, TabbedContent
 
 from bpe_tui.core.engine.superwords import is_superword
@@ -159,3 +160,104 @@ async def test_a_run_in_the_worker_crosses_the_transition():
         rows = corpus_rows(app)
         assert all("…" not in row for row in rows[:5])
         assert app.history.view.count == tr.steps_done
+
+
+CODE = "def f(x):\n    return x + 1\n\n\ndef g(y):\n    return y * 2\n# note: by the way\n" * 6
+
+
+async def test_the_stage2_options_are_shown_marked_and_switched(tmp_path):
+    """The authors' recipe (--preset superbpe): the status names its stage-2 options, the
+    history marks the merges the transition dropped and says why, and the settings dialog
+    shows the options and retrains under others."""
+    from textual.widgets import Select
+
+    from bpe_tui import TrainerConfig
+    from bpe_tui.ui.app import ExplorerApp
+    from bpe_tui.ui.panes.history import DROPPED_MARK
+    from bpe_tui.ui.screens.settings import SettingsScreen
+    from bpe_tui.ui.widgets.toggle import Checkbox
+
+    from .test_steer import yes_lose_unsaved
+
+    corpus = tmp_path / "code.txt"
+    corpus.write_text(CODE, encoding="utf-8")
+    app = ExplorerApp(paths=[str(corpus)], config=TrainerConfig(preset="superbpe", superwords_after=K, vocab_size=400))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert "superwords after 12 · digits rule · ≤ 4 words · no ': ' · unused merges dropped" in app.status.text
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"14", "enter")
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.in_superword_stage and tr.dropped_merges == (8, 9, 11)
+        rows = [app.history.view.row_text(i) for i in range(app.history.view.count)]
+        marks = [row.lstrip("● ").split()[1] for row in rows]  # "    8 x ·    + ret → ·ret    12"
+        assert [i + 1 for i, m in enumerate(marks) if m == DROPPED_MARK] == [8, 9, 11]
+        app.history.show_why(7)
+        assert app.history.why == f"merge 8: [{DROPPED_MARK}] dropped at the transition: its pair never occurs in the chunks, so the table leaves it out"
+        app.history.show_why(K)
+        assert "3 merges never occur there and leave the table" in app.history.why
+        assert all(table_merge not in ((b" ", b"ret"),) for table_merge in app.session.table().merges)
+        # the settings dialog shows the options, and retrains under the ones chosen
+        app.pairs.table.focus()
+        await pilot.press("comma")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SettingsScreen)
+        assert dialog.query_one("#superword-rule", Select).value == "digits"
+        assert dialog.query_one("#superword-max-words", Input).value == "4"
+        assert dialog.query_one("#superword-colon", Checkbox).value and dialog.query_one("#superwords-drop", Checkbox).value
+        dialog.query_one("#superword-rule", Select).value = "regex"
+        dialog.query_one("#superword-max-words", Input).value = "2"
+        dialog.query_one("#superwords-drop", Checkbox).value = False
+        await pilot.click("#ok")
+        await yes_lose_unsaved(app, pilot)
+        await settle(app, pilot)
+        tr = app.session.trainer
+        cfg = tr.config
+        assert (cfg.superword_rule, cfg.superword_max_words, cfg.superwords_drop_unused) == ("regex", 2, False)
+        assert tr.steps_done == 14 and tr.dropped_merges == ()
+        assert "superwords after 12 · ≤ 2 words · no ': '" in app.status.text
+        assert all(len([w for w in e.new_token.split(b" ") if w]) <= 2 for e in tr.history[K:])
+
+
+async def test_a_bad_stage2_option_in_the_dialog_is_one_line_there(tmp_path):
+    from bpe_tui import TrainerConfig
+    from bpe_tui.ui.app import ExplorerApp
+    from bpe_tui.ui.screens.settings import SettingsScreen
+
+    corpus = tmp_path / "code.txt"
+    corpus.write_text(CODE, encoding="utf-8")
+    app = ExplorerApp(paths=[str(corpus)], config=TrainerConfig(preset="superbpe", superwords_after=K, vocab_size=400))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("comma")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SettingsScreen)
+        dialog.query_one("#superword-max-words", Input).value = "0"
+        await pilot.click("#ok")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        error = str(app.screen.query_one("#settings-error", Static).render())
+        assert error == "superword_max_words must be 1 or more, not 0"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_the_authors_recipe_snapshot(snap_compare, size):
+    """--preset superbpe past its transition: the head names the stage-2 options and the merges
+    dropped, the history marks them with x, the why line says why."""
+
+    async def past_the_transition(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"14", "enter")
+        await settle(app, pilot)
+        app.history.show_why(10)  # merge 11, dropped
+        await settle(app, pilot)
+
+    app = text_app(CODE, preset="superbpe", superwords_after=K, vocab_size=400)
+    assert snap_compare(app, terminal_size=size, run_before=past_the_transition)

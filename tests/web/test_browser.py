@@ -53,3 +53,32 @@ def test_space_pressed_in_the_page_steps_the_served_explorer(tmp_path):
 
         [explorer] = asyncio.run(asyncio.wait_for(in_the_browser(), 240))
         wait_until(lambda: not alive(explorer), "the closed tab's explorer ending", 30)
+
+
+def test_a_tab_beyond_the_cap_shows_the_room_is_full_and_a_reload_gets_the_freed_seat(tmp_path):
+    """What a student sees: with --max-tabs 1 taken, the page says the room is full (and no
+    explorer starts); once the first tab closes, reloading gives an explorer."""
+    with serving("--max-tabs", "1") as served:
+
+        async def two_students() -> list[int]:
+            async with chromium(tmp_path / "profile") as tools:
+                first = await tools.tab(1000, 640)
+                await first.load(served.url)
+                await first.wait_for_screen(r"step (\d+)/(\d+)")
+                second = await tools.tab(1000, 640)
+                await second.load(served.url)
+                said = await second.evaluate("document.body.innerText")
+                assert "The room is full" in said and "runs 1 explorer at once, and every one is in use" in said
+                (tmp_path / "room-full.png").write_bytes(await second.screenshot())
+                explorers = served.explorers()
+                assert len(explorers) == 1  # the second tab started none
+                await first.close()
+                wait_until(lambda: served.explorers() == [], "the first tab's explorer ending", 30)
+                await second.load(served.url)  # a reload: the seat is free
+                await second.wait_for_screen(r"step (\d+)/(\d+)")
+                explorers += served.explorers()
+                await second.close()
+                return explorers
+
+        explorers = asyncio.run(asyncio.wait_for(two_students(), 240))
+        wait_until(lambda: not any(alive(p) for p in explorers), "every explorer ending", 30)

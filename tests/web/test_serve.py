@@ -75,6 +75,7 @@ def test_the_explorer_gets_serves_words_without_serves_own_options():
     words = ["a.txt", "--port", "9000", "--host=0.0.0.0", "--preset", "classic", "--", "--port"]
     assert explorer_words(words, None) == ["a.txt", "--preset", "classic", "--", "--port"]
     assert explorer_words(["--open", "t.json", "--special", "<s>"], "t.json") == ["open", "t.json", "--special", "<s>"]
+    assert explorer_words(["--max-tabs", "3", "--idle-minutes=5", "a.txt"], None) == ["a.txt"]
 
 
 # ------------------------------------------------------------------ the processes

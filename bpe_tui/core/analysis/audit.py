@@ -8,8 +8,9 @@ several), each with the token ids and, where it helps, a one-line note per token
 
 ``unreachable``
     Encoding the token's own text does not give the token (:meth:`MergeTable.encodes_to_itself`):
-    the pre-tokenizer cuts the text (GPT-4o's regex cuts ``" I'"`` before the apostrophe), a
-    special token sits inside it, or lower-ranked merges take its symbols first. BPE with this
+    the pre-tokenizer cuts the text (GPT-4o's regex cuts ``" I'"`` before the apostrophe), the
+    normalizer changes it (Qwen2's NFC), a special token sits inside it, or lower-ranked merges
+    take its symbols first. BPE with this
     table never emits it, yet it takes an embedding row. (Tokens in ``unbuildable`` are left
     out here: they are a different story.)
 ``unbuildable``
@@ -265,20 +266,36 @@ def audit(
 def inside_counts(table: MergeTable, emitted: Mapping[int, int]) -> dict[int, int]:
     """How often each token sits inside the merge trees of the emitted tokens.
 
-    Walk the merges from the last rank down: a token's occurrences are its emitted count plus
-    its occurrences inside later tokens, and each occurrence of a merge's result is one
-    occurrence of each of its two parts. One pass, because a merge's parts always have lower
-    ranks than its result.
+    A token's occurrences are its emitted count plus its occurrences inside other tokens, and
+    each occurrence of a token made by a merge is one occurrence of each of the merge's two
+    parts (the merge that first makes it: :meth:`MergeTable.merge_tree`'s). So a token's
+    total is known once every token whose merge holds it is done: the tokens are taken in
+    that order (a topological order of the merge trees). Ranks do not give it: in a table
+    converted from sentencepiece scores a merge may use a part that a later rank makes
+    (Llama 2's ``" queen"``, rank 55,043, is made of ``"een"``, made at rank 56,276).
     """
-    inside: dict[int, int] = {}
-    for rank in range(table.num_merges - 1, -1, -1):
+    parts: dict[int, tuple[int, int]] = {}  # token -> the two parts of the merge that first makes it
+    for rank in range(table.num_merges):
         a, b, new = table.merge_at(rank)
-        if table.rank_of(new) != rank:
-            continue  # a second merge making the same token: encoding uses the first
-        total = emitted.get(new, 0) + inside.get(new, 0)
-        if total:
-            inside[a] = inside.get(a, 0) + total
-            inside[b] = inside.get(b, 0) + total
+        if table.rank_of(new) == rank:
+            parts[new] = (a, b)
+    waiting = dict.fromkeys(parts, 0)  # token -> merges holding it not yet done
+    for a, b in parts.values():
+        for part in (a, b):
+            if part in waiting:
+                waiting[part] += 1
+    ready = [t for t, n in waiting.items() if n == 0]
+    inside: dict[int, int] = {}
+    while ready:
+        token = ready.pop()
+        total = emitted.get(token, 0) + inside.get(token, 0)
+        for part in parts[token]:
+            if total:
+                inside[part] = inside.get(part, 0) + total
+            if part in waiting:
+                waiting[part] -= 1
+                if waiting[part] == 0:
+                    ready.append(part)
     return inside
 
 

@@ -73,9 +73,8 @@ from ..text.blocks import iter_text_blocks, plan_ranges
 from ..text.corpus import (
     MIN_RANGE,
     RANGES_PER_WORKER,
-    _pool_context,
-    ending_pool,
     resolve_workers,
+    worker_pool,
 )
 from ..text.parts import file_kind
 from ..text.sources import corpus_name, corpus_where, expand_sources
@@ -427,6 +426,9 @@ class Corpus:
 
     label: str
     paths: tuple[str, ...]
+    #: What finding and sniffing its files assumed or left out, one line each (see
+    #: :func:`~bpe_tui.core.text.sources.expand_sources` and :mod:`~bpe_tui.core.text.kinds`).
+    notes: tuple[str, ...] = ()
 
 
 def parse_corpus(spec: str) -> Corpus:
@@ -436,10 +438,12 @@ def parse_corpus(spec: str) -> Corpus:
         label, path = os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec  # (a.txt.gz: a)
     if not path:
         raise BPEError(f"--corpus {spec!r}: give a file after the '='")
-    sources = expand_sources([path])
+    notes: list[str] = []
+    sources = expand_sources([path], notes)
     if "-" in sources:
         raise BPEError("eval reads files, not stdin: give --corpus FILE")
-    return Corpus(label or corpus_name(sources), tuple(sources))
+    notes += [kind.note for kind in map(file_kind, sources) if kind.note is not None]
+    return Corpus(label or corpus_name(sources), tuple(sources), tuple(notes))
 
 
 def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:
@@ -458,9 +462,6 @@ _WORKER_TABLES: list[Tallier] = []
 
 
 def _init_worker(tables: list[MergeTable]) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the parent's to handle
     global _WORKER_TABLES
     _WORKER_TABLES = [Tallier(t) for t in tables]
 
@@ -538,7 +539,7 @@ def evaluate(
 
     if n > 1 and len(jobs) > 1:
         tasks = [(t, path, a, b, errors, not safe_cut(tables[t])) for t, _, path, a, b in jobs]
-        with ending_pool(_pool_context().Pool(min(n, len(jobs)), initializer=_init_worker, initargs=(list(tables),))) as pool:
+        with worker_pool(min(n, len(jobs)), _init_worker, (list(tables),)) as pool:
             for job, tally in zip(jobs, pool.imap(_tally_job, tasks, chunksize=1)):
                 take(job, tally)
     else:

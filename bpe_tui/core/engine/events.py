@@ -63,7 +63,13 @@ class MergeEvent:
     vocab_size:    vocabulary size after the merge
     manual:        True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
                    the rules
-    explanation:   one plain sentence saying what was merged, where, and why this pair
+    after:         what the BPE variant did right after the merge, as its own events, in order
+                   (PickyBPE's removals; empty for plain BPE). ``total_tokens``, ``vocab_size``
+                   and :attr:`pair_changes` are then those of the whole step, after the last
+    reason:        the variant's account of why it chose this pair (None for plain BPE, whose
+                   reason is the count and the tie-break rule); its ``str`` ends the explanation
+    explanation:   one plain sentence saying what was merged, where, and why this pair (and,
+                   after it, what the variant did then: each of ``after``'s explanations)
     """
 
     step: int
@@ -79,6 +85,8 @@ class MergeEvent:
     total_tokens: int
     vocab_size: int
     manual: bool = False
+    after: tuple = ()
+    reason: object = None
     # The pair changes are kept in the trainer's internal form and named only when asked
     # (naming them at every step would cost more than the merge): ``_changes`` maps a pair
     # key to its change in count (zero for a pair the merge took away and gave back),
@@ -126,13 +134,22 @@ class MergeEvent:
 
         "merged t + h into th: 3 times, in 'the' (2) and 'that' (1); tied with 3 other pairs
         at 3, first-seen picks t + h because it occurs first, in 'the', the 1st word"
+
+        What the variant did after the merge follows, each event's own sentence after
+        "; then " (PickyBPE: "; then removed ft: IoS 0.93 > 0.9: ...").
         """
+        merge = self._merge_sentence()
+        return "; then ".join([merge, *(e.explanation for e in self.after)]) if self.after else merge
+
+    def _merge_sentence(self) -> str:
         context = self._context
         eow = context.end_of_word
         times = plural(self.count, "time")
         where = self._where()
         head = f"merged {show_pair(self.pair, eow)} into {show(self.new_token, eow)}: {times}{where}"
         other = self._other
+        if self.reason is not None and not self.manual:
+            return f"{head}; {self.reason}"
         if self.manual:
             if other is None:
                 return f"{head}; chosen by hand"
@@ -201,6 +218,10 @@ class TransitionEvent:
     chunks:        distinct chunks after it
     tokens_before: the corpus's length in tokens as words, just before (0: started past it)
     tokens_after:  the corpus's length in tokens as chunks, the K merges applied
+    rule:          the stage-2 rule that cut them ("regex" or "digits", see superwords.py)
+    dropped:       ``(step, token)`` of each merge so far that never occurred while the
+                   merges were replayed over the chunks, dropped from the table there
+                   (``superwords_drop_unused``); empty when none was, or the option is off
     """
 
     step: int
@@ -208,17 +229,32 @@ class TransitionEvent:
     chunks: int
     tokens_before: int
     tokens_after: int
+    rule: str = "regex"
+    dropped: tuple = ()
+
+    #: What each stage-2 rule cuts out, for the explanation.
+    RULES = {
+        "regex": "numbers, runs of punctuation and trailing spaces apart, everything between them one chunk",
+        "digits": "only digit runs apart, cut in threes from the right; punctuation and spaces stay inside the chunks",
+    }
 
     @property
     def explanation(self) -> str:
         """One plain sentence: what changed, and what it means for the merges to come."""
         merged = f"merges 1-{self.step:,} applied to them by rank" if self.step else "no merges yet"
         before = f"{plural(self.words, 'word')} became " if self.words else "the corpus is "
-        return (
-            f"from here on, pairs may span spaces: after merge {self.step:,} the corpus is cut again by SuperBPE's rule "
-            f"(numbers, runs of punctuation and trailing spaces apart, everything between them one chunk): "
-            f"{before}{plural(self.chunks, 'chunk')}, {merged}"
+        text = (
+            f"from here on, pairs may span spaces: after merge {self.step:,} the corpus is cut again by SuperBPE's "
+            f"{self.rule} rule ({self.RULES.get(self.rule, self.rule)}): {before}{plural(self.chunks, 'chunk')}, {merged}"
         )
+        if self.dropped:
+            shown = ", ".join(f"{step:,} ({show(token)})" for step, token in self.dropped[:3])
+            more = f" and {len(self.dropped) - 3:,} more" if len(self.dropped) > 3 else ""
+            text += (
+                f"; {plural(len(self.dropped), 'merge')} never occur there and leave the table, as the authors' "
+                f"trainer drops them: merge {shown}{more}"
+            )
+        return text
 
 
 __all__ = ["Context", "MergeEvent", "TIES_LISTED", "TransitionEvent"]

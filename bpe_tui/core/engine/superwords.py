@@ -5,11 +5,26 @@ Ordinary BPE never merges across a pre-token boundary, so no token holds a space
 SuperBPE trains in two stages:
 
 1. merges 1..K are ordinary BPE under the usual pre-tokenizer (GPT-2's regex, say);
-2. then the corpus is cut again, far more coarsely, by the stage-2 rule
-   (:data:`~bpe_tui.core.text.pretokenize.SUPERWORD_SPLIT`): only numbers, runs of two or
-   more punctuation marks and trailing spaces are cut out; everything between them, spaces
-   included, is one *chunk*. The K merges are applied to each chunk by rank (as encoding
-   does), and training goes on over the chunks, where a pair may now be ``(Ġby, Ġthe)``.
+2. then the corpus is cut again, far more coarsely, by a stage-2 rule, and everything
+   between its cuts, spaces included, is one *chunk*. The K merges are applied to each chunk
+   by rank (as encoding does), and training goes on over the chunks, where a pair may now be
+   ``(Ġby, Ġthe)``.
+
+The authors have used two stage-2 rules (``superword_rule``):
+
+* ``regex`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`, the default): numbers of
+  1-3 digits, runs of two or more punctuation marks and trailing spaces are cut out. Their
+  training scripts use it since November 2025.
+* ``digits`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_DIGITS_PRETOKENIZER`): only digit
+  runs are cut out, each cut again in threes from the right; punctuation, spaces and line
+  breaks are never cut, so a chunk is a whole line between numbers. Their published OLMo2
+  SuperBPE tokenizers (the paper's, t = 180k) were trained with it.
+
+Their stage-2 trainer (a fork of Hugging Face tokenizers, ``BpeTrainer::do_train_extend``)
+also refuses some merges, which the trainer offers as options: a token of more than four
+words (``superword_max_words``), a token holding ``": "`` (``superword_skip_colon_space``);
+and it drops each inherited merge whose pair has not occurred while the merges are replayed
+over the chunks (``superwords_drop_unused``). The ``superbpe`` preset sets all of them.
 
 The trained tokenizer pre-tokenizes by the stage-2 rule alone: the stage-1 merges apply
 inside chunks exactly as they did inside words, because encoding by rank reproduces the
@@ -30,34 +45,72 @@ table a superword table is measured against (``plain_counterpart``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import regex
 
-from ..text.pretokenize import SUPERWORD_PRETOKENIZER
-from .config import TrainerConfig
+from ..text.superword_rules import SUPERWORD_PRETOKENIZER, SUPERWORD_RULES
+from .config import STAGE2_DEFAULTS, TrainerConfig
 
-__all__ = ["SUPERWORD_PRETOKENIZER", "SUPERWORD_RULE_NAME", "chunk_config", "is_superword", "is_superword_rule", "stage_pretokenizer"]
+__all__ = [
+    "SUPERWORD_PRETOKENIZER", "SUPERWORD_RULE_NAME", "chunk_config", "is_superword", "is_superword_rule", "stage2_limit", "superword_rule_name",
+    "stage2_pretokenizer", "stage_pretokenizer", "word_count",
+]
 
 #: Whitespace that a word's letters or digits follow (after some other character), or that
 #: follows them: the mark of a token that spans a word boundary.
 _ACROSS = regex.compile(r"\S\s+[\p{L}\p{N}\p{M}]|[\p{L}\p{N}\p{M}]\S*\s")
 
 
+def stage2_pretokenizer(config: TrainerConfig) -> str:
+    """The pre-tokenizer of ``config``'s stage 2: its ``superword_rule`` as a pipeline."""
+    return SUPERWORD_RULES[config.superword_rule]
+
+
 def chunk_config(config: TrainerConfig) -> TrainerConfig:
-    """The config that counts a corpus's stage-2 chunks: ``config`` with SuperBPE's split as
+    """The config that counts a corpus's stage-2 chunks: ``config`` with its stage-2 rule as
     its pre-tokenizer (lowercase and special tokens as they are)."""
-    return replace(config, pretokenizer=SUPERWORD_PRETOKENIZER, superwords_after=None, vocab_size=None, merges=None)
+    return replace(
+        config, pretokenizer=stage2_pretokenizer(config), superwords_after=None, vocab_size=None, merges=None, **STAGE2_DEFAULTS
+    )
+
+
+def word_count(token: bytes) -> int:
+    """How many words a token spans: its runs of bytes between spaces (``b" by the"``: 2;
+    ``b"  "``: 0), as the authors' trainer counts them (the pieces between ``Ġ``, empty ones
+    left out)."""
+    return sum(1 for piece in token.split(b" ") if piece)
+
+
+def stage2_limit(config: TrainerConfig) -> Callable[[bytes], str | None] | None:
+    """What SuperBPE's stage 2 refuses to make under ``config``, as a function of the token a
+    merge would make: the reason it is refused (``it would hold ': '``), or None where it may
+    be made; None when ``config`` refuses nothing (neither ``superword_max_words`` nor
+    ``superword_skip_colon_space``). The authors' trainer checks the colon first."""
+    most, colon = config.superword_max_words, config.superword_skip_colon_space
+    if most is None and not colon:
+        return None
+
+    def refused(token: bytes) -> str | None:
+        if colon and b": " in token:
+            return "would hold ': ' (superword_skip_colon_space)"
+        if most is not None and (n := word_count(token)) > most:
+            return f"would span {n} words, more than superword_max_words {most}"
+        return None
+
+    return refused
 
 
 def stage_pretokenizer(pretokenizer: str, config: Mapping, merges: int) -> str:
     """The pre-tokenizer of a superword table cut after ``merges`` merges: the stage-1 rule
-    its config records before the transition, SuperBPE's from it on (the trainer's own table
-    at step ``merges``); any other table's own ``pretokenizer``."""
+    its config records before the transition, its stage-2 rule from it on (the trainer's own
+    table at step ``merges``); any other table's own ``pretokenizer``. The transition stands
+    after merge ``superwords_after`` less the merges dropped there (``superwords_dropped``)."""
     k = config.get("superwords_after")
+    dropped = config.get("superwords_dropped", 0)
     stage1 = config.get("pretokenizer")
-    if is_superword_rule(pretokenizer) and isinstance(k, int) and isinstance(stage1, str) and merges < k:
+    if is_superword_rule(pretokenizer) and isinstance(k, int) and isinstance(dropped, int) and isinstance(stage1, str) and merges < k - dropped:
         return stage1
     return pretokenizer
 
@@ -66,9 +119,16 @@ def stage_pretokenizer(pretokenizer: str, config: Mapping, merges: int) -> str:
 SUPERWORD_RULE_NAME = "superbpe (superwords)"
 
 
+def superword_rule_name(pretokenizer: str) -> str:
+    """How a stage-2 rule is named where a pre-tokenizer's name is shown: ``superbpe
+    (superwords)`` for the default rule, ``superbpe (superwords, digits rule)`` for another."""
+    rule = next((name for name, pre in SUPERWORD_RULES.items() if pre == pretokenizer), "regex")
+    return SUPERWORD_RULE_NAME if rule == "regex" else f"superbpe (superwords, {rule} rule)"
+
+
 def is_superword_rule(pretokenizer: str) -> bool:
-    """Whether a table's pre-tokenizer is SuperBPE's stage-2 rule."""
-    return pretokenizer == SUPERWORD_PRETOKENIZER
+    """Whether a table's pre-tokenizer is one of SuperBPE's stage-2 rules."""
+    return pretokenizer in SUPERWORD_RULES.values()
 
 
 def is_superword(surface: bytes | str | None) -> bool:

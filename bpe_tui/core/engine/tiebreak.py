@@ -1,6 +1,6 @@
 """Tie-break rules: which pair BPE merges when several share the highest count.
 
-Every tool breaks ties its own way, so the trainer offers five rules, and this module is the
+Every tool breaks ties its own way, so the trainer offers six rules, and this module is the
 one place each is defined: the order it puts pairs in, and the sentence that says why the
 winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent.explanation>`).
 
@@ -15,6 +15,12 @@ winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent
                    is its value and merged tokens follow in creation order (merge n makes id
                    255 + n). Only the order of the 256 bytes differs from ``hf``: there a
                    space is ``Ġ`` (U+0120), after every letter; here it is 32, before them
+* ``picky``        PickyBPE's reference: the pair that entered its pair counter first (a
+                   Python ``Counter`` updated in place, read with ``most_common(1)``)
+* ``subword-nmt``  the greatest ``(left, right)`` as subword-nmt compares the strings it holds:
+                   by code point, a byte-level token spelled with GPT-2's byte -> character map
+                   (space = ``Ġ``, U+0120, after every letter), which is how parity-aware BPE's
+                   reference code feeds it bytes. In chars mode the same as ``lexical-max``
 
 How the trainer uses a rule. Its priority queue holds one entry per pair,
 ``(-count, *key, pair)``, and the smallest entry is merged next, so a rule is its **key**: a
@@ -185,6 +191,33 @@ class LexicalMax(TieBreakRule):
         )
 
 
+class SubwordNmt(LexicalMax):
+    """The greatest ``(left, right)`` among subword-nmt's strings: subword-nmt takes
+    ``max(stats, key=lambda pair: (count, pair))`` over tuples of ``str``, and the byte-level
+    BPE built on it (parity-aware BPE's reference, after Hugging Face's ``ByteLevel``
+    pre-tokenizer) holds each byte as its GPT-2 character. So bytes compare through that map:
+    ``Ġ`` (a space, U+0120) comes after every ASCII letter, where as a byte (32) it comes
+    before them. Material is LexicalMax's, built from the mapped text."""
+
+    name = "subword-nmt"
+
+    def __init__(self, surfaces: Sequence, units: str, end_of_word: str | None):
+        self._b2u = bytes_to_unicode()
+        super().__init__(surfaces, units, end_of_word)
+
+    def token_material(self, token_id, surface):
+        if isinstance(surface, bytes):
+            surface = "".join(self._b2u[b] for b in surface)
+        return super().token_material(token_id, surface)
+
+    def why(self, won, rival, won_key, rival_key, words) -> str:
+        how = "as GPT-2's byte characters, by code point" if self.units == "bytes" else "by code point"
+        return (
+            f"subword-nmt picks {self._pair(won)} because it is the greatest pair compared {how}: "
+            f"it comes after {self._pair(rival)}"
+        )
+
+
 class HuggingFace(TieBreakRule):
     """The smallest ``(left_id, right_id)`` in Hugging Face's numbering: special tokens, then
     the alphabet sorted by code point (bytes through GPT-2's byte -> character map), then
@@ -274,7 +307,52 @@ class RustBPE(TieBreakRule):
         )
 
 
-RULES: dict[str, type[TieBreakRule]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace, RustBPE)}
+class PickyOrder(TieBreakRule):
+    """PickyBPE's reference order (github pchizhov/picky_bpe, ``bpe_trainer.py``): it keeps
+    every pair's count in a ``Counter`` updated in place and merges ``most_common(1)``, which
+    gives, among the highest counts, the pair inserted first. A pair leaves the counter when
+    it is merged, when a merge takes its count to zero or when a removal splits one of its
+    tokens, and a pair made again goes to the back.
+
+    The key is the pair's place in that counter, a number (a *stamp*) the PickyBPE variant
+    (:mod:`~bpe_tui.core.engine.variants.picky`) gives it when the reference would insert it:
+    the corpus's pairs in order of first appearance, then, step by step, the pairs each merge
+    or removal makes. The variant runs whenever this rule is chosen (without a threshold it
+    removes nothing) and keeps :attr:`stamps`; a pair not stamped yet sorts last. Going on
+    from a table, the counter starts afresh from the corpus as the table leaves it (the
+    order of the run that made the table is not in the table).
+    """
+
+    name = "picky"
+    moving_keys = True
+
+    #: The key of a pair not stamped yet (a merge's new pairs, until the variant stamps them).
+    UNSTAMPED = 1 << 62
+
+    def __init__(self, surfaces: Sequence, units: str, end_of_word: str | None):
+        super().__init__((), units, end_of_word)
+        #: pair key -> its place in the reference's counter (see the variant).
+        self.stamps: dict[str, int] = {}
+
+    def add_token(self, a: int, b: int, new_id: int) -> None:
+        pass
+
+    def drop_last_token(self) -> None:
+        pass
+
+    def entry_function(self, first_occurrence: Callable[[str], tuple[int, int]]) -> Callable[[str, int], tuple]:
+        stamp = self.stamps.get
+        never = self.UNSTAMPED
+        return lambda p, c: (-c, stamp(p, never), p)
+
+    def why(self, won, rival, won_key, rival_key, words) -> str:
+        return (
+            f"picky picks {self._pair(won)} because it entered the pair counter first "
+            f"(PickyBPE's reference takes the first of the most common): before {self._pair(rival)}"
+        )
+
+
+RULES: dict[str, type[TieBreakRule]] = {r.name: r for r in (FirstSeen, LexicalMin, LexicalMax, HuggingFace, RustBPE, SubwordNmt, PickyOrder)}
 assert tuple(RULES) == TIE_BREAKS
 
 

@@ -14,13 +14,17 @@ What makes this trainer fast enough to watch live is that it never recounts. It 
   first valid entry. Entries go stale when counts change; a stale entry is re-queued or
   dropped when it reaches the top ("lazy invalidation").
 
-A merge rewrites only the words that contain the pair (:func:`merge_word`) and changes only
+A merge rewrites only the words that contain the pair (:func:`~bpe_tui.core.engine.rewrite.merge_word`) and changes only
 the counts of the pairs around each occurrence. Each step records the old segmentations of
 the words it rewrote and the count changes it made, so ``undo()`` is the exact inverse.
 
 Words are stored as strings of token ids, one character per id, so that a merge is
 ``str.replace`` in C: see :mod:`~bpe_tui.core.engine.speed` for that and the other speed helpers. The
 tie-break rules (which pair wins when counts are equal) are in :mod:`~bpe_tui.core.engine.tiebreak`.
+
+What chooses each pair, and what happens after a merge, is the BPE variant's: plain BPE (the
+most frequent pair, nothing after) unless the config asks for another, such as PickyBPE. The
+variant plugs in through one seam, whose contract is :mod:`~bpe_tui.core.engine.variants`.
 
 Beyond the rules, a person can steer: ``step(pair=...)`` merges a pair chosen by hand (undo
 and goto replay it, see :meth:`Trainer.step`); ``Trainer.from_table`` goes on from a saved
@@ -32,7 +36,7 @@ whose invariants (counts, pair -> words, the heap, the history) hold only togeth
 loop reads them as locals of one class, and splitting it over modules would trade the reader's
 one place for attribute lookups on every merge (benchmarks/against.py measures the cost).
 SuperBPE's transition (see :mod:`~bpe_tui.core.engine.superwords`) swaps that same state from
-the words to the chunks and back on undo, so it lives here too, beside :func:`merge_word`,
+the words to the chunks and back on undo, so it lives here too, beside :func:`segment_chunks`,
 which replays the merges over the chunks.
 """
 
@@ -50,22 +54,25 @@ import regex
 
 from ..errors import BPEError
 from ..wording import plural
+from .alphabet import fresh_alphabet
 from .config import TrainerConfig, check_vocab_size
+from .constraints import MIXED, class_standing
 from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
+from .rewrite import merge_word
+from .start import table_config
 from .speed import (
     MAX_TOKEN_ID,
-    convert_all,
     fast_constructor,
     ids_of,
     key_of,
     pair_index,
     pairs_of,
     surface_pair,
-    surface_pairs,
     utf8_as_ids,
 )
-from .superwords import SUPERWORD_PRETOKENIZER, chunk_config
+from .superwords import chunk_config, stage2_limit, stage2_pretokenizer
 from .tiebreak import make_rule, show, show_pair
+from .variants import Merged, Variant, variant_for
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
@@ -76,94 +83,21 @@ __all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "plain_counterp
 _new_event = fast_constructor(MergeEvent)
 
 
-def merge_word(
-    words: list[str], members: Sequence[int], pair: str, new: str, counts: list[int],
-    deltas: dict[str, int], index: Mapping[str, dict[int, None]], keep_old: bool = True,
-) -> tuple[list[int], list[str], int, dict[int, int]]:
-    """Merge every occurrence of ``pair`` into the token ``new`` in each word ``members``
-    names (an index into ``words``, rewritten in place): left to right, non-overlapping.
-
-    The pair-count changes each rewrite makes, times the word's count, are added to
-    ``deltas`` (pair -> change), and each word is filed in ``index`` (pair -> words holding it)
-    under every pair it gains. Around each occurrence of ``(a, b)``, the pair ``(prev, a)``
-    becomes ``(prev, new)`` and ``(b, next)`` becomes ``(new, next)``; ``prev`` is the symbol
-    before as already rewritten (``new`` itself when two occurrences are adjacent, as in
-    ``abab``). The merged pair's own count is not among the changes: it drops to zero
-    everywhere, which the trainer sets once. Words and pairs are id strings (see
-    :mod:`~bpe_tui.core.engine.speed`); a member that no longer holds the pair is skipped.
-
-    Returns ``(touched, old, tokens saved, occurrences)``: the words rewritten, in order, and
-    their segmentations before (only with ``keep_old``); how many tokens the corpus lost; and word -> occurrences of the
-    pair where that is not 1 (overlapping ones counted, as pair counts count them).
-
-    This is Hugging Face's ``Word::merge`` (word.rs) with the loop over the words inside:
-    in Python a call per word, and a list of ``(pair, ±1)`` built and read back per word, cost
-    20-30% of the stepping time, so the changes go straight into the caller's dict and index.
-    """
-    get = deltas.get
-    touched: list[int] = []
-    olds: list[str] = []
-    saved = 0
-    overlapping = pair[0] == pair[1]  # (a, a): occurrences overlap (aaa holds two), merges do not
-    # speed: with (a, a), a rare pair, the words' overlapping occurrences are counted up front,
-    # which keeps a check for it out of the loop's usual case (one occurrence).
-    occurrences: dict[int, int] = {w: _overlapping(words[w], pair) for w in members if pair in words[w]} if overlapping else {}
-    for w in members:
-        old = words[w]
-        word = old.replace(pair, new)  # the merge itself, in C
-        if word is old:  # replace hands back the same object when the pair is absent
-            continue
-        weight = counts[w]
-        n = len(old)
-        i = old.find(pair)
-        if len(word) == n - 1:  # one occurrence, the usual case: both words line up at i
-            if i:
-                p = old[i - 1 : i + 1]
-                deltas[p] = get(p, 0) - weight
-                p = word[i - 1 : i + 1]
-                deltas[p] = get(p, 0) + weight
-                index[p][w] = None
-            if i + 2 < n:
-                p = old[i + 1 : i + 3]
-                deltas[p] = get(p, 0) - weight
-                p = word[i : i + 2]
-                deltas[p] = get(p, 0) + weight
-                index[p][w] = None
-            saved += weight
-        else:
-            merged_here = n - len(word)
-            for k in range(merged_here):
-                if k:
-                    i = old.find(pair, i + 2)
-                j = i - k  # where this occurrence's ``new`` stands in the rewritten word
-                if j:
-                    p = word[j - 1] + pair[0]
-                    deltas[p] = get(p, 0) - weight
-                    p = word[j - 1 : j + 1]
-                    deltas[p] = get(p, 0) + weight
-                    index[p][w] = None
-                if i + 2 < n:
-                    p = old[i + 1 : i + 3]
-                    deltas[p] = get(p, 0) - weight
-                    p = new + old[i + 2]
-                    deltas[p] = get(p, 0) + weight
-                    index[p][w] = None
-            saved += merged_here * weight
-            if not overlapping:
-                occurrences[w] = merged_here
-        touched.append(w)
-        if keep_old:
-            olds.append(old)
-        words[w] = word
-    return touched, olds, saved, occurrences
-
-
 def segment_chunks(
     chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
+    unused: list[int] | None = None,
 ) -> list[str]:
     """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
     the trainer's id strings (one character per token id): the chunks' segmentations at the
     transition, equal to encoding each chunk by rank (tested against the table's encoding).
+
+    ``unused``: a list to fill with the (0-based) ranks of the merges whose pair has not
+    occurred in the chunks by the time its turn comes, reading the merges in order: neither at
+    the start nor after an earlier merge (a pair that occurred and was used up by later merges
+    has occurred; one that a merge of ``(a, a)`` forms and takes back at once, as the second
+    ``a a`` of ``a a a a`` does, has not). Those are the merges SuperBPE's authors drop
+    (``superwords_drop_unused``); their trainer replays the merges in order, so then they are,
+    whatever order their parts were made in.
 
     The merges are replayed in order the way the trainer made them: a pair -> chunks index
     says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
@@ -184,7 +118,7 @@ def segment_chunks(
     made: dict[int, int] = {}  # token id -> the rank of the first merge that makes it
     for rank, (_, _, new) in enumerate(merges):
         made.setdefault(new, rank)
-    if any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
+    if unused is None and any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
         from .merging import merge
 
         ranks: dict[tuple[int, int], int] = {}
@@ -194,31 +128,42 @@ def segment_chunks(
             ranks[(a, b)] = rank
             makes[(a, b)] = new
         return ["".join(map(chr, merge(list(map(ord, word)), ranks, makes))) for word in words]
-    _, where, _ = pair_index(words, list(counts))
+    pair_counts, where, _ = pair_index(words, list(counts))
     weights = list(counts)
-    for a, b, new in merges:
+    occurred = set(pair_counts) if unused is not None else None  # pairs that have stood in the chunks
+    for rank, (a, b, new) in enumerate(merges):
         pair = chr(a) + chr(b)
         members = where.pop(pair, None)
-        if members:
+        if occurred is not None and unused is not None:
+            if pair not in occurred:
+                unused.append(rank)
+                continue
+            occurred.discard(pair)  # (made again later, it occurs again)
+            deltas: dict[str, int] = {}
+            merge_word(words, list(members or ()), pair, chr(new), weights, deltas, where, keep_old=False)
+            deltas[pair] = -pair_counts.get(pair, 0)  # gone everywhere (as in Trainer._apply)
+            for p, d in deltas.items():
+                count = pair_counts[p] = pair_counts.get(p, 0) + d
+                if count > 0:
+                    occurred.add(p)
+        elif members:
             merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
     return words
 
 
-def _overlapping(word: str, pair: str) -> int:
-    """How many times the pair ``(a, a)`` occurs in ``word``, overlapping occurrences counted
-    (``aaaa`` holds three ``aa``): what the pair count counts. Each one is two neighbouring
-    ``a``, that is an empty piece between two ``a`` when the word is split at them (in C: a
-    loop over the word's pairs in Python cost 0.4% of a training run's instructions)."""
-    return word.split(pair[0])[1:-1].count("")
+def _kept(items: list, dropped: frozenset[int]) -> list:
+    """``items`` (one per merge, in rank order) without those of the ``dropped`` ranks."""
+    return [x for r, x in enumerate(items) if r not in dropped] if dropped else items
 
 
 #: What undo needs beside the step's event (which has the pair, new_id and the count changes,
-#: see Trainer.undo): ``(created, old_words, tokens_saved)``: whether the merge made a new
-#: vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None when
-#: undo splits new_id instead; how many tokens the merge saved. A tuple of plain values, which
+#: see Trainer.undo): ``(created, old_words, tokens_saved, rewritten)``: whether the merge made
+#: a new vocabulary entry; the rewritten words' old segmentations as ``(word, old)``, or None
+#: when undo splits new_id instead; how many tokens the step saved; the words a variant
+#: rewrote after the merge, as ``(word, old)`` in order (None: the variant does not act). A tuple of plain values, which
 #: the garbage collector stops tracking, where a record object per step stayed tracked and was
 #: walked by every full collection.
-_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int]
+_UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int, "tuple[tuple[int, str], ...] | None"]
 
 
 def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
@@ -281,106 +226,6 @@ def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_siz
     return trainer.table
 
 
-# ---------------------------------------------------------------------- going on from a table
-
-#: What a table decides about the corpus, as (TrainerConfig field, name a person reads).
-TABLE_RULES = (
-    ("units", "units"),
-    ("pretokenizer", "pre-tokenizer"),
-    ("end_of_word", "end-of-word marker"),
-    ("lowercase", "lowercase"),
-    ("special_tokens", "special tokens"),
-)
-
-
-def table_config(table: "MergeTable", config: TrainerConfig | None = None) -> tuple[TrainerConfig, list[str]]:
-    """The rules for training on from ``table``, and what was taken from the table, by name.
-
-    How the corpus is split and spelled must be the table's, or its merges would not apply:
-    its units, pre-tokenizer, end-of-word marker, lowercase and special tokens rule, whatever
-    ``config`` says (each note says what was taken and, where ``config`` differed, what it
-    replaced). The rest (tie-break, targets, min_frequency, constraints) comes from
-    ``config``, or, without one, from the table's own training config where it recorded one
-    (bpe-tui tables do), else TrainerConfig's defaults.
-
-    A table whose library also rewrites the text before splitting (a normalizer, a space put
-    in front) cannot be reproduced by training: BPEError.
-    """
-    where = table.source or "table"
-    cfg = table.config
-    if isinstance(cfg.get("normalizer"), dict):
-        raise BPEError(f"{where}: cannot train on from this table: its library normalizes the text first ({cfg['normalizer'].get('type', 'a normalizer')}), which training does not reproduce")
-    if cfg.get("prepend_scheme") or cfg.get("prepend_space"):
-        raise BPEError(f"{where}: cannot train on from this table: its library puts a space in front of the text, which training does not reproduce")
-    taken = {
-        "units": table.units,
-        "pretokenizer": table.pretokenizer,
-        "end_of_word": table.end_of_word,
-        "lowercase": table.lowercase,
-        "special_tokens": list(table.special_tokens),
-    }
-    if config is not None:
-        values = config.to_dict()
-    else:
-        known = TrainerConfig().to_dict()
-        values = {k: v for k, v in cfg.items() if k in known and k not in ("vocab_size", "merges")}
-        values.setdefault("preset", "gpt2")
-    notes = []
-    for field_name, label in TABLE_RULES:
-        value = taken[field_name]
-        shown = _shown_rule(field_name, value)
-        if config is not None and getattr(config, field_name) != value:
-            notes.append(f"{label}: {shown} (the table's; the config had {_shown_rule(field_name, getattr(config, field_name))})")
-        else:
-            notes.append(f"{label}: {shown}")
-    values.update(taken)
-    values.pop("preset", None)
-    named = cfg.get("preset")
-    preset = config.preset if config is not None else (named if isinstance(named, str) and named in ("classic", "gpt2", "gpt4", "o200k") else "gpt2")
-    try:
-        return TrainerConfig(preset=preset, **values), notes
-    except BPEError as exc:
-        raise BPEError(f"{where}: cannot train on from this table: {exc}") from None
-
-
-def _shown_rule(field_name: str, value) -> str:
-    if field_name == "end_of_word":
-        return repr(value) if value else "none"
-    if field_name == "lowercase":
-        return "yes" if value else "no"
-    if field_name == "special_tokens":
-        return ", ".join(value) if value else "none"
-    return str(value)
-
-
-# ---------------------------------------------------------------------- constraints
-
-#: A token's standing towards ``no_merge_across``'s class: no characters (the end-of-word
-#: marker alone), all inside the class, all outside, or both. A pair is forbidden when its
-#: two tokens' standings together are MIXED.
-NEUTRAL, INSIDE, OUTSIDE, MIXED = 0, 1, 2, 3
-
-
-def class_standing(surface, pattern, end_of_word: str | None) -> int:
-    """Whether a token's characters are inside ``pattern`` (a character class), outside, or
-    both. The end-of-word marker is no character; bytes that are only a piece of a UTF-8
-    character count as outside."""
-    if surface is None:
-        return NEUTRAL
-    if isinstance(surface, bytes):
-        text = surface.decode("utf-8", "surrogateescape")
-        if end_of_word is not None and text.endswith(end_of_word):
-            text = text[: -len(end_of_word)]
-    else:
-        text = surface[: -len(end_of_word)] if end_of_word is not None and surface.endswith(end_of_word) else surface
-    standing = NEUTRAL
-    for ch in text:
-        standing |= INSIDE if pattern.fullmatch(ch) else OUTSIDE
-        if standing == MIXED:
-            break
-    return standing
-
-
 def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
     """A corpus with no words is an error that names its files as the user gave them."""
     if not word_counts:
@@ -439,12 +284,12 @@ class Trainer:
     # A new attribute must be added here (assigning one that is not fails loudly).
     __slots__ = (
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
-        "_chunks", "_stage1", "_superwords_at",
+        "_chunks", "_dropped", "_stage1", "_stage2_limit", "_superwords_at",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
-        "_undo", "_where", "_word_index", "_word_text", "_words",
+        "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed", "_unknown",
     )
 
     # ------------------------------------------------------------------ construction
@@ -456,8 +301,13 @@ class Trainer:
         name: str = "corpus",
         start: "MergeTable | None" = None,
         chunk_counts: Mapping[str, int] | None = None,
+        variant: Variant | None = None,
     ):
         """Train on ``word_counts``: pre-token -> count, in order of first appearance.
+
+        ``variant``: the BPE variant that chooses each pair and acts after each merge (see
+        :mod:`~bpe_tui.core.engine.variants`); None: the one the config asks for
+        (:func:`~bpe_tui.core.engine.variants.variant_for`: plain BPE unless set otherwise).
 
         With ``config.superwords_after = K`` (SuperBPE, see :mod:`~.superwords`):
         ``chunk_counts`` are the corpus's stage-2 chunks with counts, which the trainer
@@ -498,8 +348,9 @@ class Trainer:
         self._surfaces_shared = False
 
         # The tie-break rule, with its per-token material (see tiebreak.py).
-        self._rule = make_rule(
-            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids), keep_ids=start is not None
+        self._rule = make_rule(  # (the first-seen alphabet's ids are in its own order: kept)
+            cfg.tie_break, self._surfaces, cfg.units, eow, self._base_count, len(self._special_ids),
+            keep_ids=start is not None or cfg.alphabet == "first-seen",
         )
 
         # Pair counts and the pair -> words index (speed.pair_index builds them in C).
@@ -518,7 +369,8 @@ class Trainer:
         across = cfg.no_merge_across
         self._across = regex.compile(across) if across is not None else None
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
-        self._constrained = cfg.max_token_length is not None or across is not None
+        self._constrained = cfg.max_token_length is not None or across is not None or self._unknown is not None
+        self._stage2_limit: Callable[[bytes], str | None] | None = None  # SuperBPE's, from the transition on
         self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
@@ -541,6 +393,11 @@ class Trainer:
         self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
         self._setup_superwords(chunk_counts)
+        self._removed: set[int] = set()  # ids a variant took out of the vocabulary (_set_present)
+        self._variant = variant if variant is not None else variant_for(self.config)
+        self._choose = self._variant.choose
+        self._after = self._variant.after_merge if self._variant.acts_after_merge else None
+        self._variant.attach(self)
 
     def _requeue_all(self) -> None:
         """Build the queue afresh from the pair counts (at the start, and when the tie-break
@@ -553,50 +410,21 @@ class Trainer:
         self._front.clear()
 
     def _fresh_alphabet(self) -> list[str]:
-        """Set up the base alphabet and specials of a fresh run; return the words as id strings.
-
-        Base: 256 bytes (a byte's id is its value), or the corpus's characters sorted by code
-        point; then the end-of-word marker's own id, then the special tokens.
-        """
-        cfg = self.config
-        bytes_mode = cfg.units == "bytes"
-        eow = cfg.end_of_word
-        if bytes_mode:
-            base: list = [bytes([i]) for i in range(256)]
-            if eow is not None:
-                base.append(eow.encode("utf-8"))
-        else:
-            chars: set[str] = set()
-            for word in self._word_text:
-                chars.update(word)
-            if eow is not None:
-                chars.add(eow)
-            base = sorted(chars)
-        self._base_count = len(base)
+        """Set up the base alphabet and specials of a fresh run (see
+        :mod:`~bpe_tui.core.engine.alphabet`); return the words as id strings."""
+        alphabet = fresh_alphabet(self._word_text, self._counts, self.config)
+        self._base_count = alphabet.base_count
         self._holes = 0
-        self._surfaces: list = list(base)  # id -> surface, for base symbols and merged tokens
-        self._surface_to_id: dict = {s: i for i, s in enumerate(base)}
-        # Special tokens come right after the base alphabet; they never take part in merges.
-        self._special_ids: dict[str, int] = {}
-        for special in cfg.special_tokens:
-            self._special_ids[special] = len(self._surfaces)
-            self._surfaces.append(special.encode("utf-8") if bytes_mode else special)
+        self._surfaces: list = alphabet.surfaces  # id -> surface, for base symbols and merged tokens
+        special = set(alphabet.special_ids.values())
+        self._surface_to_id: dict = {s: i for i, s in enumerate(alphabet.surfaces) if i not in special}
+        self._special_ids: dict[str, int] = alphabet.special_ids  # they never take part in merges
+        self._unknown = alphabet.unknown
         self.first_step = 0
         self._inherited: list[tuple[int, int, int]] = []
         self._inherited_counts: list[int] | None = []
         self._inherited_manual: frozenset[int] = frozenset()
-        # In bytes mode latin-1 turns the UTF-8 bytes into ids; in chars mode str.translate
-        # maps each character to its id. Either runs once over all the words (convert_all).
-        if bytes_mode:
-            words = convert_all(self._word_text, utf8_as_ids, "\x00")
-        else:
-            to_ids = {ord(ch): chr(i) for i, ch in enumerate(base) if len(ch) == 1}
-            words = convert_all(self._word_text, lambda text: text.translate(to_ids), "\U0010ffff")
-        if eow is not None:
-            eow_id = self._surface_to_id[eow.encode("utf-8") if bytes_mode else eow]
-            tail = chr(eow_id)
-            words = [w + tail for w in words]
-        return words
+        return alphabet.words
 
     def _alphabet_of(self, table: "MergeTable") -> list[str]:
         """Set up ids as ``table`` has them; return the words as id strings, each already
@@ -624,6 +452,7 @@ class Trainer:
                 self._surface_to_id.setdefault(s, i)
         base_ids = table.base_ids()
         self._base_count = len(base_ids)
+        self._unknown = None
         self.first_step = table.num_merges
         self._inherited = table.merge_ids
         self._inherited_counts = list(table.counts) if table.counts is not None else None
@@ -669,13 +498,26 @@ class Trainer:
     @classmethod
     def from_counts(
         cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts",
-        chunk_counts: Mapping[str, int] | None = None,
+        chunk_counts: Mapping[str, int] | None = None, variant: Variant | None = None,
     ) -> "Trainer":
         """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance);
-        ``chunk_counts``: the stage-2 chunks, for ``superwords_after`` (see :meth:`__init__`)."""
+        ``chunk_counts``: the stage-2 chunks, for ``superwords_after``; ``variant``: see
+        :meth:`__init__`."""
         if not counts:
             raise BPEError(f"{name}: the corpus is empty (no words to train on)")
-        return cls(counts, config, name=name, chunk_counts=chunk_counts)
+        return cls(counts, config, name=name, chunk_counts=chunk_counts, variant=variant)
+
+    @classmethod
+    def from_languages(
+        cls, corpora: Mapping, dev: Mapping | None = None, config: TrainerConfig | None = None, ratio: Mapping | None = None, **count_options,
+    ) -> "Trainer":
+        """Parity-aware BPE (:mod:`~bpe_tui.core.engine.variants.parity`): ``corpora`` is
+        language -> its corpus (paths), ``dev`` language -> its development text, or ``ratio``
+        language -> target compression; ``config`` None: the parity preset. ``count_options``:
+        each language's counting (errors, workers, progress, ...)."""
+        from .variants.parity import train_languages
+
+        return train_languages(cls, corpora, dev, ratio, config, **count_options)
 
     @classmethod
     def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
@@ -790,16 +632,41 @@ class Trainer:
 
     def _setup_superwords(self, chunk_counts: Mapping[str, int] | None) -> None:
         """Where the transition to chunks lies (see :mod:`~.superwords`): ahead, at merge K,
-        with the chunks kept until then; or behind, the corpus given being the chunks."""
+        with the chunks kept until then; or behind, the corpus given being the chunks (then
+        stage 2's limits hold from the start, and a start table's merges that never occur in
+        the chunks are dropped, with ``superwords_drop_unused``)."""
         self._chunks: tuple[list[str], list[int]] | None = None
         self._stage1: tuple | None = None  # the words' state at the transition, for undo
         self.transition: TransitionEvent | None = None
         self._superwords_at = -1  # the merge after which to switch to chunks (-1: none ahead)
-        k = self.config.superwords_after
+        self._dropped: tuple[frozenset[int], dict] = (frozenset(), {})  # (ranks, token id -> surface) left out
+        cfg = self.config
+        k = cfg.superwords_after
         if k is None:
             return
         if k <= self.first_step:  # started past it: the corpus given is the chunks
-            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens)
+            dropped: list[int] = []
+            shown: tuple = ()
+            if cfg.superwords_drop_unused and self._inherited:
+                words = segment_chunks(self._word_text, self._counts, self._inherited, self._surface_to_id, self.name, dropped)
+                shown = self._drop_merges(dropped)
+            if dropped:
+                self._words = words
+            renumber = bool(self._inherited) and cfg.tie_break == "hf" and all(len(s) == 1 for s in self._surfaces[: self._base_count])
+            if renumber:
+                # The authors' trainer numbers the tokens of the table it extends afresh, as a
+                # fresh run does: the bytes by their characters (Ġ after the letters), then the
+                # merged tokens in the table's order. A table whose single bytes come first can
+                # be ordered so; any other keeps its own ids.
+                self._rule = make_rule(cfg.tie_break, self._surfaces, cfg.units, None, self._base_count, len(self._special_ids), keep_ids=False)
+                self._entry = self._rule.entry_function(self._first_occurrence)
+                self._keys_move = self._rule.moving_keys
+            if dropped or renumber:
+                self._install_corpus(self._word_text, self._counts, self._words)
+            self._enter_stage2()
+            if self._constrained:
+                self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p))
+            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens, cfg.superword_rule, shown)
             return
         if chunk_counts is None:
             raise BPEError(
@@ -807,7 +674,7 @@ class Trainer:
                 "(build the trainer with from_text or from_files, or pass chunk_counts)"
             )
         texts, counts = _checked_counts(chunk_counts)
-        _check_text(texts, self.config, self.name)
+        _check_text(texts, cfg, self.name)
         self._chunks = (texts, counts)
         self._superwords_at = k
 
@@ -815,12 +682,19 @@ class Trainer:
     def pretokenizer(self) -> str:
         """The pre-tokenizer in force now: SuperBPE's stage-2 rule once the trainer is past
         its transition, else the config's."""
-        return SUPERWORD_PRETOKENIZER if self.in_superword_stage else self.config.pretokenizer
+        return stage2_pretokenizer(self.config) if self.in_superword_stage else self.config.pretokenizer
 
     @property
     def in_superword_stage(self) -> bool:
         """Whether the corpus is SuperBPE's chunks now (merges may span spaces)."""
         return self.config.superwords_after is not None and self._superwords_at < 0
+
+    @property
+    def dropped_merges(self) -> tuple[int, ...]:
+        """The steps (1-based ranks among all merges made, a start table's first) of the merges
+        dropped at the transition because their pair never occurred in the chunks
+        (``superwords_drop_unused``): they stay in the history, not in the table."""
+        return tuple(sorted(r + 1 for r in self._dropped[0]))
 
     def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]:
         """``(word counts, chunk counts)`` as the trainer was built with them (order of first
@@ -834,7 +708,8 @@ class Trainer:
 
     def _cross_to_chunks(self) -> None:
         """The transition, right after merge K: keep the words' state for undo, cut the corpus
-        into chunks, apply the K merges to each by rank, and count their pairs afresh."""
+        into chunks, apply the K merges to each by rank (dropping those that never occur, with
+        ``superwords_drop_unused``), count their pairs afresh, and let stage 2's limits in."""
         assert self._chunks is not None
         texts, counts = self._chunks
         self._stage1 = (
@@ -842,22 +717,69 @@ class Trainer:
             self.initial_total_tokens, self.corpus_chars, self._context,
         )
         words_before, tokens_before = len(self._word_text), self._total_tokens
-        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name)
+        dropped: list[int] | None = [] if self.config.superwords_drop_unused else None
+        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name, dropped)
+        shown = self._drop_merges(dropped or [])
+        self._enter_stage2()
         self._install_corpus(texts, counts, segmented)
         self.initial_total_tokens = sum(map(mul, map(len, map(str.encode, texts)), counts))
         self.corpus_chars = sum(map(mul, map(len, texts), counts))
-        self.transition = TransitionEvent(self.steps_done, words_before, len(texts), tokens_before, self._total_tokens)
+        self.transition = TransitionEvent(
+            self.steps_done, words_before, len(texts), tokens_before, self._total_tokens, self.config.superword_rule, shown
+        )
         self._superwords_at = -1
 
     def _back_to_words(self) -> None:
-        """Undo the transition: the words exactly as they stood after merge K."""
+        """Undo the transition: the words exactly as they stood after merge K, the merges
+        dropped there back, stage 2's limits gone."""
         assert self._stage1 is not None and self.transition is not None
         texts, counts, words, _total, initial, chars, context = self._stage1
         self._stage1 = None
+        self._restore_dropped()
+        self._stage2_limit = None
+        self._constrained = self.config.max_token_length is not None or self._across is not None
         self._install_corpus(texts, counts, words)
         self.initial_total_tokens, self.corpus_chars, self._context = initial, chars, context
         self._superwords_at = self.transition.step
         self.transition = None
+
+    def _enter_stage2(self) -> None:
+        """Stage 2's limits (``superword_max_words``, ``superword_skip_colon_space``) join the
+        constraints: pairs whose merge would make what they refuse are never merged, and
+        counted as forbidden (by the caller, over the corpus it installs)."""
+        self._stage2_limit = stage2_limit(self.config)
+        if self._stage2_limit is not None:
+            self._constrained = True
+
+    def _drop_merges(self, ranks: list[int]) -> tuple:
+        """Leave the merges of ``ranks`` (0-based, in :meth:`merge_list`'s order) out of the
+        table, and the tokens only they made out of the vocabulary (ids left as holes; a later
+        merge that makes one again gives it a new id, as the authors' trainer does). Returns
+        ``(step, token)`` of each, for the transition's explanation."""
+        if not ranks:
+            return ()
+        merges = self.merge_list()
+        gone = frozenset(ranks)
+        kept_made = {new for r, (_, _, new) in enumerate(merges) if r not in gone}
+        tokens = {}
+        for r in ranks:
+            new = merges[r][2]
+            if new not in kept_made and new not in tokens:
+                surface = self._surfaces[new]
+                tokens[new] = surface
+                if self._surface_to_id.get(surface) == new:
+                    del self._surface_to_id[surface]
+        self._holes += len(tokens)
+        self._dropped = (gone, tokens)
+        return tuple((r + 1, self._surfaces[merges[r][2]]) for r in ranks)
+
+    def _restore_dropped(self) -> None:
+        """Undo :meth:`_drop_merges`."""
+        _, tokens = self._dropped
+        for new, surface in tokens.items():
+            self._surface_to_id[surface] = new
+        self._holes -= len(tokens)
+        self._dropped = (frozenset(), {})
 
     def _install_corpus(self, texts: list[str], counts: list[int], words: list[str]) -> None:
         """Make ``words`` (id strings of ``texts``, with ``counts``) the corpus: pair counts,
@@ -995,7 +917,8 @@ class Trainer:
 
     def vocab(self) -> dict[int, bytes | str]:
         """id -> surface for every token right now (special tokens included)."""
-        return {i: s for i, s in enumerate(self._surfaces) if s is not None}
+        gone, removed = self._dropped[1], self._removed
+        return {i: s for i, s in enumerate(self._surfaces) if s is not None and i not in gone and i not in removed}
 
     def word_text(self, index: int) -> str:
         """The pre-token string of word ``index`` (words are numbered by first appearance)."""
@@ -1018,7 +941,8 @@ class Trainer:
             if self._word_index is None:
                 self._word_index = {w: i for i, w in enumerate(self._word_text)}
             if word not in self._word_index:
-                raise KeyError(f"{word!r} is not a word of this corpus")
+                spaced = f" (a word is a pre-token: {' ' + word!r} is one)" if " " + word in self._word_index else ""
+                raise KeyError(f"{word!r} is not a word of this corpus{spaced}")
             word = self._word_index[word]
         return [self._surfaces[ord(ch)] for ch in self._words[self._word_number(word)]]
 
@@ -1093,15 +1017,17 @@ class Trainer:
     def _forbids(self, pair: str) -> bool:
         """Whether a constraint forbids merging ``pair`` (an internal key)."""
         a, b = ord(pair[0]), ord(pair[1])
+        if self._unknown is not None and (a == self._unknown or b == self._unknown):
+            return True  # the unknown token stands for characters left out: it never merges
         limit = self.config.max_token_length
         if limit is not None:
             surfaces = self._surfaces
             if len(surfaces[a]) + len(surfaces[b]) > limit:
                 return True
-        if self._across is not None:
-            standing = self._standing
-            return standing[a] | standing[b] == MIXED
-        return False
+        if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
+            return True
+        limit2 = self._stage2_limit
+        return limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None
 
     def _forbidden_reason(self, pair: str) -> str | None:
         if not self._constrained or not self._forbids(pair):
@@ -1111,9 +1037,14 @@ class Trainer:
         shown = show_pair((s[a], s[b]), self.config.end_of_word)
         limit = self.config.max_token_length
         size = len(s[a]) + len(s[b])
+        if self._unknown in (a, b):
+            return f"{shown} holds the unknown token {self.config.unk_token}, which stands for characters left out of the alphabet and never merges"
         if limit is not None and size > limit:
             return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
-        return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
+        if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
+            return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
+        assert self._stage2_limit is not None
+        return f"{shown} {self._stage2_limit(s[a] + s[b])}"
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -1141,8 +1072,7 @@ class Trainer:
     def _stop_check(self, respect_target: bool) -> str | None:
         if self._plan.get(self.steps_done + 1) is not None:  # a hand choice is replayed next
             return self._target_reason() if respect_target else None
-        best = self._peek_valid(1)
-        return self._stop_reason(best[0] if best else None, respect_target)
+        return self._stop_reason(self._variant.peek(self), respect_target)
 
     def _stop_reason(self, best, respect_target: bool) -> str | None:
         """Why training cannot take the best queue entry (None: the queue is empty), if it
@@ -1169,6 +1099,8 @@ class Trainer:
     def _queue_reason(self, best) -> str | None:
         """Why the best queue entry (None: the queue is empty) cannot be merged, if it cannot."""
         if best is None:
+            if self._forbidden:  # pairs are left, but no rule lets any of them merge
+                return f"nothing left to merge: the {plural(self._forbidden, 'pair')} left would break a constraint (forbidden_reason says which)"
             return "nothing left to merge: every word is a single token"
         count, least = -best[0], self.config.min_frequency
         if count < least:
@@ -1177,11 +1109,12 @@ class Trainer:
 
     @property
     def target_steps(self) -> int | None:
-        """The step (merge number) the target corresponds to, if it is known in advance."""
+        """The step (merge number) the target corresponds to, if it is known in advance (not
+        for a vocabulary size when the variant takes tokens out: PickyBPE's removals)."""
         cfg = self.config
         if cfg.merges is not None:
             return cfg.merges
-        if cfg.vocab_size is not None:
+        if cfg.vocab_size is not None and not self._variant.removes_tokens:
             return self.first_step + max(0, cfg.vocab_size - (self._first_merge_id - self._holes))
         return None
 
@@ -1194,15 +1127,16 @@ class Trainer:
 
     def merge_list(self) -> list[tuple[int, int, int]]:
         """``(left_id, right_id, new_id)`` for every merge so far, in order (a start
-        table's merges first)."""
-        return self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
+        table's merges first; those dropped at SuperBPE's transition left out)."""
+        merges = self._inherited + [(*e.pair_ids, e.new_id) for e in self._history]
+        return _kept(merges, self._dropped[0])
 
     def merge_counts(self) -> list[int] | None:
         """The count each merge had when it was made; None when going on from a table that
         does not record its merges' counts."""
         if self._inherited_counts is None:
             return None
-        return self._inherited_counts + [e.count for e in self._history]
+        return _kept(self._inherited_counts + [e.count for e in self._history], self._dropped[0])
 
     # ------------------------------------------------------------------ stepping
 
@@ -1239,37 +1173,13 @@ class Trainer:
             planned = self._plan.get(self.steps_done + 1)
             if planned is not None:
                 return self._replay(planned, respect_target)
-        best = self._pop_valid()  # one pop: the stop check and the merge share it
-        entry = best[0] if best else None
-        reason = self._stop_reason(entry, respect_target)
-        if reason is not None:
-            if entry is not None:
-                self._front.appendleft(entry)  # not merged: back to the head of the queue
-            self.stop_reason = reason
+        choice = self._choose(self, respect_target)  # the seam: what chooses the next pair
+        if isinstance(choice, str):
+            self.stop_reason = choice
             return None
         self.stop_reason = None
-        assert entry is not None  # (no entry to merge is a stop reason)
-        count = -entry[0]
-        pair = entry[-1]
-
-        # Ties: how many other pairs share this count (the pair itself is counted in the
-        # histogram), and the first few of them by name. They are exactly the next valid
-        # entries, so peek no further than needed.
-        tie_count = self._count_hist[count] - 1
-        ties: tuple = ()
-        rival = None
-        if tie_count:
-            listed = tie_count if tie_count < TIES_LISTED else TIES_LISTED
-            tied = self._peek_valid(listed)
-            # Valid entries come out in order and a valid copy of an entry equals it, so a
-            # second valid copy of this pair's entry (rare) would come first: skip it.
-            if tied and tied[0] == entry:
-                tied = self._peek_valid(listed + 1)[1:]
-            if tied and tied[-1][0] != entry[0]:  # pairs a constraint forbids are counted, never queued
-                tied = [e for e in tied if e[0] == entry[0]]
-            ties = surface_pairs(self._surfaces, tied)
-            rival = tied[0] if tied else None
-        return self._apply(pair, count, tie_count, ties, False, entry, rival)
+        pair, count, tie_count, ties, won, other, reason = choice
+        return self._apply(pair, count, tie_count, ties, won, other, reason)
 
     def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
         """``step(pair=...)``: check the pair, record it in the plan, merge it."""
@@ -1300,8 +1210,8 @@ class Trainer:
         rules, which are deterministic, so the step the rules would take now)."""
         if k in self._plan:
             return False
-        best = self._peek_valid(1)
-        return bool(best) and ids_of(best[0][-1]) == ids
+        best = self._variant.peek(self)
+        return best is not None and ids_of(best[-1]) == ids
 
     def _replay(self, ids: tuple[int, int], respect_target: bool) -> MergeEvent | None:
         """Merge the hand-chosen pair ``ids`` (from the plan) as this step."""
@@ -1316,8 +1226,7 @@ class Trainer:
             self._plan = {s: p for s, p in self._plan.items() if s <= self.steps_done}
             return self._step(respect_target)
         self.stop_reason = None
-        best = self._peek_valid(1)  # the rules' pick, which the explanation names
-        return self._apply(key, count, 0, (), True, None, best[0] if best else None)
+        return self._apply(key, count, 0, (), None, self._variant.peek(self), None, True)  # (the rules' pick, which the explanation names)
 
     def __repr__(self) -> str:
         from ..notebook import trainer_repr
@@ -1351,14 +1260,19 @@ class Trainer:
 
     def manual_ranks(self) -> frozenset[int]:
         """0-based ranks of the table's merges that were chosen by hand (a start table's too)."""
-        return self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
+        ranks = self._inherited_manual | {e.step - 1 for e in self._history if e.manual}
+        gone = self._dropped[0]
+        return frozenset(r - sum(1 for g in gone if g < r) for r in ranks if r not in gone) if gone else ranks
 
     def _apply(
-        self, pair: str, count: int, tie_count: int, ties: tuple, manual: bool, won: tuple | None, other: tuple | None,
+        self, pair: str, count: int, tie_count: int, ties: tuple, won: tuple | None, other: tuple | None,
+        reason: object = None, manual: bool = False,
     ) -> MergeEvent:
-        """Merge ``pair`` (an internal key) everywhere and return the event; the rest of the
-        arguments are what the event reports and explains (``won`` and ``other`` are queue
-        entries: see MergeEvent's ``_won`` and ``_other``)."""
+        """Merge ``pair`` (an internal key) everywhere, let the variant act after it, and
+        return the event; the rest of the arguments are what the event reports and explains
+        (the first seven are a variant's Choice; ``won`` and ``other`` are queue entries: see
+        MergeEvent's ``_won`` and ``_other``; ``reason``: the variant's account of its choice;
+        ``manual``: the pair was chosen by hand)."""
         a, b = ids_of(pair)
         surfaces = self._surfaces
         new_surface = surfaces[a] + surfaces[b]
@@ -1395,6 +1309,12 @@ class Trainer:
         befores = self._apply_changes(changes)
         if created and stale_keys:
             self._requeue_all()
+        after: tuple = ()
+        rewritten = None
+        if self._after is not None:  # the seam: what the variant does after the merge
+            merged = Merged(pair, new_id, created, touched, None if created else olds, saved, changes, befores)
+            after = self._after(self, merged)
+            saved, rewritten = merged.saved, tuple(merged.rewritten)
 
         # speed: the fields go as one dict display. A call with more than 15 keyword arguments
         # compiles (CPython 3.11) to building a dict, unpacking it into the call and building
@@ -1421,12 +1341,16 @@ class Trainer:
             "_occurrences": occurrences or None,
             "_context": self._context,
         })
+        if after or reason is not None:  # (plain BPE's defaults are the class's: see fast_constructor)
+            event.__dict__.update(after=after, reason=reason)
         self._surfaces_shared = True
         # Old segmentations are kept only when the merge reused an existing token: when it
         # created new_id, undo gets them back by splitting every new_id into (a, b), which
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
         self._history.append(event)
-        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved))
+        self._undo.append((created, None if created else tuple(zip(touched, olds)), saved, rewritten))
+        # SuperBPE's transition is an after-merge action too; it moves to variants/ (see
+        # variants/__init__.py) once its options have landed.
         if self._superwords_at == event.step:
             self._cross_to_chunks()
         return event
@@ -1477,6 +1401,67 @@ class Trainer:
                     self._forbidden += 1 if after else -1
         return befores
 
+    # ------------------------------------------------------------------ the variants' protocol (see variants/)
+
+    def _put_back(self, entry: tuple) -> None:
+        """Return a queue entry taken and not merged to the head of the queue."""
+        self._front.appendleft(entry)
+
+    def _rewrite(self, rewrites: Iterable[tuple[int, str]], merged: Merged) -> None:
+        """A variant's change to the corpus right after a merge: each ``(word, segmentation)``
+        replaces that word's segmentation (an id string of the same text). The pair counts, the
+        pair -> words index, the queue and the token total follow, and ``merged`` records the
+        change for the step's event and for undo."""
+        words, counts, where = self._words, self._counts, self._where
+        deltas: dict[str, int] = {}
+        get = deltas.get
+        grown = 0
+        for w, new in rewrites:
+            old = words[w]
+            c = counts[w]
+            for p in pairs_of(old):
+                deltas[p] = get(p, 0) - c
+            for p in pairs_of(new):
+                deltas[p] = get(p, 0) + c
+                where[p][w] = None
+            grown += (len(new) - len(old)) * c
+            words[w] = new
+            merged.rewritten.append((w, old))
+        self._total_tokens += grown
+        merged.saved -= grown
+        changes, befores = merged.changes, merged.befores
+        for p, before in self._apply_changes(deltas).items():
+            befores.setdefault(p, before)
+        for p, d in deltas.items():
+            if d:
+                changes[p] = changes.get(p, 0) + d
+
+    def _queue(self, pair: str) -> None:
+        """Queue ``pair`` afresh, when it occurs: a variant moved its tie-break key."""
+        count = self._pair_counts.get(pair)
+        if count:
+            heapq.heappush(self._heap, self._entry(pair, count))
+
+    def _set_present(self, token_id: int, present: bool) -> None:
+        """A variant takes a token out of the vocabulary, or puts it back. Its id and surface
+        stay: a merge that makes the same surface again gets the same id."""
+        if present and token_id in self._removed:
+            self._removed.discard(token_id)
+            self._holes -= 1
+        elif not present and token_id not in self._removed:
+            self._removed.add(token_id)
+            self._holes += 1
+
+    @property
+    def removed(self) -> frozenset[int]:
+        """The ids of the tokens the variant took out of the vocabulary (PickyBPE's removals)."""
+        return frozenset(self._removed)
+
+    @property
+    def variant(self) -> Variant:
+        """The BPE variant this trainer runs (see :mod:`~bpe_tui.core.engine.variants`)."""
+        return self._variant
+
     def undo(self) -> MergeEvent | None:
         """Take back the last merge exactly; return the event undone (None at step 0, or at
         :attr:`first_step` when going on from a table: its merges cannot be undone).
@@ -1487,9 +1472,15 @@ class Trainer:
         if self._stage1 is not None and self.transition is not None and self.steps_done == self.transition.step:
             self._back_to_words()
         event = self._history.pop()
-        created, old_words, tokens_saved = self._undo.pop()
+        created, old_words, tokens_saved, rewritten = self._undo.pop()
         words = self._words
         where = self._where
+        if self._after is not None:  # the variant's own state first, then the words it rewrote
+            self._variant.undo(self, event)
+            for w, old in reversed(rewritten or ()):
+                words[w] = old
+                for p in pairs_of(old):
+                    where[p][w] = None
         for w, old in self._old_segmentations(event, old_words):
             words[w] = old
             for p in pairs_of(old):

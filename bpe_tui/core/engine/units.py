@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
+from ..wording import one_line
+
 Surface = "bytes | str"
 
 
@@ -70,9 +72,10 @@ def visible(surface: bytes | str, end_of_word: str | None = None) -> str:
     """A one-line, human-readable rendering of a token surface.
 
     Whitespace is made visible (space ``·``, newline ``⏎``, tab ``→``), control characters
-    are escaped, and bytes that are not valid UTF-8 on their own (a piece of a multi-byte
-    character) are shown as ``<0xNN>``. The result is plain text: render it with
-    ``rich.text.Text``, never as markup.
+    are escaped as messages escape them (``\\x1b``, see
+    :func:`~bpe_tui.core.wording.one_line`), and bytes that are not valid UTF-8 on their own
+    (a piece of a multi-byte character) are shown as ``<0xNN>``. The result is plain text:
+    render it with ``rich.text.Text``, never as markup.
     """
     if isinstance(surface, bytes):
         try:
@@ -95,8 +98,8 @@ def visible(surface: bytes | str, end_of_word: str | None = None) -> str:
     for ch in text:
         if ch in _VISIBLE:
             out.append(_VISIBLE[ch])
-        elif ord(ch) < 32 or ord(ch) == 127:
-            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 32 or 127 <= ord(ch) < 160:  # C0, DEL and C1 (U+009B is a CSI to some terminals)
+            out.append(one_line(ch))
         else:
             out.append(ch)
     return "".join(out)

@@ -20,6 +20,7 @@ import hashlib
 from typing import Any
 
 from ..errors import BPEError
+from ..wording import plural
 from .formats import hf
 from .formats._shared import pattern_name
 from .formats.tiktoken_bpe import RankFileMerges
@@ -49,7 +50,7 @@ def from_tiktoken(encoding: Any) -> MergeTable:
     vocab: dict[int, bytes] = dict(by_rank)
     vocab.update({i: s.encode("utf-8") for s, i in specials.items()})
     notes = [
-        f"from tiktoken's Encoding {name!r}: its regex and {len(specials):,} special tokens",
+        f"from tiktoken's Encoding {name!r}: its regex and {plural(len(specials), 'special token')}",
         "a pre-token that is itself a token is emitted whole, as tiktoken does, even where no merge builds it",
     ]
     return MergeTable(

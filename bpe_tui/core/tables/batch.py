@@ -16,13 +16,12 @@ of the table's module (the table is handed in).
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any, Protocol
 
 from ..errors import BPEError
-from ..text.corpus import _pool_context, ending_pool, start_resource_tracker
+from ..text.corpus import worker_pool
 
 #: Characters in all below which ``workers=None`` encodes in this process.
 PARALLEL_MIN_CHARS = 1 << 20
@@ -77,10 +76,7 @@ def encode_batch(table: Encoder, recognised: frozenset[str], texts: Sequence[str
         view = table._recognising(recognised)
         return [view.encode(t) for t in texts]
     parts = runs(texts, n * RUNS_PER_WORKER)
-    ctx = _pool_context()
-    if ctx.get_start_method() != "fork":
-        start_resource_tracker()
-    with ending_pool(ctx.Pool(n, initializer=_init_worker, initargs=(table, recognised))) as pool:
+    with worker_pool(n, _init_worker, (table, recognised)) as pool:
         done = pool.map(_encode_run, [texts[a:b] for a, b in parts], chunksize=1)
     out: list[list[int]] = []
     for flat, lengths in done:
@@ -95,9 +91,8 @@ _TABLE: Any = None  # in a worker: the table (the view that recognises the batch
 
 
 def _init_worker(table: Encoder, recognised: frozenset[str]) -> None:
-    """In a new worker: leave Ctrl+C to the parent; keep the table."""
+    """In a new worker: keep the table."""
     global _TABLE
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _TABLE = table._recognising(recognised)
 
 

@@ -30,6 +30,7 @@ class Decodable(Protocol):
 
     units: str
     end_of_word: str | None
+    word_start: str | None
     continuing_prefix: str | None
     unk_id: int
     _vocab: dict[int, Surface]
@@ -84,6 +85,8 @@ def _joined(table: Decodable, ids: list[int], errors: str) -> str:
     text = "".join(parts)
     if table.end_of_word:
         text = text.replace(table.end_of_word, " ")
+    if table.word_start is not None:
+        text = text.replace(table.word_start, " ")
     return text
 
 

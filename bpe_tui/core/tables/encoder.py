@@ -51,6 +51,7 @@ from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import PreTokenizer, ascii_findall, valid_text
 from ..types import UNK_ID, PrefixScheme, Surface
 from . import offsets, special_policy, streaming
+from .removals import Removals
 from .special_policy import Allowed, Disallowed
 
 #: ``config["merge_by"]`` for tables that encode by *token rank* (tiktoken's rule: a pair
@@ -107,6 +108,12 @@ class EncodeOptions:
     #: ``ignore_merges``: a pre-token that is itself a token is emitted whole (tiktoken always,
     #: Hugging Face's ``ignore_merges``).
     ignore_merges: bool = False
+    #: ``word_start``: text put in front of every pre-token before encoding (PickyBPE's ``▁``);
+    #: decoding reads it as a space.
+    word_start: str | None = None
+    #: ``unk_token``: the special token that stands for unknown characters, where ``unk_id``
+    #: does not say (a PickyBPE table's ``<UNK>``).
+    unk_token: str | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], units: str, end_of_word: str | None) -> "EncodeOptions":
@@ -126,6 +133,8 @@ class EncodeOptions:
             outside_vocab_from=_int(config.get("outside_vocab_from")),
             by_token_rank=config.get("merge_by") == BY_TOKEN_RANK and units == "bytes" and end_of_word is None,
             ignore_merges=bool(config.get("ignore_merges")),
+            word_start=start if isinstance(start := config.get("word_start"), str) and start else None,
+            unk_token=unk if isinstance(unk := config.get("unk_token"), str) and unk else None,
         )
 
 
@@ -158,6 +167,7 @@ class Encoder:
         options: EncodeOptions,
         made_by_merge: Mapping[int, int],
         merge_index: MergeIndex,
+        removals: Removals | None = None,
     ):
         self.units = units
         self.vocab = vocab
@@ -168,9 +178,14 @@ class Encoder:
         self.options = options
         self.continuing_prefix = options.continuing_prefix
         self._merge_index = merge_index
+        #: PickyBPE's removals, replayed in order with the merges (None: plain BPE).
+        self.removals = removals
+        #: Text put in front of every pre-token (see EncodeOptions.word_start).
+        self.word_start = options.word_start
         special_ids = set(special_tokens.values())
         bytes_mode = units == "bytes"
-        self.surface_to_id = surfaces_to_ids(vocab, special_ids)
+        absent = removals.absent if removals is not None else frozenset()
+        self.surface_to_id = surfaces_to_ids({i: s for i, s in vocab.items() if i not in absent} if absent else vocab, special_ids)
         self.base: dict = {}  # byte value (int) or character (str) -> id
         if bytes_mode:  # the 256 single bytes (a merge never makes one)
             for b in range(256):
@@ -206,7 +221,7 @@ class Encoder:
         #: recognising): made when an encode call first asks, kept for the next.
         self._views: dict[frozenset[str], Encoder] = {}
         #: Decoding takes off the space encoding put in front of the text.
-        self.strips_prefix = (options.prefix_scheme is not None and units == "chars") or (
+        self.strips_prefix = (options.prefix_scheme is not None and units == "chars") or self.word_start is not None or (
             whole is not None and whole.add_dummy_prefix and not whole.treat_whitespace_as_suffix
         )
         # Characters a chars-mode table does not know: spelled as <0xNN> byte tokens
@@ -237,7 +252,7 @@ class Encoder:
             self._byte_ids = bytes(self.base[b] for b in range(256))
         self._ascii_findall = ascii_findall(self.pre.name)
         # The id a table's own format gives unknown characters (sentencepiece's <unk>), if any.
-        unk = options.unk_id
+        unk = options.unk_id if options.unk_id is not None else special_tokens.get(options.unk_token or "")
         self.unk_id: int = unk if unk is not None and unk in vocab else UNK_ID
         # Ids from here on are helper symbols the reader added (a bare character or ``c</w>``
         # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
@@ -292,7 +307,9 @@ class Encoder:
 
     def base_ids(self, word: str) -> list[int]:
         """A pre-token's base ids (bytes or characters, unknown ones as UNK_ID or spelled in
-        byte tokens), with the end-of-word marker."""
+        byte tokens), with the end-of-word marker (and the word-start text in front)."""
+        if self.word_start is not None:
+            word = self.word_start + word
         if self._byte_ids is not None and self.eow_id is None:
             return list(word.encode("utf-8").translate(self._byte_ids))
         if self.units == "bytes":
@@ -335,6 +352,8 @@ class Encoder:
         pre-token that is itself a (non-special) token; else None."""
         if not self.ignore_merges or self.eow_id is not None:
             return None
+        if self.word_start is not None:
+            word = self.word_start + word
         return self.surface_to_id.get(word.encode("utf-8") if self.units == "bytes" else word)
 
     def symbols(self, word: str) -> list:
@@ -350,6 +369,12 @@ class Encoder:
         if self.by_token_rank:
             ranks = self.surface_to_id
             return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
+        if self.removals is not None:  # PickyBPE: merges and removals replayed in order
+            if dropout:
+                raise BPEError("BPE-dropout is not defined for a table with removals (PickyBPE): its events are replayed in order")
+            if log is not None:
+                raise BPEError("character offsets are not worked out for a table with removals (PickyBPE)")
+            return self.removals.replay(symbols)
         pair_ranks, pair_made = self._merge_index()
         return merge(symbols, pair_ranks, pair_made, dropout=dropout, rng=rng, log=log)
 
@@ -368,6 +393,8 @@ class Encoder:
             whole = self.whole_token(word)
             if whole is not None:
                 return (whole,)
+        if self.removals is not None:
+            return tuple(self.merged(self.base_ids(word)))
         merges = self._pair_merges
         if merges is None:
             merges = self._pair_merges = pair_merges(*self._merge_index())
@@ -489,6 +516,8 @@ class Encoder:
 
     def pieces_of_ids(self, word: str, ids: list[int]):
         """``(id, surface)`` of a pre-token's ids, an unknown one with the unit it stands for."""
+        if self.word_start is not None:
+            word = self.word_start + word
         units = list(word.encode("utf-8")) if self.units == "bytes" else list(word)
         known = [self.base] + [self.continuing_base if self.continuing_prefix is not None else self.base] * (len(units) - 1)
         unknown = iter(u for u, base in zip(units, known) if u not in base)

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from ..engine.merging import MergeLog
 from ..errors import BPEError
 from ..types import Pair, Surface
+from .removals import Removals, ReplayLog
 
 
 class Explained(Protocol):
@@ -26,6 +27,7 @@ class Explained(Protocol):
     by_token_rank: bool
     _vocab: dict[int, Surface]
     _creator: dict[int, int]
+    _removals: "Removals | None"
 
     def _merge_list(self) -> list[tuple[int, int, int]]: ...
 
@@ -43,11 +45,13 @@ class TraceStep:
     #: 0-based position in the merge list (the merge a person reads as rank + 1); -1 when a
     #: table that encodes by token rank joined two parts into a token no listed merge makes.
     rank: int
-    pair: Pair  # (left, right) surfaces
-    new_token: Surface
-    position: int  # symbol index where the merge happened
+    pair: Pair | tuple[()]  # (left, right) surfaces; () for a removal
+    new_token: Surface  # the token made, or removed
+    position: int  # symbol index where the merge happened (-1: everywhere in the word, PickyBPE's replay)
     _log: "MergeLog | _SurfaceLog | None" = field(default=None, repr=False, compare=False)
     _step: int = field(default=0, repr=False, compare=False)
+    #: A removal (PickyBPE), after merge ``rank``: what ``new_token`` was split into; () for a merge.
+    split: tuple = ()
 
     @property
     def symbols(self) -> tuple:
@@ -69,7 +73,10 @@ class _SurfaceLog:
 
 
 def trace_steps(table: Explained, symbols: list) -> list[TraceStep]:
-    """One TraceStep per merge the table's loop applies to ``symbols`` (a pre-token's)."""
+    """One TraceStep per merge the table's loop applies to ``symbols`` (a pre-token's), and
+    per removal it replays (PickyBPE's)."""
+    if table._removals is not None:
+        return _replay_steps(table._removals, table._vocab, symbols)
     log: list = []
     table._merged(symbols, log=log)
     merges = table._merge_list()  # for the merge numbers people read
@@ -84,6 +91,23 @@ def trace_steps(table: Explained, symbols: list) -> list[TraceStep]:
     for k, (_, rank, new, position) in enumerate(log):
         a, b, _ = merges[rank]
         steps.append(TraceStep(rank, (vocab[a], vocab[b]), vocab[new], position, shared, k))
+    return steps
+
+
+def _replay_steps(removals: Removals, vocab: dict[int, Surface], symbols: list) -> list[TraceStep]:
+    """The trace of a table with removals: one TraceStep per event replayed; a removal's
+    ``pair`` is empty and its ``split`` the parts (``rank``: the merge it follows)."""
+    log = ReplayLog()
+    removals.replay(symbols, log)
+    shared = _SurfaceLog(log, vocab)  # type: ignore[arg-type]
+    steps = []
+    for k, (position, what, _) in enumerate(log.events):
+        rank, removal = removals.step_of(position)
+        if removal:
+            parts = tuple(vocab[p] for p in removals.parts[position])
+            steps.append(TraceStep(rank, (), vocab[what], -1, shared, k, parts))
+        else:
+            steps.append(TraceStep(rank, (vocab[what[0]], vocab[what[1]]), vocab[removals.made[position]], -1, shared, k))
     return steps
 
 

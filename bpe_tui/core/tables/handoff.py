@@ -28,9 +28,13 @@ class Table(ranks.RankSource, tokenizer_json.TableView, Protocol):
 
     source: str | None
     config: dict[str, Any]
+    word_start: str | None
 
     @property
     def emits_unknown(self) -> bool: ...
+
+    @property
+    def removals(self) -> list[list[Any]]: ...
 
 
 def library(name: str) -> Any:
@@ -56,9 +60,19 @@ def _special_flags(table: Table) -> list[str]:
     return sorted(t for t, f in flags.items() if isinstance(f, dict) and any(f.values()) and t in table.special_tokens)
 
 
+def picky_problems(table: Table) -> list[str]:
+    """What of PickyBPE's setup in ``table`` no other library does (empty: nothing)."""
+    out = []
+    if table.removals:
+        out.append("its removals (PickyBPE: merges and removals apply in the order they happened)")
+    if table.word_start is not None:
+        out.append(f"the {table.word_start!r} it puts in front of every word (PickyBPE's setup)")
+    return out
+
+
 def tiktoken_problems(table: Table) -> list[str]:
     """What in ``table`` a tiktoken Encoding cannot do, one phrase each (empty: nothing)."""
-    out = []
+    out = picky_problems(table)
     if table.units != "bytes":
         out.append("it is a chars table (tiktoken works on UTF-8 bytes)")
         return out
@@ -105,7 +119,7 @@ def to_tiktoken(table: Table, name: str | None = None) -> Any:
 def tokenizers_problems(table: Table) -> list[str]:
     """What in ``table`` a Hugging Face tokenizer (from :mod:`~bpe_tui.core.tables.tokenizer_json`)
     cannot do, one phrase each (empty: nothing)."""
-    out = []
+    out = picky_problems(table)
     if table.units == "chars" and table.end_of_word:
         out.append(f"its end-of-word marker {table.end_of_word!r} is a symbol of its own (HF attaches it to the last character: word-final ids differ)")
     spec = table.config.get("normalizer")

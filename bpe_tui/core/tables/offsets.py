@@ -60,6 +60,9 @@ class Encoder(Protocol):
     eow_id: int | None
     fuse_unk: bool
     by_token_rank: bool
+    word_start: str | None
+    removals: Any
+    vocab: dict[int, Any]
 
     def whole_token(self, word: str) -> int | None: ...
 
@@ -199,8 +202,16 @@ def _segment(
         else:
             prefixed_part, shift = part, 0
         for w in pre.pattern.finditer(prefixed_part):
+            # A pipeline's prefix step puts text in front of a piece (not in the text): it
+            # spans the piece's first character, as Hugging Face aligns a prepended space.
+            head = len(getattr(w, "prefix", ""))
 
-            def span_of(s: int, e: int, at: int = w.start() - shift, part_start: int = part_start, size: int = len(part)) -> Span:
+            def span_of(
+                s: int, e: int, at: int = w.start() - shift, part_start: int = part_start, size: int = len(part),
+                head: int = head, first: int = min(1, w.end() - w.start()),
+            ) -> Span:
+                if head:
+                    s, e = max(s - head, 0), max(e - head, first)
                 lo, hi = at + s, at + e
                 if lo < 0:  # the prefix space: the part's first character
                     lo, hi = 0, max(hi, min(1, size))
@@ -236,6 +247,14 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
         return [(whole, (0, len(word)))]
     symbols = table.symbols(word)
     units = base_spans(table, word, symbols)
+    if table.removals is not None:  # PickyBPE's replay keeps no merge log: each token is a run of base symbols
+        runs: list[tuple[int, Span]] = []
+        i = 0
+        for token_id in table.merged(symbols, dropout, rng if dropout else None):
+            j = i + (1 if token_id == UNK_ID else len(table.vocab[token_id]))
+            runs.append((token_id, (units[i][0], units[j - 1][1])))
+            i = j
+        return runs
     log: list[Any] = []
     ids = table.merged(symbols, dropout, rng if dropout else None, log)
     n = len(symbols)
@@ -255,7 +274,15 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
 def base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
     """The characters of ``word`` each base symbol stands for (the end-of-word marker: the
     empty span at the end; a byte: its whole character; a fused run of unknown characters:
-    the run)."""
+    the run; a word-start marker, PickyBPE's ``▁``: the word's first character, as a prefix
+    space)."""
+    if table.word_start is not None:
+        lead = len(table.word_start.encode("utf-8")) if table.units == "bytes" else len(table.word_start)
+        return [(0, min(1, len(word)))] * lead + _base_spans(table, word, symbols[lead:])
+    return _base_spans(table, word, symbols)
+
+
+def _base_spans(table: Encoder, word: str, symbols: Sequence[Any]) -> list[Span]:
     if table.units == "bytes":
         char_of = [k for k, c in enumerate(word) for _ in c.encode("utf-8")]
         end = len(word)

@@ -39,10 +39,13 @@ class Streamed(Protocol):
 
 def streams_as_is(encoder: Streamed) -> bool:
     """Whether a stream's text is pre-tokenized as it comes (no normalizer, lowercasing or
-    prefix space: what the tiktoken-style tables have), so that :func:`stream_parts`,
+    prefix space, no text put in front of pieces: what the tiktoken-style tables have), so that :func:`stream_parts`,
     the fast way, cuts it; the others go piece by piece (:func:`stream_pieces`)."""
     pre = encoder.pre
-    return pre.text_normalizer is None and pre.normalizer is None and not pre.lowercase and pre.prefix_space is None
+    return (
+        pre.text_normalizer is None and pre.normalizer is None and not pre.lowercase and pre.prefix_space is None
+        and not getattr(pre.pattern, "adds_text", False)  # (a pipeline's prefix step: parity's space)
+    )
 
 
 def stream_parts(encoder: Streamed, chunks: Iterable[str]) -> Iterator[list[tuple[str | None, list[str]]]]:
@@ -151,16 +154,16 @@ def stream_pieces(encoder: Streamed, chunks: Iterable[str]) -> Iterator[tuple[bo
         # the start of a special token, wait for more text.
         cut = spans[-1][1] if spans else len(pending)
         cut = min(cut, len(pending) - raw.special_prefix_len(original))
-        ready = [(sp, pending[s:e]) for sp, s, e in spans if e <= cut]
+        ready = [(sp, head + pending[s:e]) for sp, s, e, head in spans if e <= cut]
         if not ready:
             continue
         keep = spans[len(ready)][1] if len(ready) < len(spans) else len(pending)
-        ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e) in zip(ready, spans)]
+        ready = [(sp, original[s:e] if sp else piece) for (sp, piece), (_, s, e, _) in zip(ready, spans)]
         pending, original = pending[keep:], original[keep:]
         yield from ready
     if pending:
-        for sp, s, e in raw.spans(pending, original):
-            yield sp, (original if sp else pending)[s:e]
+        for sp, s, e, head in raw.spans(pending, original):
+            yield sp, original[s:e] if sp else head + pending[s:e]
 
 
 def prefix_pieces(encoder: Streamed, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:

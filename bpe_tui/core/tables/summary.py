@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
+from ..engine.config import stage2_phrases
+from ..engine.superwords import is_superword_rule, superword_rule_name
 from ..engine.units import visible
 from ..text.pretokenize import PIPELINE, short_name
 
@@ -36,7 +37,7 @@ def summary_ranks(num_merges: int) -> tuple[range, range]:
 def describe_pretokenizer(name: str) -> str:
     """A pre-tokenizer's name for one line: named ones as they are, long regexes shortened."""
     if is_superword_rule(name):
-        return SUPERWORD_RULE_NAME
+        return superword_rule_name(name)
     name = short_name(name)
     if name.startswith(PIPELINE):
         return f"a pipeline of {name.count('pattern')} split steps"
@@ -62,13 +63,16 @@ def describe_prefix_space(scheme: str) -> str:
     return f"a space is put before {PREFIX_SPACE_WHERE.get(scheme, scheme)} ({scheme})"
 
 
-def describe_superwords(superwords_after: object, pretokenizer: object) -> str | None:
+def describe_superwords(superwords_after: object, pretokenizer: object, config: Mapping[str, Any] | None = None) -> str | None:
     """SuperBPE's two stages from a table's config values ``superwords_after`` and
     ``pretokenizer`` (None when it records none): ``merges 1-K under gpt2, then pairs may
-    span spaces``."""
+    span spaces``; with the table's whole ``config``, its stage-2 options and the merges
+    dropped at the transition too (``... (digits rule, ≤ 4 words, 8 unused merges dropped)``)."""
     if not isinstance(superwords_after, int):
         return None
-    return f"merges 1-{superwords_after:,} under {describe_pretokenizer(str(pretokenizer))}, then pairs may span spaces"
+    text = f"merges 1-{superwords_after:,} under {describe_pretokenizer(str(pretokenizer))}, then pairs may span spaces"
+    options = stage2_phrases(config or {})
+    return f"{text} ({', '.join(options)})" if options else text
 
 
 def summary(d: Mapping[str, Any], stages: str | None = None, merges_note: str | None = None) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ from ..wording import merge_number  # noqa: F401  (re-exported: where callers ha
 from . import batch, decoding, explain, handoff, offsets, search, special_policy
 from .encoder import BY_TOKEN_RANK, EncodeOptions, Encoder, check_dropout  # noqa: F401  (BY_TOKEN_RANK, check_dropout: re-exported)
 from .explain import MergeNode, TraceStep  # noqa: F401  (re-exported)
+from .removals import Removals, renumbered
 from .special_policy import Allowed, Disallowed
 
 
@@ -123,10 +124,15 @@ class MergeTable:
             self._set_merges(merges)
         else:
             self._index_merges(list(merges), _like)
+        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py)
+        self._removals: Removals | None = None
+        if self.config.get("removals") and self._merges is not None:
+            self._removals = Removals(self.config["removals"], self._merges, self._vocab, source or "table")
+        absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
         #: The encoding path (encoder.py): every encode call is handed to it.
         self._encoder = encoder = Encoder(
             units, self._vocab, self.special_tokens, pretokenizer, end_of_word, lowercase, self.options,
-            self._creator, self._merge_index,
+            self._creator, self._merge_index, self._removals,
         )
         # The encoder's indices the table's questions read too (the same objects).
         self._surface_to_id = encoder.surface_to_id
@@ -144,13 +150,16 @@ class MergeTable:
         self.ignore_merges = encoder.ignore_merges
         #: The id a table's own format gives unknown characters (sentencepiece's <unk>), or UNK_ID.
         self.unk_id: int = encoder.unk_id
+        #: Text put in front of every pre-token before encoding (PickyBPE's ``▁``), if any.
+        self.word_start: str | None = self.options.word_start
         self._outside_from = encoder.outside_from
         self._search: search.SearchIndex | None = None  # made by the first search
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
-        # ``(len, n_vocab)`` of the ids below outside_vocab_from, where there is one (see __len__)
+        # ``(len, n_vocab)`` of the ids below outside_vocab_from and not removed, where there is such a limit (see __len__)
         self._inside_counts: tuple[int, int] | None = None
-        if self._outside_from is not None:
-            inside = [i for i in self._vocab if i < self._outside_from]
+        if self._outside_from is not None or absent:
+            limit = self._outside_from
+            inside = [i for i in self._vocab if (limit is None or i < limit) and i not in absent]
             self._inside_counts = len(inside), max(inside, default=-1) + 1
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -254,16 +263,21 @@ class MergeTable:
         indices are reused when its merges are still the first ones (``like`` itself is left
         as it was: tables are values)."""
         cfg = trainer.config
+        config = {**cfg.to_dict(), **trainer.variant.table_config(trainer)}
+        if trainer.dropped_merges:  # SuperBPE: where the transition stands among the merges kept
+            config["superwords_dropped"] = len(trainer.dropped_merges)
+        vocab = trainer.vocab()
+        vocab.update({i: trainer.surface(i) for i in trainer.removed})  # (PickyBPE: merges name them)
         return cls(
             units=cfg.units,
-            vocab=trainer.vocab(),
+            vocab=vocab,
             merges=trainer.merge_list(),
             special_tokens=trainer.special_tokens,
             pretokenizer=trainer.pretokenizer,  # SuperBPE's chunks past the transition
             end_of_word=cfg.end_of_word,
             lowercase=cfg.lowercase,
             counts=trainer.merge_counts(),
-            config=cfg.to_dict(),
+            config=config,
             source_format="trainer",
             source=trainer.name,
             manual_ranks=trainer.manual_ranks(),
@@ -390,6 +404,9 @@ class MergeTable:
             keep = [m for m in keep if m not in orphans]
             dropped |= {m[2] for m in orphans} - {m[2] for m in keep}
         vocab = {i: s for i, s in self._vocab.items() if i not in dropped}
+        config = {key: value for key, value in self.config.items() if key != "merge_by"}
+        if self._removals is not None:  # (PickyBPE: the removals up to the cut)
+            config["removals"] = self._removals.truncated(k)
         return MergeTable(
             self.units,
             vocab,
@@ -399,10 +416,27 @@ class MergeTable:
             end_of_word=self.end_of_word,
             lowercase=self.lowercase,
             counts=self.counts[:k] if self.counts is not None else None,
-            config={key: value for key, value in self.config.items() if key != "merge_by"},
+            config=config,
             source_format=self.source_format,
             source=self.source,
             manual_ranks=self._kept_manual_ranks(k, keep),
+        )
+
+    def renumbered(self) -> "MergeTable":
+        """The same tokenizer numbered as PickyBPE's reference numbers its output (its
+        ``id2int``): the tokens in the vocabulary in id order from 0, without the gaps the
+        removed ones leave, then the tokens removed for good (see
+        :func:`~bpe_tui.core.tables.removals.renumbered`). A table without removals is
+        returned as it is. Saved tables with removals are written so."""
+        if self._removals is None:
+            return self
+        new = renumbered(self._vocab, self._removals.absent)
+        config = dict(self.config, removals=[[k, new[t], [new[p] for p in parts]] for k, t, parts in self._removals.entries])
+        return MergeTable(
+            self.units, {new[i]: s for i, s in self._vocab.items()}, [(new[a], new[b], new[c]) for a, b, c in self._merge_list()],
+            {s: new[i] for s, i in self.special_tokens.items()}, pretokenizer=self.pretokenizer, end_of_word=self.end_of_word,
+            lowercase=self.lowercase, counts=self.counts, config=config, source_format=self.source_format, source=self.source,
+            manual_ranks=self.manual_ranks,
         )
 
     def _kept_manual_ranks(self, k: int, keep: list) -> list[int]:
@@ -420,8 +454,24 @@ class MergeTable:
 
     @property
     def vocab(self) -> dict[int, Surface]:
-        """id -> surface for every token, special tokens included (as bytes in bytes mode)."""
+        """id -> surface for every token, special tokens included (as bytes in bytes mode); not
+        the tokens PickyBPE removed for good (see :attr:`removed`)."""
+        if self._removals is not None:
+            absent = self._removals.absent
+            return {i: s for i, s in self._vocab.items() if i not in absent}
         return dict(self._vocab)
+
+    @property
+    def removed(self) -> frozenset[int]:
+        """The ids of the tokens PickyBPE's training removed for good: merges and removals
+        name them (:meth:`surface` knows them) but encoding never gives them."""
+        return self._removals.absent if self._removals is not None else frozenset()
+
+    @property
+    def removals(self) -> list[list]:
+        """PickyBPE's removals, ``[k, token id, [part ids]]`` each right after merge ``k``, in
+        order (empty for a table without); encoding replays them with the merges."""
+        return self._removals.to_config() if self._removals is not None else []
 
     @property
     def merges(self) -> list[Pair]:
@@ -588,9 +638,12 @@ class MergeTable:
     def encodes_to_itself(self, token_id: int) -> bool:
         """Whether encoding the token's own text gives back exactly this one token.
 
-        The text must stay one pre-token (the pre-tokenizer, without the prefix space a
-        sentencepiece-style table adds, must not cut it and no special token may be inside
-        it), and merging its base symbols by rank must end in this token. A token that ends
+        The text must come through lowercasing and the table's normalizer unchanged, and
+        stay one pre-token (the pre-tokenizer, without the prefix space a sentencepiece-style
+        table adds, must not cut it and no special token may be inside it); only then may it
+        be emitted whole (``ignore_merges``), or else merging its base symbols by rank must
+        end in this token. (o200k's ``" I'"`` is a rank, yet its regex cuts it before the
+        apostrophe: it encodes to two tokens.) A token that ends
         with the end-of-word marker is taken as a whole word; one without it as the inside
         of a word. A byte token that is not valid UTF-8 alone has no text: only its merges
         are checked. Special tokens and base symbols encode to themselves.
@@ -613,14 +666,14 @@ class MergeTable:
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
         if text is not None:
-            if not whole_word and not inside and self.whole_token(text) == token_id:
-                return True  # emitted whole (ignore_merges: tiktoken's lookup)
-            if self.lowercase and text != text.lower():
-                return False
+            if self._pre.normalize(text) != text:
+                return False  # encoding lowercases or normalizes it (Qwen2's NFC) into other text
             if self._raw_pre is None:
                 self._raw_pre = PreTokenizer(self.pretokenizer, list(self.special_tokens), lowercase=False)
             if list(self._raw_pre.split(text)) != [(False, text)]:
                 return False
+            if not whole_word and not inside and self.whole_token(text) == token_id:
+                return True  # one pre-token, emitted whole (ignore_merges: tiktoken's lookup)
         if self.by_token_rank:
             symbols: list = [body[i : i + 1] for i in range(len(body))]
         elif inside:

@@ -34,7 +34,7 @@ from ..engine.units import bytes_to_gpt2_str
 from ..errors import BPEError
 from ..text.normalize import SPACE_MARK
 from ..text.presets import METASPACE_PATTERN, WHOLE_TEXT  # noqa: F401  (re-exported)
-from ..text.pretokenize import PIPELINE, pattern_text
+from ..text.pretokenize import HF_WHITESPACE, PIPELINE, pattern_text
 from ..types import Surface
 
 
@@ -74,8 +74,10 @@ def losses(table: TableView) -> list[str]:
     if table.config.get("tie_break"):
         out.append("the training config (tie-break, vocab target) is not stored in tokenizer.json")
     if isinstance(table.config.get("superwords_after"), int):
+        dropped = table.config.get("superwords_dropped")
+        where = f", where {dropped:,} unused merges were dropped" if isinstance(dropped, int) and dropped else ""
         out.append(
-            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}) is not stored in tokenizer.json: "
+            f"SuperBPE's transition (after merge {table.config['superwords_after']:,}{where}) is not stored in tokenizer.json: "
             "the merges and the superword pre-tokenizer are, and encode the same"
         )
     if table.units == "chars" and table.end_of_word:
@@ -87,6 +89,9 @@ def losses(table: TableView) -> list[str]:
         out.append("characters the table has never seen: HF drops them (no unk_token), bpe-tui shows them as unknown")
     if table.prefix_space and not prefix_written(table):
         out.append(f"the prefix space ({table.prefix_space}) is not written: HF will encode the text without it")
+    prefixes, last = prefix_steps(table.pretokenizer)
+    if prefixes and not (last and table.units == "bytes"):
+        out.append("the pre-tokenizer's prefix step (text put in front of each piece) is not written: HF will encode the pieces without it")
     return out
 
 
@@ -121,16 +126,45 @@ def sentencepiece_style(table: TableView) -> str | None:
     return None
 
 
+#: Split steps that are Hugging Face's ``Digits`` pre-tokenizer (each digit run a piece, or each
+#: digit), written as ``Digits`` (the SuperBPE authors' tokenizer.json has that shape).
+_DIGITS = {r"\p{N}+": False, r"\p{N}": True}
+
+
+def _step_json(step: Mapping[str, Any]) -> dict[str, Any]:
+    """One split step of a pipeline as a tokenizer.json pre-tokenizer: Hugging Face's own
+    ``Digits`` or ``Whitespace`` where it is that (a ``Split`` would run its regex under
+    Oniguruma, whose ``\\w`` leaves out the joiners U+200C and U+200D that ``Whitespace``'s Rust
+    regex counts as word characters), else a ``Split``."""
+    behavior, invert = step.get("behavior", "Isolated"), bool(step.get("invert"))
+    if step["pattern"] in _DIGITS and behavior == "Isolated" and not invert:
+        return {"type": "Digits", "individual_digits": _DIGITS[step["pattern"]]}
+    if step["pattern"] == HF_WHITESPACE and behavior == "Removed" and invert:
+        return {"type": "Whitespace"}
+    return {"type": "Split", "pattern": {"Regex": step["pattern"]}, "behavior": behavior, "invert": invert}
+
+
 def splits_json(pretokenizer: str) -> dict[str, Any]:
     """Our pre-tokenizer as tokenizer.json's: one Split keeping the regex's matches, or a
-    Sequence of the pipeline's Split steps."""
+    Sequence of the pipeline's steps (``Split``, or ``Digits`` where a step is that)."""
     if not pretokenizer.startswith(PIPELINE):
         return {"type": "Split", "pattern": {"Regex": pattern_text(pretokenizer)}, "behavior": "Removed", "invert": True}
     steps = [
-        {"type": "Split", "pattern": {"Regex": st["pattern"]}, "behavior": st.get("behavior", "Isolated"), "invert": bool(st.get("invert"))}
-        for st in json.loads(pretokenizer[len(PIPELINE) :])
+        _step_json(st) for st in json.loads(pretokenizer[len(PIPELINE) :])
+        if "pattern" in st  # (a prefix step is ByteLevel's add_prefix_space: see prefix_steps)
     ]
     return steps[0] if len(steps) == 1 else {"type": "Sequence", "pretokenizers": steps}
+
+
+def prefix_steps(pretokenizer: str) -> tuple[int, bool]:
+    """How many prefix steps a pipeline pre-tokenizer has, and whether they are exactly one,
+    a space, at the end: what a byte-level tokenizer.json writes as its final ``ByteLevel``'s
+    ``add_prefix_space`` (parity-aware BPE's pre-tokenizer). Others cannot be written."""
+    if not pretokenizer.startswith(PIPELINE):
+        return 0, False
+    steps = json.loads(pretokenizer[len(PIPELINE) :])
+    prefixes = [n for n, st in enumerate(steps) if "pattern" not in st]
+    return len(prefixes), prefixes == [len(steps) - 1] and steps[-1].get("prefix") == " "
 
 
 def _unk_token(table: TableView) -> str | None:
@@ -206,7 +240,9 @@ def dumps(table: TableView, legacy_merges: bool = False, attached: Sequence[tupl
         if table.pretokenizer == "gpt2":
             pre = dict(level, add_prefix_space=prefix_written(table) and table.prefix_space is not None)
         else:
-            pre = {"type": "Sequence", "pretokenizers": [split, dict(level, use_regex=False)]}
+            prefix = prefix_steps(table.pretokenizer)[1]
+            steps = split["pretokenizers"] if split["type"] == "Sequence" else [split]  # one flat Sequence, as HF writes it
+            pre = {"type": "Sequence", "pretokenizers": [*steps, dict(level, use_regex=False, add_prefix_space=prefix)]}
         decoder = dict(level)
     elif style == "metaspace":
         scheme = table.prefix_space or "never"

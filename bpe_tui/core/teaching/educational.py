@@ -4,7 +4,7 @@ Training (:func:`train_naive`, :func:`training_steps`). Write every word as a li
 symbols (characters or UTF-8 bytes, plus an end-of-word marker if the rules have one). Count
 every adjacent pair, weighted by how often its word occurs. Merge the most frequent pair
 everywhere, left to right, into one new symbol. Recount and repeat. When counts tie, a rule
-picks the winner (first-seen, lexical-min, lexical-max, hf or rustbpe; see ``best_pair``).
+picks the winner (first-seen, lexical-min, lexical-max, hf, rustbpe or picky; see ``best_pair``).
 
 Encoding (:func:`encode`, :func:`encode_word`). Cut the text into words exactly as training
 did, start each word from its base symbols, and apply the learned merges in the order they
@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 
 from ..engine.config import TrainerConfig
-from ..engine.units import bytes_to_unicode, visible
+from ..engine.units import bytes_to_gpt2_str, bytes_to_unicode, visible
 from ..text.pretokenize import PreTokenizer
 from ..types import Surface
 
@@ -107,12 +107,14 @@ def best_pair(counts: dict[tuple, int], rule: str, ids: dict) -> tuple:
     the hf and rustbpe rules compare, see ``token_ids``)."""
     top = max(counts.values())
     tied = [p for p, c in counts.items() if c == top]  # in first-seen order
-    if rule == "first-seen":
+    if rule in ("first-seen", "picky"):  # (picky: ``counts`` is in the pair counter's order)
         return tied[0]
     if rule == "lexical-min":
         return min(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
     if rule == "lexical-max":
         return max(tied, key=lambda p: (as_bytes(p[0]), as_bytes(p[1])))
+    if rule == "subword-nmt":  # the greatest pair of strings, a byte spelled as GPT-2's character
+        return max(tied, key=lambda p: tuple(bytes_to_gpt2_str(s) if isinstance(s, bytes) else s for s in p))
     return min(tied, key=lambda p: (ids[p[0]], ids[p[1]]))  # hf, rustbpe: the smallest pair of ids
 
 
@@ -127,11 +129,18 @@ def training_steps(word_counts: Mapping[str, int], config: TrainerConfig, num_me
     words = initial_words(word_counts, config)
     # Token ids (hf, rustbpe): the alphabet numbered by the rule, then merged tokens as created.
     ids = token_ids({s for symbols, _ in words for s in symbols}, config.tie_break, config.units)
+    # picky (PickyBPE's reference): the pairs in the order they entered its pair counter; a pair
+    # leaves when its count is zero, and a new one enters after the others (new pairs in the
+    # order they first occur)
+    order: dict[tuple, None] = {}
     for _ in range(num_merges):
         counts = count_pairs(words)
         limit = getattr(config, "max_token_length", None)
         if limit is not None:  # pairs that would make a token longer than the limit never merge
             counts = {p: c for p, c in counts.items() if len(p[0]) + len(p[1]) <= limit}
+        if config.tie_break == "picky":
+            order = {p: None for p in order if p in counts} | dict.fromkeys(counts)
+            counts = {p: counts[p] for p in order}
         if not counts or max(counts.values()) < config.min_frequency:
             break
         pair = best_pair(counts, config.tie_break, ids)

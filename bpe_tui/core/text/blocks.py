@@ -17,30 +17,16 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import AnyStr, BinaryIO
 
-from ..compression import READ_ERRORS, compression_of, open_stream, read_error
+from ..compression import compression_of, open_stream, read_head
 from ..errors import BPEError, NotUTF8
-from .sources import SNIFF, source_name
+from .sources import SNIFF, open_binary, source_name
 
 BLOCK = 1 << 20  # bytes read at a time
-DECOMPRESSED_PIECE = 1 << 16  # bytes decompressed at a time (a damaged stream is found within one)
 #: A line longer than this many blocks is handed on in pieces (memory stays flat on a corpus
 #: that is one long line), each cut at a word boundary (see :func:`_word_safe_cut`).
 LONG_LINE = 4
 
 Progress = Callable[[int, int], None]
-
-
-def open_binary(path: str) -> BinaryIO:
-    """The bytes of ``path``: stdin for ``-``, an fsspec URL (``s3://...``, ``file://...``)
-    through fsspec (a dependency of dask; only URLs need it), else the local file."""
-    if path == "-":
-        return sys.stdin.buffer
-    if "://" in path:
-        import fsspec
-
-        stream: BinaryIO = fsspec.open(path, "rb").open()
-        return stream
-    return open(path, "rb")
 
 
 def raw_blocks(
@@ -55,10 +41,7 @@ def raw_blocks(
     cannot be opened or read, or a damaged compressed stream, is a one-line BPEError.
     """
     name = source_name(path)
-    try:
-        raw = open_binary(path)
-    except OSError as exc:
-        raise BPEError(f"{name}: cannot open: {exc.strerror or exc}") from None
+    raw = open_binary(path)
     stream = raw
     kind = None
     try:
@@ -66,7 +49,7 @@ def raw_blocks(
             stream, kind = open_stream(raw, name)
         else:
             try:
-                kind = compression_of(raw.read(8))
+                kind = compression_of(read_head(raw))
             except OSError as exc:
                 raise BPEError(f"{name}: cannot read at byte 0: {exc.strerror or exc}") from None
             if kind is not None:
@@ -83,22 +66,10 @@ def raw_blocks(
                 size = min(size, end - pos)
                 if size <= 0:
                     return
-            got = 0
-            try:
-                if kind is None:
-                    block = stream.read(size)
-                else:  # in pieces, so a damaged stream's error says how far it was read
-                    pieces = []
-                    while got < size and (piece := stream.read(min(DECOMPRESSED_PIECE, size - got))):
-                        pieces.append(piece)
-                        got += len(piece)
-                    block = b"".join(pieces)
-            except READ_ERRORS as exc:
-                if kind is not None:
-                    raise read_error(name, kind, exc, pos + got) from None
-                if isinstance(exc, OSError):  # EIO, /proc/self/mem: the open worked, the read did not
-                    raise BPEError(f"{name}: cannot read at byte {pos}: {exc.strerror or exc}") from None
-                raise
+            try:  # (a compressed stream says what is wrong itself: core.compression)
+                block = stream.read(size)
+            except OSError as exc:  # EIO, /proc/self/mem: the open worked, the read did not
+                raise BPEError(f"{name}: cannot read at byte {pos}: {exc.strerror or exc}") from None
             if not block:
                 return
             pos += len(block)

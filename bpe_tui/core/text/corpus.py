@@ -44,8 +44,9 @@ from ..errors import BPEError, NotUTF8, RecordError
 from .blocks import BLOCK, LONG_LINE, Progress, document_pieces, split_lines
 from .datasets.records import ReadReport, RecordOptions
 from .parts import Part, plan_parts, read_part
-from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, RegexTimeout, ascii_findall
-from .sources import corpus_where, expand_sources, source_name
+from .pretokenize import LINE_SAFE_PATTERNS, PreTokenizer, ascii_findall
+from .sources import corpus_where, expand_sources, source_name, url_size
+from .splitting import RegexTimeout
 
 #: Inputs smaller than this are counted in this process by default: one process counts
 #: ~25 MB/s (ASCII text), and starting a pool and merging its counts costs ~50 ms, so below
@@ -220,18 +221,18 @@ def count_files(
     """
     records = records or RecordOptions()
     report = report if report is not None else ReadReport()
-    sources = expand_sources(paths)
+    sources = expand_sources(paths, report.notes)
     sizes = {p: file_size(p) for p in sources if p != "-"}
     total = sum(sizes.values())
     n = resolve_workers(workers, total)
     counter = WordCounter(config)
     counts: Counter[str] = Counter()
-    parts = plan_parts(sources, sizes, range_size(total, n), records) if n > 1 else []
+    parts = plan_parts(sources, sizes, range_size(total, n) if n > 1 else None, records, report.notes)
     if sum(1 for part in parts if part.path != "-") > 1:
         _count_parallel(parts, total, config, errors, records, progress, n, counter, counts, report)
     else:
         done = 0
-        for part in plan_parts(sources, sizes, None, records):
+        for part in parts:
             counter.lines_done = 0
             try:
                 counter.add_part(part.kind.records, read_part(part, errors, records, report, progress, done, total), counts)
@@ -246,10 +247,7 @@ def count_files(
 def file_size(path: str) -> int:
     """A corpus file's size in bytes (an fsspec URL's, through fsspec)."""
     if "://" in path:
-        import fsspec
-
-        fs, inner = fsspec.core.url_to_fs(path)
-        return int(fs.size(inner))
+        return url_size(path)
     return os.path.getsize(path)
 
 
@@ -328,37 +326,74 @@ def start_resource_tracker() -> None:
             sys.stderr = stream
 
 
-@contextmanager
-def _worker_pool(size: int) -> Iterator[tuple[Pool, Any, Any]]:
-    """A pool of ``size`` processes counting words, and the shared counts of bytes and of
-    documents they have read.
+#: The signals that end a command: a pool holds them back while it starts its workers.
+ENDING_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
-    The workers ignore SIGINT: Ctrl+C reaches every process of the terminal's process group,
-    and only the parent should answer it (it terminates the pool on its way out, so no worker
-    prints a traceback). Leaving the block terminates the pool whatever happened: after an
-    exception (a cancel, Ctrl+C, a bad byte) the workers stop at once rather than finishing
-    their ranges.
-    """
+
+def _start_worker(initializer: Callable[..., None], *initargs: Any) -> None:
+    """In a new pool worker, before its own ``initializer``: Ctrl+C (SIGINT, which reaches
+    every process of the terminal's process group) is ignored, for only the parent answers
+    it; SIGTERM, which ``Pool.terminate`` sends, ends the worker at once and silently (a
+    forked worker inherits the parent's handlers, which would raise in it and print a
+    traceback). Both were held back while the pool started (see :func:`worker_pool`): a
+    Ctrl+C held back is dropped here, a SIGTERM ends the worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
+    initializer(*initargs)
+
+
+def _ready_context() -> BaseContext:
+    """The context pools start from (:func:`_pool_context`), with the resource tracker that a
+    forkserver or spawn pool needs already running (see :func:`start_resource_tracker`):
+    shared values made in it before the pool starts need the tracker too."""
     ctx = _pool_context()
     if ctx.get_start_method() != "fork":
         start_resource_tracker()
-    bytes_read = ctx.Value("q", 0)
-    records_read = ctx.Value("q", 0)
-    # A forked worker inherits the parent's handlers until its initializer runs, so Ctrl+C is
-    # held back (blocked, not ignored: the parent still gets it) while the pool starts. Only
-    # the main thread receives signals; elsewhere there is nothing to hold back.
+    return ctx
+
+
+@contextmanager
+def worker_pool(
+    size: int, initializer: Callable[..., None], initargs: tuple[Any, ...] = (), ctx: BaseContext | None = None,
+) -> Iterator[Pool]:
+    """A pool of ``size`` worker processes, each set up by ``initializer(*initargs)``, ended
+    when the block is left (see :func:`ending_pool`); ``ctx``: the context, when the caller
+    made shared values in it already (see :func:`_ready_context`).
+
+    A forked worker inherits the parent's signal handlers until :func:`_start_worker` runs,
+    so SIGINT and SIGTERM are held back (blocked, not ignored: the parent still gets them)
+    while the pool starts, and let through once the pool is in the hands of
+    :func:`ending_pool`, which terminates it if one of them ends the command. Only the main
+    thread receives signals; elsewhere there is nothing to hold back.
+    """
+    ctx = ctx or _ready_context()
     masked = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
     if masked:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
     try:
-        with ending_pool(ctx.Pool(size, initializer=_init_worker, initargs=(bytes_read, records_read))) as pool:
+        with ending_pool(ctx.Pool(size, initializer=_start_worker, initargs=(initializer, *initargs))) as pool:
             if masked:
                 masked = False
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a held-back Ctrl+C lands here
-            yield pool, bytes_read, records_read
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)  # a held-back signal lands here
+            yield pool
     finally:
         if masked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
+
+
+@contextmanager
+def _worker_pool(size: int) -> Iterator[tuple[Pool, Any, Any]]:
+    """A pool of ``size`` processes counting words (see :func:`worker_pool`), and the shared
+    counts of bytes and of documents they have read. Leaving the block terminates the pool
+    whatever happened: after an exception (a cancel, Ctrl+C, SIGTERM, a bad byte) the
+    workers stop at once rather than finishing their ranges."""
+    ctx = _ready_context()
+    bytes_read = ctx.Value("q", 0)
+    records_read = ctx.Value("q", 0)
+    with worker_pool(size, _init_worker, (bytes_read, records_read), ctx) as pool:
+        yield pool, bytes_read, records_read
 
 
 #: How long a pool stopped after an error may take to wind its threads down (see ending_pool).
@@ -393,10 +428,8 @@ _SHARED: tuple[Any, Any] | None = None  # in a worker: the pool's shared counts 
 
 
 def _init_worker(bytes_read: Any, records_read: Any) -> None:  # multiprocessing Values
-    """In a new worker: leave Ctrl+C to the parent (a Ctrl+C held back while the pool started
-    is dropped here); remember where to add bytes and documents read."""
+    """In a new worker: remember where to add bytes and documents read."""
     global _SHARED
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _SHARED = (bytes_read, records_read)
 
 

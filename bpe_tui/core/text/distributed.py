@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..engine.config import TrainerConfig
-from ..errors import BPEError
+from ..errors import BPEError, one_line
 from .blocks import Progress
 from .corpus import (
     InOrder,
@@ -105,14 +105,14 @@ def dask_client(address: Any, workers: int | None = None) -> Iterator[Any]:
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
             )
         except Exception as exc:  # e.g. "Nanny failed to start": say it in one line
-            raise BPEError(f"--dask local: the cluster did not start ({_one_line(exc)})") from None
+            raise BPEError(f"--dask local: the cluster did not start ({one_line(exc)})") from None
         client = distributed.Client(cluster)
     else:
         cluster = None
         try:
             client = _connect(distributed, address)
         except Exception as exc:  # refused, unreachable, not a scheduler: one line, never a traceback
-            raise BPEError(f"--dask {address}: cannot reach the scheduler ({_one_line(exc)})") from None
+            raise BPEError(f"--dask {address}: cannot reach the scheduler ({one_line(exc)})") from None
     try:
         yield client
     finally:
@@ -131,47 +131,16 @@ def _connect(distributed: Any, address: str) -> Any:
         return distributed.Client(address, timeout=CONNECT_TIMEOUT)
 
 
-def _one_line(exc: BaseException) -> str:
-    """An exception as one line: its type and the first line of its message."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
-
-
 # ---------------------------------------------------------------------- inputs
 
 
-def expand_inputs(paths: Iterable[str]) -> list[str]:
-    """Files to count, in order: fsspec URLs expanded by fsspec (globs, directories), local
-    paths, globs and directories as :func:`~.sources.expand_sources` does."""
-    out: list[str] = []
-    for path in paths:
-        if path == "-":
-            raise BPEError("--dask cannot count stdin: give files, directories, globs or URLs")
-        if "://" in path:
-            out.extend(_expand_url(path))
-        else:
-            out.extend(expand_sources([path]))
-    return out
-
-
-def _expand_url(url: str) -> list[str]:
-    """The files an fsspec URL names (a file, a glob, or a directory, walked in sorted order),
-    as URLs with the same protocol. Unlike a local directory's files, they are not sniffed for
-    binary content here (that would read every file from this machine): a binary file is met
-    by the worker that reads it, as a one-line error."""
-    import fsspec
-
-    fs, _, found = fsspec.core.get_fs_token_paths(url)
-    files: list[str] = []
-    for p in sorted(found):
-        if fs.isdir(p):
-            below = sorted(fs.find(p))  # every file below, hidden ones (any part starting with ".") left out
-            files.extend(f for f in below if not any(part.startswith(".") for part in f[len(p) :].split("/")))
-        elif fs.exists(p):
-            files.append(p)
-    if not files:
-        raise BPEError(f"{url}: no such file or directory")
-    return [fs.unstrip_protocol(f) for f in files]
+def expand_inputs(paths: Iterable[str], notes: list[str] | None = None) -> list[str]:
+    """Files to count, in order, as :func:`~.sources.expand_sources` finds them (URLs
+    included); stdin is refused: a worker elsewhere cannot read it."""
+    paths = list(paths)
+    if "-" in paths:
+        raise BPEError("--dask cannot count stdin: give files, directories, globs or URLs")
+    return expand_sources(paths, notes)
 
 
 # ---------------------------------------------------------------------- counting
@@ -224,7 +193,7 @@ def count_words(
         return count_texts(paths, [config], errors, progress, report)[0]
     if client is None:
         return count_files(names, config, errors=errors, progress=progress, workers=workers, records=records, report=report)
-    sources = expand_inputs(names)  # a missing file fails before a cluster starts
+    sources = expand_inputs(names, report.notes)  # a missing file fails before a cluster starts
     with dask_client(client, workers) as dask:
         return _count_on_dask(dask, sources, config, errors, records, report, progress, blocksize)
 
@@ -240,7 +209,7 @@ def _count_on_dask(
         blocksize = range_size(sum(sizes.values()), threads)
     elif blocksize < 1:
         raise BPEError(f"block size must be 1 byte or more, not {blocksize}")
-    parts = plan_parts(sources, sizes, blocksize, records)  # in the order a single pass reads the corpus
+    parts = plan_parts(sources, sizes, blocksize, records, report.notes)  # in the order a single pass reads the corpus
     futures = [client.submit(count_part, part, config, errors, records, pure=False) for part in parts]
     counts: Counter[str] = Counter()
     try:
@@ -289,7 +258,7 @@ def _merge_in_order(futures: list[Any], parts: list[Part], merged: InOrder, prog
             except KeyboardInterrupt:
                 raise
             except Exception as exc:
-                raise BPEError(f"{part.path}: counting {_span(part)} on dask failed ({_one_line(exc)})") from None
+                raise BPEError(f"{part.path}: counting {_span(part)} on dask failed ({one_line(exc)})") from None
             merged.add(part, words, numbers, report)
             futures[added].release()
             added += 1

@@ -17,12 +17,14 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..compression import read_head
 from ..errors import BPEError
-from .blocks import Progress, iter_text_blocks, open_binary, plan_ranges
+from .blocks import Progress, iter_text_blocks, plan_ranges
 from .datasets.jsonl import iter_jsonl
 from .datasets.parquet import ParquetText, plan_row_groups
 from .datasets.records import ReadReport, RecordOptions
-from .kinds import HEAD, JSONL, PARQUET, TEXT, FileKind, kind_from
+from .kinds import JSONL, PARQUET, PARQUET_MAGIC, TEXT, FileKind, kind_from
+from .sources import open_binary
 
 
 @dataclass(frozen=True)
@@ -39,25 +41,35 @@ class Part:
 
 
 def file_kind(path: str) -> FileKind:
-    """What ``path`` holds (see :mod:`.kinds`), from its name and first bytes; stdin is text."""
+    """What ``path`` holds (see :mod:`.kinds`), from its name, its first bytes and, when
+    they start as Parquet's do, its last four; stdin is text."""
     if path == "-":
         return FileKind(TEXT)
-    try:
-        with open_binary(path) as f:
-            head = f.read(HEAD)
-    except OSError as exc:
-        raise BPEError(f"{path}: cannot open: {exc.strerror or exc}") from None
-    return kind_from(os.path.basename(path), head)
+    with open_binary(path) as f:
+        try:
+            head = read_head(f)
+            tail = b""
+            if head.startswith(PARQUET_MAGIC):
+                f.seek(-len(PARQUET_MAGIC), os.SEEK_END)
+                tail = f.read(len(PARQUET_MAGIC))
+        except OSError as exc:
+            raise BPEError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return kind_from(os.path.basename(path), head, tail)
 
 
-def plan_parts(sources: list[str], sizes: dict[str, int], target: int | None, options: RecordOptions) -> list[Part]:
+def plan_parts(
+    sources: list[str], sizes: dict[str, int], target: int | None, options: RecordOptions, notes: list[str] | None = None
+) -> list[Part]:
     """The parts of the corpus, in reading order: each file whole (``target`` None), or cut
     into parts of about ``target`` bytes where it can be (plain files by line-aligned byte
     ranges, Parquet by row groups; compressed files stay whole). A Parquet file is opened
-    here, so a file that is not Parquet, or has no such column, fails before any work."""
+    here, so a file that is not Parquet, or has no such column, fails before any work.
+    ``notes``, if given, gets what was assumed about a file (:attr:`~.kinds.FileKind.note`)."""
     parts: list[Part] = []
     for path in sources:
         kind = file_kind(path)
+        if kind.note is not None and notes is not None:
+            notes.append(kind.note)
         size = sizes.get(path, 0)
         if kind.kind == PARQUET:
             parts.extend(Part(path, kind, a, b, share) for a, b, share in plan_row_groups(path, size, target, options))

@@ -25,6 +25,7 @@ from .specials import SpecialMatcher, special_token_list
 from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
     REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, Span, is_known, known_pattern,
 )
+from .pipeline import SplitPipeline
 
 NAMED_PATTERNS = {
     "whitespace": WHITESPACE_PATTERN,
@@ -133,8 +134,35 @@ CLIP_PRETOKENIZER = PIPELINE + json.dumps(
     [{"pattern": CLIP_PATTERN, "behavior": "Removed", "invert": True}, {"pattern": GPT2_PATTERN, "behavior": "Removed", "invert": True}],
     ensure_ascii=False,
 )
+#: Digit runs cut in threes from the right (``1234567``: ``1 234 567``), once a ``Digits`` step
+#: has made each run a piece: the empty matches where a multiple of three digits ends the run.
+DIGIT_GROUPS = r"(?=(\d{3})+(?!\d))"
+#: Hugging Face's ``Digits(individual_digits=False)`` as the tokenizer.json reader spells it.
+DIGIT_RUNS_STEP = {"pattern": r"\p{N}+", "behavior": "Isolated"}
+#: The SuperBPE authors' stage-1 pre-tokenizer (their OLMo2 tokenizers): digit runs in threes,
+#: then GPT-2's regex without its contractions; ``superbpe-stage1``, the superbpe preset's.
+SUPERBPE_STAGE1_SPLIT = DIGIT_GROUPS + r"""| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+SUPERBPE_STAGE1_PRETOKENIZER = PIPELINE + json.dumps(
+    [DIGIT_RUNS_STEP, {"pattern": SUPERBPE_STAGE1_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
+)
+
+#: Hugging Face's ``Whitespace`` pre-tokenizer as a regex: runs of word characters and runs of
+#: other characters but whitespace (``Hi, you!`` -> ``Hi``, ``,``, ``you``, ``!``), spaces
+#: dropped. Checked against tokenizers on every code point: they differ only on characters
+#: Unicode 14 has not assigned, which the ``regex`` package knows from a later Unicode.
+HF_WHITESPACE = r"\w+|[^\w\s]+"
+
+#: The pre-tokenizer of parity-aware BPE's reference code (Foroutan et al. 2025): Hugging
+#: Face's ``Whitespace``, then ``ByteLevel(add_prefix_space=True, use_regex=False)``, which
+#: puts a space in front of every piece (``Hi, you`` -> ``·Hi``, ``·,``, ``·you``). Named
+#: ``parity``; the ``parity`` preset trains with it. Spelled as the tokenizer.json reader
+#: spells that Sequence, so the authors' tokenizer.json reads back as ``parity``.
+PARITY_PRETOKENIZER = PIPELINE + json.dumps(
+    [{"pattern": HF_WHITESPACE, "behavior": "Removed", "invert": True}, {"prefix": " "}], ensure_ascii=False
+)
+
 #: Pipelines with a short name (``--pretokenizer clip``): the name stands for the pipeline.
-NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER}
+NAMED_PIPELINES = {"clip": CLIP_PRETOKENIZER, "superbpe-stage1": SUPERBPE_STAGE1_PRETOKENIZER, "parity": PARITY_PRETOKENIZER}
 
 
 def short_name(pretokenizer: str) -> str:
@@ -147,28 +175,6 @@ def pattern_text(pretokenizer: str) -> str:
         raise BPEError("the pre-tokenizer is a pipeline of split steps, which this format cannot hold as one regex")
     return resolve_pattern(pretokenizer)[1]
 
-#: How a split step treats the pieces its pattern matches (Hugging Face's
-#: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
-#:
-#: * ``Removed``             matches are dropped
-#: * ``Isolated``            each match is a piece of its own
-#: * ``MergedWithPrevious``  a match joins the piece before it
-#: * ``MergedWithNext``      a match joins the piece after it
-#: * ``Contiguous``          adjacent matches become one piece
-BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-
-#: SuperBPE's stage-2 split (Liu et al. 2025, "SuperBPE: Space Travel for Language Models"):
-#: numbers of 1-3 digits, runs of two or more marks (with the line breaks or slash after
-#: them) and spaces that end a run of text are isolated; everything between them, spaces
-#: included, is one *chunk*, so merges inside a chunk may span spaces (``·by·the·way``).
-SUPERWORD_SPLIT = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
-
-#: The stage-2 rule as a pre-tokenizer: a pipeline of that one Split, "isolated" (matches and
-#: the gaps between them are the pieces). Spelled exactly as the tokenizer.json reader spells
-#: a ``Split`` step, so a SuperBPE tokenizer.json read back compares equal.
-SUPERWORD_PRETOKENIZER = PIPELINE + json.dumps(
-    [{"pattern": SUPERWORD_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
-)
 
 
 class WholeTextNormalizer(Protocol):
@@ -179,123 +185,6 @@ class WholeTextNormalizer(Protocol):
     def __call__(self, text: str) -> str: ...
 
     def stream(self, chunks: Iterable[str]) -> Iterator[str]: ...
-
-
-class SplitPipeline:
-    """Pre-tokenization as a sequence of split steps, as Hugging Face composes its
-    pre-tokenizers (``Sequence`` of ``Split``, ``Digits``, ``Metaspace``, ...).
-
-    Each step is ``{"pattern": REGEX, "behavior": one of BEHAVIORS, "invert": bool}`` and cuts
-    every piece the previous steps made: the pattern's matches and the gaps between them
-    become parts (``invert`` swaps which is which), the behavior decides what happens to the
-    matches, and empty parts are dropped. It answers ``findall`` and ``finditer`` like a
-    compiled regex, so the rest of the code cannot tell the two apart.
-
-    The first step cuts the whole text; each later step cuts each piece on its own, as Hugging
-    Face does (a piece is a string of its own there: a lookbehind sees nothing before it), so
-    a piece's cuts depend on its text alone and are remembered by it: a corpus's repeated
-    words are cut once (CLIP's two steps over tinyshakespeare: 258k pieces, 11.5k texts).
-    """
-
-    #: How many piece texts a later step remembers before it starts afresh.
-    MEMO = 1 << 16
-
-    def __init__(self, steps: list[dict[str, Any]]):
-        self.steps: list[tuple[GuardedPattern, str, bool]] = []
-        for n, step in enumerate(steps):
-            where = f"pre-tokenizer step {n + 1}"
-            if not isinstance(step, dict) or not isinstance(step.get("pattern"), str):
-                raise BPEError(f"{where}: expected an object with a 'pattern' string")
-            behavior = step.get("behavior", "Isolated")
-            if behavior not in BEHAVIORS:
-                raise BPEError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
-            try:
-                compiled = regex.compile(step["pattern"])
-            except regex.error as exc:
-                raise BPEError(f"{where}: regex {step['pattern']!r} does not compile: {exc}") from None
-            self.steps.append((GuardedPattern(compiled), behavior, bool(step.get("invert"))))
-        self._cuts: list[dict[str, list[tuple[int, int]]]] = [{} for _ in self.steps]
-
-    @classmethod
-    def from_json(cls, text: str) -> "SplitPipeline":
-        import json
-
-        try:
-            steps = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BPEError(f"pipeline pre-tokenizer: bad JSON ({exc.msg})") from None
-        if not isinstance(steps, list):
-            raise BPEError("pipeline pre-tokenizer: expected a JSON list of steps")
-        return cls(steps)
-
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match]:
-        spans = [(pos, len(text) if endpos is None else endpos)]
-        for n, (compiled, behavior, invert) in enumerate(self.steps):
-            if n == 0:
-                spans = [part for start, end in spans for part in _split(text, start, end, compiled, behavior, invert)]
-                continue
-            memo = self._cuts[n]
-            later: list[tuple[int, int]] = []
-            for start, end in spans:
-                piece = text[start:end]
-                cuts = memo.get(piece)
-                if cuts is None:
-                    if len(memo) >= self.MEMO:
-                        memo.clear()
-                    cuts = memo[piece] = _split(piece, 0, len(piece), compiled, behavior, invert)
-                later += [(start + a, start + b) for a, b in cuts]
-            spans = later
-        return (Span(text, start, end) for start, end in spans)
-
-    def findall(self, text: str) -> list[str]:
-        return [text[m.start() : m.end()] for m in self.finditer(text)]
-
-
-def _split(text: str, start: int, end: int, compiled: GuardedPattern, behavior: str, invert: bool) -> list[tuple[int, int]]:
-    """One split step over ``text[start:end]``: the parts, as Hugging Face's
-    ``NormalizedString::split`` makes them."""
-    parts: list[list[Any]] = []  # [start, end, is_match]
-    prev = start
-    for m in compiled.finditer(text, start, end):  # a GuardedPattern: gives up after REGEX_TIMEOUT
-        if m.start() > prev:
-            parts.append([prev, m.start(), invert])
-        parts.append([m.start(), m.end(), not invert])
-        prev = m.end()
-    if prev < end:
-        parts.append([prev, end, invert])
-    if behavior == "Removed":
-        out = [p for p in parts if not p[2]]
-    elif behavior == "Isolated":
-        out = parts
-    elif behavior == "Contiguous":
-        out = []
-        last = None
-        for p in parts:
-            if out and p[2] == last:
-                out[-1][1] = p[1]
-            else:
-                out.append(list(p))
-            last = p[2]
-    elif behavior == "MergedWithPrevious":
-        out = []
-        previous_match = False
-        for p in parts:
-            if p[2] and not previous_match and out:
-                out[-1][1] = p[1]
-            else:
-                out.append(list(p))
-            previous_match = p[2]
-    else:  # MergedWithNext
-        out = []
-        previous_match = False
-        for p in reversed(parts):
-            if p[2] and not previous_match and out:
-                out[-1][0] = p[0]
-            else:
-                out.append(list(p))
-            previous_match = p[2]
-        out.reverse()
-    return [(a, b) for a, b, _ in out if b > a]
 
 
 def valid_text(text: str) -> str:
@@ -460,23 +349,24 @@ class PreTokenizer:
         """Whether some special tokens are looked for in normalized text (see __init__)."""
         return self._normalized_re is not None
 
-    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int]]:
-        """Yield ``(is_special, start, end)`` for each piece of ``text``, in order.
+    def spans(self, text: str, special_text: str | None = None) -> Iterator[tuple[bool, int, int, str]]:
+        """Yield ``(is_special, start, end, prefix)`` for each piece of ``text``, in order.
 
         The same pieces as :meth:`split`, as offsets into ``text`` (lowercasing and the prefix
-        space are not applied, so the offsets refer to the text as given). ``special_text``,
-        of the same length, is where special tokens are looked for instead (the text before
-        lowercasing).
+        space are not applied, so the offsets refer to the text as given); ``prefix`` is what
+        a pipeline's prefix step puts in front of the piece (parity's space), "" otherwise.
+        ``special_text``, of the same length, is where special tokens are looked for instead
+        (the text before lowercasing).
         """
         pos = 0
         if self.special_matcher is not None:
             for m in self.special_matcher.finditer(text if special_text is None else special_text):
                 for w in self.pattern.finditer(text, pos, m.start()):
-                    yield False, w.start(), w.end()
-                yield True, m.start(), m.end()
+                    yield False, w.start(), w.end(), getattr(w, "prefix", "")
+                yield True, m.start(), m.end(), ""
                 pos = m.end()
         for w in self.pattern.finditer(text, pos):
-            yield False, w.start(), w.end()
+            yield False, w.start(), w.end(), getattr(w, "prefix", "")
 
     def special_prefix_len(self, text: str) -> int:
         """Length of the longest suffix of ``text`` that is a proper prefix of a special token.

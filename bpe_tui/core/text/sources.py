@@ -1,29 +1,40 @@
-"""Finding the corpus: which files a list of paths means, and how to name them to a person.
+"""Finding the corpus: which files a list of paths means, how to open them, and how to name
+them to a person.
 
-A path may be a file, ``-`` (stdin), a glob (``shards/*.parquet``, expanded in sorted order) or a
-directory (every corpus file below it, in sorted order, hidden files left out). A corpus file
-is text, compressed or not, or Parquet (see :mod:`.kinds`); other binary files in a directory
-are left out. The names are for status lines and error messages.
+A path may be a file, ``-`` (stdin), a glob (``shards/*.parquet``, expanded in sorted order), a
+directory (every corpus file below it, in sorted order, hidden files left out) or an fsspec URL
+(``s3://bucket/corpus/``, ``file://...``: a file, a glob or a directory there, read through
+fsspec and the filesystem's package, s3fs for S3). A corpus file is text, compressed or not,
+or Parquet (see :mod:`.kinds`). A file in a directory that is none of these (a binary file, a
+compressed Parquet file) is left out, and named: ``notes`` gets one line saying which and why.
+The names are for status lines and error messages.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
 
-from ..compression import READ_ERRORS, compression_of, open_file
-from ..errors import BPEError
+from ..compression import compression_of, open_file
+from ..errors import BPEError, one_line
+from ..wording import plural
 from .kinds import PARQUET_MAGIC
 
 SNIFF = 8192  # bytes looked at to tell text from binary
+#: Files left out of a directory named in its note (the rest are counted).
+NAMED = 3
 
 
-def expand_sources(paths: Iterable[str]) -> list[str]:
-    """Files to read: each path as given, globs and directories expanded to their corpus files.
+def expand_sources(paths: Iterable[str], notes: list[str] | None = None) -> list[str]:
+    """Files to read: each path as given, globs, directories and URLs expanded to their files.
 
-    Raises BPEError for a missing path, a glob that matches nothing, or a directory without
-    corpus files.
+    Raises BPEError for a missing path, a glob that matches nothing, a directory without
+    corpus files, or a URL that cannot be listed. ``notes``, if given, gets a line for each
+    directory that holds files left out (see the module docstring).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]  # one path, not a list of one-character paths
@@ -31,22 +42,15 @@ def expand_sources(paths: Iterable[str]) -> list[str]:
     for path in map(os.fspath, paths):
         if path == "-":
             out.append(path)
+        elif "://" in path:
+            out.extend(_expand_url(path))
         elif not os.path.exists(path) and glob.has_magic(path):
             found = sorted(glob.glob(path))
             if not found:
                 raise BPEError(f"{path}: no file matches")
-            out.extend(expand_sources(found))
+            out.extend(expand_sources(found, notes))
         elif os.path.isdir(path):
-            found = []
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if not name.startswith(".") and os.path.isfile(full) and _is_corpus_file(full):
-                        found.append(full)
-            if not found:
-                raise BPEError(f"{path}: directory holds no text files")
-            out.extend(found)
+            out.extend(_directory(path, notes))
         elif os.path.exists(path):
             if not os.path.isfile(path):
                 raise BPEError(f"{path}: not a regular file")
@@ -56,27 +60,149 @@ def expand_sources(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _is_corpus_file(path: str) -> bool:
-    """Whether a file in a directory belongs to the corpus: Parquet, or text once decompressed
-    (no NUL byte in its first bytes). A file that cannot be opened is left out; a damaged
-    compressed one is kept (reading it says what is wrong)."""
+def _directory(path: str, notes: list[str] | None) -> list[str]:
+    """The corpus files below ``path``, in sorted order; the others named in ``notes``."""
+    found: list[str] = []
+    left_out: list[str] = []
+    # A linked folder is read like any other (corpora/parallel is one); each real folder once,
+    # so a link back up the tree is no loop.
+    seen = {os.path.realpath(path)}
+    for root, dirs, files in os.walk(path, followlinks=True):
+        kept = []
+        for d in sorted(d for d in dirs if not d.startswith(".")):
+            real = os.path.realpath(os.path.join(root, d))
+            if real not in seen:
+                seen.add(real)
+                kept.append(d)
+        dirs[:] = kept
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            if name.startswith(".") or not os.path.isfile(full):
+                continue
+            why = _not_corpus(full)
+            if why is None:
+                found.append(full)
+            else:
+                left_out.append(f"{os.path.relpath(full, path)} ({why})")
+    if not found:
+        raise BPEError(f"{path}: directory holds no text files" + (f": {_first_few(left_out)}" if left_out else ""))
+    if left_out and notes is not None:
+        notes.append(f"{path}: left out {plural(len(left_out), 'file')} the readers cannot take: {_first_few(left_out)}")
+    return found
+
+
+def _first_few(items: list[str]) -> str:
+    """The first NAMED items, and how many more."""
+    return ", ".join(items[:NAMED]) + (f" and {len(items) - NAMED:,} more" if len(items) > NAMED else "")
+
+
+def _not_corpus(path: str) -> str | None:
+    """Why a file in a directory is not part of the corpus (None: it is): Parquet and text
+    (once decompressed: no NUL byte in its first bytes) are. A damaged compressed file is
+    kept (reading it says what is wrong), and so is one whose compression needs a package."""
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF)
-    except OSError:
-        return False
+    except OSError as exc:
+        return f"cannot be opened: {exc.strerror or exc}"
     if head.startswith(PARQUET_MAGIC):
-        return True
-    if compression_of(head) is None:
-        return b"\0" not in head
+        return None
+    kind = compression_of(head)
+    if kind is not None:
+        try:
+            stream, _ = open_file(path)
+            with stream:
+                head = stream.read(SNIFF)
+        except BPEError:  # damaged, or Zstandard without its package: reading it says so
+            return None
+        if head.startswith(PARQUET_MAGIC):
+            return f"{kind}-compressed Parquet: Parquet compresses inside the file; give it unpacked"
+    nul = head.find(b"\0")
+    if nul >= 0:
+        return f"{kind + '-compressed ' if kind else ''}binary: a NUL byte at byte {nul:,}"
+    return None
+
+
+# ---------------------------------------------------------------------- URLs
+
+
+@contextmanager
+def url_errors(url: str) -> Iterator[None]:
+    """Whatever fsspec or a filesystem package raises while listing, sizing or opening
+    ``url``, as one BPEError that says it is a read and names the URL (a missing package: which
+    one to install)."""
     try:
-        stream, _ = open_file(path)
-        with stream:
-            return b"\0" not in stream.read(SNIFF)
-    except BPEError:  # Zstandard without its package: reading it says so
-        return True
-    except READ_ERRORS:  # a damaged stream: reading it says where
-        return True
+        yield
+    except BPEError:
+        raise
+    except ImportError as exc:
+        raise BPEError(_missing_package(url, exc)) from None
+    except FileNotFoundError:
+        raise BPEError(f"{url}: no such file or directory") from None
+    except Exception as exc:  # refused, unreachable, forbidden: aiohttp's, botocore's ... errors
+        raise BPEError(f"{url}: cannot read ({one_line(exc)})") from None
+
+
+def _missing_package(url: str, exc: ImportError) -> str:
+    """What a URL whose filesystem is not installed needs, in one line."""
+    from fsspec.registry import known_implementations
+
+    protocol = url.split("://", 1)[0]
+    package = known_implementations.get(protocol, {}).get("class", "").split(".")[0]
+    if package and package != "fsspec":
+        return f"{url}: reading {protocol}:// URLs needs the {package} package, which is not installed: pip install {package}"
+    return f"{url}: cannot read {protocol}:// URLs here ({one_line(exc)})"
+
+
+def _expand_url(url: str) -> list[str]:
+    """The files an fsspec URL names (a file, a glob, or a directory, walked in sorted order),
+    as URLs with the same protocol. Unlike a local directory's files, they are not sniffed for
+    binary content here (that would read every file from this machine): a binary file is met
+    by whoever reads it, as a one-line error."""
+    import fsspec
+
+    files: list[str] = []
+    with url_errors(url):
+        fs, _, found = fsspec.core.get_fs_token_paths(url)
+        for p in sorted(found):
+            if fs.isdir(p):
+                below = sorted(fs.find(p))  # every file below, hidden ones (any part starting with ".") left out
+                files.extend(f for f in below if not any(part.startswith(".") for part in f[len(p) :].split("/")))
+            elif fs.exists(p):
+                files.append(p)
+    if not files:
+        raise BPEError(f"{url}: no such file or directory")
+    return [fs.unstrip_protocol(f) for f in files]
+
+
+def open_binary(path: str) -> BinaryIO:
+    """The bytes of ``path``: stdin for ``-``, an fsspec URL through fsspec (a dependency of
+    dask; only URLs need it), else the local file. One that cannot be opened is a one-line
+    BPEError."""
+    if path == "-":
+        return sys.stdin.buffer
+    if "://" in path:
+        import fsspec
+
+        with url_errors(path):
+            stream: BinaryIO = fsspec.open(path, "rb").open()
+        return stream
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise BPEError(f"{path}: cannot open: {exc.strerror or exc}") from None
+
+
+def url_size(url: str) -> int:
+    """The size of the file an fsspec URL names."""
+    import fsspec
+
+    with url_errors(url):
+        fs, inner = fsspec.core.url_to_fs(url)
+        return int(fs.size(inner))
+
+
+# ---------------------------------------------------------------------- names
 
 
 def source_name(path: str) -> str:

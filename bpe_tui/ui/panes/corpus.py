@@ -15,7 +15,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from ..messages import TokenSelected
-from ..session.sessions import ExploreSession, Snapshot
+from ..session.sessions import ExploreSession
+from ..session.snapshot import Snapshot
 from ..widgets.render import (
     CHIP_CLASSES,
     ChipStyles,

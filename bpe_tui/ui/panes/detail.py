@@ -1,4 +1,5 @@
-"""Token detail: id, rank and the merge tree (how the token was built, down to base units)."""
+"""Token detail: id, rank and the merge tree (how the token was built, down to base units);
+a token PickyBPE removed says so (its id kept, encoding never gives it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ...core.errors import BPEError
 from ...core.tables.table import MergeNode, MergeTable, merge_number
 from ..widgets.render import (
     CHIP_CLASSES,
+    REMOVED_MARK,
     ChipStyles,
     chip,
     label,
@@ -97,6 +99,8 @@ class TokenDetail(Vertical):
             head.append(" · special token")
         else:
             head.append(" · base unit")
+        if token_id in table.removed:
+            head.append(f" · {REMOVED_MARK} removed (PickyBPE): out of the vocabulary, split into its parts")
         if is_superword(node.surface):
             head.append(" · ")
             head.append_text(superword_mark(node.surface, look))

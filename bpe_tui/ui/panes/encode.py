@@ -41,6 +41,7 @@ from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
 from ..widgets.render import (
     SUPERWORD_MARK,
+    REMOVED_MARK,
     ChipStyles,
     chips,
     is_superword,
@@ -232,9 +233,13 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
     steps = table.trace(word)
     width = max((len(f"merge {merge_number(s.rank):,} ") for s in steps), default=0)
     for step in steps:
-        head = Text(f"merge {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
+        # (a removal comes right after a merge: "after 13" stands where "merge 13" would)
+        head = Text(f"{'after' if step.split else 'merge'} {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
         lead = Text(end="")
-        lead.append(label(step.pair[0], eow) + "+" + label(step.pair[1], eow), look.note)
+        if step.split:  # PickyBPE: removed right after that merge, split into its parts
+            lead.append(f"{REMOVED_MARK} {label(step.new_token, eow)}", look.note)
+        else:
+            lead.append("+".join(label(part, eow) for part in step.pair), look.note)
         lead.append(" → ")
         lines.append((head, *bodies(lead, step.symbols)))
     if not steps:

@@ -7,7 +7,10 @@ marked ``·``, and choosing one re-applies forward to it.
 The rows are a table (:class:`HistoryColumns`): a state mark (``●`` the merge the trainer
 stands at, ``·`` undone), the merge number, a mark that needs no colour to read (``=`` when a
 tie decided the merge, ``h`` when it was chosen by hand), left, right, the new token (``⁀``
-after a superword: it spans a space, SuperBPE) and the count, right-aligned. Widths are
+after a superword: it spans a space, SuperBPE) and the count, right-aligned. What a BPE
+variant did right after a merge has rows of its own under the merge's, with the same number:
+PickyBPE's removals (``-``: the token removed, ``→`` the parts it was split into, and how many
+occurrences were split) and restores (``+``: a removed token made again). Widths are
 terminal cells (CJK and emoji take two). The number and count columns are as wide as the
 largest number in the whole list (known without drawing it); the token columns are as wide as
 the widest token drawn since the list was filled: they only grow, so scrolling back never
@@ -35,13 +38,17 @@ from ...core.engine.events import TransitionEvent
 from ...core.engine.superwords import is_superword
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
-from ..session.sessions import ExploreSession, HistoryRow, InspectSession, Session
-from ..widgets.render import SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
+from ..session.rows import HistoryRow
+from ..session.sessions import ExploreSession, InspectSession, Session
+from ..widgets.render import REMOVED_MARK, RESTORED_MARK, SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
 from ..widgets.vlist import VirtualList
 
-#: The mark column: chosen by hand, decided by a tie, undone (readable without colour).
+#: The mark column: chosen by hand, decided by a tie, dropped at SuperBPE's transition (its
+#: pair never occurs in the chunks: listed here, not in the table), undone (readable without
+#: colour).
 MANUAL_MARK = "h"
 TIE_MARK = "="
+DROPPED_MARK = "x"
 UNDONE_MARK = "·"
 #: The state column: the merge the trainer stands at (a trainer's timeline).
 CURRENT_MARK = "●"
@@ -61,11 +68,13 @@ class HistoryColumns:
     right: int = MIN_TOKEN
     new: int = MIN_TOKEN
     count: int = 0
+    language: int = 0  # parity-aware BPE: the language that chose the merge (0: no column)
 
     @property
     def fixed(self) -> int:
         """The cells a row takes besides its three token columns."""
-        return 1 + 1 + self.number + 1 + 1 + 1 + len(PLUS) + len(ARROW) + (1 + self.count if self.count else 0)
+        return (1 + 1 + self.number + 1 + 1 + 1 + len(PLUS) + len(ARROW) + (1 + self.count if self.count else 0)
+                + (self.language + 1 if self.language else 0))
 
 
 def token_widths(natural: tuple[int, int, int], room: int) -> tuple[int, int, int]:
@@ -84,6 +93,8 @@ def token_widths(natural: tuple[int, int, int], room: int) -> tuple[int, int, in
 
 def token_cells(row: HistoryRow, eow) -> tuple[int, int, int]:
     """How many cells the row's left, right and new token take (the new one with its ⁀)."""
+    if row.after is not None:
+        return cell_len(label(row.left, eow)), 0, cell_len(after_text(row, eow))
     new = row.new
     sw = cell_len(SUPERWORD_MARK) if isinstance(new, (str, bytes)) and is_superword(new) else 0
     return cell_len(label(row.left, eow)), cell_len(label(row.right, eow)), cell_len(label(row.new, eow)) + sw
@@ -106,12 +117,27 @@ def widest_count(session: Session) -> int | None:
 
 
 def row_mark(row: HistoryRow) -> str:
-    """One character that says how this merge was chosen (" ": the leader, no tie)."""
+    """One character that says how this merge was chosen (" ": the leader, no tie), that
+    SuperBPE's transition dropped it, or, on a variant's row, what happened (a removal, a
+    restore)."""
+    if row.dropped:
+        return DROPPED_MARK
+    if row.after is not None:
+        return REMOVED_MARK if row.new is not None else RESTORED_MARK
     if row.manual:
         return MANUAL_MARK
     if row.ties:
         return TIE_MARK
     return " "
+
+
+def after_text(row: HistoryRow, eow) -> str:
+    """What a variant's row shows in the new-token column: the parts a removed token was
+    split into (``ent+ucky``), or that a restored one is back."""
+    parts = row.new
+    if isinstance(parts, tuple):
+        return "+".join(label(part, eow) for part in parts)
+    return "back"
 
 
 def pair_text(pair, eow) -> str:
@@ -130,9 +156,17 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
     text = Text(end="")
     if row is None:
         return text
+    if row.after is not None:  # a variant's row: its event's own sentence
+        text.append(f"after merge {row.step:,}: ", "bold")
+        text.append(f"[{row_mark(row)}] {getattr(row.after, 'explanation', '')}")
+        return text
     if transition is not None and row.step == transition.step + 1:
         text.append(f"merge {row.step:,}: ", "bold")
         text.append(f"[{SUPERWORD_MARK}] {transition.explanation}")
+        return text
+    if row.dropped:
+        text.append(f"merge {row.step:,}: ", "bold")
+        text.append(f"[{DROPPED_MARK}] dropped at the transition: its pair never occurs in the chunks, so the table leaves it out")
         return text
     ev = row.event
     if ev is None and not row.manual:
@@ -143,13 +177,18 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
             return Text(end="")
         text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
         return text
+    reason = ev.reason if ev is not None else None
+    if reason is not None:  # a variant's account of its choice (parity-aware BPE: which language, and why)
+        text.append(str(reason))
     if ev is not None and ev.tie_count:
         n = ev.tie_count
         more = n - len(ev.ties)
-        text.append(f"[{TIE_MARK}] a tie at {ev.count:,}: ", "bold")
+        language = getattr(reason, "language", None)  # parity-aware BPE: the tie was in that language's counts
+        where = f" in {language}" if language else ""
+        text.append(f"{'; ' if reason is not None else ''}[{TIE_MARK}] a tie at {getattr(reason, 'count', ev.count):,}{where}: ", "bold")
         text.append(f"{ev.rule} picked {pair_text(ev.pair, eow)} over ")
         text.append(", ".join(pair_text(p, eow) for p in ev.ties) + (f" and {more:,} more" if more > 0 else ""))
-    else:  # the leader, no tie: the row says it all (the explanation is under the pair table)
+    elif reason is None:  # the leader, no tie: the row says it all (the explanation is under the pair table)
         return Text(end="")
     return text
 
@@ -168,11 +207,20 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         start = session.start.source if session.start is not None and session.start.source else "the start table"
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
-    transition = session.trainer.transition
+    trainer = session.trainer
+    variant = trainer.variant.describe()
+    if variant and trainer.variant.removes_tokens:  # (PickyBPE: its removals and restores are rows)
+        head += f" · {variant} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
+    if session.languages:
+        head += f" · {trainer.config.describe().rsplit(' · ', 1)[-1]}: the language served worst chooses each merge"
+    transition = trainer.transition
+    # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
+    options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
     if transition is not None:
-        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}: pairs may span spaces"
-    elif session.trainer.config.superwords_after is not None:
-        head += f" · superwords after merge {fmt_int(session.trainer.config.superwords_after)}"
+        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}"
+        head += f" ({', '.join(options)})" if options else ": pairs may span spaces"
+    elif trainer.config.superwords_after is not None:
+        head += f" · superwords after merge {fmt_int(trainer.config.superwords_after)}" + (f" ({', '.join(options)})" if options else "")
     return head
 
 
@@ -189,8 +237,9 @@ class HistoryView(VirtualList):
         self.columns = HistoryColumns()
         #: The widest left, right and new token drawn since the list was filled (they only grow).
         self._seen = (1, 1, 1)
-        self._number = 1  # the number and count columns' widths: from the whole list
+        self._number = 1  # the number, count and language columns' widths: from the whole list
         self._count = 0
+        self._language = 0
         self._fitted: tuple | None = None  # what the columns were last fitted to
 
     def fill(self, session: Session, count: int, largest_number: int, cursor: int | None, follow: bool) -> None:
@@ -203,6 +252,7 @@ class HistoryView(VirtualList):
         self._number = len(f"{largest_number:,}")
         widest = widest_count(session)
         self._count = len(f"{widest:,}") if widest is not None else 0
+        self._language = max(map(len, session.languages), default=0) if isinstance(session, ExploreSession) else 0
         self._fitted = None
         self.set_count(count, cursor=cursor, follow=follow)
 
@@ -211,7 +261,7 @@ class HistoryView(VirtualList):
         widths are drawn again)."""
         # the room left of the scrollbar (the list's size counts the scrollbar's column too)
         top, height, width = self.scroll_offset.y, self.size.height, self.scrollable_content_region.width
-        key = (top, height, width, self.count, self._number, self._count, self._seen)
+        key = (top, height, width, self.count, self._number, self._count, self._language, self._seen)
         if key == self._fitted:
             return
         session = self.session
@@ -223,12 +273,12 @@ class HistoryView(VirtualList):
                     seen = wider(seen, token_cells(row, session.end_of_word))
             self._seen = seen
         self._set_columns(width)
-        self._fitted = (top, height, width, self.count, self._number, self._count, self._seen)
+        self._fitted = (top, height, width, self.count, self._number, self._count, self._language, self._seen)
 
     def _set_columns(self, width: int) -> None:
-        columns = HistoryColumns(number=self._number, count=self._count)
+        columns = HistoryColumns(number=self._number, count=self._count, language=self._language)
         left, right, new = token_widths(self._seen, (width or 80) - columns.fixed)
-        columns = HistoryColumns(self._number, left, right, new, self._count)
+        columns = HistoryColumns(self._number, left, right, new, self._count, self._language)
         if columns != self.columns:
             self.columns = columns
             self._cache.clear()
@@ -253,6 +303,8 @@ class HistoryView(VirtualList):
 def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool = False) -> tuple[Text, list]:
     """One history row in ``columns``, and the cells of its new token (a click there selects
     it): ``● 1,234 = ·t   + he  → ·the  8,684``."""
+    if row.after is not None:
+        return after_line(row, columns, eow, look)
     text = Text(no_wrap=True, end="")
     text.append(CURRENT_MARK if here else UNDONE_MARK if row.future else " ", look.touched)
     text.append(" ")
@@ -260,6 +312,9 @@ def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool
     text.append(" ")
     text.append(row_mark(row), "bold")
     text.append(" ")
+    if columns.language:  # parity-aware BPE: who chose it (blank: the hybrid's global merges, or by hand)
+        text.append((row.language or "").ljust(columns.language), "dim" if row.future else look.name)
+        text.append(" ")
     spans = []
     cells = ((row.left, PLUS, columns.left), (row.right, ARROW, columns.right), (row.new, "", columns.new))
     for i, (surface, sep, width) in enumerate(cells):
@@ -277,6 +332,33 @@ def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool
     if columns.count:
         count = f"{row.count:,}" if row.count is not None else ""
         text.append(" " + count.rjust(columns.count), "dim" if row.future else look.good)
+    return text, spans
+
+
+def after_line(row: HistoryRow, columns: HistoryColumns, eow, look) -> tuple[Text, list]:
+    """A variant's row, in the merge rows' columns: ``    1,234 - entucky        → ent+ucky  12``
+    (a token removed after merge 1,234, the parts its 12 occurrences left were split into),
+    ``    1,235 + the            → back`` (a removed token made again); a click on the token
+    selects it."""
+    text = Text(no_wrap=True, end="")
+    style = "dim" if row.future else ""
+    text.append(UNDONE_MARK if row.future else " ", look.touched)
+    text.append(" ")
+    text.append(f"{row.step:,}".rjust(columns.number), "dim")
+    text.append(" ")
+    text.append(row_mark(row), "bold")
+    text.append(" ")
+    token = fit(chip(row.left, eow, look.future if row.future else look.bad), columns.left)
+    start = text.cell_len
+    text.append_text(token)
+    spans = [(start, text.cell_len, row.new_id)]
+    text.append(" " * (columns.left - token.cell_len + len(PLUS) + columns.right))
+    text.append(ARROW, "dim")
+    text.append_text(fit(Text(after_text(row, eow), style=style or look.note), columns.new))
+    if columns.count:
+        text.append(" " * max(0, columns.new - cell_len(after_text(row, eow))))
+        count = f"{row.count:,}" if row.count is not None else ""
+        text.append(" " + count.rjust(columns.count), "dim")
     return text, spans
 
 
@@ -299,9 +381,10 @@ class HistoryPane(Vertical):
         view.current = current
         view.mark_current = True
         first = session.first_step  # merges of a start table (--from) are not listed
-        cursor = max(0, current - first - 1) if follow else None
+        # (the cursor on the current step's last row: its merge, or what the variant did after it)
+        cursor = max(0, session.row_of(current - first) - 1) if follow else None
         # the number column as wide as the target's number (a run to it never widens it)
-        view.fill(session, length, max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
+        view.fill(session, session.row_count(length), max(first + length, session.trainer.target_steps or 0), cursor=cursor, follow=follow)
         self.query_one("#history-head", Static).update(Text(history_head(session, length, current), style="dim", end=""))
         self.show_why(view.cursor)
 
@@ -319,7 +402,7 @@ class HistoryPane(Vertical):
             return
         view.current = session.step
         length = session.lookup_table().num_merges
-        view.fill(session, length, length, cursor=None, follow=False)
+        view.fill(session, session.row_count(length), length, cursor=None, follow=False)
         head = f"{plural(length, 'merge')} · enter: cut here"
         self.query_one("#history-head", Static).update(Text(head, style="dim", end=""))
         self.show_why(view.cursor)

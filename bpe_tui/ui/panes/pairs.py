@@ -32,7 +32,8 @@ from ...core.tables.summary import describe_superwords, summary
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import PairSelected, TokenSelected
-from ..session.sessions import ExploreSession, InspectSession, Snapshot
+from ..session.sessions import ExploreSession, InspectSession
+from ..session.snapshot import Snapshot
 from ..widgets.render import (
     CHIP_CLASSES,
     ChipStyles,
@@ -243,7 +244,7 @@ class PairsPane(Vertical):
         look = ChipStyles.of(self)
         self._ids = None
         eow = session.end_of_word
-        top = snap.top_pairs
+        top = list(snap.top_pairs)  # (a copy: the next pair may move to the top)
         if self.hide_next:
             shuffle = random.Random(snap.step).random
             top = sorted(top, key=lambda pc: (-pc[1], shuffle()))
@@ -253,12 +254,20 @@ class PairsPane(Vertical):
         ranks = list(range(1, len(top) + 1))
         nxt: int | None = None
         planned = snap.planned if not snap.finished and not self.hide_next else None
-        if planned is not None:
+        # (or the pair a variant chooses instead of the leader: parity-aware BPE's turn)
+        upcoming, upcoming_count = (planned, snap.planned_count) if planned is not None else (None, 0)
+        if upcoming is None and snap.next_pair is not None and not snap.finished and not self.hide_next:
+            upcoming, upcoming_count = snap.next_pair, snap.next_count
+        if upcoming is not None:
             listed = [p for p, _ in top]
-            if planned in listed:
-                nxt = listed.index(planned)
+            if upcoming in listed:
+                nxt = listed.index(upcoming)
+                if planned is None and nxt:  # the variant's pick goes first, with its rank: "next merge first"
+                    top.insert(0, top.pop(nxt))
+                    ranks.insert(0, ranks.pop(nxt))
+                    nxt = 0
             else:
-                top, ranks, nxt = [(planned, snap.planned_count)] + top, [0] + ranks, 0
+                top, ranks, nxt = [(upcoming, upcoming_count)] + top, [0] + ranks, 0
         elif top and not snap.finished and not self.hide_next:
             nxt = 0
         base = self._baseline(session, snap, idle)
@@ -309,6 +318,8 @@ class PairsPane(Vertical):
             caption.append(f"  ×{count:,}")
             if planned is not None:
                 caption.append("  chosen by hand: the next step replays it", "")
+            elif snap.parity is not None and snap.parity.next_language is not None:
+                caption.append(f"  {snap.parity.next_language}'s turn: its most frequent pair", "")
             elif snap.leader_ties:
                 n = snap.leader_ties
                 caption.append(f"  tie with {plural(n, 'other pair')} (=); ", "")
@@ -386,7 +397,7 @@ class PairsPane(Vertical):
             return
         self.border_title = "The table · type to see its pairs"
         table = session.full_table
-        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"))
+        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
         rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)

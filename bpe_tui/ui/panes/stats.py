@@ -2,7 +2,9 @@
 
 Explore mode: characters per token and the vocabulary size over merges (the compression a
 merge buys, the size it costs), the count of each merge, and how many pairs occur k times
-(log-log: the long tail late merges choose among). Inspect mode: the merge counts when the
+(log-log: the long tail late merges choose among). Under parity-aware BPE, first: every
+language's development text in tokens over merges, one curve each (its compression over its
+target in the ratio form), which draw together as parity is reached, and whose turn is next. Inspect mode: the merge counts when the
 table stored them, how long its tokens are, in bytes and in characters, and, once a corpus
 file is named in the box below them, the Zipf plot of token use on it (rank vs count, log-log,
 the unused tail marked), encoded in a thread worker with a progress bar (escape cancels).
@@ -31,12 +33,13 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ...charts import training, vocabulary
+from ...charts import evaluation, training, vocabulary
 from ...core.analysis.audit import Cancelled
 from ...core.errors import BPEError
 from ...core.tables.table import MergeTable, merge_number
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Session
+from ..session.snapshot import ParityView
 from ..widgets.plot import Chart
 from ..widgets.render import (
     CHIP_CLASSES,
@@ -71,8 +74,12 @@ class StatsPane(VerticalScroll):
         self._step = 0
         self._drawn = 0.0
         self._timer: Timer | None = None
+        #: Parity-aware BPE: what the latest snapshot said of the languages (None: not parity).
+        self.parity: ParityView | None = None
 
     def compose(self) -> ComposeResult:
+        yield Chart(id="parity-plot")
+        yield Static("", id="parity-legend", markup=False)
         yield Chart(id="compression-plot")
         yield Chart(id="counts-plot")
         yield Chart(id="pairs-plot")
@@ -89,11 +96,13 @@ class StatsPane(VerticalScroll):
 
     # ------------------------------------------------------------------ explore
 
-    def show(self, session: ExploreSession, step: int, idle: bool = True) -> None:
+    def show(self, session: ExploreSession, step: int, idle: bool = True, parity: ParityView | None = None) -> None:
         """A trainer at ``step``. ``idle`` False: a run's batch (the trainer is busy): the
-        charts follow at most every REDRAW_EVERY seconds, without asking the trainer."""
+        charts follow at most every REDRAW_EVERY seconds, without asking the trainer.
+        ``parity``: the snapshot's view of parity-aware BPE's languages (None: plain)."""
         self.session = session
         self._step = step
+        self.parity = parity
         self._mode(explore=True)
         if idle:
             self._cancel_timer()
@@ -141,7 +150,25 @@ class StatsPane(VerticalScroll):
         )
         if idle:  # a question to the trainer: only while it is idle
             self.query_one("#pairs-plot", Chart).draw(partial(training.pair_counts, histogram=trainer.pair_count_histogram()))
+        self._draw_parity(first, step)
         self._watch()
+
+    def _draw_parity(self, first: int, step: int) -> None:
+        """Every language's measure over the merges (parity-aware BPE), or nothing."""
+        chart, legend = self.query_one("#parity-plot", Chart), self.query_one("#parity-legend", Static)
+        parity = self.parity
+        chart.display = legend.display = parity is not None
+        if parity is None:
+            return
+        history = parity.history
+        steps = list(range(first, first + len(history)))
+        series = [[row[i] for row in history] for i in range(len(parity.languages))]
+        turn = f" · {parity.next_language}'s turn" if parity.next_language else ""
+        chart.draw(partial(
+            evaluation.metric_curves, steps=steps, labels=list(parity.languages), series=series,
+            title=f"{parity.measure}{turn}", legend=False, mark=step, whole=not parity.ratio_form,
+        ))
+        legend.update(chart.legend(list(parity.languages)))
 
     # ------------------------------------------------------------------ inspect
 
@@ -165,6 +192,8 @@ class StatsPane(VerticalScroll):
             self.query_one("#counts-plot", Chart).display = True
         for name in ("compression", "pairs"):
             self.query_one(f"#{name}-plot", Chart).display = explore
+        if not explore:
+            self.query_one("#parity-plot", Chart).display = self.query_one("#parity-legend", Static).display = False
         for name in ("#lengths-plot", "#zipf-input"):
             self.query_one(name).display = not explore
         self.query_one("#zipf-plot", Chart).display = not explore and self.usage is not None

@@ -18,11 +18,12 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...core.engine.superwords import SUPERWORD_RULE_NAME, is_superword_rule
+from ...core.engine.superwords import is_superword_rule, superword_rule_name
 from ...core.tables.context import context_of
 from ...core.text.pretokenize import short_name
 from ...core.wording import plural
-from ..session.sessions import ExploreSession, InspectSession, Snapshot
+from ..session.sessions import ExploreSession, InspectSession
+from ..session.snapshot import Snapshot
 from ..widgets.render import CHIP_CLASSES, fit, fmt_int, redraw_on_theme_change
 
 SEPARATOR = " │ "
@@ -113,6 +114,30 @@ def _wrap(phrases: list[tuple[str, str]], width: int, separator: str) -> list[li
 def _height(line: Text) -> int:
     """The rows a laid-out line of phrases takes (none when it is empty)."""
     return line.plain.count("\n") + 1 if line.plain else 0
+def training_phrases(session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> list[Phrase]:
+    """The status line's phrases for a trainer as of ``snap``: corpus, rules, step/target,
+    vocabulary, tokens (what :class:`StatusLine` lays out; docs/explorer.md shows at which
+    widths each gives way, computed from these)."""
+    cfg = session.trainer.config
+    parts: list[Phrase] = []
+    parts.append((cut_forms(session.shown_name), "chip--name", KEEP))
+    rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
+    shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
+    parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
+    target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
+    parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
+    parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
+    tokens = f"tokens {fmt_int(snap.total_tokens)}"
+    parts.append(((f"{tokens} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", tokens, ""), "", DETAIL))
+    cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
+    parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
+    if snap.finished:
+        parts.append((("done: " + (snap.stop_reason or "target reached"), "done"), "chip--note", KEEP))
+    if play_rate:
+        parts.append(((f"▶ playing {play_rate:g}/s", f"▶ {play_rate:g}/s"), "bold chip--good", KEEP))
+    if note:
+        parts.append((note, "italic", USEFUL))
+    return parts
 
 
 class Phrases(Static):
@@ -189,32 +214,13 @@ class StatusLine(Phrases):
 
     def show_training(self, session: ExploreSession, snap: Snapshot, play_rate: float | None = None, note: str = "") -> None:
         """A trainer as of ``snap``: corpus, rules, step/target, vocabulary, tokens."""
-        cfg = session.trainer.config
-        parts: list[Phrase] = []
-        parts.append((cut_forms(session.name), "chip--name", KEEP))
-        rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
-        shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
-        parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
-        target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
-        parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
-        parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
-        tokens = f"tokens {fmt_int(snap.total_tokens)}"
-        parts.append(((f"{tokens} (step {fmt_int(session.first_step)}: {fmt_int(snap.initial_tokens)})", tokens, ""), "", DETAIL))
-        cpt = snap.corpus_chars / snap.total_tokens if snap.total_tokens else 0.0
-        parts.append((f"{cpt:.2f} chars/token", "", USEFUL))
-        if snap.finished:
-            parts.append((("done: " + (snap.stop_reason or "target reached"), "done"), "chip--note", KEEP))
-        if play_rate:
-            parts.append(((f"▶ playing {play_rate:g}/s", f"▶ {play_rate:g}/s"), "bold chip--good", KEEP))
-        if note:
-            parts.append((note, "italic", USEFUL))
-        self._set(parts)
+        self._set(training_phrases(session, snap, play_rate, note))
 
     def show_table(self, session: InspectSession, note: str = "") -> None:
         """A saved table: format, size, rules, and the cut if one is set."""
         d = session.full_table.describe(build=False)  # a rank file's merge list may be building
         parts: list[Phrase] = []
-        parts.append((cut_forms(session.name), "chip--name", KEEP))
+        parts.append((cut_forms(session.shown_name), "chip--name", KEEP))
         parts.append(((f"format {d['format']}", d["format"], ""), "", USEFUL))
         parts.append(((plural(d["vocab_size"], "token"),), "", KEEP))
         if d["merges"] is None:
@@ -222,7 +228,7 @@ class StatusLine(Phrases):
         else:
             parts.append(((plural(d["merges"], "merge"),), "", KEEP))
         pre = short_name(d["pretokenizer"])
-        rules = [d["units"], SUPERWORD_RULE_NAME if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
+        rules = [d["units"], superword_rule_name(pre) if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
         basic = " · ".join(rules)
         if d.get("tie_break"):
             rules.append(d["tie_break"])

@@ -17,8 +17,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.errors import BPEError
+from ...core.wording import one_line
 from ..messages import TokenSelected
 from ..panes.search import TokenSearch
+from ..widgets.footer import FittingFooter
 from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
 
 
@@ -49,7 +51,7 @@ class FormDialog(_Dialog):
         try:
             value = self.chosen()
         except BPEError as exc:
-            self.query_one(f"#{self.ERROR}", Static).update(Text(str(exc), style="bold"))
+            self.query_one(f"#{self.ERROR}", Static).update(Text(one_line(str(exc)), style="bold"))  # (a path in it: escaped)
             return
         self.dismiss(self.finished(value))
 
@@ -200,7 +202,7 @@ class HelpScreen(_Dialog):
 
     COMPONENT_CLASSES = CHIP_CLASSES
 
-    BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close", key_display="esc")]
 
     def __init__(self, keys: list[tuple[str, str]], panes: list[tuple[str, str]], heading: str = "keys") -> None:
         super().__init__()
@@ -218,6 +220,7 @@ class HelpScreen(_Dialog):
         with Vertical(classes="dialog tall wide"):
             with VerticalScroll():
                 yield Static("", id="help-text", markup=False)
+        yield FittingFooter()  # its own: "esc Close" (the screen's below would show its keys)
 
     def on_mount(self) -> None:
         self._draw()

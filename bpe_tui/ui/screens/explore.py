@@ -145,7 +145,7 @@ class ExploreScreen(SessionScreen):
             self.pairs.show(session, snap, idle)
             self.corpus.show(session, snap)
             self.history.show(session, snap.timeline_len, snap.step, follow=follow)
-            self.stats.show(session, snap.step, idle)
+            self.stats.show(session, snap.step, idle, parity=snap.parity)
             if idle:
                 self.refresh_table_panes()
 
@@ -232,7 +232,8 @@ class ExploreScreen(SessionScreen):
         self.move("undo", forward=-1)
 
     def goto_prompt(self) -> str:
-        return f"go to step ({self.session.first_step:,} – any; target {self.session.trainer.target_steps}):"
+        target = self.session.trainer.target_steps
+        return f"go to step ({self.session.first_step:,} – any" + (f"; target {target:,}):" if target is not None else "):")
 
     def go_to_step(self, k: int) -> None:
         if k < 0:
@@ -374,7 +375,7 @@ class ExploreScreen(SessionScreen):
         table = self.session.table()
         if table is None:
             return None
-        return Side(table, self.session.name, f"training, step {self.session.step:,}")
+        return Side(table, self.session.shown_name, f"training, step {self.session.step:,}")
 
     def audit_trainer(self):
         return self.session.trainer

@@ -44,5 +44,5 @@ def confirm_discard(app: App, session: Session | None, doing: str, then: Callabl
         if yes:
             then()
 
-    question = f"{plural(session.unsaved, 'merge')} of {session.name} are not saved (s saves them). {doing} anyway?"
+    question = f"{plural(session.unsaved, 'merge')} of {session.shown_name} are not saved (s saves them). {doing} anyway?"
     app.push_screen(ConfirmScreen(question), answered)

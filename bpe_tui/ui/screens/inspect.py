@@ -27,6 +27,7 @@ from ..messages import (
     MergesProgressed,
     TokenSelected,
 )
+from ..notifications import note_lines
 from ..panes.search import TokenSearch
 from ..session.sessions import (
     InspectSession,
@@ -121,7 +122,7 @@ class InspectScreen(SessionScreen):
         added = message.table.notes[self._notes_shown :]
         self._notes_shown += len(added)
         if added:
-            self.notify("\n".join("• " + n[:160] for n in added), title=f"merge list of {self.session.name}: notes", timeout=12)
+            self.notify(note_lines(n[:160] for n in added), title=f"merge list of {self.session.name}: notes", timeout=12)
         if self._compare_when_built is not None:
             path, self._compare_when_built = self._compare_when_built, None
             self.compare_with(path)
@@ -163,7 +164,7 @@ class InspectScreen(SessionScreen):
         session.cut = None if k >= session.full_table.num_merges else k
         self.refresh_all()
         if k > 0:
-            self.history.view.move_cursor(min(k, session.full_table.num_merges) - 1, notify=False)
+            self.history.view.move_cursor(session.row_of(min(k, session.full_table.num_merges) - 1), notify=False)
 
     def action_whole_table(self) -> None:
         self.session.cut = None
@@ -178,14 +179,14 @@ class InspectScreen(SessionScreen):
         origin = f"format {table.source_format}"
         if session.cut is not None:
             origin += f", first {plural(session.cut, 'merge')}"
-        return Side(table, session.name, origin)
+        return Side(table, session.shown_name, origin)
 
     def on_token_selected(self, message: TokenSelected) -> None:
         super().on_token_selected(message)
         if message.show and self.session.full_table.merges_built:
             rank = self.session.full_table.rank_of(message.token_id)
             if rank is not None:
-                self.history.view.move_cursor(rank, notify=False)
+                self.history.view.move_cursor(self.session.row_of(rank), notify=False)
 
     @on(EncodeChanged)
     def text_pairs(self, message: EncodeChanged) -> None:

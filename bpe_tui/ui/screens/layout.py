@@ -18,6 +18,7 @@ bindings, footer, help and palette). Panes report by messages, which the screen 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from typing import cast
@@ -240,8 +241,19 @@ class SessionScreen(MainScreen):
         raise NotImplementedError
 
     def retire(self) -> None:
-        self.remove_children()
-        del self.session  # a big corpus's trainer is freed
+        # The panes go once the new session's screen is up and this screen's Loader has
+        # finished the work that opened it: removed sooner, the Loader's worker would be
+        # cancelled in its last step, and the new screen would mount while this one is pruned.
+        opening = [worker for worker in self.app.workers if worker.node is self.loader and not worker.is_finished]
+
+        async def let_go() -> None:
+            for worker in opening:
+                with contextlib.suppress(Exception):  # (its outcome was already posted)
+                    await worker.wait()
+            await self.remove_children()
+            del self.session  # a big corpus's trainer is freed
+
+        self.call_after_refresh(let_go)
 
     def on_mount(self) -> None:
         self.refresh_all()  # the focus: AUTO_FOCUS, when the screen becomes active
@@ -413,7 +425,8 @@ class SessionScreen(MainScreen):
             self.notify(f"{path}: {exc.strerror or exc}", title="save failed", severity="error", timeout=10)
             return False
         self.saved()
-        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt})", title="saved")
+        renumbered = f"; ids without the gaps of {plural(len(table.removed), 'removed token')}, as PickyBPE's model numbers them" if table.removed else ""
+        self.notify(f"saved {plural(table.num_merges, 'merge')} to {path} ({fmt}{renumbered})", title="saved")
         return True
 
     def saved(self) -> None:

@@ -2,7 +2,9 @@
 
 The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
 which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
-token allowed and the characters a token may not mix with others -- and returns a new
+token allowed, the characters a token may not mix with others, PickyBPE's threshold τ (blank:
+plain BPE), and for a SuperBPE run its stage-2 options (rule, most words a token, no ``": "``,
+unused merges dropped) -- and returns a new
 :class:`~bpe_tui.core.engine.config.TrainerConfig`, checked by the config itself (a bad value is
 shown in the dialog, which stays open). The explorer then retrains to the step it stood at
 under the new rules, in the :class:`~bpe_tui.ui.session.loader.Loader`'s worker, and tells where
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,6 +28,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.engine.config import TIE_BREAKS, TrainerConfig
 from ...core.errors import BPEError
+from ...core.text.pretokenize import short_name
 from ...core.types import TieBreak
 from ...core.wording import plural
 from ..widgets.render import label
@@ -34,8 +37,11 @@ from .dialogs import FormDialog
 
 #: The named pre-tokenizers the dialog offers (a custom regex in use is offered as well).
 PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k")
-#: Config fields whose change alters the words themselves: the corpus must be counted again.
-RECOUNT_FIELDS = ("lowercase", "pretokenizer")
+#: Config fields whose change alters the words themselves: the corpus must be counted again
+#: (SuperBPE's stage-2 rule cuts the chunks).
+RECOUNT_FIELDS = ("lowercase", "pretokenizer", "superword_rule")
+#: SuperBPE's stage-2 rules, as the dialog offers them.
+SUPERWORD_RULES = (("regex (the authors' current rule)", "regex"), ("digits (their OLMo2 tokenizers')", "digits"))
 
 
 def needs_recount(old: TrainerConfig, new: TrainerConfig) -> bool:
@@ -64,15 +70,23 @@ def first_difference(old: Sequence[tuple], new: Sequence[tuple], end_of_word: st
     return f"the same {plural(len(old), 'merge')}, then {len(new) - len(old):,} more under the new rules"
 
 
-def _whole(text: str, name: str) -> int | None:
-    """The whole number typed in a box (blank: None); BPEError naming the box otherwise."""
+def _shown(pretokenizer: str) -> str:
+    """A pre-tokenizer as the dialog names it: by its short name (``superbpe-stage1``, ``clip``)
+    where it has one, else as it is, cut to 40 cells."""
+    name = short_name(pretokenizer)
+    return name if len(name) < 40 else name[:39] + "…"
+
+
+def _number(text: str, name: str, parse: type[int] | type[float] = int) -> Any:
+    """The number typed in a box, read by ``parse`` (blank: None); BPEError naming the box
+    otherwise (the config checks the range)."""
     text = text.strip()
     if not text:
         return None
     try:
-        return int(text)
+        return parse(text)
     except ValueError:
-        raise BPEError(f"{name}: {text!r} is not a whole number") from None
+        raise BPEError(f"{name}: {text!r} is not {'a whole number' if parse is int else 'a number'}") from None
 
 
 class SettingsScreen(FormDialog):
@@ -111,7 +125,7 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("pre-tokenizer")
                 yield Select(
-                    [(p if len(p) < 40 else p[:39] + "…", p) for p in pretokenizers],
+                    [(_shown(p), p) for p in pretokenizers],
                     value=cfg.pretokenizer,
                     allow_blank=False,
                     compact=True,
@@ -129,10 +143,18 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("no merge across")
                 yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
+            with Horizontal(classes="setting"):
+                yield Label("PickyBPE τ")
+                yield Input(
+                    "" if cfg.picky is None else f"{cfg.picky:g}", placeholder="0 < τ <= 1 removes tokens (blank: plain BPE)",
+                    id="picky", compact=True,
+                )
+            if cfg.superwords_after is not None:
+                yield from self._superword_rows(cfg)
             if self.start:
                 note = "lowercase and the pre-tokenizer are the start table's"
             elif self.recount:
-                note = "lowercase and the pre-tokenizer count the corpus files again"
+                note = "lowercase, the pre-tokenizer" + (" and the superword rule" if cfg.superwords_after is not None else "") + " count the corpus files again"
             else:
                 note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
             yield Static(Text(note, style="dim"), classes="hint")
@@ -141,20 +163,46 @@ class SettingsScreen(FormDialog):
                 yield Button("Retrain", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
+    def _superword_rows(self, cfg: TrainerConfig) -> ComposeResult:
+        """SuperBPE's stage-2 options (see :mod:`~bpe_tui.core.engine.superwords`)."""
+        with Horizontal(classes="setting"):
+            yield Label("superword rule")
+            yield Select(list(SUPERWORD_RULES), value=cfg.superword_rule, allow_blank=False, compact=True, id="superword-rule", disabled=not self.recount)
+        with Horizontal(classes="setting"):
+            yield Label("superword words")
+            yield Input(
+                "" if cfg.superword_max_words is None else str(cfg.superword_max_words),
+                placeholder="most words in a token (blank: no limit)", id="superword-max-words", compact=True,
+            )
+        with Horizontal(classes="setting"):
+            yield Label("superword limits")
+            yield Checkbox("no ': ' in a token", cfg.superword_skip_colon_space, id="superword-colon", compact=True)
+            yield Checkbox("drop unused merges", cfg.superwords_drop_unused, id="superwords-drop", compact=True)
+
     def on_mount(self) -> None:
         self.query_one("#tie-break", Select).focus()
 
     def chosen(self) -> TrainerConfig:
         """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
-        min_frequency = _whole(self.query_one("#min-frequency", Input).value, "min frequency")
+        min_frequency = _number(self.query_one("#min-frequency", Input).value, "min frequency")
+        stage2: dict[str, Any] = {}
+        if self.config.superwords_after is not None:
+            stage2 = dict(
+                superword_rule=str(self.query_one("#superword-rule", Select).value),
+                superword_max_words=_number(self.query_one("#superword-max-words", Input).value, "superword words"),
+                superword_skip_colon_space=self.query_one("#superword-colon", Checkbox).value,
+                superwords_drop_unused=self.query_one("#superwords-drop", Checkbox).value,
+            )
         return dataclasses.replace(
             self.config,
             tie_break=cast(TieBreak, str(self.query_one("#tie-break", Select).value)),  # (a Select of TIE_BREAKS)
             min_frequency=1 if min_frequency is None else min_frequency,
             lowercase=self.query_one("#lowercase", Checkbox).value,
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
-            max_token_length=_whole(self.query_one("#max-token-length", Input).value, "max token length"),
+            max_token_length=_number(self.query_one("#max-token-length", Input).value, "max token length"),
             no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
+            **stage2,
+            picky=_number(self.query_one("#picky", Input).value, "PickyBPE τ", float),
         )
 
     def finished(self, value: object) -> object:

@@ -25,7 +25,9 @@ from textual.worker import get_current_worker
 
 from ...core.engine.config import TrainerConfig
 from ...core.engine.trainer import Trainer
-from ...core.errors import BPEError, NotUTF8
+from ...core.engine.variants.parity import ParityAware
+from ...core.errors import BPEError, NotUTF8, one_line
+from ...core.text.languages import paths_of
 from ...core.tables.formats import load
 from ...core.tables.table import MergeTable
 from ...core.text.datasets.records import ReadReport, RecordOptions
@@ -137,37 +139,65 @@ class Loader(Widget):
             errors=errors, progress=progress, counts=counts, workers=workers, client=dask,
             text_field=records.text_field, skip_bad_records=records.skip_bad, report=report,
         )
-        try:
+
+        def build() -> ExploreSession:
             if start is not None:
                 trainer = Trainer.from_table(start, paths, config, **reading)
             else:
                 trainer = Trainer.from_files(paths, config, **reading)
-            session = ExploreSession(
+            return ExploreSession(
                 trainer, read_preview(paths, counts, records), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers,
-                dask=dask, records=records, read_note=report.summary(),
+                dask=dask, records=records, read_note="; ".join(report.said()) or None,
             )
+
+        self._open(build, paths, again=lambda: self.corpus(paths, config, "replace", counts, workers, dask, start, records))
+
+    def _open(self, build: Callable[[], ExploreSession], paths: list[str], again: Callable[[], object]) -> None:
+        """Build a session in this worker and say how it went: :class:`SessionOpened`, or
+        why not (:class:`LoadFailed`, :class:`LoadCancelled`). A file that is not UTF-8 comes
+        with ``again``, which reads everything again with invalid bytes replaced (the App
+        offers it)."""
+        try:
+            session = build()
             session.word_order()
         except _Cancelled:
             self.post_message(LoadCancelled())
             return
-        except NotUTF8 as exc:  # the App offers to read it again, invalid bytes replaced
-
-            def again() -> None:
-                self.corpus(paths, config, "replace", counts, workers, dask, start, records)
-
+        except NotUTF8 as exc:
             where = exc.name if exc.line is None else f"{exc.name}:{exc.line:,}"
-            self.post_message(LoadFailed(f"{where}: not valid UTF-8 at byte {exc.byte:,}", replacing=again))
+            self.post_message(LoadFailed(f"{where}: not valid UTF-8 at byte {exc.byte:,}", replacing=lambda: again()))
             return
         except BPEError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        except FILE_ERRORS as exc:
-            self.post_message(LoadFailed(f"{', '.join(paths)}: {exc}"))
+        except Exception as exc:  # unreadable, not text, or what no reader foresaw: a notification, never a stuck "reading"
+            self.post_message(LoadFailed(f"{', '.join(paths)}: {one_line(exc)}"))
             return
         self.post_message(SessionOpened(session))
 
     #: ``_corpus`` in a thread worker (``path`` calls the plain one from its own worker).
     corpus = work(thread=True, exclusive=True, group="load", exit_on_error=False)(_corpus)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def languages(
+        self, languages: tuple, config: TrainerConfig, errors: str = "strict", workers: int | None = None, records: RecordOptions | None = None,
+    ) -> None:
+        """Parity-aware BPE: read every language's corpus and development text
+        (``languages``: ``(corpora, dev, ratio)``, see ``Trainer.from_languages``) and build
+        its trainer; progress by bytes read, language by language."""
+        corpora, dev, ratio = languages
+        records = records or RecordOptions()
+        progress = self._reporter(lambda done, total: LoadProgressed(done, total, None, 0))
+        paths = [path for files in corpora.values() for path in paths_of(files)]
+
+        def build() -> ExploreSession:
+            trainer = Trainer.from_languages(
+                corpora, dev=dev, ratio=ratio, config=config, errors=errors, workers=workers, progress=progress,
+                text_field=records.text_field, skip_bad_records=records.skip_bad,
+            )
+            return ExploreSession(trainer, read_preview(paths), paths=paths, errors=errors, workers=workers, records=records)
+
+        self._open(build, paths, again=lambda: self.languages(languages, config, "replace", workers, records))
 
     def _table(self, path: str) -> None:
         """Open a merge table in any readable format, to inspect it. A rank file's merge list
@@ -219,8 +249,8 @@ class Loader(Widget):
             return load(path)
         except BPEError as exc:
             message = str(exc)
-        except FILE_ERRORS as exc:
-            message = f"{path}: {exc}"
+        except Exception as exc:  # what no reader foresaw: still a notification
+            message = f"{path}: {one_line(exc)}"
         self.post_message(LoadFailed(message, compare=compare))
         return None
 
@@ -246,7 +276,17 @@ class Loader(Widget):
             target = old.trainer.steps_done
             before = old.merged_pairs()
             name = old.trainer.name
-            if recount and old.paths is not None:  # (the dialog offers a recount only for files)
+            parity = old.trainer.variant
+            if isinstance(parity, ParityAware):  # parity-aware BPE: the same languages, under the new rules
+                corpora = parity.corpora
+                if recount:
+                    trainer = Trainer.from_languages(
+                        corpora.paths, dev=corpora.dev_paths or None, ratio=dict(zip(corpora.languages, corpora.ratio)) if corpora.ratio else None,
+                        config=config, errors=old.errors, workers=old.workers, progress=counting,
+                    )
+                else:
+                    trainer = Trainer(corpora.union(), config, name=name, variant=ParityAware(corpora))
+            elif recount and old.paths is not None:  # (the dialog offers a recount only for files)
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=old.workers, client=old.dask,
                     progress=counting, text_field=old.records.text_field, skip_bad_records=old.records.skip_bad,

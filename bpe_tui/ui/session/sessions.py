@@ -16,14 +16,17 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...core.engine.events import TransitionEvent
 from ...core.engine.trainer import MergeEvent, Trainer
+from ...core.engine.variants.parity import ParityAware
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
+from ...core.wording import one_line
 from ..keys import key_for
+from .rows import HistoryRow, TableRemoval, row_place, row_starts
+from .snapshot import ParityView, Snapshot
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -31,51 +34,6 @@ TOP_PAIRS = 50
 SNAPSHOT_WORDS = 300
 #: Characters of the corpus kept for the running-text view.
 PREVIEW_CHARS = 4000
-
-
-@dataclass
-class Snapshot:
-    """What the panes need after a training move, computed where the trainer is safe to read."""
-
-    step: int = 0
-    target: int | None = None
-    vocab_size: int = 0
-    total_tokens: int = 0
-    initial_tokens: int = 0
-    corpus_chars: int = 0
-    finished: bool = False
-    stop_reason: str | None = None
-    top_pairs: list = field(default_factory=list)
-    leader_ties: int = 0
-    last_event: MergeEvent | None = None
-    timeline_len: int = 0
-    segmentations: dict = field(default_factory=dict)
-    #: The same words' frequencies and texts (what the corpus pane shows while busy: the
-    #: trainer may switch from words to chunks meanwhile, SuperBPE).
-    frequencies: dict = field(default_factory=dict)
-    texts: dict = field(default_factory=dict)
-    #: SuperBPE: whether the corpus is chunks now, and the transition made (None: not yet).
-    superwords: bool = False
-    transition: TransitionEvent | None = None
-    forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
-    #: The pair chosen by hand that the next step replays (undone, then not yet redone) and
-    #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
-    planned: tuple | None = None
-    planned_count: int = 0
-
-
-@dataclass
-class HistoryRow:
-    step: int  # the merge number (1-based: table.merge_number of the rank)
-    left: object
-    right: object
-    new: object
-    new_id: int
-    count: int | None
-    future: bool  # undone, but still re-appliable (shown dimmed)
-    ties: int = 0  # how many other pairs had the same count when it merged (0: no tie decided it)
-    manual: bool = False  # chosen by hand, not the leader
-    event: MergeEvent | None = None  # explore mode: the merge as it happened
 
 
 @dataclass
@@ -134,6 +92,12 @@ class Session:
         raise NotImplementedError
 
     @property
+    def shown_name(self) -> str:
+        """The name as the screen shows it: a file name's control characters escaped (a
+        corpus named with ESC[2J must not clear the terminal), on one line."""
+        return one_line(self.name)
+
+    @property
     def end_of_word(self) -> str | None:
         raise NotImplementedError
 
@@ -158,6 +122,15 @@ class Session:
     def history_row(self, index: int) -> HistoryRow | None:
         """Row ``index`` (0-based) of the history pane; None if out of range."""
         raise NotImplementedError
+
+    def row_count(self, merges: int) -> int:
+        """How many rows the history has for its first ``merges`` merges (one each, unless a
+        variant's events after a merge have rows of their own)."""
+        return merges
+
+    def row_of(self, merge: int) -> int:
+        """The row of the ``merge``-th merge of the history (0-based)."""
+        return merge
 
     def merge_counts(self) -> list[int]:
         """The count of each merge in effect (as far as known)."""
@@ -208,6 +181,11 @@ class ExploreSession(Session):
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
         self.timeline: list[MergeEvent] = []
+        #: With a variant's events after merges (PickyBPE's removals) each has a row under its
+        #: merge's: the row of each timeline merge, made when first asked after a change
+        #: (None: one row per merge, nothing to look up).
+        self._rows: list[int] | None = None
+        self._rows_of: list[MergeEvent] = []  # the timeline _rows was made for
         self._table: MergeTable | None = None
         self._table_step = -1
         self._order: list[int] | None = None
@@ -216,6 +194,12 @@ class ExploreSession(Session):
         #: covers the trainer whenever it stands at k again. A start table's merges are
         #: saved already.
         self.saved_step = self.first_step
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """Parity-aware BPE's languages, in the order given (empty for any other trainer)."""
+        variant = self.trainer.variant
+        return variant.languages if isinstance(variant, ParityAware) else ()
 
     @property
     def first_step(self) -> int:
@@ -255,14 +239,50 @@ class ExploreSession(Session):
         return self._table
 
     def history_row(self, index: int) -> HistoryRow | None:
+        sub = -1
+        if self.trainer.variant.acts_after_merge:
+            place = row_place(self._row_index(), index)
+            if place is None:
+                return None
+            index, sub = place
         try:
             ev = self.timeline[index]
         except IndexError:
             return None
+        future = ev.step > self.trainer.steps_done
+        if sub >= 0:
+            if sub >= len(ev.after):
+                return None
+            after = ev.after[sub]
+            token_id = getattr(after, "token_id", ev.new_id)
+            return HistoryRow(ev.step, getattr(after, "token", None), None, getattr(after, "parts", None), token_id,
+                              getattr(after, "freq", None), future, event=ev, after=after)
         return HistoryRow(
-            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, ev.step > self.trainer.steps_done,
-            ties=ev.tie_count, manual=ev.manual, event=ev,
+            ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, future,
+            ties=ev.tie_count, manual=ev.manual, event=ev, dropped=ev.step in self.trainer.dropped_merges,
+            language=getattr(ev.reason, "language", None),
         )
+
+    def _row_index(self) -> list[int]:
+        """The row of each merge of the timeline (built again when the timeline changed)."""
+        timeline = self.timeline
+        rows = self._rows
+        if rows is None or len(self._rows_of) != len(timeline) or (timeline and self._rows_of[-1] is not timeline[-1]):
+            rows = row_starts([len(ev.after) for ev in timeline])
+            self._rows, self._rows_of = rows, list(timeline)
+        return rows
+
+    def row_count(self, merges: int) -> int:
+        if not self.trainer.variant.acts_after_merge:
+            return merges
+        rows = self._row_index()
+        return rows[min(merges, len(rows) - 1)]
+
+    def row_of(self, merge: int) -> int:
+        if not self.trainer.variant.acts_after_merge or merge < 0:
+            return merge
+        rows = self._row_index()
+        return rows[min(merge, len(rows) - 1)]
 
     def merge_counts(self) -> list[int]:
         """The counts of the merges applied (while busy: of every merge seen so far)."""
@@ -371,7 +391,7 @@ class ExploreSession(Session):
         events = timeline[lo - first : hi - first]
         counts = dict(now)
         wanted = set(counts)
-        if then < step:
+        if then < step and not any(ev.after for ev in events):  # (a restore makes an old token again)
             # A pair of a token made since (a merge that grew the vocabulary made it) did not
             # occur then: no need to look for it.
             made = set()
@@ -411,6 +431,12 @@ class ExploreSession(Session):
             freqs = {w: tr.word_frequency(w) for w in order}
             texts = {w: tr.word_text(w) for w in order}
             planned = tr.planned_pair() if not finished else None
+            variant = tr.variant
+            parity = None
+            next_pair = None
+            if isinstance(variant, ParityAware):
+                parity = ParityView(variant.languages, variant.score_history(), variant.ratio_form, variant.next_language())
+                next_pair = variant.next_pair(tr) if not finished and planned is None else None
             return Snapshot(
                 step=k,
                 target=tr.target_steps,
@@ -432,6 +458,9 @@ class ExploreSession(Session):
                 transition=tr.transition,
                 planned=planned,
                 planned_count=tr.pair_count(planned) if planned is not None else 0,
+                next_pair=next_pair,
+                next_count=tr.pair_count(next_pair) if next_pair is not None else 0,
+                parity=parity,
             )
 
 
@@ -448,6 +477,11 @@ class InspectSession(Session):
         self._rank_index: dict | None = None
         #: How far the building of the merge list has come (a rank file's; see merges_note).
         self.build = MergeListBuild()
+        #: A table with removals (PickyBPE's): each has a row under its merge's.
+        self._after: dict[int, list[TableRemoval]] = {}
+        for k, token, parts in table.removals:
+            self._after.setdefault(k - 1, []).append(TableRemoval(k, table.surface(token), token, tuple(table.surface(p) for p in parts)))
+        self._rows = row_starts([len(self._after.get(r, ())) for r in range(table.num_merges)]) if self._after else None
 
     @property
     def name(self) -> str:
@@ -490,8 +524,23 @@ class InspectSession(Session):
             self._rank_index = index
         return self._rank_index
 
+    def row_count(self, merges: int) -> int:
+        return self._rows[min(merges, len(self._rows) - 1)] if self._rows is not None else merges
+
+    def row_of(self, merge: int) -> int:
+        return self._rows[min(merge, len(self._rows) - 1)] if self._rows is not None and merge >= 0 else merge
+
     def history_row(self, index: int) -> HistoryRow | None:
         table = self.full_table
+        if self._rows is not None:
+            place = row_place(self._rows, index)
+            if place is None:
+                return None
+            index, sub = place
+            if sub >= 0:
+                removal = self._after[index][sub]
+                return HistoryRow(removal.step, removal.token, None, removal.parts, removal.token_id, None,
+                                  self.cut is not None and index >= self.cut, after=removal)
         if not table.merges_built or not 0 <= index < table.num_merges:
             return None
         a, b, new = table.merge_at(index)

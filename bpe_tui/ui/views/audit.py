@@ -29,7 +29,7 @@ from ...charts import vocabulary as charts
 from ...core.analysis.audit import Audit, Cancelled, audit, tree_text
 from ...core.errors import BPEError
 from ...core.tables.table import MergeTable
-from ...core.wording import plural
+from ...core.wording import one_line, plural
 from ..keys import bindings_for
 from ..panes.detail import TokenDetail
 from ..widgets.plot import Chart
@@ -104,7 +104,7 @@ class AuditScreen(WorkScreen):
         self.table = table
         self.table_name = name
         self.trainer = trainer  # the screen is modal: the trainer stays idle while it is up
-        self.corpus_name = trainer.name if trainer is not None else None
+        self.corpus_name = one_line(trainer.name) if trainer is not None else None  # (as shown: escaped)
         self.report: Audit | None = None
         self.corpus_path: str | None = None
         #: How often the audited corpus used each token id (None: no corpus).
@@ -244,7 +244,7 @@ class AuditScreen(WorkScreen):
             path = os.path.expanduser(path)
             self.corpus_path = path
             self.trainer = None
-            self.corpus_name = os.path.basename(os.path.normpath(path))
+            self.corpus_name = one_line(os.path.basename(os.path.normpath(path)))
             self.run_audit()
 
         self.app.push_screen(PathScreen("Audit on a corpus (a text file or directory)", self.corpus_path or ""), chosen)

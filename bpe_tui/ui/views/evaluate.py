@@ -32,7 +32,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from ...charts import evaluation as charts
-from ...charts.figure import marker_glyph
 from ...core.analysis.audit import Cancelled
 from ...core.analysis.evaluate import (
     Corpus,
@@ -78,18 +77,6 @@ def metric_value(result: Evaluation, t: int, c: int, attr: str) -> float | None:
     if attr == "premium":
         return result.premium(t, c) if len(result.corpora) > 1 else None
     return getattr(result.get(t, c), attr)
-
-
-def curve_legend(entries: list[str], styles: list[Style]) -> Text:
-    """The curves' legend under the chart: each entry after its series' marker, in its style
-    (the chart's, from the theme), side by side, wrapping between entries only."""
-    text = Text(end="")
-    for c, (entry, style) in enumerate(zip(entries, styles)):
-        if c:
-            text.append("   ")
-        text.append(f"{marker_glyph(c)}\u00a0", style + Style(bold=True))
-        text.append(entry.replace(" ", "\u00a0"), style)
-    return text
 
 
 def _fmt(attr: str, value: float | None) -> str:
@@ -260,7 +247,7 @@ class EvalScreen(WorkScreen):
         curves = self.query_one("#eval-curves", Chart)
         curves.styles.height = max(16, len(result.corpora) + 8)
         curves.draw(partial(charts.metric_curves, steps=self.steps, labels=legend, series=series, title=f"{short} over merges", legend=False))
-        self.query_one("#eval-legend", Static).update(curve_legend(legend, [curves.series_style(c) for c in range(len(legend))]))
+        self.query_one("#eval-legend", Static).update(curves.legend(legend))
 
         helped = Text(end="")
         helped.append("\nmerges that saved each corpus the most tokens:\n", "bold")

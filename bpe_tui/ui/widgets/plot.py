@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rich.style import Style
+from rich.text import Text
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from ...charts.figure import RGB, Palette
+from ...charts.figure import RGB, Palette, marker_glyph
 from .render import component_style, redraw_on_theme_change
 
 #: How many series colours the theme gives (plot--series-1 .. plot--series-N in plot.tcss).
@@ -72,6 +73,19 @@ class Chart(PlotextPlot):
     def series_style(self, index: int) -> Style:
         """The theme's style of series ``index`` (for text beside the chart: a legend)."""
         return component_style(self, f"plot--series-{index % SERIES + 1}")
+
+    def legend(self, entries: list[str]) -> Text:
+        """A legend of the curves for under the chart (where plotext's own would cover the
+        curves: a dozen languages): each entry after its series' marker, in its style, side
+        by side, wrapping between entries only."""
+        text = Text(end="")
+        for c, entry in enumerate(entries):
+            style = self.series_style(c)
+            if c:
+                text.append("   ")
+            text.append(f"{marker_glyph(c)}\u00a0", style + Style(bold=True))
+            text.append(entry.replace(" ", "\u00a0"), style)
+        return text
 
     def _rgb(self, name: str) -> RGB:
         color = component_style(self, name).color

@@ -127,6 +127,12 @@ CHIP_CLASSES = {
 } | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
 
 
+#: PickyBPE's events, readable without colour: a token removed right after a merge (split
+#: back into its parts), and a removed token that a merge made again.
+REMOVED_MARK = "-"
+RESTORED_MARK = "+"
+
+
 #: The mark beside a superword token (one that spans a space: SuperBPE, see
 #: :func:`~bpe_tui.core.engine.superwords.is_superword`), in the ``superword`` role.
 SUPERWORD_MARK = "⁀"

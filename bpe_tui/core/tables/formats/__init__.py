@@ -35,11 +35,11 @@ from typing import Any, Protocol
 
 from ...compression import file_compression
 from ...errors import BPEError
-from ...text.pretokenize import SUPERWORD_PRETOKENIZER
+from ...engine.superwords import is_superword_rule
 from ...types import FormatName
 from ..handoff import listed, tokenizers_problems
 from ..table import MergeTable
-from . import _compressed, clip, gpt2, hf, minbpe, native, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
+from . import _compressed, clip, gpt2, hf, minbpe, native, picky, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
 
 
 class TableReader(Protocol):
@@ -73,9 +73,9 @@ class TableWriter(Protocol):
 
 
 #: Every known format module, in detection order.
-FORMATS: list[TableReader] = [native, hf, gpt2, minbpe, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
+FORMATS: list[TableReader] = [native, picky, hf, gpt2, minbpe, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
 #: The ones that write.
-WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip, transformers]
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip, transformers, picky]
 
 
 def readers() -> dict[str, TableReader]:
@@ -173,6 +173,7 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
         raise _not_a_table(path)
     kind = file_compression(path)
     if kind is None:
+        _compressed.check_size(path)
         return _read(module, path, path)
     with _compressed.decompressed(path, kind) as plain:
         table = _read(module, plain, path)
@@ -215,15 +216,18 @@ DIRECTORY_FORMATS = ("gpt2", "transformers")
 BYTES_EOW_FORMATS = ("native", "clip")
 #: Formats that hold only a byte-level table with an end-of-word marker.
 BYTES_EOW_ONLY = ("clip",)
+#: Formats that hold a table of PickyBPE's setup (its removals, ▁ in front of every word):
+#: the others would encode it otherwise.
+PICKY_FORMATS = ("native", "picky")
 
 
 def check_save(
     path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
-    superwords: bool = False, end_of_word: bool = False, **options: Any,
+    superwords: bool = False, end_of_word: bool = False, picky: bool = False, **options: Any,
 ) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
-    format and its options, the units it holds, whether it is a superword table, and the
-    target path. The CLI asks this before a long training run; ``save`` checks again when it
+    format and its options, the units it holds, whether it is a superword table or one of
+    PickyBPE's setup (``picky``: removals, or ▁ in front of every word), and the target path. The CLI asks this before a long training run; ``save`` checks again when it
     writes."""
     from ...atomic import resolve_target
 
@@ -252,14 +256,26 @@ def check_save(
             f"the {format} format cannot hold a superword (SuperBPE) table: it does not store the table's pre-tokenizer "
             "(SuperBPE's split), without which its merges do not apply as trained (use hf or native)"
         )
+    if picky:
+        _check_picky(format, "PickyBPE's setup (removals, ▁ in front of every word)")
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
+
+
+def _check_picky(format: FormatName, what: str) -> None:
+    if format not in PICKY_FORMATS:
+        raise BPEError(f"the {format} format cannot hold {what}, so the file would encode otherwise: save as {' or '.join(PICKY_FORMATS)} (picky: the authors' model, for their picky_tokenize.py)")
 
 
 def check_table(table: MergeTable, format: FormatName) -> None:
     """What would stop ``save`` that only the table itself tells (after :func:`check_save`):
     a transformers folder promises the table's own ids from ``AutoTokenizer``, so a table that
     a Hugging Face tokenizer encodes otherwise (sentencepiece's normalizer, an end-of-word
-    symbol of its own, ...) is refused; the hf format writes such a table, with notes."""
+    symbol of its own, ...) is refused; the hf format writes such a table, with notes. A table
+    of PickyBPE's setup goes only to the formats that replay its removals in order."""
+    if table.removals:
+        _check_picky(format, "PickyBPE's removals (merges and removals replayed in order)")
+    if table.word_start is not None:
+        _check_picky(format, f"the {table.word_start} PickyBPE's setup puts in front of every word")
     if format == "transformers":
         problems = tokenizers_problems(table)
         if problems:
@@ -274,6 +290,6 @@ def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "
     target that exists at the moment of writing. A symlink is written through; a target that
     is not a regular file (a FIFO, a device) is refused."""
     path = os.fspath(path)
-    check_save(path, format, table.units, overwrite, table.pretokenizer == SUPERWORD_PRETOKENIZER, table.end_of_word is not None, **options)
+    check_save(path, format, table.units, overwrite, is_superword_rule(table.pretokenizer), table.end_of_word is not None, **options)
     check_table(table, format)
     writers()[format].write(table, path, overwrite=overwrite, **options)

@@ -18,8 +18,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ...compression import READ_ERRORS, compression_of, open_file, plain_name, read_error
+from ...compression import open_file, plain_name
 from ...errors import BPEError
+from ...limits import TABLE, shown_mb
 
 #: How much of a compressed file detection decompresses (the sniffers read 64 KiB at most).
 HEAD = 1 << 16
@@ -30,26 +31,42 @@ def decompressed(path: str, kind: str, limit: int | None = None) -> Iterator[str
     """A temporary plain copy of the compressed file ``path`` (removed afterwards): all of it,
     or its first ``limit`` bytes. A damaged stream is a one-line BPEError naming ``path``,
     except while reading a head, which keeps what could be read (detection decides on that;
-    reading the whole file then says what is wrong)."""
+    reading the whole file then says what is wrong). All of it is at most the table limit
+    (:data:`~bpe_tui.core.limits.TABLE`): a file that expands to more is refused, in one line,
+    once that much is copied (a table is read whole; what it expands to is never held)."""
+    most = TABLE.bytes() if limit is None else limit
     with tempfile.TemporaryDirectory(prefix="bpe-tui-") as tmp:
         plain = os.path.join(tmp, os.path.basename(plain_name(path)) or "table")
         stream, _ = open_file(path)
         copied = 0
         try:
             with stream, open(plain, "wb") as out:
-                while limit is None or copied < limit:
-                    chunk = stream.read(1 << 16 if limit is None else min(1 << 16, limit - copied))
+                while copied < most:
+                    chunk = stream.read(min(1 << 16, most - copied))
                     if not chunk:
                         break
                     out.write(chunk)
                     copied += len(chunk)
+                else:  # as much as may be read: is there more?
+                    if limit is None and stream.read(1):
+                        raise too_big(path, kind, most)
         except BPEError:
-            raise
-        except READ_ERRORS as exc:
             if limit is None or not copied:
-                raise read_error(path, kind, exc, copied) from None
+                raise
         yield plain
 
+
+def too_big(path: str, kind: str | None, limit: int) -> BPEError:
+    """The one line for a table file over the limit (``kind``: its compression, None: plain)."""
+    size = f"more than {shown_mb(limit)} MB" + (f" once {kind}-decompressed" if kind else "")
+    return BPEError(f"{path}: {size}, and a merge table is read whole ({TABLE.hint(limit)})")
+
+
+def check_size(path: str) -> None:
+    """A plain table file over the limit is refused before it is read (see :func:`too_big`)."""
+    limit = TABLE.bytes()
+    if os.path.isfile(path) and os.path.getsize(path) > limit:
+        raise too_big(path, None, limit)
 
 def size_note(path: str, kind: str, plain: str) -> str:
     """The note a table read from a compressed file carries."""

@@ -98,7 +98,9 @@ def build_table(
     """A MergeTable from id -> surface, ``(left, right, where)`` merges and specials.
 
     Each merge's parts must be in the vocabulary; its result must be too, unless
-    ``add_missing_results`` (then it gets the next free id). A pair listed twice is an error.
+    ``add_missing_results`` (then it gets the next free id). A pair listed twice is an error,
+    but in a table with removals (PickyBPE's ``config["removals"]``), where a removed token
+    made again by the same pair is merged twice.
     """
     specials = dict(special_tokens or {})
     special_ids = set(specials.values())
@@ -116,8 +118,9 @@ def build_table(
     merge_ids = []
     seen = set()
     prefix = (config or {}).get("continuing_subword_prefix") if units == "chars" else None
+    again = bool((config or {}).get("removals"))
     for left, right, where in merges:
-        if (left, right) in seen:
+        if (left, right) in seen and not again:
             raise fail(path, where, f"merge {_show(left)} {_show(right)} is listed twice")
         seen.add((left, right))
         ids = []

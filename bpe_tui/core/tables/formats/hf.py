@@ -57,7 +57,7 @@ from ...atomic import atomic_write_text
 from ...engine.units import gpt2_str_to_bytes
 from ...errors import BPEError
 from ...text.normalize import SPACE_MARK, from_hf
-from ...text.pretokenize import PIPELINE
+from ...text.pretokenize import HF_WHITESPACE, PIPELINE
 from ...text.specials import TOKEN_FLAGS
 from ...types import Units
 from .. import tokenizer_json
@@ -76,9 +76,6 @@ from ._shared import (
 )
 
 NAME: Final = "hf"
-
-#: Hugging Face's Whitespace pre-tokenizer, as a regex.
-HF_WHITESPACE = r"\w+|[^\w\s]+"
 
 
 def locate(path: str) -> str:
@@ -173,8 +170,9 @@ def from_json(data: dict, path: str) -> MergeTable:
         units = "bytes"
         pretokenizer = _pretokenizer(path, parts)
         level = next((p for p in parts if p.get("type") == "ByteLevel"), None)
-        if level is not None and level.get("add_prefix_space"):
+        if level is not None and level.get("add_prefix_space") and parts.index(level) == 0:
             config["prepend_scheme"] = "always"  # a space before each segment not starting with one
+        # (after another step it is a prefix step of the pipeline: see _steps)
     elif metaspace is not None or replaces_space:
         units = "chars"
         space_char = (metaspace or {}).get("replacement") or (metaspace or {}).get("str_rep") or SPACE_MARK
@@ -319,12 +317,14 @@ def _steps(path: str, parts: list[dict]) -> list[dict]:
 
     ``ByteLevel`` contributes GPT-2's regex when ``use_regex`` is on, ``Metaspace`` a split
     before each space (spaces are spaces here, not ``▁``); their prefix spaces are the
-    table's prefix scheme. A type with no exact equivalent is refused by name.
+    table's prefix scheme, but for ``ByteLevel``'s after another step: Hugging Face puts that
+    space in front of every piece the steps before made, a prefix step here. A type with no
+    exact equivalent is refused by name.
     """
     import regex
 
     steps: list[dict] = []
-    for p in parts:
+    for n, p in enumerate(parts):
         kind = p.get("type")
         if kind == "Split":
             pattern = p.get("pattern") or {}
@@ -336,6 +336,8 @@ def _steps(path: str, parts: list[dict]) -> list[dict]:
                 raise fail(path, "pre_tokenizer.pattern", "expected {\"Regex\": ...} or {\"String\": ...}")
             steps.append({"pattern": text, "behavior": p.get("behavior", "Isolated"), "invert": bool(p.get("invert"))})
         elif kind == "ByteLevel":
+            if p.get("add_prefix_space") and n:
+                steps.append({"prefix": " "})
             if p.get("use_regex", True):
                 steps.append({"pattern": pattern_text("gpt2"), "behavior": "Removed", "invert": True})
         elif kind == "Digits":

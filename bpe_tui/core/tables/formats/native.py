@@ -15,7 +15,11 @@
     }
 
 Version history: 1 had no ``manual_ranks`` (version 1 files still load: no merge by hand);
-2 added it.
+2 added it; 3 is written for a table of the picky setup (PickyBPE): its ``config`` holds
+``word_start`` (``▁``, put in front of every word) and ``removals`` (``[k, token id, [part
+ids]]`` right after merge k, replayed with the merges when encoding), and ``vocab`` the tokens
+removed for good as well (merges and removals name them), numbered after the others, as the
+reference numbers them (see :meth:`MergeTable.renumbered`).
 
 In bytes mode tokens are written through GPT-2's byte -> printable-character map (space is
 ``Ġ``), so every byte sequence is representable and the file stays readable; in chars mode
@@ -37,8 +41,10 @@ from ._shared import build_table, check_new_id, read_json_object, short
 NAME: Final = "native"
 MAGIC = "bpe-tui merge table"
 VERSION = 2
+#: The version of a file an older reader must not take: a table of the picky setup.
+PICKY_VERSION = 3
 #: Versions this reader understands.
-READS = (1, 2)
+READS = (1, 2, 3)
 
 
 def sniff(path: str) -> bool:
@@ -63,16 +69,18 @@ def losses(table: MergeTable) -> list[str]:
 
 
 def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
+    table = table.renumbered()  # (PickyBPE's: the reference's numbering)
     specials = set(table.special_tokens.values())
 
     def enc(surface: Surface) -> str:
         return bytes_to_gpt2_str(surface) if isinstance(surface, bytes) else surface
 
     vocab = table.vocab
+    vocab.update({i: table.surface(i) for i in table.removed})
     counts: list[int | None] = [*table.counts] if table.counts else [None] * table.num_merges
     data = {
         "format": MAGIC,
-        "version": VERSION,
+        "version": PICKY_VERSION if table.removals or table.word_start is not None else VERSION,
         "units": table.units,
         "config": table.config,
         "pretokenizer": table.pretokenizer,

@@ -132,7 +132,8 @@ class RankFileMerges:
 def _what_was_added(known) -> str:
     if known is DEFAULT:
         return "using GPT-2's regex and no special tokens"
-    return f"its regex and {len(known.special_tokens):,} special tokens were added"
+    specials = plural(len(known.special_tokens), "special token")
+    return f"its regex and {specials} were added" if known.special_tokens else "its regex was added (it has no special tokens)"
 
 
 def _parse(path: str, data: bytes) -> tuple[dict[int, bytes], list[int]]:

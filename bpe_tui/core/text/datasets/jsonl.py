@@ -4,8 +4,8 @@ Lines are read from the file's blocks (:func:`~..blocks.raw_blocks`: decompresse
 file is compressed, a byte range of a plain file for a worker). Blank lines are not records.
 Each line is decoded (strictly, or each invalid UTF-8 sequence read as U+FFFD with
 ``errors="replace"``), parsed, and its text taken from ``options.text_field``
-(:func:`~.records.text_of`). A line longer than :data:`~.records.RECORD_LIMIT` is bad as soon
-as it gets that long: it is never held whole, and skipping it reads on to its end.
+(:func:`~.records.text_of`). A line longer than ``options.max_record`` is bad as soon as it
+gets that long: it is never held whole, and skipping it reads on to its end.
 
 Line numbers count from the start of what was read: a worker reading a byte range numbers
 from its range's start, and the process adding the ranges up moves them on (``rebased``).
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from ...errors import RecordError
 from ..blocks import Progress, check_errors, check_not_binary, decode, raw_blocks
 from ..sources import source_name
-from .records import RECORD_LIMIT, Bad, ReadReport, RecordOptions, check_unicode, text_of
+from .records import Bad, ReadReport, RecordOptions, check_unicode, text_of
 
 
 def iter_jsonl(
@@ -42,13 +42,12 @@ def iter_jsonl(
     check_errors(errors)
     name = source_name(path)
     number = 0  # the line, counted from ``start``
-    mb = RECORD_LIMIT >> 20
+    longer, advice = options.too_long()
     try:
-        for offset, data in _lines(path, start, end, progress, done, total):
+        for offset, data in _lines(path, start, end, options.max_record, progress, done, total):
             number += 1
             if data is None:
-                what = f"a record longer than {mb} MB (from byte {offset:,}): records are read whole; split it"
-                report.reject(RecordError(name, what, f"longer than {mb} MB", line=number), options)
+                report.reject(RecordError(name, f"a record {longer} (from byte {offset:,}): {advice}", longer, line=number), options)
                 continue
             if not data.strip():
                 continue
@@ -95,9 +94,11 @@ def _parse(line: str) -> object:
 _SPACE = frozenset(" \t\r\n")
 
 
-def _lines(path: str, start: int, end: int | None, progress: Progress | None, done: int, total: int) -> Iterator[tuple[int, bytes | None]]:
+def _lines(
+    path: str, start: int, end: int | None, limit: int, progress: Progress | None, done: int, total: int
+) -> Iterator[tuple[int, bytes | None]]:
     """``(offset, line)`` for each line of the content from ``start``: the line's bytes without
-    its ``\\n``, or None for a line longer than RECORD_LIMIT, given once it is that long (the
+    its ``\\n``, or None for a line longer than ``limit``, given once it is that long (the
     rest of it is read past, never held)."""
     pending: list[bytes] = []  # the start of a line not ended yet
     size = 0  # its length so far
@@ -115,16 +116,16 @@ def _lines(path: str, start: int, end: int | None, progress: Progress | None, do
                 length = size + len(line)
                 if not too_long:
                     line = b"".join(pending) + line
-                    yield offset, (line if length <= RECORD_LIMIT else None)
+                    yield offset, (line if length <= limit else None)
                 pending, size, too_long = [], 0, False
             else:
                 length = len(line)
-                yield offset, (line if length <= RECORD_LIMIT else None)
+                yield offset, (line if length <= limit else None)
             offset += length + 1
         size += len(tail)
         if not too_long and tail:
             pending.append(tail)
-            if size > RECORD_LIMIT:
+            if size > limit:
                 yield offset, None
                 pending, too_long = [], True
     if pending:

@@ -6,7 +6,11 @@ column name, or a dotted path into struct columns (``meta.body``); a missing one
 naming the columns that exist, and a column of another type (integers, lists) an error naming
 its type. String columns are read as they are, binary ones decoded as UTF-8 (strictly, or
 with U+FFFD under ``errors="replace"``). A null value, or a value longer than
-:data:`~.records.RECORD_LIMIT` characters, is a bad record (:mod:`.records`).
+``options.max_record`` characters, is a bad record (:mod:`.records`).
+
+A column name two columns share is an error too (which one is meant?). Pages that carry a
+checksum (writers add one on request: pyarrow's ``write_page_checksum=True``) are checked
+against it as they are read, and a page that fails is a one-line error naming the row group.
 
 Only that column is read, a batch of :data:`BATCH_ROWS` rows at a time, from the row groups
 asked for: memory holds one batch and pyarrow's buffers for one row group, whatever the size
@@ -19,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...compression import compression_of
+from ...compression import compression_of, read_head
 from ...errors import BPEError, RecordError
-from ..blocks import Progress, check_errors, open_binary
-from ..sources import source_name
-from .records import RECORD_LIMIT, ReadReport, RecordOptions
+from ..blocks import Progress, check_errors
+from ..sources import open_binary, source_name
+from .records import ReadReport, RecordOptions
 
 INSTALL_HINT = "pip install 'bpe-tui[parquet]'"
 #: Rows converted to Python strings at a time.
@@ -53,13 +57,10 @@ class ParquetText:
 
         self.name = name = source_name(path)
         self.options = options
-        try:
-            raw = open_binary(path)
-        except OSError as exc:
-            raise BPEError(f"{name}: cannot open: {exc.strerror or exc}") from None
+        raw = open_binary(path)
         self._raw = raw
         try:
-            head = raw.read(8)
+            head = read_head(raw)
             raw.seek(0)
         except OSError as exc:
             raw.close()
@@ -68,8 +69,8 @@ class ParquetText:
         if packed is not None:
             raw.close()
             raise BPEError(f"{name}: is {packed}-compressed: Parquet compresses inside the file; give it unpacked")
-        try:
-            self.file = pq.ParquetFile(raw)
+        try:  # (pages that carry a checksum are checked against it: a changed byte is an error, not a changed text)
+            self.file = pq.ParquetFile(raw, page_checksum_verification=True)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raw.close()
             raise BPEError(f"{name}: not a Parquet file ({_first_line(exc)})") from None
@@ -99,6 +100,8 @@ class ParquetText:
             path = tuple(rest)
             if top not in names:
                 raise BPEError(f"{self.name}: no column {field!r} (its columns: {', '.join(names) or 'none'})")
+        if names.count(top) > 1:
+            raise BPEError(f"{self.name}: {names.count(top)} columns are named {top!r}: which one holds the text is not clear (rename one)")
         kind = schema.field(top).type
         inner: list[int] = []
         for depth, part in enumerate(path):
@@ -106,6 +109,9 @@ class ParquetText:
                 above = ".".join([top, *path[:depth]])
                 raise BPEError(f"{self.name}: column {above!r} holds {kind} values, not a struct with a field {part!r}")
             index = kind.get_field_index(part)
+            if len(kind.get_all_field_indices(part)) > 1:
+                above = ".".join([top, *path[:depth]])
+                raise BPEError(f"{self.name}: column {above!r} has several fields named {part!r}: which one holds the text is not clear")
             if index < 0:
                 above = ".".join([top, *path[:depth]])
                 fields = ", ".join(kind.field(i).name for i in range(kind.num_fields))
@@ -136,16 +142,8 @@ class ParquetText:
         rows = sum(self.rows[first:last]) or 1
         read = 0
         name, field, options = self.name, self.options.text_field, self.options
-        limit_mb = RECORD_LIMIT >> 20
-        batches = self.file.iter_batches(batch_size=BATCH_ROWS, row_groups=groups, columns=[self.column], use_threads=False)
-        while True:
-            try:
-                batch = next(batches, None)
-            except (pa.ArrowException, OSError) as exc:
-                group = _group_of(self.rows, row)
-                raise BPEError(f"{name}: damaged Parquet data in row group {group + 1:,} (after row {row:,}): {_first_line(exc)}") from None
-            if batch is None:
-                break
+        longer, advice = options.too_long()
+        for batch in self._batches(groups, pa):
             values = self._values(batch.column(0), pa)
             for value in values:
                 row += 1
@@ -162,14 +160,30 @@ class ParquetText:
                                 "not UTF-8", row=row,
                             ) from None
                         value = value.decode("utf-8", "replace")
-                if len(value) > RECORD_LIMIT:
-                    report.reject(RecordError(name, f"{field!r} is longer than {limit_mb} MB", f"longer than {limit_mb} MB", row=row), options)
+                if len(value) > options.max_record:
+                    report.reject(RecordError(name, f"{field!r} is {longer}: {advice}", longer, row=row), options)
                     continue
                 report.records += 1
                 yield value
             read += len(values)
             if progress is not None:
                 progress(done + size * read // rows, total)
+
+    def _batches(self, groups: list[int], pa: Any) -> Iterator[Any]:
+        """The text column of row groups ``groups``, a batch of BATCH_ROWS rows at a time, read
+        one row group after another (so damage is named by the row group that holds it)."""
+        for group in groups:
+            row = sum(self.rows[:group])
+            batches = self.file.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=[self.column], use_threads=False)
+            while True:
+                try:
+                    batch = next(batches, None)
+                except (pa.ArrowException, OSError) as exc:
+                    raise BPEError(f"{self.name}: damaged Parquet data in row group {group + 1:,} (after row {row:,}): {_first_line(exc)}") from None
+                if batch is None:
+                    break
+                row += batch.num_rows
+                yield batch
 
     def _values(self, column: Any, pa: Any) -> list[Any]:
         """A batch's text values as Python objects (str, or bytes for binary and for a string
@@ -190,16 +204,6 @@ def _is(pa: Any, test: str, kind: Any) -> bool:
     """A pyarrow type test that older pyarrow versions lack (string_view: pyarrow 16)."""
     check = getattr(pa.types, test, None)
     return bool(check(kind)) if check is not None else False
-
-
-def _group_of(rows: list[int], row: int) -> int:
-    """The row group holding the row after ``row`` rows."""
-    seen = 0
-    for group, n in enumerate(rows):
-        seen += n
-        if row < seen:
-            return group
-    return max(0, len(rows) - 1)
 
 
 def plan_row_groups(path: str, size: int, target: int | None, options: RecordOptions) -> list[tuple[int, int, int]]:

@@ -7,7 +7,8 @@ what reading met (records read, bad ones skipped).
 
 A record is *bad* when it gives no text: a line that is not JSON, a record without the field,
 a value that is not a string (a number, null, a list), a record longer than
-:data:`RECORD_LIMIT`. By default the first bad record is a one-line error naming the file and
+``RecordOptions.max_record`` (records are held whole to be read: see :mod:`bpe_tui.core.limits`,
+64 MB unless ``BPE_TUI_MAX_RECORD_MB`` says otherwise). By default the first bad record is a one-line error naming the file and
 the line (JSONL) or row (Parquet), and the fields the record does have. With ``skip_bad`` each
 is skipped and counted by reason, and :meth:`ReadReport.summary` says how many at the end,
 with the first few. Text that is not valid Unicode (invalid UTF-8 bytes, a ``\\ud800`` escape
@@ -22,12 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import BPEError, RecordError
+from ...limits import RECORD, shown_mb
 from ...wording import plural
 
-#: The longest record read: a JSONL line of more bytes, or a Parquet value of more characters,
-#: is bad (records are held whole while they are read; the biggest real documents, whole books,
-#: are a few MB).
-RECORD_LIMIT = 64 << 20
 #: Skipped records named in the summary.
 EXAMPLES = 3
 #: A ``\uD800``-``\uDFFF`` that JSON decoding left alone: half a pair, not a character.
@@ -36,11 +34,14 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True)
 class RecordOptions:
-    """How records become documents: the field holding the text, and whether bad records are
-    skipped (else the first one is an error)."""
+    """How records become documents: the field holding the text, whether bad records are
+    skipped (else the first one is an error), and the longest record read (bytes of a JSON
+    lines line, characters of a Parquet value: the record limit in force where the options
+    were made, so workers elsewhere keep it)."""
 
     text_field: str = "text"
     skip_bad: bool = False
+    max_record: int = field(default_factory=RECORD.bytes)
 
     def __post_init__(self) -> None:
         if not isinstance(self.text_field, str) or not self.text_field.strip(". "):
@@ -52,6 +53,10 @@ class RecordOptions:
     def path(self) -> tuple[str, ...]:
         """The field's path: its names (and list indices) from the record down."""
         return tuple(self.text_field.split("."))
+
+    def too_long(self) -> tuple[str, str]:
+        """A record over the limit in words: ("longer than 64 MB", what to do about it)."""
+        return f"longer than {shown_mb(self.max_record)} MB", f"records are read whole; split it, or {RECORD.hint(self.max_record)}"
 
 
 def describe_value(value: Any) -> str:
@@ -139,6 +144,9 @@ class ReadReport:
     reasons: dict[str, int] = field(default_factory=dict)
     examples: list[RecordError] = field(default_factory=list)
     lines: int = 0
+    #: What reading assumed or left out, one line each (a file whose first bytes look like
+    #: Parquet's but are text; files of a directory that are not corpus files).
+    notes: list[str] = field(default_factory=list)
 
     def reject(self, error: RecordError, options: RecordOptions) -> None:
         """A bad record: skipped and counted with ``skip_bad``, else raised."""
@@ -158,6 +166,7 @@ class ReadReport:
             self.reasons[reason] = self.reasons.get(reason, 0) + n
         room = EXAMPLES - len(self.examples)
         self.examples += [e.rebased(lines_before) for e in other.examples[:room]]
+        self.notes += [note for note in other.notes if note not in self.notes]
 
     def summary(self) -> str | None:
         """One line on the bad records skipped (None: none were)."""
@@ -167,3 +176,9 @@ class ReadReport:
         first = "; ".join(str(e) for e in self.examples)
         total = self.records + self.skipped
         return f"skipped {plural(self.skipped, 'bad record')} of {total:,} ({reasons}): {first}"
+
+    def said(self) -> list[str]:
+        """Everything a person should hear about the reading, one line each: what was assumed
+        or left out, then the bad records skipped."""
+        skipped = self.summary()
+        return self.notes + ([skipped] if skipped else [])

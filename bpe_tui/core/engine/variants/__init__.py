@@ -1,0 +1,37 @@
+"""BPE variants: plain BPE and the variants of recent papers, one module each.
+
+How a variant plugs into the trainer, and what it may do there, is the contract in
+:mod:`~bpe_tui.core.engine.variants.seam`. This package's front door picks the variant a
+config asks for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .plain import PlainBPE
+from .seam import Choice, ChoiceTuple, Merged, Variant
+
+if TYPE_CHECKING:
+    from ..config import TrainerConfig
+
+__all__ = ["Choice", "ChoiceTuple", "Merged", "PlainBPE", "Variant", "variant_for"]
+
+
+def variant_for(config: "TrainerConfig") -> Variant:
+    """The variant a config asks for: PickyBPE with ``picky=τ`` (or under the ``picky``
+    tie-break rule, whose order PickyBPE keeps), else plain BPE. Parity-aware BPE
+    (``config.parity``) needs more than a config, one corpus per language:
+    ``Trainer.from_languages`` makes it."""
+    if config.parity is not None:
+        from ...errors import BPEError
+
+        raise BPEError(
+            "parity-aware BPE trains on one corpus per language: Trainer.from_languages({lang: paths}, dev={lang: path}, config) "
+            "(bpe-tui train --language LANG=FILE --dev LANG=FILE ...)"
+        )
+    if config.picky is not None or config.tie_break == "picky":
+        from .picky import PickyBPE
+
+        return PickyBPE(config.picky)
+    return PlainBPE()

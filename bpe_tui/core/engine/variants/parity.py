@@ -1,0 +1,513 @@
+"""Parity-aware BPE: the language served worst so far chooses each merge.
+
+Foroutan, Meister, Paul, Niklaus, Ahmadi, Bosselut and Sennrich (2025), "Parity-Aware Byte-Pair
+Encoding: Improving Cross-lingual Fairness in Tokenization" (arXiv 2508.04796). A tokenizer
+trained on text of many languages learns most merges for the languages it sees most: the same
+sentence then costs some languages several times the tokens it costs English. Parity-aware BPE
+changes one thing in BPE's step, *whose* most frequent pair is merged:
+
+1. Each language brings its own training corpus and a *development text*; the development
+   texts are multi-parallel (line n of each says the same thing), so their lengths in tokens
+   compare how well each language is served.
+2. Before each merge, every development text is measured in tokens, with the merges so far
+   applied (as encoding would). The language whose text needs the most tokens chooses; on a
+   tie, the one given first.
+3. It merges the most frequent pair *of its own corpus* (ties broken by the config's rule), and
+   the merge applies everywhere: to every language's corpus and development text.
+4. Training stops when the language whose turn it is has no pair left that occurs
+   ``min_frequency`` times, even if the others have.
+
+The reference code (``parity_aware_learn_bpe.py``, built on subword-nmt) offers more, and so does
+this module, each exact against it (tests/core/golden/parity holds its outputs):
+
+* **window** (``parity = "window"``): a language that chose more than ``alpha / N`` of the
+  last ``window`` merges waits its turn, and the worst of the others chooses (N counts the
+  languages, and one more in the hybrid, as in the reference). When every language is over its
+  share, training stops (the reference fails there with an error).
+* **the hybrid** (``global_merges = M``): the first M merges are plain BPE on all languages
+  together; parity decides from merge M + 1 on.
+* **the ratio form**, without development texts: each language's *training* corpus is measured
+  instead, as its compression (base symbols per token) divided by a target ratio per language
+  (normalised by the first language's); the lowest chooses.
+
+The trainer keeps the whole corpus (every language's words, counted over all languages), its
+pair counts and its queue: they are what the explorer's pair table shows and what the hybrid's
+global merges take. This variant keeps, beside them, each word's count per language, the pair
+counts and a queue per language, and the development texts' segmentations, all updated from
+the words each merge rewrote and taken back by undo. Its account of each choice (which
+language, and every language's measure then) is the event's :attr:`reason`
+(:class:`ParityChoice`), which ends the event's explanation.
+"""
+
+from __future__ import annotations
+
+import heapq
+from operator import countOf
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import BPEError
+from ...text.languages import LanguageCorpora
+from ...wording import plural
+from ..events import TIES_LISTED
+from ..rewrite import merge_word
+from ..speed import MAX_TOKEN_ID, key_of, pair_index, pairs_of, surface_pairs, utf8_as_ids
+from .plain import PlainBPE
+from .seam import Choice, ChoiceTuple, Merged, Variant
+
+__all__ = ["ParityAware", "ParityChoice", "choose_language", "train_languages"]
+
+
+def train_languages(
+    trainer_class: Any, corpora: Any, dev: Any = None, ratio: Any = None, config: Any = None, **count_options: Any,
+) -> Any:
+    """``Trainer.from_languages``: read every language (see
+    :func:`~bpe_tui.core.text.languages.read_languages`) and build a trainer over their words
+    with this variant. ``config`` None: the parity preset, base variant; a config without
+    ``parity``: the base variant. ``count_options`` go to each language's counting
+    (:func:`~bpe_tui.core.text.distributed.count_words`: errors, workers, progress, ...)."""
+    from dataclasses import replace
+
+    from ...text.distributed import count_words
+    from ...text.languages import check_languages, read_languages
+    from ..config import TrainerConfig
+
+    if config is None:
+        config = TrainerConfig(preset="parity", parity="base")
+    elif config.parity is None:
+        config = replace(config, parity="base")
+    check_languages(corpora, dev, ratio)
+    if ratio is not None and config.global_merges:
+        raise BPEError("the ratio form does not go with global_merges (the hybrid): the reference cannot run them together either")
+    errors = count_options.get("errors", "strict")
+    read = read_languages(corpora, config, dev=dev, ratio=ratio, errors=errors, count=lambda paths, cfg: count_words(paths, cfg, **count_options))
+    names = read.languages
+    name = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
+    return trainer_class(read.union(), config, name=name, variant=ParityAware(read))
+
+
+@dataclass(frozen=True)
+class ParityChoice:
+    """Why parity-aware BPE merged a pair: :attr:`MergeEvent.reason` of its steps.
+
+    phase:      "parity" (a language chose) or "global" (one of the hybrid's first merges)
+    language:   the language that chose (None in the global phase)
+    languages:  every language, in the order given
+    scores:     every language's measure when it chose: development-text tokens (the most
+                chooses), or, in the ratio form, compression over target (the least chooses)
+    ratio_form: whether ``scores`` are the ratio form's
+    count:      the pair's count in the choosing language's corpus (the whole corpus's in the
+                global phase)
+    waiting:    languages passed over because they chose more than their share of the window
+    window:     ``(merges, share)`` of the window variant (None for base)
+    global_merges: the hybrid's number of global merges (0: none)
+    """
+
+    phase: str
+    language: str | None
+    languages: tuple[str, ...]
+    scores: tuple
+    ratio_form: bool
+    count: int
+    waiting: tuple[str, ...] = ()
+    window: tuple[int, float] | None = None
+    global_merges: int = 0
+
+    def score_of(self, language: str) -> str:
+        value = self.scores[self.languages.index(language)]
+        return f"{value:,}" if isinstance(value, int) else f"{value:.3f}"
+
+    def __str__(self) -> str:
+        if self.phase == "global":
+            return (f"one of the first {self.global_merges:,} merges, which the whole corpus chooses (the hybrid), "
+                    f"not a language")
+        assert self.language is not None
+        others = [self.scores[i] for i, name in enumerate(self.languages) if name != self.language]
+        low, high = min(others), max(others)
+        shown = (lambda v: f"{v:,}") if not self.ratio_form else (lambda v: f"{v:.3f}")
+        span = shown(low) if low == high else f"{shown(low)}-{shown(high)}"
+        if self.ratio_form:
+            why = f"its corpus is compressed least against its target now ({self.score_of(self.language)}; the others {span})"
+        else:
+            why = f"its development text needs the most tokens now ({self.score_of(self.language)}; the others {span})"
+        text = f"{self.language} chose it: {why}; it is {self.language}'s most frequent pair ({plural(self.count, 'time')} there)"
+        if self.waiting and self.window is not None:
+            merges, share = self.window
+            text += (f"; {', '.join(self.waiting)} waited, having chosen more than {share:.0%} "
+                     f"of the last {merges:,} merges")
+        return text
+
+
+def choose_language(
+    scores: Sequence, most: bool, window: Sequence[int] | None = None, size: int = 0, share: float = 0.0,
+) -> tuple[int | None, list[int]]:
+    """The language that chooses, by index, and the languages that wait: the one with the
+    greatest score (``most``) or the least, the first on a tie. With ``window`` (the languages
+    that chose the last ``size`` merges), a language that chose more than ``share`` of them
+    waits and the next one is asked; None when every language waits."""
+    order = sorted(range(len(scores)), key=(lambda i: (-scores[i], i)) if most else (lambda i: (scores[i], i)))
+    if window is None:
+        return order[0], []
+    waiting: list[int] = []
+    for i in order:
+        if window.count(i) / size <= share:
+            return i, waiting
+        waiting.append(i)
+    return None, waiting
+
+
+class _Nowhere(dict):
+    """An index that files nothing (merge_word files each word under the pairs it gains; the
+    variant's copies of the words are not kept)."""
+
+    def __missing__(self, pair: str) -> dict:
+        return {}
+
+
+_NOWHERE = _Nowhere()
+
+
+class _Queue:
+    """One language's pairs, best first: a heap of queue entries shaped as the trainer's,
+    ``(-count, *tie-break key, pair)``, with lazy invalidation (an entry is trusted when its
+    count is the language's count now; a pair whose count rises is pushed again)."""
+
+    def __init__(self, counts: dict[str, int], entry: Any):
+        self.counts = counts
+        self.entry = entry
+        self.heap = [entry(p, c) for p, c in counts.items()]
+        heapq.heapify(self.heap)
+
+    def push(self, pair: str, count: int) -> None:
+        heapq.heappush(self.heap, self.entry(pair, count))
+
+    def take(self, k: int) -> list:
+        """The best ``k`` valid entries (distinct pairs), taken off the heap."""
+        heap, counts, entry = self.heap, self.counts, self.entry
+        out: list = []
+        while heap and len(out) < k:
+            e = heapq.heappop(heap)
+            pair = e[-1]
+            count = counts.get(pair, 0)
+            if not count:
+                continue
+            fresh = entry(pair, count)
+            if fresh != e:
+                if fresh > e:  # worse since queued: where it belongs now
+                    heapq.heappush(heap, fresh)
+                continue  # (better: a fresher entry was pushed when the count rose)
+            if out and out[-1] == e:
+                continue
+            out.append(e)
+        return out
+
+    def peek(self, k: int) -> list:
+        out = self.take(k)
+        for e in out:
+            heapq.heappush(self.heap, e)
+        return out
+
+
+class _DevTexts:
+    """The development texts' words (id strings, as the trainer's words) with each one's
+    count per language, a pair -> words index, and each language's length in tokens."""
+
+    def __init__(self, corpora: LanguageCorpora, to_ids: Any):
+        assert corpora.dev is not None
+        union: dict[str, list[tuple[int, int]]] = {}
+        for lang, counts in enumerate(corpora.dev):
+            for word, count in counts.items():
+                union.setdefault(word, []).append((lang, count))
+        self.words = [to_ids(word) for word in union]
+        self.langs = [tuple(v) for v in union.values()]
+        self.ones = [1] * len(self.words)  # (merge_word's weights: the changes are not used)
+        _, self.where, _ = pair_index(self.words, self.ones)
+        self.lengths = [0] * len(corpora.languages)
+        for word, langs in zip(self.words, self.langs):
+            for lang, count in langs:
+                self.lengths[lang] += len(word) * count
+
+    def merge(self, pair: str, new: str) -> tuple[list[int], list[str], list[int]]:
+        """Apply a merge (as the trainer does, :func:`~bpe_tui.core.engine.rewrite.merge_word`);
+        return the words rewritten, their old segmentations, and each language's tokens saved."""
+        touched, olds, _, _ = merge_word(self.words, sorted(self.where.pop(pair, ())), pair, new, self.ones, {}, self.where)
+        saved = [0] * len(self.lengths)
+        for w, old in zip(touched, olds):
+            k = len(old) - len(self.words[w])
+            for lang, count in self.langs[w]:
+                saved[lang] += k * count
+        return touched, olds, saved
+
+    def unmerge(self, touched: list[int], olds: list[str]) -> None:
+        for w, old in zip(touched, olds):
+            self.words[w] = old
+            for p in pairs_of(old):
+                self.where[p][w] = None
+
+
+class ParityAware(Variant):
+    """Parity-aware BPE over ``corpora`` (see the module docstring); its options are the
+    trainer's config's (``parity``, ``parity_window``, ``parity_alpha``, ``global_merges``).
+    Made by :meth:`Trainer.from_languages <bpe_tui.core.engine.trainer.Trainer.from_languages>`."""
+
+    name = "parity-aware"
+    acts_after_merge = True
+
+    def __init__(self, corpora: LanguageCorpora):
+        self.corpora = corpora
+        self.languages = corpora.languages
+        self._plain = PlainBPE()
+
+    # ------------------------------------------------------------------ the seam
+
+    def attach(self, trainer: Any) -> None:
+        cfg = trainer.config
+        if cfg.parity is None:
+            raise BPEError("parity-aware BPE needs config.parity (base or window)")
+        if trainer.first_step:
+            raise BPEError("parity-aware BPE cannot go on from a table: it starts from the base alphabet")
+        n = len(self.languages)
+        self._window = cfg.parity == "window"
+        self._size = cfg.parity_window
+        self._share = cfg.parity_alpha / (n + (1 if cfg.global_merges else 0))  # (the reference counts its global column)
+        self._global = cfg.global_merges
+        self._min = cfg.min_frequency
+        index = {text: w for w, text in enumerate(trainer._word_text)}
+        langs: list[list[tuple[int, int]]] = [[] for _ in trainer._word_text]
+        for lang, counts in enumerate(self.corpora.words):
+            for word, count in counts.items():
+                w = index.get(word)
+                if w is not None:
+                    langs[w].append((lang, count))
+        self._langs = [tuple(v) for v in langs]
+        if any(sum(c for _, c in v) != total for v, total in zip(self._langs, trainer._counts)):
+            raise BPEError("parity-aware BPE: the trainer's words are not the languages' words counted together")
+        self._counts: list[dict[str, int]] = [{} for _ in range(n)]
+        for word, word_langs in zip(trainer._words, self._langs):
+            for p in pairs_of(word):
+                for lang, count in word_langs:
+                    pc = self._counts[lang]
+                    pc[p] = pc.get(p, 0) + count
+        self._entry = trainer._entry
+        self._queues = [_Queue(pc, self._entry) for pc in self._counts]
+        self._made: dict[int, object] = {}
+        if self.corpora.dev is not None:
+            self._dev: _DevTexts | None = _DevTexts(self.corpora, self._to_ids(trainer))
+            self._tokens = list(self._dev.lengths)
+            self._ratio: tuple[float, ...] | None = None
+        else:
+            assert self.corpora.ratio is not None
+            self._dev = None
+            first = self.corpora.ratio[0]
+            self._ratio = tuple(r / first for r in self.corpora.ratio)
+            self._tokens = [0] * n
+            for word, word_langs in zip(trainer._words, self._langs):
+                for lang, count in word_langs:
+                    self._tokens[lang] += len(word) * count
+        self._initial = tuple(self._tokens)
+        self._picks: list[int] = []  # the language of each step a language chose (the window)
+        self._steps: list[tuple] = []  # per step: (pick or None, dev touched, dev olds, saved per language)
+        self._history: list[tuple] = [self.scores()]
+        self._pending: tuple[int | None, ParityChoice] | None = None
+
+    def choose(self, trainer: Any, respect_target: bool) -> ChoiceTuple | str:
+        self._pending = None
+        if trainer.steps_done < self._global:
+            choice = self._plain.choose(trainer, respect_target)
+            if isinstance(choice, str):
+                return choice
+            reason = self._reason("global", None, (), choice[1])
+            self._pending = (None, reason)
+            return Choice(*choice[:6], reason=reason)
+        lang, waiting = self._language()
+        if lang is None:
+            return (f"every language has chosen more than its share ({self._share:.0%}) of the last {self._size:,} merges: "
+                    "the window variant cannot go on (the reference stops here with an error)")
+        queue = self._queues[lang]
+        taken = queue.take(1)
+        entry = taken[0] if taken else None
+        name = self.languages[lang]
+        if entry is None or -entry[0] < self._min:
+            if entry is not None:
+                heapq.heappush(queue.heap, entry)
+            left = "no pair left" if entry is None else f"its most frequent pair occurs {plural(-entry[0], 'time')}, below min_frequency {self._min}"
+            return f"{name}'s turn, and {left}: parity-aware BPE stops when the language that chooses cannot"
+        stop = trainer._stop_reason(entry, respect_target)
+        if stop is not None:
+            heapq.heappush(queue.heap, entry)
+            return stop
+        count = -entry[0]
+        tie_count = countOf(self._counts[lang].values(), count) - 1  # (in C: a few µs per 1,000 pairs)
+        tied = [e for e in queue.peek(min(tie_count, TIES_LISTED)) if e[0] == entry[0]] if tie_count else []
+        reason = self._reason("parity", lang, tuple(self.languages[i] for i in waiting), count)
+        self._pending = (lang, reason)
+        pair = entry[-1]
+        return Choice(pair, trainer._pair_counts.get(pair, count), tie_count, surface_pairs(trainer._surfaces, tied),
+                      entry, tied[0] if tied else None, reason)
+
+    def peek(self, trainer: Any) -> tuple | None:
+        if trainer.steps_done < self._global:
+            return self._plain.peek(trainer)
+        lang, _ = self._language()
+        if lang is None:
+            return None
+        best = self._queues[lang].peek(1)
+        return best[0] if best else None
+
+    def after_merge(self, trainer: Any, merged: Merged) -> tuple:
+        pick, _ = self._pending if self._pending is not None else (None, None)
+        self._pending = None
+        new = chr(merged.new_id)
+        surface = trainer._surfaces[merged.new_id]
+        if merged.created and self._made.setdefault(merged.new_id, surface) != surface:
+            self._made[merged.new_id] = surface  # an id made before as another token: keys moved
+            self._queues = [_Queue(pc, self._entry) for pc in self._counts]
+        words = trainer._words
+        olds = merged.olds or [words[w].replace(new, merged.pair) for w in merged.touched]
+        before = tuple(pc.get(merged.pair, 0) for pc in self._counts)  # (its count drops to 0: undo restores it)
+        saved = self._recount(merged.touched, olds, merged.pair, new, forward=True)
+        dev_touched: list[int] = []
+        dev_olds: list[str] = []
+        if self._dev is not None:
+            dev_touched, dev_olds, saved = self._dev.merge(merged.pair, new)
+        for lang, k in enumerate(saved):
+            self._tokens[lang] -= k
+        if pick is not None:
+            self._picks.append(pick)
+        self._steps.append((pick, dev_touched, dev_olds, saved, merged.olds, before))
+        self._history.append(self.scores())
+        return ()
+
+    def undo(self, trainer: Any, event: Any) -> None:
+        pick, dev_touched, dev_olds, saved, olds, before = self._steps.pop()
+        self._history.pop()
+        if pick is not None:
+            self._picks.pop()
+        touched = event.words_touched
+        new, pair = chr(event.new_id), key_of(*event.pair_ids)
+        if olds is None:
+            words = trainer._words
+            olds = [words[w].replace(new, pair) for w in touched]
+        self._recount(touched, olds, pair, new, forward=False)
+        for lang, count in enumerate(before):
+            if count:
+                self._counts[lang][pair] = count
+                self._queues[lang].push(pair, count)
+        if self._dev is not None:
+            self._dev.unmerge(dev_touched, dev_olds)
+        for lang, k in enumerate(saved):
+            self._tokens[lang] += k
+
+    def table_config(self, trainer: Any) -> dict[str, Any]:
+        cfg = trainer.config
+        about: dict[str, Any] = {"variant": cfg.parity, "languages": list(self.languages), "global_merges": cfg.global_merges}
+        if cfg.parity == "window":
+            about.update(window=cfg.parity_window, alpha=cfg.parity_alpha)
+        if self.corpora.ratio is not None:
+            about["ratio"] = dict(zip(self.languages, self.corpora.ratio))
+        else:
+            about["dev"] = dict(self.corpora.dev_paths)
+        return {"parity_aware": about}
+
+    def describe(self) -> str:
+        return f"parity-aware, {len(self.languages)} languages"
+
+    # ------------------------------------------------------------------ questions (the explorer's)
+
+    @property
+    def ratio_form(self) -> bool:
+        return self._ratio is not None
+
+    def scores(self) -> tuple:
+        """Every language's measure now: its development text's tokens, or in the ratio form
+        its corpus's compression (base symbols per token) over its target."""
+        if self._ratio is None:
+            return tuple(self._tokens)
+        return tuple((self._initial[i] / self._tokens[i]) / self._ratio[i] for i in range(len(self._tokens)))
+
+    def score_history(self) -> list[tuple]:
+        """:meth:`scores` before the first merge and after each one since."""
+        return list(self._history)
+
+    def dev_tokens(self) -> tuple[int, ...]:
+        """Every language's development text in tokens now (the corpus's, in the ratio form)."""
+        return tuple(self._tokens)
+
+    def next_pair(self, trainer: Any) -> tuple | None:
+        """The pair (surfaces) the next step merges by the rules, or None when it would stop."""
+        entry = self.peek(trainer)
+        if entry is None or -entry[0] < self._min:
+            return None
+        pair = entry[-1]
+        return trainer._surfaces[ord(pair[0])], trainer._surfaces[ord(pair[1])]
+
+    def next_language(self) -> str | None:
+        """The language that chooses the next merge (None in the hybrid's global merges, or
+        when the window lets none)."""
+        lang, _ = self._language()
+        return None if lang is None else self.languages[lang]
+
+    # ------------------------------------------------------------------ the work
+
+    def _language(self) -> tuple[int | None, list[int]]:
+        window = self._picks[-self._size:] if self._window else None
+        return choose_language(self.scores(), self._ratio is None, window, self._size, self._share)
+
+    def _reason(self, phase: str, lang: int | None, waiting: tuple[str, ...], count: int) -> ParityChoice:
+        return ParityChoice(
+            phase, None if lang is None else self.languages[lang], self.languages, self.scores(), self._ratio is not None,
+            count, waiting, (self._size, self._share) if self._window else None, self._global,
+        )
+
+    def _recount(self, touched: Sequence[int], olds: Sequence[str], pair: str, new: str, forward: bool) -> list[int]:
+        """Each language's pair counts, moved by the merge of ``pair`` into ``new`` in the
+        words ``touched`` (their segmentations before it: ``olds``), or back (``forward``
+        False); return each language's tokens the merge saved (in its training corpus).
+
+        The changes are :func:`~bpe_tui.core.engine.rewrite.merge_word`'s, the trainer's own,
+        run per language over copies of the words with that language's counts as weights. The
+        merged pair itself is not among them: it goes to 0 (forward), or back to its count
+        before (undo, the caller)."""
+        n = len(self.languages)
+        copies: list[list[str]] = [[] for _ in range(n)]
+        weights: list[list[int]] = [[] for _ in range(n)]
+        for w, old in zip(touched, olds):
+            for lang, count in self._langs[w]:
+                copies[lang].append(old)
+                weights[lang].append(count)
+        saved = [0] * n
+        sign = 1 if forward else -1
+        for lang in range(n):
+            if not copies[lang]:
+                continue
+            deltas: dict[str, int] = {}
+            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, _NOWHERE, keep_old=False)
+            deltas.pop(pair, None)  # (with a == b the local changes touch it too)
+            pc, queue = self._counts[lang], self._queues[lang]
+            for p, delta in deltas.items():
+                delta *= sign
+                count = pc.get(p, 0) + delta
+                if count:
+                    pc[p] = count
+                    if delta > 0:
+                        queue.push(p, count)
+                elif delta:
+                    del pc[p]
+            if forward:
+                pc.pop(pair, None)
+        return saved
+
+    def _to_ids(self, trainer: Any) -> Any:
+        """How a development word becomes an id string as the trainer's words are: its bytes
+        (or characters) as ids, the end-of-word marker after; a character the corpus never had
+        is an id no pair holds."""
+        cfg = trainer.config
+        to_id = trainer._surface_to_id
+        eow = cfg.end_of_word
+        tail = "" if eow is None else chr(to_id[eow.encode("utf-8") if cfg.units == "bytes" else eow])
+        unknown = chr(MAX_TOKEN_ID)
+        if cfg.units == "bytes":
+            return lambda word: utf8_as_ids(word) + tail
+        table = {ord(ch): chr(i) for ch, i in to_id.items() if isinstance(ch, str) and len(ch) == 1}
+        return lambda word: "".join(table.get(ord(ch), unknown) for ch in word) + tail

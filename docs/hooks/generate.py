@@ -1,0 +1,215 @@
+"""MkDocs hook: the pages and pictures of the site that are generated, never written twice.
+
+* ``reference/cli.md``: every command's ``--help``, from the argument parser itself;
+* ``reference/keys.md``: every key of the explorer, from ``bpe_tui.ui.keys.COMMANDS`` (the
+  table the bindings, the footer, the help screen and the command palette are built from);
+* ``changelog.md``: CHANGELOG.md as it stands;
+* ``pictures/*.svg``: the snapshot tests' screens (tests/ui/__snapshots__), so a picture of a
+  screen is the screen the tests hold, never an old one. A page shows one as
+  ``![...](pictures/main_screen-120x40.svg)``: the test's name without ``test_``, its size
+  after a dash.
+
+The same functions give README.md's key table (tests/docs/test_site.py holds it to them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SNAPSHOTS = REPO / "tests" / "ui" / "__snapshots__"
+
+
+def picture_name(snapshot: Path) -> str:
+    """``test_main_screen[120x40].svg`` -> ``main_screen-120x40.svg``."""
+    stem = snapshot.stem.removeprefix("test_")
+    stem = re.sub(r"\[(.+)\]$", r"-\1", stem)
+    stem = re.sub(r"_(\d+x\d+)$", r"-\1", stem)
+    return f"{stem}.svg"
+
+
+def pictures() -> dict[str, Path]:
+    """Every snapshot, by the name a page uses."""
+    return {picture_name(p): p for p in sorted(SNAPSHOTS.glob("*/*.svg"))}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _key(keys: str) -> str:
+    return " / ".join(f"`{k}`" if k != "|" else "`\\|`" for k in keys.split(" / "))
+
+
+def keys_table(kind: str, tour: bool = False) -> str:
+    """The keys of one screen kind as a Markdown table (what its help screen lists)."""
+    from bpe_tui.ui.keys import help_rows
+
+    rows = ["| key | what it does |", "|---|---|"]
+    rows += [f"| {_key(keys)} | {_cell(what)} |" for keys, what in help_rows(kind, tour)]
+    return "\n".join(rows)
+
+
+def view_keys_table() -> str:
+    """The keys of the full-screen views (compare, audit, evaluate)."""
+    from bpe_tui.ui.keys import COMMANDS, VIEWS
+
+    rows = ["| view | key | what it does |", "|---|---|---|"]
+    rows += [f"| {c.where} | {_key(c.shown_keys)} | {_cell(c.description)} |" for c in COMMANDS if c.where in VIEWS]
+    return "\n".join(rows)
+
+
+def panes_table() -> str:
+    from bpe_tui.ui.keys import PANES
+
+    rows = ["| pane | what it shows |", "|---|---|"]
+    rows += [f"| {name} | {_cell(what)} |" for name, what in PANES]
+    return "\n".join(rows)
+
+
+def keys_page() -> str:
+    from bpe_tui.ui.keys import EXPLORE, INSPECT
+
+    return "\n\n".join([
+        "# Keys",
+        "Every key of the explorer, generated from `bpe_tui.ui.keys.COMMANDS`: the same table builds "
+        "the bindings, the footer, the help screen (`?`) and the command palette (`ctrl+p`), so this "
+        "page cannot disagree with them. See [the explorer](../explorer.md) for what each screen shows.",
+        "## The explore screen (a corpus being trained on)", keys_table(EXPLORE),
+        "## The inspect screen (a saved table)", keys_table(INSPECT),
+        "## The guided tour (while it is open)",
+        "The tour's own keys come first while its panel is open; see [the guided tour](../learn/tour.md).",
+        keys_table(EXPLORE, tour=True),
+        "## The full-screen views", view_keys_table(),
+        "## The panes", panes_table(),
+    ]) + "\n"
+
+
+def _subparsers():
+    from bpe_tui.cli.main import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return parser, action.choices
+
+
+def cli_page() -> str:
+    """Every command's --help, as argparse prints it at 80 columns (a code block that fits the page)."""
+    from bpe_tui.cli.explorer import build_explorer_parser
+
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        parser, commands = _subparsers()
+        parts = [
+            "# Commands",
+            "Every command's `--help`, generated from the argument parser when the site is built. "
+            "[The command line](../cli.md) shows them at work.",
+            "## bpe-tui", "```text\n" + parser.format_help().rstrip() + "\n```",
+            "## bpe-tui [CORPUS...] (the explorer)", "```text\n" + build_explorer_parser().format_help().rstrip() + "\n```",
+        ]
+        for name, sub in commands.items():
+            parts += [f"## bpe-tui {name}", "```text\n" + sub.format_help().rstrip() + "\n```"]
+    finally:
+        if previous is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = previous
+    return "\n\n".join(parts) + "\n"
+
+
+def changelog_page() -> str:
+    return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+def notebook_pictures() -> str:
+    """What a notebook draws for a trainer, a merge, a table and ``show``, as the HTML the
+    objects give Jupyter (``_repr_html_``), made now on the demo corpus."""
+    import bpe_tui
+
+    trainer = bpe_tui.Trainer.from_files([bpe_tui.demo_corpus_path()], bpe_tui.TrainerConfig(vocab_size=400))
+    for _ in range(11):
+        trainer.step()
+    shown = [("trainer", trainer._repr_html_())]
+    shown.append(("trainer.step()", trainer.step()._repr_html_()))
+    shown.append(("trainer.table", trainer.table._repr_html_()))
+    shown.append(('bpe_tui.show(trainer.table, "The baker\'s lowest price")', bpe_tui.show(trainer.table, "The baker's lowest price")._repr_html_()))
+    return "\n\n".join(f"`{code}`\n\n<div class=\"notebook-output\" markdown=\"0\">{html}</div>" for code, html in shown)
+
+
+def tour_keys() -> str:
+    """The guided tour's own keys (on only while it is open), from the registry."""
+    from bpe_tui.ui.keys import COMMANDS, TOUR
+
+    rows = ["| key | what it does |", "|---|---|"]
+    seen: dict[str, list[str]] = {}
+    for c in COMMANDS:
+        if c.where == TOUR:
+            seen.setdefault(c.description, []).append(c.shown_keys)
+    rows += [f"| {' '.join(f'`{k}`' for k in keys)} | {_cell(what.removeprefix('tour: '))} |" for what, keys in seen.items()]
+    return "\n".join(rows)
+
+
+#: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
+IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys}
+
+
+def on_page_markdown(markdown, page, config, files):
+    return re.sub(r"<!-- generated: (\w+) -->", lambda m: IN_PAGE[m.group(1)](), markdown)
+
+
+GENERATED = {"reference/cli.md": cli_page, "reference/keys.md": keys_page, "changelog.md": changelog_page}
+
+
+def plot_pictures(folder: Path) -> dict[str, Path]:
+    """The charts ``--plot`` draws, made now by the real commands on a table trained on the demo
+    corpus: ``eval-plot.svg`` (bytes per token of the 12 parallel languages) and
+    ``audit-plot.svg`` (tokens per audit category, on the demo corpus)."""
+    import contextlib
+    import io
+
+    import bpe_tui
+    from bpe_tui.cli.main import main
+
+    table = folder / "demo-500.json"
+    bpe_tui.save(bpe_tui.train(str(REPO / "corpora" / "demo.txt"), merges=500), str(table))
+    parallel = sorted((REPO / "corpora" / "parallel").glob("*.txt"))
+    demo = str(REPO / "corpora" / "demo.txt")
+    made = {"eval-plot.svg": ["eval", str(table), "--corpus", *map(str, parallel)], "audit-plot.svg": ["audit", str(table), "--corpus", demo]}
+    for name, argv in made.items():
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main([*argv, "--plot", str(folder / name), "-q"]) == 0
+    return {name: folder / name for name in made}
+
+
+def on_files(files, config):
+    import tempfile
+
+    from mkdocs.structure.files import File
+
+    for uri, make in GENERATED.items():
+        files.append(File.generated(config, uri, content=make()))
+    for name, path in pictures().items():
+        files.append(File.generated(config, f"pictures/{name}", abs_src_path=str(path)))
+    folder = Path(tempfile.mkdtemp(prefix="bpe-tui-docs-"))
+    for name, path in plot_pictures(folder).items():
+        files.append(File.generated(config, f"pictures/{name}", content=path.read_bytes()))
+    return files
+
+
+#: README.md's generated key table sits between these lines.
+README_KEYS = re.compile(r"(<!-- keys: explore [^\n]*-->\n)(.*?)(\n<!-- /keys -->)", re.S)
+
+
+def readme_with_keys(readme: str) -> str:
+    """README.md's text with its key table made again from the registry."""
+    from bpe_tui.ui.keys import EXPLORE
+
+    return README_KEYS.sub(lambda m: m.group(1) + keys_table(EXPLORE) + m.group(3), readme, count=1)
+
+
+if __name__ == "__main__":  # python docs/hooks/generate.py: write README.md's key table again
+    readme = REPO / "README.md"
+    readme.write_text(readme_with_keys(readme.read_text(encoding="utf-8")), encoding="utf-8")

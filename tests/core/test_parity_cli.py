@@ -1,0 +1,119 @@
+"""Parity-aware BPE on the command line: bpe-tui train --language LANG=FILE ... --dev LANG=FILE
+... --parity base|window, and the explorer's command line; every bad input is one line, exit 2,
+nothing written."""
+
+from __future__ import annotations
+
+import pytest
+
+import bpe_tui
+from bpe_tui import BPEError, Trainer, TrainerConfig
+from bpe_tui.cli.explorer import explore_checked
+from tests.conftest import CORPORA
+
+from .test_cli import error_of, run
+
+PARALLEL = CORPORA / "parallel"
+
+
+def language_args(*names: str, dev: bool = True) -> list[str]:
+    out = []
+    for name in names:
+        out += ["--language", f"{name}={PARALLEL / f'{name}.txt'}"]
+        if dev:
+            out += ["--dev", f"{name}={PARALLEL / f'{name}.txt'}"]
+    return out
+
+
+def test_train_parity_aware_and_say_how_each_language_fares(capsys, tmp_path):
+    out = tmp_path / "p.json"
+    code, stdout, err = run(capsys, "train", *language_args("en", "de", "hi"), "--parity", "window", "--merges", "200", "-o", str(out))
+    assert code == 0, err
+    lines = stdout.splitlines()
+    assert lines[0] == "en, de, hi: 635 distinct words, 4,992 characters"
+    assert lines[1] == "200 merges, vocabulary 456 (bytes · parity · subword-nmt · parity-aware window 100/2)"
+    assert lines[2] == "development text tokens per language, before -> after:"
+    assert [line.split(":")[0].strip() for line in lines[3:6]] == ["en", "de", "hi"]
+    table = bpe_tui.load(str(out))
+    assert table.config["parity_aware"]["languages"] == ["en", "de", "hi"]
+    # the same merges as the library
+    corpora = {n: str(PARALLEL / f"{n}.txt") for n in ("en", "de", "hi")}
+    trainer = Trainer.from_languages(corpora, dev=corpora, config=TrainerConfig(preset="parity", parity="window", merges=200))
+    list(trainer.run())
+    assert trainer.table.merges == table.merges
+
+
+def test_the_ratio_form_and_the_hybrid(capsys, tmp_path):
+    out = tmp_path / "r.json"
+    argv = [*language_args("en", "ru", dev=False), "--ratio", "en=1", "--ratio", "ru=1.2", "--merges", "50", "-q", "-o", str(out)]
+    code, _, err = run(capsys, "train", *argv)
+    assert code == 0, err
+    code, _, err = run(capsys, "train", *language_args("en", "ru"), "--global-merges", "20", "--merges", "50", "-q", "-o", str(tmp_path / "h.json"))
+    assert code == 0, err
+    table = bpe_tui.load(str(tmp_path / "h.json"))
+    assert table.config["global_merges"] == 20 and table.config["parity"] == "base"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (language_args("en"), "give two languages or more (got 1 language)"),
+        (["--language", "en"], "--language 'en': expected LANG=FILE"),
+        (language_args("en", "de", dev=False), "a development text per language"),
+        ([*language_args("en", dev=True), *language_args("de", dev=False)], "language de has no development text"),
+        ([*language_args("en", "de"), "--dev", f"fr={PARALLEL / 'fr.txt'}"], "development text for fr, which is not one of the training languages"),
+        ([*language_args("en", "de"), "--dev", f"en={PARALLEL / 'fr.txt'}"], "--dev en= is given twice"),
+        ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=abc"], "'abc' is not a number"),
+        ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=-1"], "compression ratio of de must be a number above 0"),
+        ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=1", "--global-merges", "5"], "ratio form does not go with global_merges"),
+        ([*language_args("en", "de"), "--max-token-length", "8"], "does not take max_token_length"),
+        ([*language_args("en", "de"), "--superwords-after", "8"], "does not take superwords_after"),
+        ([*language_args("en", "de"), "--parity-window", "8"], "options of the window variant"),
+        ([*language_args("en", "de"), "--parity", "window", "--parity-alpha", "0"], "parity_alpha must be 1 or more"),
+        ([*language_args("en", "de"), "--counts"], "--counts does not go with --language"),
+        ([str(CORPORA / "demo.txt"), *language_args("en", "de")], "with --language every corpus belongs to a language"),
+        (["--parity", "window", str(CORPORA / "demo.txt")], "give --language LANG=FILE for each"),
+        ([*language_args("en", "de"), "--language", "de=/nowhere/de.txt"], "language de: /nowhere/de.txt: no such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_nothing_is_written(capsys, tmp_path, argv, message):
+    out = tmp_path / "out.json"
+    line = error_of(capsys, "train", *argv, "-o", str(out), "-q")
+    assert message in line, line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "text, options, needles",
+    [
+        ("Guten Tag.\nBis morgen.\n", ["--dev", f"en={PARALLEL / 'en.txt'}", "--dev", "de={de}"], ["not parallel", "{de} (de) has 2 lines", "(en) has 30 lines"]),
+        ("\n", ["--ratio", "en=1", "--ratio", "de=1"], ["language de: {corpus}: the corpus is empty"]),
+    ],
+    ids=["dev-not-parallel", "empty-corpus"],
+)
+def test_bad_files_are_one_line_naming_them(capsys, tmp_path, text, options, needles):
+    made = tmp_path / "de.txt"
+    made.write_text(text, encoding="utf-8")
+    corpus = made if "--ratio" in options else PARALLEL / "de.txt"
+    out = tmp_path / "out.json"
+    argv = ["--language", f"en={PARALLEL / 'en.txt'}", "--language", f"de={corpus}", *[o.format(de=made) for o in options]]
+    line = error_of(capsys, "train", *argv, "-o", str(out))
+    for needle in needles:
+        assert needle.format(de=made, corpus=made) in line, line
+    assert not out.exists()
+
+
+def test_count_refuses_languages(capsys, tmp_path):
+    line = error_of(capsys, "count", str(CORPORA / "demo.txt"), *language_args("en", "de"), "-o", str(tmp_path / "c.tsv"))
+    assert "--language and the parity options belong to train and the explorer" in line
+
+
+def test_the_explorers_command_line_checks_the_languages_before_a_screen_opens(tmp_path):
+    args, cfg, start = explore_checked([*language_args("en", "de"), "--parity", "window"])
+    assert cfg.parity == "window" and cfg.preset == "parity" and cfg.max_token_length is None and start is None
+    with pytest.raises(BPEError, match="language de has no development text"):
+        explore_checked([*language_args("en"), "--language", f"de={PARALLEL / 'de.txt'}"])
+    with pytest.raises(BPEError, match="nowhere.txt: no such file"):
+        explore_checked([*language_args("en", "de"), "--language", "fr=nowhere.txt", "--dev", f"fr={PARALLEL / 'fr.txt'}"])
+    with pytest.raises(BPEError, match="does not go with --from"):
+        explore_checked([*language_args("en", "de"), "--from", str(tmp_path / "t.json")])

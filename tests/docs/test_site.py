@@ -1,0 +1,54 @@
+"""The front door and the site: README.md stays short and true to the code, and the
+documentation builds with ``mkdocs build --strict`` (a broken link, anchor or reference fails)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+README = REPO / "README.md"
+
+
+def _generate():
+    spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "hooks" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_is_a_front_door():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines; the rest belongs in docs/"
+
+
+def test_the_readme_key_table_is_the_registry():
+    """The table is generated from bpe_tui/ui/keys.py: `python docs/hooks/generate.py` writes it."""
+    readme = README.read_text(encoding="utf-8")
+    assert _generate().README_KEYS.search(readme), "README.md has no generated key table"
+    assert readme == _generate().readme_with_keys(readme), "README.md's keys differ from COMMANDS: run python docs/hooks/generate.py"
+
+
+def test_the_readme_links_go_somewhere():
+    readme = README.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)#]+?)(?:#[^)]*)?\)", readme):
+        if "://" in target:
+            continue
+        assert (REPO / target.replace("%5B", "[").replace("%5D", "]")).exists(), f"README.md links to {target}, which is not there"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "site" / "reference" / "cli" / "index.html").is_file()
+    keys = (tmp_path / "site" / "reference" / "keys" / "index.html").read_text(encoding="utf-8")
+    assert "one merge step" in keys  # generated from COMMANDS
