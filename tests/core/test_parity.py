@@ -145,6 +145,10 @@ def test_merges_equal_the_recount(rule, a, b, c, devs, setup, preset):
     assert got == expected
     if len(got) < 30:
         assert ("every language has chosen more" in trainer.stop_reason) == (ended == "stuck")
+        # asked again (finished, a goto that ends there), the variant says the same, not the trainer's own reason
+        said = trainer.stop_reason
+        assert trainer.finished and trainer.stop_reason == said
+        assert trainer.goto(trainer.steps_done) == len(got) and trainer.stop_reason == said
 
 
 def check_counts(trainer: Trainer) -> None:

@@ -63,6 +63,22 @@ def test_formats_that_cannot_hold_removals_refuse(picky_table, tmp_path, fmt):
         picky_table.to_tokenizers()
 
 
+@pytest.mark.parametrize("fmt", [None, "native", "picky"])
+def test_handing_to_tokenizers_says_where_unseen_characters_go(picky_table, tmp_path, fmt):
+    """A Picky table gives characters it never saw its own <UNK> (id 1), never UNK_ID (-1):
+    the refusal says so, trained, and saved and read back in either format that holds it."""
+    table = picky_table
+    if fmt is not None:
+        bpe_tui.save(picky_table, str(tmp_path / "t.json"), format=fmt)
+        table = bpe_tui.load(str(tmp_path / "t.json"))
+    assert table.encode("\u65e5")[-1] == table.special_tokens["<UNK>"] == 1
+    with pytest.raises(BPEError) as err:
+        table.to_tokenizers()
+    message = str(err.value)
+    assert "encode to its unknown token '<UNK>' (id 1) here; the tokenizer.json names no unk_token, so HF drops them" in message
+    assert "UNK_ID" not in message and "\n" not in message
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

@@ -1,46 +1,15 @@
-"""Superword BPE (SuperBPE): a pre-tokenization curriculum that lets merges span spaces.
+"""What SuperBPE's trainer, tables and views share: the stage-2 rules and limits, and what a
+superword is.
 
-Liu et al., "SuperBPE: Space Travel for Language Models" (COLM 2025, arXiv 2503.13423).
-Ordinary BPE never merges across a pre-token boundary, so no token holds a space inside it.
-SuperBPE trains in two stages:
-
-1. merges 1..K are ordinary BPE under the usual pre-tokenizer (GPT-2's regex, say);
-2. then the corpus is cut again, far more coarsely, by a stage-2 rule, and everything
-   between its cuts, spaces included, is one *chunk*. The K merges are applied to each chunk
-   by rank (as encoding does), and training goes on over the chunks, where a pair may now be
-   ``(Ġby, Ġthe)``.
-
-The authors have used two stage-2 rules (``superword_rule``):
-
-* ``regex`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`, the default): numbers of
-  1-3 digits, runs of two or more punctuation marks and trailing spaces are cut out. Their
-  training scripts use it since November 2025.
-* ``digits`` (:data:`~bpe_tui.core.text.superword_rules.SUPERWORD_DIGITS_PRETOKENIZER`): only digit
-  runs are cut out, each cut again in threes from the right; punctuation, spaces and line
-  breaks are never cut, so a chunk is a whole line between numbers. Their published OLMo2
-  SuperBPE tokenizers (the paper's, t = 180k) were trained with it.
-
-Their stage-2 trainer (a fork of Hugging Face tokenizers, ``BpeTrainer::do_train_extend``)
-also refuses some merges, which the trainer offers as options: a token of more than four
-words (``superword_max_words``), a token holding ``": "`` (``superword_skip_colon_space``);
-and it drops each inherited merge whose pair has not occurred while the merges are replayed
-over the chunks (``superwords_drop_unused``). The ``superbpe`` preset sets all of them.
-
-The trained tokenizer pre-tokenizes by the stage-2 rule alone: the stage-1 merges apply
-inside chunks exactly as they did inside words, because encoding by rank reproduces the
-merges in their order.
-
-What it costs. The trainer still works on distinct units with counts, but chunks repeat far
-less than words (a chunk is often a whole line), so there are many more of them, and they
-are longer: the corpus's chunks are counted when the trainer is built (a second pass over
-the text: the words alone cannot say which words stood side by side), kept until the
-transition, and then the words' segmentations at step K are kept for undo
-(benchmarks/superwords.py measures time and memory against plain BPE).
-
-This module holds what the trainer, the table and the views share: which config counts the
-chunks, which pre-tokenizer a cut table has, and what a superword is. The transition itself
-is the trainer's (``Trainer._cross_to_chunks``, ``segment_chunks``), and so is the plain
-table a superword table is measured against (``plain_counterpart``).
+SuperBPE (Liu et al. 2025; the algorithm, its two stages and its options are taught in
+:mod:`~bpe_tui.core.engine.variants.superbpe`, which holds the transition) trains merges
+1..K under the usual pre-tokenizer, then cuts the corpus again by a coarser stage-2 rule into
+*chunks* where a merge may span spaces. This module holds the small rules more than the
+trainer needs: which config counts the chunks (:func:`chunk_config`), which pre-tokenizer a
+table cut after some merges has (:func:`stage_pretokenizer`), what stage 2 refuses to make
+(:func:`stage2_limit`), and whether a token is a superword (:func:`is_superword`). The plain
+table a superword table is measured against is the trainer's
+(:func:`~bpe_tui.core.engine.trainer.plain_counterpart`).
 """
 
 from __future__ import annotations

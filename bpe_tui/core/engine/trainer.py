@@ -35,9 +35,9 @@ Why this module is long: the step, its undo and the queue they share are one pie
 whose invariants (counts, pair -> words, the heap, the history) hold only together; the hot
 loop reads them as locals of one class, and splitting it over modules would trade the reader's
 one place for attribute lookups on every merge (benchmarks/against.py measures the cost).
-SuperBPE's transition (see :mod:`~bpe_tui.core.engine.superwords`) swaps that same state from
-the words to the chunks and back on undo, so it lives here too, beside :func:`segment_chunks`,
-which replays the merges over the chunks.
+SuperBPE's transition, which swaps that state from the words to the chunks and back on undo,
+is a variant (:mod:`~bpe_tui.core.engine.variants.superbpe`): it installs the other corpus
+through the seam (``_install_corpus``), and the trainer holds no rule of its own.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from ..wording import plural
 from .alphabet import fresh_alphabet
 from .config import TrainerConfig, check_vocab_size
 from .constraints import MIXED, class_standing
+from .checks import check_text, checked_counts
 from .events import TIES_LISTED, Context, MergeEvent, TransitionEvent
 from .rewrite import merge_word
 from .start import table_config
@@ -68,11 +69,11 @@ from .speed import (
     pair_index,
     pairs_of,
     surface_pair,
-    utf8_as_ids,
 )
-from .superwords import chunk_config, stage2_limit, stage2_pretokenizer
-from .tiebreak import make_rule, show, show_pair
+from .superwords import stage2_pretokenizer
+from .tiebreak import TieBreakRule, make_rule, show, show_pair
 from .variants import Merged, Variant, variant_for
+from .variants.superbpe import count_each, count_stages, no_chunks_from_counts, plain_words, segment_chunks
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
@@ -81,74 +82,6 @@ if TYPE_CHECKING:
 __all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "plain_counterpart", "plain_words", "segment_chunks", "table_config"]
 
 _new_event = fast_constructor(MergeEvent)
-
-
-def segment_chunks(
-    chunks: Sequence[str], counts: Sequence[int], merges: Sequence[tuple[int, int, int]], surface_to_id: Mapping, name: str = "corpus",
-    unused: list[int] | None = None,
-) -> list[str]:
-    """Each chunk's bytes with ``merges`` (``(left, right, new)`` in rank order) applied, as
-    the trainer's id strings (one character per token id): the chunks' segmentations at the
-    transition, equal to encoding each chunk by rank (tested against the table's encoding).
-
-    ``unused``: a list to fill with the (0-based) ranks of the merges whose pair has not
-    occurred in the chunks by the time its turn comes, reading the merges in order: neither at
-    the start nor after an earlier merge (a pair that occurred and was used up by later merges
-    has occurred; one that a merge of ``(a, a)`` forms and takes back at once, as the second
-    ``a a`` of ``a a a a`` does, has not). Those are the merges SuperBPE's authors drop
-    (``superwords_drop_unused``); their trainer replays the merges in order, so then they are,
-    whatever order their parts were made in.
-
-    The merges are replayed in order the way the trainer made them: a pair -> chunks index
-    says where each pair stands, and a merge rewrites only those chunks (``str.replace``,
-    left to right), filing the pairs it forms. Merging each chunk by rank on its own cost 3.7 s
-    of a 4 s transition on tinyshakespeare (26,000 chunks, 1,500 merges). Replaying in order
-    equals merging by rank when every merge joins tokens made before it (a trainer's merges
-    do); a start table whose merges do not (one rebuilt from a rank file may use a part a later
-    merge makes) is merged by rank, chunk by chunk.
-    """
-    missing = [b for b in range(256) if bytes([b]) not in surface_to_id]
-    if missing:
-        raise BPEError(f"{name}: SuperBPE's chunks need all 256 single bytes; the table lacks {len(missing)} (byte {missing[0]:#04x} first)")
-    byte_ids = [surface_to_id[bytes([b])] for b in range(256)]
-    if all(byte_ids[b] == b for b in range(256)):
-        words = [utf8_as_ids(chunk) for chunk in chunks]
-    else:
-        words = ["".join(chr(byte_ids[b]) for b in chunk.encode("utf-8")) for chunk in chunks]
-    made: dict[int, int] = {}  # token id -> the rank of the first merge that makes it
-    for rank, (_, _, new) in enumerate(merges):
-        made.setdefault(new, rank)
-    if unused is None and any(made.get(a, -1) >= rank or made.get(b, -1) >= rank for rank, (a, b, _) in enumerate(merges)):
-        from .merging import merge
-
-        ranks: dict[tuple[int, int], int] = {}
-        makes: dict[tuple[int, int], int] = {}
-        for rank in range(len(merges) - 1, -1, -1):  # the lowest rank of a pair wins
-            a, b, new = merges[rank]
-            ranks[(a, b)] = rank
-            makes[(a, b)] = new
-        return ["".join(map(chr, merge(list(map(ord, word)), ranks, makes))) for word in words]
-    pair_counts, where, _ = pair_index(words, list(counts))
-    weights = list(counts)
-    occurred = set(pair_counts) if unused is not None else None  # pairs that have stood in the chunks
-    for rank, (a, b, new) in enumerate(merges):
-        pair = chr(a) + chr(b)
-        members = where.pop(pair, None)
-        if occurred is not None and unused is not None:
-            if pair not in occurred:
-                unused.append(rank)
-                continue
-            occurred.discard(pair)  # (made again later, it occurs again)
-            deltas: dict[str, int] = {}
-            merge_word(words, list(members or ()), pair, chr(new), weights, deltas, where, keep_old=False)
-            deltas[pair] = -pair_counts.get(pair, 0)  # gone everywhere (as in Trainer._apply)
-            for p, d in deltas.items():
-                count = pair_counts[p] = pair_counts.get(p, 0) + d
-                if count > 0:
-                    occurred.add(p)
-        elif members:
-            merge_word(words, list(members), pair, chr(new), weights, {}, where, keep_old=False)
-    return words
 
 
 def _kept(items: list, dropped: frozenset[int]) -> list:
@@ -166,53 +99,7 @@ def _kept(items: list, dropped: frozenset[int]) -> list:
 _UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int, "tuple[tuple[int, str], ...] | None"]
 
 
-def _checked_counts(word_counts: Mapping[str, int]) -> tuple[list[str], list[int]]:
-    """The words and their counts as two lists, empty words dropped; counts must be >= 1."""
-    counts = list(word_counts.values())
-    if "" not in word_counts and set(map(type, counts)) <= {int} and (not counts or min(counts) >= 1):
-        return list(word_counts), counts  # the usual case, checked in C
-    words, counts = [], []
-    for word, count in word_counts.items():
-        if not word:
-            continue
-        if not isinstance(count, int) or count < 1:
-            raise BPEError(f"word {word!r} has count {count!r}; counts must be positive integers")
-        words.append(word)
-        counts.append(count)
-    return words, counts
-
-
-def _check_text(words: list[str], config, name: str) -> None:
-    """Refuse what would train a table that cannot be written or read back: text with lone
-    surrogates (not Unicode), and an end-of-word marker that is a base symbol or occurs in
-    the corpus (it would decode as a space, or collide with a byte)."""
-    joined = "\n".join(words)
-    try:
-        joined.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise BPEError(
-            f"{name}: the text holds a lone surrogate (U+{ord(joined[exc.start]):04X}), which is not valid "
-            "Unicode; decode input with errors='replace'"
-        ) from None
-    eow = config.end_of_word
-    if eow is None:
-        return
-    if config.units == "bytes" and len(eow.encode("utf-8")) == 1:
-        raise BPEError(f"end-of-word marker {eow!r} is a single byte, the same as a base symbol; choose a longer one such as '</w>'")
-    if eow in joined:
-        raise BPEError(f"{name}: the end-of-word marker {eow!r} occurs in the corpus; choose another marker (or none)")
-
-
 # ---------------------------------------------------------------------- superwords: the plain table to compare
-
-
-def plain_words(trainer) -> dict[str, int] | None:
-    """The words (stage-1 pre-tokens) a superword trainer was built with, or None when it
-    has none (it started past its transition, going on from a table)."""
-    if trainer.config.superwords_after is None or trainer.first_step:
-        return None
-    words, chunks = trainer.corpus_counts()
-    return words if chunks is not None else None
 
 
 def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_size: int, name: str = "plain") -> "MergeTable":
@@ -234,38 +121,6 @@ def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:
         raise BPEError(f"{corpus_where(paths)}: the corpus is empty (no words to train on)")
 
 
-def _count_stages(
-    count: Callable[[list[TrainerConfig]], list[dict[str, int]]], config: TrainerConfig, first_step: int,
-) -> tuple[dict[str, int], dict[str, int] | None]:
-    """``(word counts, chunk counts)`` of a corpus, ``count`` counting it under each of a
-    list of configs (one dict each, in one pass or several).
-
-    Without superwords_after: the words, no chunks. With it: the words under the config's
-    pre-tokenizer and the chunks under SuperBPE's stage-2 rule, or, for a trainer that starts
-    at or past the transition, only the chunks, as its words."""
-    k = config.superwords_after
-    if k is None:
-        return count([config])[0], None
-    if k <= first_step:
-        return count([chunk_config(config)])[0], None
-    words, chunks = count([config, chunk_config(config)])
-    return words, chunks
-
-
-def _each(count: Callable[[TrainerConfig, bool], dict[str, int]]) -> Callable[[list[TrainerConfig]], list[dict[str, int]]]:
-    """Count under several configs by counting once per config (files can be read again):
-    ``count(config, first)``, ``first`` true for the first counting only (a read report is
-    filled by it alone: the others read the same records)."""
-    return lambda configs: [count(c, k == 0) for k, c in enumerate(configs)]
-
-
-def _no_superwords_from_counts(config: TrainerConfig, paths: list[str]) -> None:
-    if config.superwords_after is not None:
-        from ..text.corpus import corpus_where
-
-        raise BPEError(f"{corpus_where(paths)}: superwords_after needs the text itself: word-count files cannot say which words stood side by side")
-
-
 class Trainer:
     """A BPE trainer you can step, undo and jump around in.
 
@@ -284,7 +139,7 @@ class Trainer:
     # A new attribute must be added here (assigning one that is not fails loudly).
     __slots__ = (
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
-        "_chunks", "_dropped", "_stage1", "_stage2_limit", "_superwords_at",
+        "_dropped", "_limit", "_after_step",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
         "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
@@ -329,8 +184,8 @@ class Trainer:
         self.name = name
         cfg = self.config
 
-        self._word_text, self._counts = _checked_counts(word_counts)
-        _check_text(self._word_text, cfg, name)
+        self._word_text, self._counts = checked_counts(word_counts)
+        check_text(self._word_text, cfg, name)
         if start is None:
             words = self._fresh_alphabet()
         else:
@@ -370,7 +225,7 @@ class Trainer:
         self._across = regex.compile(across) if across is not None else None
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
         self._constrained = cfg.max_token_length is not None or across is not None or self._unknown is not None
-        self._stage2_limit: Callable[[bytes], str | None] | None = None  # SuperBPE's, from the transition on
+        self._limit: Callable[[bytes], str | None] | None = None  # a variant's own (_set_limit)
         self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
@@ -392,11 +247,15 @@ class Trainer:
         self._history: list[MergeEvent] = []  # one event per step, and what undo needs besides:
         self._undo: list[_UndoRecord] = []
         self.stop_reason: str | None = None
-        self._setup_superwords(chunk_counts)
+        #: The corpus's re-cut, once a variant made it and while the trainer stands past it
+        #: (SuperBPE's transition to chunks); None otherwise.
+        self.transition: TransitionEvent | None = None
+        self._dropped: tuple[frozenset[int], dict] = (frozenset(), {})  # (ranks, token id -> surface) left out (_drop_merges)
         self._removed: set[int] = set()  # ids a variant took out of the vocabulary (_set_present)
-        self._variant = variant if variant is not None else variant_for(self.config)
+        self._variant = variant if variant is not None else variant_for(self.config, chunk_counts)
         self._choose = self._variant.choose
         self._after = self._variant.after_merge if self._variant.acts_after_merge else None
+        self._after_step = self._variant.after_step if self._variant.acts_after_step else None
         self._variant.attach(self)
 
     def _requeue_all(self) -> None:
@@ -525,7 +384,7 @@ class Trainer:
         from ..text.corpus import count_text
 
         config = config or TrainerConfig()
-        words, chunks = _count_stages(_each(lambda cfg, _: count_text(text, cfg)), config, 0)
+        words, chunks = count_stages(count_each(lambda cfg, _: count_text(text, cfg)), config, 0)
         return cls.from_counts(words, config, name=name, chunk_counts=chunks)
 
     @classmethod
@@ -562,12 +421,12 @@ class Trainer:
         paths = [os.fspath(p) for p in paths]
         chunk_counts = None
         if counts:
-            _no_superwords_from_counts(config, paths)
+            no_chunks_from_counts(config, paths)
             word_counts = read_count_files(paths, progress=progress)
         else:
             options = dict(client=client, errors=errors, progress=progress, workers=workers, text_field=text_field, skip_bad_records=skip_bad_records)
-            word_counts, chunk_counts = _count_stages(
-                _each(lambda cfg, first: count_words(paths, cfg, report=report if first else None, **options)), config, 0
+            word_counts, chunk_counts = count_stages(
+                count_each(lambda cfg, first: count_words(paths, cfg, report=report if first else None, **options)), config, 0
             )
         _check_words(word_counts, paths)
         return cls.from_counts(word_counts, config, name=corpus_name(paths), chunk_counts=chunk_counts)
@@ -589,7 +448,7 @@ class Trainer:
         from ..text.datasets.iterables import count_texts
 
         config = config or TrainerConfig()
-        word_counts, chunk_counts = _count_stages(lambda configs: count_texts(texts, configs, errors, progress, name=name), config, 0)
+        word_counts, chunk_counts = count_stages(lambda configs: count_texts(texts, configs, errors, progress, name=name), config, 0)
         return cls.from_counts(word_counts, config, name=name, chunk_counts=chunk_counts)
 
     @classmethod
@@ -617,66 +476,18 @@ class Trainer:
         options = dict(count_options)
         chunk_counts = None
         if options.pop("counts", False):
-            _no_superwords_from_counts(cfg, paths)
+            no_chunks_from_counts(cfg, paths)
             word_counts = read_count_files(paths, progress=options.get("progress"))
         else:
             report = options.pop("report", None)
-            word_counts, chunk_counts = _count_stages(
-                _each(lambda c, first: count_words(paths, c, report=report if first else None, **options)), cfg, table.num_merges
+            word_counts, chunk_counts = count_stages(
+                count_each(lambda c, first: count_words(paths, c, report=report if first else None, **options)), cfg, table.num_merges
             )
         name = corpus_name(paths)
         _check_words(word_counts, paths)
         return cls(word_counts, config, name=name, start=table, chunk_counts=chunk_counts)
 
-    # ------------------------------------------------------------------ superwords (SuperBPE)
-
-    def _setup_superwords(self, chunk_counts: Mapping[str, int] | None) -> None:
-        """Where the transition to chunks lies (see :mod:`~.superwords`): ahead, at merge K,
-        with the chunks kept until then; or behind, the corpus given being the chunks (then
-        stage 2's limits hold from the start, and a start table's merges that never occur in
-        the chunks are dropped, with ``superwords_drop_unused``)."""
-        self._chunks: tuple[list[str], list[int]] | None = None
-        self._stage1: tuple | None = None  # the words' state at the transition, for undo
-        self.transition: TransitionEvent | None = None
-        self._superwords_at = -1  # the merge after which to switch to chunks (-1: none ahead)
-        self._dropped: tuple[frozenset[int], dict] = (frozenset(), {})  # (ranks, token id -> surface) left out
-        cfg = self.config
-        k = cfg.superwords_after
-        if k is None:
-            return
-        if k <= self.first_step:  # started past it: the corpus given is the chunks
-            dropped: list[int] = []
-            shown: tuple = ()
-            if cfg.superwords_drop_unused and self._inherited:
-                words = segment_chunks(self._word_text, self._counts, self._inherited, self._surface_to_id, self.name, dropped)
-                shown = self._drop_merges(dropped)
-            if dropped:
-                self._words = words
-            renumber = bool(self._inherited) and cfg.tie_break == "hf" and all(len(s) == 1 for s in self._surfaces[: self._base_count])
-            if renumber:
-                # The authors' trainer numbers the tokens of the table it extends afresh, as a
-                # fresh run does: the bytes by their characters (Ġ after the letters), then the
-                # merged tokens in the table's order. A table whose single bytes come first can
-                # be ordered so; any other keeps its own ids.
-                self._rule = make_rule(cfg.tie_break, self._surfaces, cfg.units, None, self._base_count, len(self._special_ids), keep_ids=False)
-                self._entry = self._rule.entry_function(self._first_occurrence)
-                self._keys_move = self._rule.moving_keys
-            if dropped or renumber:
-                self._install_corpus(self._word_text, self._counts, self._words)
-            self._enter_stage2()
-            if self._constrained:
-                self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p))
-            self.transition = TransitionEvent(k, 0, len(self._word_text), 0, self._total_tokens, cfg.superword_rule, shown)
-            return
-        if chunk_counts is None:
-            raise BPEError(
-                f"{self.name}: superwords_after needs the corpus's chunks as well as its words "
-                "(build the trainer with from_text or from_files, or pass chunk_counts)"
-            )
-        texts, counts = _checked_counts(chunk_counts)
-        _check_text(texts, cfg, self.name)
-        self._chunks = (texts, counts)
-        self._superwords_at = k
+    # ------------------------------------------------------------------ the corpus's cut (SuperBPE's transition)
 
     @property
     def pretokenizer(self) -> str:
@@ -687,7 +498,7 @@ class Trainer:
     @property
     def in_superword_stage(self) -> bool:
         """Whether the corpus is SuperBPE's chunks now (merges may span spaces)."""
-        return self.config.superwords_after is not None and self._superwords_at < 0
+        return self.transition is not None
 
     @property
     def dropped_merges(self) -> tuple[int, ...]:
@@ -700,98 +511,7 @@ class Trainer:
         """``(word counts, chunk counts)`` as the trainer was built with them (order of first
         appearance), wherever it stands: enough to build the same trainer again under other
         rules (chunk counts None without a transition ahead of the start)."""
-        if self._stage1 is not None:  # past the transition: the words were kept for undo
-            words = dict(zip(self._stage1[0], self._stage1[1]))
-            return words, dict(zip(self._word_text, self._counts))
-        here = dict(zip(self._word_text, self._counts))
-        return here, (dict(zip(*self._chunks)) if self._chunks is not None else None)
-
-    def _cross_to_chunks(self) -> None:
-        """The transition, right after merge K: keep the words' state for undo, cut the corpus
-        into chunks, apply the K merges to each by rank (dropping those that never occur, with
-        ``superwords_drop_unused``), count their pairs afresh, and let stage 2's limits in."""
-        assert self._chunks is not None
-        texts, counts = self._chunks
-        self._stage1 = (
-            self._word_text, self._counts, self._words, self._total_tokens,
-            self.initial_total_tokens, self.corpus_chars, self._context,
-        )
-        words_before, tokens_before = len(self._word_text), self._total_tokens
-        dropped: list[int] | None = [] if self.config.superwords_drop_unused else None
-        segmented = segment_chunks(texts, counts, self.merge_list(), self._surface_to_id, self.name, dropped)
-        shown = self._drop_merges(dropped or [])
-        self._enter_stage2()
-        self._install_corpus(texts, counts, segmented)
-        self.initial_total_tokens = sum(map(mul, map(len, map(str.encode, texts)), counts))
-        self.corpus_chars = sum(map(mul, map(len, texts), counts))
-        self.transition = TransitionEvent(
-            self.steps_done, words_before, len(texts), tokens_before, self._total_tokens, self.config.superword_rule, shown
-        )
-        self._superwords_at = -1
-
-    def _back_to_words(self) -> None:
-        """Undo the transition: the words exactly as they stood after merge K, the merges
-        dropped there back, stage 2's limits gone."""
-        assert self._stage1 is not None and self.transition is not None
-        texts, counts, words, _total, initial, chars, context = self._stage1
-        self._stage1 = None
-        self._restore_dropped()
-        self._stage2_limit = None
-        self._constrained = self.config.max_token_length is not None or self._across is not None
-        self._install_corpus(texts, counts, words)
-        self.initial_total_tokens, self.corpus_chars, self._context = initial, chars, context
-        self._superwords_at = self.transition.step
-        self.transition = None
-
-    def _enter_stage2(self) -> None:
-        """Stage 2's limits (``superword_max_words``, ``superword_skip_colon_space``) join the
-        constraints: pairs whose merge would make what they refuse are never merged, and
-        counted as forbidden (by the caller, over the corpus it installs)."""
-        self._stage2_limit = stage2_limit(self.config)
-        if self._stage2_limit is not None:
-            self._constrained = True
-
-    def _drop_merges(self, ranks: list[int]) -> tuple:
-        """Leave the merges of ``ranks`` (0-based, in :meth:`merge_list`'s order) out of the
-        table, and the tokens only they made out of the vocabulary (ids left as holes; a later
-        merge that makes one again gives it a new id, as the authors' trainer does). Returns
-        ``(step, token)`` of each, for the transition's explanation."""
-        if not ranks:
-            return ()
-        merges = self.merge_list()
-        gone = frozenset(ranks)
-        kept_made = {new for r, (_, _, new) in enumerate(merges) if r not in gone}
-        tokens = {}
-        for r in ranks:
-            new = merges[r][2]
-            if new not in kept_made and new not in tokens:
-                surface = self._surfaces[new]
-                tokens[new] = surface
-                if self._surface_to_id.get(surface) == new:
-                    del self._surface_to_id[surface]
-        self._holes += len(tokens)
-        self._dropped = (gone, tokens)
-        return tuple((r + 1, self._surfaces[merges[r][2]]) for r in ranks)
-
-    def _restore_dropped(self) -> None:
-        """Undo :meth:`_drop_merges`."""
-        _, tokens = self._dropped
-        for new, surface in tokens.items():
-            self._surface_to_id[surface] = new
-        self._holes -= len(tokens)
-        self._dropped = (frozenset(), {})
-
-    def _install_corpus(self, texts: list[str], counts: list[int], words: list[str]) -> None:
-        """Make ``words`` (id strings of ``texts``, with ``counts``) the corpus: pair counts,
-        the pair -> words index and the queue built afresh from them."""
-        self._word_text, self._counts, self._words = texts, counts, words
-        self._pair_counts, self._where, self._count_hist = pair_index(words, counts)
-        self._total_tokens = sum(map(mul, map(len, words), counts))
-        self._word_index = None
-        self._by_frequency = None
-        self._context = Context(self._rule, texts, counts, self.config.end_of_word)
-        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
-        self._requeue_all()
+        return self._variant.corpus_counts(self)
 
     # ------------------------------------------------------------------ first-seen
 
@@ -1026,7 +746,7 @@ class Trainer:
                 return True
         if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
             return True
-        limit2 = self._stage2_limit
+        limit2 = self._limit
         return limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None
 
     def _forbidden_reason(self, pair: str) -> str | None:
@@ -1043,8 +763,8 @@ class Trainer:
             return f"{shown} would make a token of {size} {self.config.units}, longer than max_token_length {limit}"
         if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
             return f"{shown} would mix characters of no_merge_across {self.config.no_merge_across} with others"
-        assert self._stage2_limit is not None
-        return f"{shown} {self._stage2_limit(s[a] + s[b])}"
+        assert self._limit is not None
+        return f"{shown} {self._limit(s[a] + s[b])}"
 
     def pair_count_histogram(self) -> dict[int, int]:
         """``count -> number of distinct pairs with that count`` right now."""
@@ -1072,7 +792,7 @@ class Trainer:
     def _stop_check(self, respect_target: bool) -> str | None:
         if self._plan.get(self.steps_done + 1) is not None:  # a hand choice is replayed next
             return self._target_reason() if respect_target else None
-        return self._stop_reason(self._variant.peek(self), respect_target)
+        return self._variant.stop_reason(self, respect_target)  # the seam: worded as choose would
 
     def _stop_reason(self, best, respect_target: bool) -> str | None:
         """Why training cannot take the best queue entry (None: the queue is empty), if it
@@ -1349,10 +1069,8 @@ class Trainer:
         # saves most of the history's memory (80 MB of 250 on a 28 MB corpus).
         self._history.append(event)
         self._undo.append((created, None if created else tuple(zip(touched, olds)), saved, rewritten))
-        # SuperBPE's transition is an after-merge action too; it moves to variants/ (see
-        # variants/__init__.py) once its options have landed.
-        if self._superwords_at == event.step:
-            self._cross_to_chunks()
+        if self._after_step is not None:  # the seam: what the variant does once the step is recorded
+            self._after_step(self, event)
         return event
 
     def _apply_changes(self, changes: Mapping[str, int]) -> dict[str, int]:
@@ -1452,6 +1170,64 @@ class Trainer:
             self._removed.add(token_id)
             self._holes += 1
 
+    def _install_corpus(self, texts: list[str], counts: list[int], words: list[str], rule: TieBreakRule | None = None) -> None:
+        """A variant's new cut of the corpus (SuperBPE's chunks, and its words back on undo):
+        make ``words`` (id strings of ``texts``, with ``counts``) the corpus, the pair counts,
+        the pair -> words index and the queue built afresh from them; ``rule``: order the queue
+        by this tie-break rule from now on (its keys for the tokens there are)."""
+        if rule is not None:
+            self._rule = rule
+            self._entry = rule.entry_function(self._first_occurrence)
+            self._keys_move = rule.moving_keys
+        self._word_text, self._counts, self._words = texts, counts, words
+        self._pair_counts, self._where, self._count_hist = pair_index(words, counts)
+        self._total_tokens = sum(map(mul, map(len, words), counts))
+        self.corpus_chars = sum(map(mul, map(len, texts), counts))
+        self._word_index = None
+        self._by_frequency = None
+        self._context = Context(self._rule, texts, counts, self.config.end_of_word)
+        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._requeue_all()
+
+    def _drop_merges(self, ranks: list[int]) -> tuple:
+        """Leave the merges of ``ranks`` (0-based, in :meth:`merge_list`'s order) out of the
+        table, and the tokens only they made out of the vocabulary (ids left as holes; a later
+        merge that makes one again gives it a new id, as the authors' trainer does). Returns
+        ``(step, token)`` of each, for the transition's explanation."""
+        if not ranks:
+            return ()
+        merges = self.merge_list()
+        gone = frozenset(ranks)
+        kept_made = {new for r, (_, _, new) in enumerate(merges) if r not in gone}
+        tokens = {}
+        for r in ranks:
+            new = merges[r][2]
+            if new not in kept_made and new not in tokens:
+                surface = self._surfaces[new]
+                tokens[new] = surface
+                if self._surface_to_id.get(surface) == new:
+                    del self._surface_to_id[surface]
+        self._holes += len(tokens)
+        self._dropped = (gone, tokens)
+        return tuple((r + 1, self._surfaces[merges[r][2]]) for r in ranks)
+
+    def _restore_dropped(self) -> None:
+        """Undo :meth:`_drop_merges`."""
+        _, tokens = self._dropped
+        for new, surface in tokens.items():
+            self._surface_to_id[surface] = new
+        self._holes -= len(tokens)
+        self._dropped = (frozenset(), {})
+
+    def _set_limit(self, limit: Callable[[bytes], str | None] | None) -> None:
+        """A variant's own limit on what a merge may make (SuperBPE's stage-2 limits), or None:
+        ``limit(token)`` is why a merge making ``token`` is refused (what ``forbidden_reason``
+        says after the pair), or None where it is allowed. It joins the constraints: pairs it
+        refuses are never merged, and counted as forbidden."""
+        self._limit = limit
+        self._constrained = self.config.max_token_length is not None or self._across is not None or self._unknown is not None or limit is not None
+        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+
     @property
     def removed(self) -> frozenset[int]:
         """The ids of the tokens the variant took out of the vocabulary (PickyBPE's removals)."""
@@ -1469,15 +1245,14 @@ class Trainer:
         A hand choice at the step undone stays in the plan (see :meth:`step`)."""
         if not self._history:
             return None
-        if self._stage1 is not None and self.transition is not None and self.steps_done == self.transition.step:
-            self._back_to_words()
         event = self._history.pop()
         created, old_words, tokens_saved, rewritten = self._undo.pop()
+        if self._after is not None or self._after_step is not None:  # the variant's own state first (its corpus too)
+            self._variant.undo(self, event)
         words = self._words
         where = self._where
-        if self._after is not None:  # the variant's own state first, then the words it rewrote
-            self._variant.undo(self, event)
-            for w, old in reversed(rewritten or ()):
+        if rewritten:  # then the words it rewrote after the merge
+            for w, old in reversed(rewritten):
                 words[w] = old
                 for p in pairs_of(old):
                     where[p][w] = None

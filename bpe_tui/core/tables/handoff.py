@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ..errors import BPEError
 from ..text.pretokenize import PIPELINE, pattern_text
+from ..types import UNK_ID
 from . import ranks, tokenizer_json
 
 
@@ -130,7 +131,11 @@ def tokenizers_problems(table: Table) -> list[str]:
     if table.prefix_space and not tokenizer_json.prefix_written(table):
         out.append(f"its prefix space ({table.prefix_space}) with this pre-tokenizer")
     if tokenizer_json.unknown_dropped(table):
-        out.append("characters it has never seen encode to UNK_ID (-1) here; HF, with no unknown token, drops them")
+        if table.unk_id != UNK_ID:  # its own unknown token, a special token the tokenizer.json cannot name as HF's unk_token
+            given = f"its unknown token {table.vocab.get(table.unk_id)!r} (id {table.unk_id})"
+        else:
+            given = f"UNK_ID ({UNK_ID})"
+        out.append(f"characters it has never seen encode to {given} here; the tokenizer.json names no unk_token, so HF drops them")
     return out
 
 

@@ -322,21 +322,16 @@ class ParityAware(Variant):
             return Choice(*choice[:6], reason=reason)
         lang, waiting = self._language()
         if lang is None:
-            return (f"every language has chosen more than its share ({self._share:.0%}) of the last {self._size:,} merges: "
-                    "the window variant cannot go on (the reference stops here with an error)")
+            return self._stuck()
         queue = self._queues[lang]
         taken = queue.take(1)
         entry = taken[0] if taken else None
-        name = self.languages[lang]
-        if entry is None or -entry[0] < self._min:
+        stop = self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+        if stop is not None:
             if entry is not None:
                 heapq.heappush(queue.heap, entry)
-            left = "no pair left" if entry is None else f"its most frequent pair occurs {plural(-entry[0], 'time')}, below min_frequency {self._min}"
-            return f"{name}'s turn, and {left}: parity-aware BPE stops when the language that chooses cannot"
-        stop = trainer._stop_reason(entry, respect_target)
-        if stop is not None:
-            heapq.heappush(queue.heap, entry)
             return stop
+        assert entry is not None
         count = -entry[0]
         tie_count = countOf(self._counts[lang].values(), count) - 1  # (in C: a few µs per 1,000 pairs)
         tied = [e for e in queue.peek(min(tie_count, TIES_LISTED)) if e[0] == entry[0]] if tie_count else []
@@ -345,6 +340,29 @@ class ParityAware(Variant):
         pair = entry[-1]
         return Choice(pair, trainer._pair_counts.get(pair, count), tie_count, surface_pairs(trainer._surfaces, tied),
                       entry, tied[0] if tied else None, reason)
+
+    def stop_reason(self, trainer: Any, respect_target: bool) -> str | None:
+        if trainer.steps_done < self._global:
+            return self._plain.stop_reason(trainer, respect_target)
+        lang, _ = self._language()
+        if lang is None:
+            return self._stuck()
+        best = self._queues[lang].peek(1)
+        entry = best[0] if best else None
+        return self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+
+    def _stuck(self) -> str:
+        """Why the window variant stops when every language waits."""
+        return (f"every language has chosen more than its share ({self._share:.0%}) of the last {self._size:,} merges: "
+                "the window variant cannot go on (the reference stops here with an error)")
+
+    def _cannot(self, lang: int, entry: tuple | None) -> str | None:
+        """Why language ``lang``, whose turn it is, cannot choose ``entry``, its best queue
+        entry (None: it has none), if it cannot."""
+        if entry is not None and -entry[0] >= self._min:
+            return None
+        left = "no pair left" if entry is None else f"its most frequent pair occurs {plural(-entry[0], 'time')}, below min_frequency {self._min}"
+        return f"{self.languages[lang]}'s turn, and {left}: parity-aware BPE stops when the language that chooses cannot"
 
     def peek(self, trainer: Any) -> tuple | None:
         if trainer.steps_done < self._global:

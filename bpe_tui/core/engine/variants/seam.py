@@ -6,7 +6,8 @@ recent papers change one of two things about a step, and nothing else:
 1. **what chooses the next pair** (parity-aware BPE: the most frequent pair *of the language
    whose text is compressed worst so far*, not of the whole corpus);
 2. **what happens after a merge** (PickyBPE: a token the merge used up is removed from the
-   vocabulary, and its occurrences are split back into its parts).
+   vocabulary, and its occurrences are split back into its parts; SuperBPE: after merge K the
+   whole corpus is cut again, into chunks where a pair may span spaces).
 
 Everything else stays the trainer's: the words and their segmentations, the pair counts and the
 pair -> words index, the priority queue, merging itself, the history, undo and goto, pairs
@@ -44,8 +45,15 @@ variant that changes only what happens after a merge subclasses
 ``peek(trainer) -> entry | None``
     The queue entry the rules would merge next, left where it is (None: nothing to merge). It
     must name the pair :meth:`choose` would return if called now: the trainer uses it to say
-    whether training is finished, whether a pair chosen by hand is the one the rules pick
-    anyway, and to name the rules' pick in a hand-chosen merge's explanation.
+    whether a pair chosen by hand is the one the rules pick anyway, and to name the rules'
+    pick in a hand-chosen merge's explanation.
+
+``stop_reason(trainer, respect_target) -> str | None``
+    Why :meth:`choose` would stop now, in its words, without choosing (None: it would merge):
+    the trainer's ``finished`` and where ``goto`` ends ask it, and ``stop_reason`` is then this.
+    The base class gives the trainer's own reasons for :meth:`peek`'s entry; a variant with
+    reasons of its own (parity-aware BPE: the choosing language has no pair left, the window
+    leaves no language) says them here and in :meth:`choose` alike.
 
 ``after_merge(trainer, merged) -> tuple``  (called only when ``acts_after_merge`` is True)
     Right after each merge (chosen by the rules or by hand), before its event is made.
@@ -56,12 +64,30 @@ variant that changes only what happens after a merge subclasses
     The merge event then reports the whole step: ``total_tokens`` and ``vocab_size`` after
     the last of them, and ``pair_changes`` the net change of every pair over the step.
 
-``undo(trainer, event)``  (called only when ``acts_after_merge`` is True)
+``after_step(trainer, event)``  (called only when ``acts_after_step`` is True)
+    Once the step is over: its event made and recorded (``event`` is the last of
+    ``trainer.history``, and ``trainer.merge_list()`` holds its merge). Here, and only here, a
+    variant may cut the corpus anew (SuperBPE's transition to chunks): it installs the new
+    corpus with ``trainer._install_corpus(texts, counts, words, rule)``, may leave merges out
+    of the table with ``trainer._drop_merges(ranks)``, may limit what later merges make with
+    ``trainer._set_limit(limit)``, and says what it did as ``trainer.transition`` (and the new
+    corpus's length before any merge as ``trainer.initial_total_tokens``). The step's event
+    stays as it was: it reports the merge over the corpus it was made on.
+
+``undo(trainer, event)``  (called only when ``acts_after_merge`` or ``acts_after_step`` is True)
     When ``event``, the step's MergeEvent, is undone, first thing: the variant takes back its
     own state (frequencies, orders, presence through ``_set_present``) as it was before
-    ``after_merge`` ran for it. The trainer then restores the words :meth:`_rewrite` changed
-    (their old segmentations, last first), the pair counts (the event's net changes reversed)
-    and the merge itself. Undo is last-in first-out, so the variant may keep a stack.
+    ``after_merge`` ran for it, and what ``after_step`` did (the old corpus installed again,
+    ``trainer._restore_dropped()``, ``_set_limit(None)``, ``transition`` None). The trainer
+    then restores the words :meth:`_rewrite` changed (their old segmentations, last first),
+    the pair counts (the event's net changes reversed) and the merge itself. Undo is last-in
+    first-out, so the variant may keep a stack.
+
+``corpus_counts(trainer) -> (words, chunks)``
+    The corpus as the trainer was built with it, wherever it stands (``Trainer.corpus_counts``,
+    which builds the same trainer again under other rules): the base class gives the words
+    as they are now and no chunks; a variant that cut the corpus anew gives what it was cut
+    from, and the other cut.
 
 ``table_config(trainer) -> dict``
     What the variant adds to the config of the trainer's table (``trainer.table``, saved
@@ -91,14 +117,19 @@ What a variant may use on the trainer (nothing else; all of it is the trainer's 
   (PickyBPE's order: ``_rule.stamps``), ``_queue(pair)`` after a key moves, and
   ``_requeue_all()`` in ``attach`` once the keys are set;
 * changing the corpus after a merge: ``_rewrite(rewrites, merged)``, ``_set_present(token_id,
-  present)``.
+  present)``;
+* cutting the corpus anew after a step (``after_step``, and back in ``undo``):
+  ``_install_corpus(texts, counts, words, rule=None)``, ``_drop_merges(ranks)`` and
+  ``_restore_dropped()``, ``_set_limit(limit)``, ``merge_list()``, and the attributes
+  ``transition`` and ``initial_total_tokens``; in ``attach``, for a trainer built past such a
+  cut, the same (and ``_inherited``, ``_base_count``, ``_special_ids`` to read).
 
 Exactness is the trainer's as long as a variant keeps to this: train k steps and undo j equals
 train k - j, whatever the variant did after each merge, because every word it rewrote is
 restored from its old segmentation and every count from the step's net changes.
 
-How the variants to come fit
-============================
+How the variants fit
+====================
 
 * **PickyBPE** (:mod:`~bpe_tui.core.engine.variants.picky`) acts after each merge: it computes
   each part's Intersection over Self, removes a part above the threshold with
@@ -108,9 +139,11 @@ How the variants to come fit
   text per language: the trainer gets the union of the words (a word's count is the sum over
   languages); the variant keeps, per word, its count in each language, and in ``attach`` counts
   the pairs per language and segments the development texts. ``choose`` finds the language
-  whose development text has the most tokens per character now, and takes that language's
-  most frequent pair from its own queue (entries shaped as above), with the language and the
-  compressions that decided as ``Choice.reason`` (kept on the event as ``MergeEvent.reason``,
+  whose development text needs the most tokens now (the development texts say the same thing
+  in every language, so their lengths in tokens compare directly; in the ratio form, without
+  them, the language whose training corpus is compressed least against its target), and
+  takes that language's most frequent pair from its own queue (entries shaped as above), with
+  the language and every language's measure then as ``Choice.reason`` (kept on the event as ``MergeEvent.reason``,
   and said by its explanation). ``after_merge`` (``acts_after_merge = True``, returning no
   events) updates the per-language counts from ``merged.touched`` (each word's old
   segmentation is in ``merged.olds``, or, when None, is its new one with ``chr(new_id)``
@@ -118,9 +151,12 @@ How the variants to come fit
   (:func:`~bpe_tui.core.engine.trainer.merge_word` works on any list of id strings); ``undo``
   takes both back. The trainer's own queue still orders the whole corpus's pairs: it is what
   the explorer's pair table shows.
-* **SuperBPE's** switch of pre-tokenizer after merge K is an after-merge action too; it still
-  lives in the trainer (``Trainer._cross_to_chunks``) while its options are being written, and
-  moves here as a variant once they have landed.
+* **SuperBPE** (:mod:`~bpe_tui.core.engine.variants.superbpe`) chooses as plain BPE does and
+  acts in ``after_step``: right after merge K is recorded it installs the chunks (the K merges
+  replayed over them) with ``_install_corpus``, drops the merges that never occur there
+  (``superwords_drop_unused``) with ``_drop_merges`` and sets stage 2's limits with
+  ``_set_limit``; its ``undo`` of merge K installs the words as they stood. It keeps the
+  chunks until then, and the words after, and gives both as ``corpus_counts``.
 """
 
 from __future__ import annotations
@@ -200,6 +236,8 @@ class Variant:
     #: Whether :meth:`after_merge` and :meth:`undo` do something; when False the trainer
     #: never calls them (plain BPE pays nothing for the seam on its hot path).
     acts_after_merge = False
+    #: Whether :meth:`after_step` and :meth:`undo` do something (False: never called).
+    acts_after_step = False
     #: Whether it may take tokens out of the vocabulary (``_set_present``): then how many
     #: merges reach a vocabulary size is not known in advance (``Trainer.target_steps``).
     removes_tokens = False
@@ -213,11 +251,23 @@ class Variant:
     def peek(self, trainer: Any) -> tuple | None:
         raise NotImplementedError
 
+    def stop_reason(self, trainer: Any, respect_target: bool) -> str | None:
+        """Why :meth:`choose` would stop now (see the contract); by default the trainer's own
+        reasons for :meth:`peek`'s entry."""
+        return trainer._stop_reason(self.peek(trainer), respect_target)
+
     def after_merge(self, trainer: Any, merged: Merged) -> tuple:
         return ()
 
+    def after_step(self, trainer: Any, event: Any) -> None:
+        pass
+
     def undo(self, trainer: Any, event: Any) -> None:
         pass
+
+    def corpus_counts(self, trainer: Any) -> tuple[dict[str, int], dict[str, int] | None]:
+        """The corpus as the trainer was built with it: ``(word counts, other cut or None)``."""
+        return dict(zip(trainer._word_text, trainer._counts)), None
 
     def table_config(self, trainer: Any) -> Mapping[str, Any]:
         return {}
