@@ -244,9 +244,9 @@ def audit(
         corpus_tokens = sum(emitted.values())
         used = sum(1 for i, n in emitted.items() if n > 0 and i in vocab)
         found["unused"] = unused_tokens(table, emitted)
-        for i, (alone, inside) in intermediate_tokens(table, emitted, scaffold_share).items():
+        for i, (alone, within) in intermediate_tokens(table, emitted, scaffold_share).items():
             found["intermediate"].append(i)
-            notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {inside:,}×"
+            notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {within:,}×"
 
     categories = tuple(
         Category(key, title, meaning, tuple(found[key]), notes[key], emitted is not None or key not in CORPUS_CATEGORIES)

@@ -11,7 +11,7 @@ vocabulary sizes differ.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .evaluate import Evaluation
 from .side_by_side import TableSummary, size_note
@@ -85,7 +85,7 @@ def markdown_row(cells: list[str]) -> str:
 
 #: The side-by-side rows after the vocabulary size and the bytes per token: (label, how to
 #: read it, a function of a TableSummary giving the cell; None: not known).
-SIDE_ROWS = [
+SIDE_ROWS: list[tuple[str, str, Callable[[TableSummary], str | None]]] = [
     ("premium spread", "largest token premium - smallest", lambda s: None if s.parity is None else f"{s.parity.premium_spread:.3f}"),
     ("worst/best", "tokens of the worst-served corpus / the best-served", lambda s: None if s.parity is None else f"{s.parity.worst_best:.3f}"),
     ("gini", "Gini coefficient of the token counts", lambda s: None if s.parity is None else f"{s.parity.gini:.4f}"),
