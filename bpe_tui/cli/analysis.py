@@ -51,8 +51,11 @@ def table_label(path: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from ..core.analysis.evaluate import parse_corpus
-    from ..core.analysis.reports import format_markdown, format_table
+    from ..core.analysis.reports import format_markdown, format_side_by_side, format_side_by_side_markdown, format_table
+    from ..core.analysis.side_by_side import rows, side_by_side, size_note
     from ..core.tables.formats import load
 
     if args.plot:
@@ -72,12 +75,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         paint = partial(metric_bars, labels=list(result.corpora), values=values, series=names, title="bytes per token")
         height = bars_height(len(corpora)) if len(tables) == 1 else PLOT_HEIGHT // 2  # columns: any height
         write_plot(args.plot, paint, caption, title="bpe-tui eval", height=height)
+    summaries = side_by_side(tables, result)
+    shown = [replace(s, table=one_line(s.table)) for s in summaries]
     if args.json:
-        print(json.dumps(result.rows(), ensure_ascii=False, indent=1))
+        print(json.dumps(rows(result, summaries), ensure_ascii=False, indent=1))
+        print_notes(filter(None, [size_note(shown)]))
     elif args.markdown:
         print(format_markdown(shown_names(result)))
+        print()
+        print(format_side_by_side_markdown(shown))
     else:
         print(format_table(shown_names(result)))
+        print()
+        print(format_side_by_side(shown))
     if args.plot:
         say_plot_written(args.plot, machine_readable=args.json)
     return 0
@@ -183,7 +193,7 @@ def add_audit_parser(sub) -> None:
 
 def add_eval_parser(sub) -> None:
     """``bpe-tui eval``: its options."""
-    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium")
+    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium; then the tables side by side (parity, scaffold, unused, superwords)")
     v.add_argument("tables", nargs="+", metavar="TABLE")
     v.add_argument("--corpus", nargs="+", action="extend", required=True, metavar="[LABEL=]FILE", help="corpora (repeatable); on parallel text the first is the premium's reference")
     out = v.add_mutually_exclusive_group()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -37,7 +38,7 @@ def small_table(tmp_path_factory) -> str:
 def test_eval_aligned_table(capsys, small_table):
     code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}")
     assert code == 0
-    lines = out.strip().splitlines()
+    lines = out.strip().split("\n\n")[0].splitlines()  # the rows; then the side-by-side block
     assert lines[0].split() == ["table", "corpus", "tokens", "bytes/tok", "chars/tok", "fertility", "cont.", "whole", "used", "util.", "rényi", "premium"]
     assert set(lines[1]) <= {"-", " "} and len(lines) == 4
     assert lines[2].split()[:2] == ["demo-300.json", "en"] and lines[2].split()[-1] == "1.000"
@@ -57,9 +58,11 @@ def test_eval_json_and_markdown(capsys, small_table):
     assert rows[0]["tokens"] == len(table.encode(en)) and rows[0]["words"] == len(en.split())
     assert rows[0]["bytes_per_token"] == round(len(en.encode()) / rows[0]["tokens"], 6)
     code, out, _ = run(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", PARALLEL / "ja.txt", "--markdown")
-    lines = out.strip().splitlines()
+    lines = out.strip().split("\n\n")[0].splitlines()
     assert code == 0 and lines[0].startswith("| table | corpus | tokens") and lines[1].startswith("|:---|:---|---:")
     assert len(lines) == 4 and lines[3].startswith("| demo-300.json | ja |")
+    side = out.strip().split("\n\n")[1].splitlines()
+    assert side[:2] == ["| measure | demo-300.json |", "|:---|---:|"] and side[-1].startswith("| superwords | 0.0% (0) |")
 
 
 def test_audit_text_and_json(capsys, small_table):
@@ -108,7 +111,49 @@ def test_a_repeated_corpus_option_adds_corpora(capsys, small_table):
     """``--corpus a --corpus b`` is ``--corpus a b`` (it kept only the last one)."""
     code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", "--corpus", f"de={PARALLEL / 'de.txt'}")
     assert code == 0
-    rows = [line.split()[1] for line in out.strip().splitlines()[2:]]
+    rows = [line.split()[1] for line in out.strip().split("\n\n")[0].splitlines()[2:]]
     assert rows == ["en", "de"] and out.split()[11] == "premium"  # two corpora: de's premium against en
     code, out, _ = run(capsys, "audit", small_table, "--corpus", PARALLEL / "en.txt", "--corpus", PARALLEL / "de.txt")
     assert code == 0 and f"corpus {PARALLEL / 'en.txt'}, {PARALLEL / 'de.txt'}:" in out
+
+
+def test_eval_side_by_side_of_two_variants(capsys, tmp_path):
+    """Plain BPE and SuperBPE trained here to the same size, then measured side by side; a
+    third table of another size gets the line saying so."""
+    corpus = [str(CORPORA / "demo.txt"), str(PARALLEL / "en.txt"), str(PARALLEL / "de.txt")]
+    plain, superbpe, small = (str(tmp_path / name) for name in ("plain.json", "superbpe.json", "small.json"))
+    for args, path in (([], plain), (["--superwords-after", "250"], superbpe), (["--vocab-size", "400"], small)):
+        size = [] if args[:1] == ["--vocab-size"] else ["--vocab-size", "600"]
+        code, _, _ = run(capsys, "train", *corpus, "--preset", "gpt2", *size, *args, "-o", path, "-q")
+        assert code == 0
+    code, out, err = run(capsys, "eval", plain, superbpe, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}", "-q")
+    assert code == 0 and err == ""
+    rows_block, side_block = out.strip().split("\n\n")
+    side = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line) for line in side_block.splitlines()[2:])}
+    assert side_block.splitlines()[0].split()[-2:] == ["plain.json", "superbpe.json"]
+    assert side["vocabulary"] == ["600", "600"] and "the vocabulary sizes differ" not in out
+    assert list(side) == [
+        "vocabulary", "bytes/tok en", "bytes/tok de", "bytes/tok all", "premium spread", "worst/best", "gini", "scaffold", "unused", "superwords",
+    ]
+    # the per-corpus bytes per token agree with the rows above, and SuperBPE holds superwords
+    by_row = {(r.split()[0], r.split()[1]): r.split()[3] for r in rows_block.splitlines()[2:]}
+    assert side["bytes/tok en"] == [by_row["plain.json", "en"], by_row["superbpe.json", "en"]]
+    assert side["superwords"][0] == "0.0% (0)" and side["superwords"][1] != "0.0% (0)"
+    table_a, table_b = bpe_tui.load(plain), bpe_tui.load(superbpe)
+    en, de = ((PARALLEL / f"{lang}.txt").read_text(encoding="utf-8") for lang in ("en", "de"))
+    tokens = [len(table_a.encode(en)), len(table_a.encode(de))]
+    assert side["worst/best"][0] == f"{max(tokens) / min(tokens):.3f}"
+    # JSON: each row carries its table's numbers across the corpora
+    code, out, _ = run(capsys, "eval", plain, superbpe, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}", "--json", "-q")
+    data = json.loads(out)
+    assert [r["table"] for r in data] == ["plain.json", "plain.json", "superbpe.json", "superbpe.json"]
+    assert data[0]["worst_best"] == round(max(tokens) / min(tokens), 6) and data[0]["superword_tokens"] == 0
+    used = set(table_b.encode(en)) | set(table_b.encode(de))
+    assert data[2]["unused_tokens"] == len(set(table_b.vocab) - used - {i for i in table_b.vocab if table_b.is_special(i)})
+    # sizes that differ: one line under the block (a note on stderr with --json)
+    code, out, _ = run(capsys, "eval", plain, small, "--corpus", PARALLEL / "en.txt", "-q")
+    assert code == 0 and out.strip().splitlines()[-1] == (
+        "the vocabulary sizes differ (plain.json 600, small.json 400): the tables are not compared at the same size"
+    )
+    code, out, err = run(capsys, "eval", plain, small, "--corpus", PARALLEL / "en.txt", "-q", "--json")
+    assert code == 0 and json.loads(out) and err.strip() == "bpe-tui: note: the vocabulary sizes differ (plain.json 600, small.json 400): the tables are not compared at the same size"

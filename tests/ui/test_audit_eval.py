@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 
 import pytest
+from textual.widgets import Static
 
 from bpe_tui.core.analysis import evaluate as ev
 from bpe_tui.core.analysis.audit import Cancelled, audit
+from bpe_tui.core.analysis.side_by_side import side_by_side
 from bpe_tui.ui.views import audit as audit_ui
 from bpe_tui.ui.views.audit import AuditScreen, words_counts
 from bpe_tui.ui.views.evaluate import METRICS, EvalScreen
@@ -104,6 +106,14 @@ async def test_evaluate_view_agrees_with_the_core():
         await pilot.pause()
         assert screen.bar_lines[0].split()[-1] == "1.000"
         assert screen.bar_lines[1].split()[-1] == f"{expected.premium(0, 1):.3f}"
+        # the table across the corpora: the core's numbers, as eval prints them
+        [summary] = side_by_side([app.session.table()], expected)
+        assert screen.summaries == [summary]
+        side = str(screen.query_one("#eval-side", Static).render()).splitlines()
+        assert side[0] == "across the 12 corpora"
+        rows = {line.split("  ")[0]: line.split("  ")[-1].strip() for line in side[3:]}
+        assert list(rows) == ["vocabulary", "bytes/tok all", "premium spread", "worst/best", "gini", "scaffold", "unused", "superwords"]
+        assert rows["gini"] == f"{summary.parity.gini:.4f}" and rows["unused"] == f"{summary.unused_share:.1%} ({summary.unused:,})"
 
 
 async def test_evaluate_bad_corpus_is_a_notification(tmp_path):

@@ -145,6 +145,16 @@ async def test_evaluate_compares_with_the_plain_table_at_the_same_size():
             assert lines[2 * c + 1].split()[-2:] == [f"{expected.get(1, c).bytes_per_token:.3f}", "plain"]
         title = str(screen.query_one("#eval-title", Static).render())
         assert "vs plain BPE at the same size" in title
+        # across the corpora: the superword table beside the plain one, the same size, the
+        # superwords only on the left
+        from bpe_tui.core.analysis.side_by_side import side_by_side
+
+        assert [s.as_dict() for s in screen.summaries] == [s.as_dict() for s in side_by_side([table, plain], expected)]
+        side = str(screen.query_one("#eval-side", Static).render()).splitlines()
+        assert side[0] == "across the 12 corpora" and side[1].startswith("side by side") and side[1].endswith("  plain BPE")
+        rows = {line.split("  ")[0]: line for line in side[3:]}
+        assert rows["vocabulary"].split()[-2:] == [f"{len(table):,}"] * 2 and "the vocabulary sizes differ" not in side[-1]
+        assert rows["superwords"].endswith("0.0% (0)") and screen.summaries[0].superwords > 0
 
 
 async def test_a_run_in_the_worker_crosses_the_transition():

@@ -219,6 +219,7 @@ def audit(
                 notes["duplicates"][i] = "same as id " + ", ".join(str(j) for j in ids if j != i)
     found["duplicates"].sort()
 
+    found["superword"] = superword_tokens(table, texts)
     special_texts = [s for s in table.special_tokens if len(s) > 1]
     for i in sorted(vocab):
         text = texts[i]
@@ -233,8 +234,6 @@ def audit(
         if len(text) >= long_chars:
             found["long"].append(i)
             notes["long"][i] = f"{len(text)} characters"
-        if is_superword(text):
-            found["superword"].append(i)
         scripts = scripts_of(text)
         if len(scripts) > 1:
             found["mixed_scripts"].append(i)
@@ -244,23 +243,54 @@ def audit(
     if emitted is not None:
         corpus_tokens = sum(emitted.values())
         used = sum(1 for i, n in emitted.items() if n > 0 and i in vocab)
-        found["unused"] = [i for i in sorted(vocab) if i not in special and not emitted.get(i)]
-        inside_longer = inside_counts(table, emitted)
-        parts = {p for a, b, _ in table.merge_ids for p in (a, b)}
-        for i in sorted(parts):
-            if table.rank_of(i) is None:
-                continue  # base symbols are the alphabet, not scaffolding
-            alone = emitted.get(i, 0)
-            total = alone + inside_longer.get(i, 0)
-            if inside_longer.get(i, 0) and alone < scaffold_share * total:
-                found["intermediate"].append(i)
-                notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {inside_longer.get(i, 0):,}×"
+        found["unused"] = unused_tokens(table, emitted)
+        for i, (alone, within) in intermediate_tokens(table, emitted, scaffold_share).items():
+            found["intermediate"].append(i)
+            notes["intermediate"][i] = f"alone {alone:,}×, inside longer tokens {within:,}×"
 
     categories = tuple(
         Category(key, title, meaning, tuple(found[key]), notes[key], emitted is not None or key not in CORPUS_CATEGORIES)
         for key, title, meaning in CATEGORIES
     )
     return Audit(len(vocab), categories, corpus_tokens, used)
+
+
+def intermediate_tokens(
+    table: MergeTable, emitted: Mapping[int, int], scaffold_share: float = SCAFFOLD_SHARE
+) -> dict[int, tuple[int, int]]:
+    """The ``intermediate`` (scaffold) tokens of the module docstring, in id order: token id ->
+    ``(times emitted alone, times inside longer emitted tokens)`` on the corpus whose counts
+    are ``emitted``. Only tokens of the vocabulary count: base symbols are the alphabet, not
+    scaffolding, and a token PickyBPE removed for good is in merge trees but no longer in the
+    vocabulary."""
+    vocab = table.vocab
+    inside_longer = inside_counts(table, emitted)
+    parts = {p for a, b, _ in table.merge_ids for p in (a, b)}
+    out: dict[int, tuple[int, int]] = {}
+    for i in sorted(parts):
+        if i not in vocab or table.rank_of(i) is None:
+            continue
+        alone, inside = emitted.get(i, 0), inside_longer.get(i, 0)
+        if inside and alone < scaffold_share * (alone + inside):
+            out[i] = (alone, inside)
+    return out
+
+
+def unused_tokens(table: MergeTable, emitted: Mapping[int, int]) -> list[int]:
+    """The ``unused`` tokens of the module docstring, in id order: tokens of the vocabulary,
+    special tokens excepted, that the corpus whose counts are ``emitted`` never gave."""
+    return [i for i in sorted(table.vocab) if not table.is_special(i) and not emitted.get(i)]
+
+
+def superword_tokens(table: MergeTable, texts: Mapping[int, str | None] | None = None) -> list[int]:
+    """The ``superword`` tokens of the module docstring, in id order: ordinary tokens whose
+    text (end-of-word marker off; byte pieces that are not UTF-8 have none) spans a space
+    (:func:`~bpe_tui.core.engine.superwords.is_superword`). ``texts``: the tokens' texts when
+    the caller has them already."""
+    vocab = table.vocab
+    if texts is None:
+        texts = {i: _text(table, s) for i, s in vocab.items()}
+    return [i for i in sorted(vocab) if not table.is_special(i) and (text := texts[i]) and is_superword(text)]
 
 
 def inside_counts(table: MergeTable, emitted: Mapping[int, int]) -> dict[int, int]:
@@ -406,6 +436,9 @@ __all__ = [
     "CATEGORIES",
     "audit",
     "inside_counts",
+    "intermediate_tokens",
+    "unused_tokens",
+    "superword_tokens",
     "tree_text",
     "scripts_of",
     "characters_of",

@@ -8,7 +8,10 @@ shows the metric over merge steps -- the table cut after k merges for a few k fr
 (in explore mode: how each language's bytes per token rose as training went on) -- and the
 merges that saved each language the most tokens. ctrl+o measures another corpus instead.
 The bars and the curves are charts with axes (:mod:`bpe_tui.charts.evaluation`); each bar's
-label carries its value, each curve's legend entry its first and last value.
+label carries its value, each curve's legend entry its first and last value. Under the bars,
+the table across all the corpora (:mod:`bpe_tui.core.analysis.side_by_side`, as ``bpe-tui
+eval`` prints it): vocabulary size, bytes per token, the parity measures, and the shares of
+scaffold, unused and superword tokens.
 
 A superword (SuperBPE) trainer's table is measured against the plain table its words give at
 the same vocabulary size (trained in the worker): the bars become columns, the two tables side
@@ -41,6 +44,8 @@ from ...core.analysis.evaluate import (
     parse_corpus,
     savings,
 )
+from ...core.analysis.reports import format_side_by_side
+from ...core.analysis.side_by_side import TableSummary, side_by_side
 from ...core.engine.config import TrainerConfig
 from ...core.engine.trainer import plain_counterpart
 from ...core.errors import BPEError
@@ -117,6 +122,7 @@ class EvalScreen(WorkScreen):
         self.steps: list[int] = []
         self.curves: list[Evaluation] = []
         self.helped: list[list[tuple[int, int]]] = []
+        self.summaries: list[TableSummary] = []  # each table across the corpora
         self.bar_lines: list[str] = []  # plain text of what is drawn (for tests)
         self.curve_lines: list[str] = []
 
@@ -125,6 +131,7 @@ class EvalScreen(WorkScreen):
         with VerticalScroll(id="eval-body"):
             yield Static("", id="eval-metric", markup=False)
             yield Chart(id="eval-bars")
+            yield Static("", id="eval-side", markup=False)
             yield Chart(id="eval-curves")
             yield Static("", id="eval-legend", markup=False)
             yield Static("", id="eval-helped", markup=False)
@@ -185,6 +192,8 @@ class EvalScreen(WorkScreen):
                 tables, corpora, names, workers=1, should_stop=stop,
                 progress=lambda done, total: post(self.show_work, "encoding the corpora…", total, done),
             )
+            post(self.show_work, "the tables across the corpora…", None)
+            summaries = side_by_side(tables, result)
             helped = [savings(self.table, result.get(0, c).counts)[:TOP_MERGES] for c in range(len(corpora))]
             n = self.table.num_merges
             steps = sorted({round(k * n / (CURVE_POINTS - 1)) for k in range(CURVE_POINTS)})
@@ -199,13 +208,22 @@ class EvalScreen(WorkScreen):
         except (BPEError, OSError) as exc:
             post(self.work_failed, str(exc))
             return
-        post(self._done, result, steps, curves, helped)
+        post(self._done, result, summaries, steps, curves, helped)
 
-    def _done(self, result: Evaluation, steps: list[int], curves: list[Evaluation], helped) -> None:
+    def _done(self, result: Evaluation, summaries: list[TableSummary], steps: list[int], curves: list[Evaluation], helped) -> None:
         self.hide_work()
-        self.result, self.steps, self.curves, self.helped = result, steps, curves, helped
+        self.result, self.summaries, self.steps, self.curves, self.helped = result, summaries, steps, curves, helped
         self._title()
         self.render_metric()
+        self.render_side()
+
+    def render_side(self) -> None:
+        """The tables across the corpora, as ``bpe-tui eval`` prints them (the bytes per token
+        of each corpus are the bars above: here all corpora together)."""
+        side = Text(end="")
+        side.append(f"across the {plural(len(self.summaries[0].corpora), 'corpus', 'corpora')}\n", "bold")
+        side.append(format_side_by_side(self.summaries, per_corpus=False))
+        self.query_one("#eval-side", Static).update(side)
 
     # ------------------------------------------------------------------ drawing
 
