@@ -158,3 +158,49 @@ async def test_palette_offers_audit_and_evaluate():
         await audit_cmd.callback()  # run_action, as the palette calls it
         await settle(app, pilot)
         assert isinstance(app.screen, AuditScreen) and app.screen.report is not None
+
+
+@pytest.mark.parametrize("variant", ["picky", "parity"])
+async def test_evaluate_sets_a_variant_beside_plain_bpe_at_the_same_size(variant):
+    """v on a PickyBPE or parity-aware trainer: Evaluate trains plain BPE on the same words to
+    the same vocabulary size and shows the two side by side (as it does for SuperBPE)."""
+    from bpe_tui import Trainer, TrainerConfig
+    from bpe_tui.core.engine.trainer import plain_counterpart
+    from bpe_tui.ui.app import ExplorerApp
+
+    from .conftest import CORPORA
+
+    if variant == "picky":
+        trainer = Trainer.from_files([str(CORPORA / "demo.txt")], TrainerConfig(preset="picky", picky=0.6, merges=120))
+    else:
+        langs = {lang: str(CORPORA / "parallel" / f"{lang}.txt") for lang in ("en", "de", "ja")}
+        trainer = Trainer.from_languages(langs, dev=langs, config=TrainerConfig(preset="parity", parity="base", merges=120))
+    app = ExplorerApp(trainer=trainer, preview="")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")  # run to the target
+        await settle(app, pilot)
+        tr = app.session.trainer
+        assert tr.finished and tr.steps_done == 120
+        await _open(pilot, "v")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen) and screen.plain is not None
+        words, config = screen.plain
+        assert words == tr.corpus_counts()[0]
+        table = app.session.table()
+        plain = plain_counterpart(words, config, len(table))
+        assert len(plain) == len(table) and plain.merges != table.merges  # the variant chose otherwise
+        expected = ev.evaluate([table, plain], ev.parallel_set(), workers=1)
+        assert [s.as_dict() for s in screen.summaries] == [s.as_dict() for s in side_by_side([table, plain], expected)]
+        title = str(screen.query_one("#eval-title", Static).render())
+        assert "vs plain BPE at the same size" in title
+        side = str(screen.query_one("#eval-side", Static).render()).splitlines()
+        assert side[1].endswith("  plain BPE")
+
+
+async def test_evaluate_of_plain_bpe_has_nothing_beside_it():
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await _open(pilot, "v")
+        assert isinstance(app.screen, EvalScreen) and app.screen.plain is None

@@ -103,10 +103,10 @@ _UndoRecord = tuple[bool, "tuple[tuple[int, str], ...] | None", int, "tuple[tupl
 
 
 def plain_counterpart(words: Mapping[str, int], config: TrainerConfig, vocab_size: int, name: str = "plain") -> "MergeTable":
-    """The plain BPE table the same corpus gives at the same vocabulary size: ``words``
-    trained under ``config`` without superwords, to ``vocab_size`` (what SuperBPE is measured
-    against)."""
-    plain = replace(config, superwords_after=None, vocab_size=vocab_size, merges=None)
+    """The plain BPE table the same corpus gives at the same vocabulary size: ``words`` (a
+    variant's ``plain_words``) trained under ``config`` without the variant (no superwords, no
+    removals, no parity), to ``vocab_size``: what a variant is measured against."""
+    plain = replace(config, superwords_after=None, picky=None, parity=None, global_merges=0, vocab_size=vocab_size, merges=None)
     trainer = Trainer(words, plain, name=name)
     for _ in trainer.run():
         pass

@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.widgets import Input, ProgressBar
 
 from ...core.engine.config import TrainerConfig
-from ...core.engine.trainer import plain_words
 from ...core.errors import BPEError
 from ...core.wording import plural
 from ..keys import (
@@ -382,7 +381,7 @@ class ExploreScreen(SessionScreen):
 
     def plain_source(self):
         tr = self.session.trainer
-        words = plain_words(tr) if tr.in_superword_stage else None
+        words = tr.variant.plain_words(tr)
         return (words, tr.config) if words is not None else None
 
     def leaving(self) -> None:

@@ -497,6 +497,6 @@ class SessionScreen(MainScreen):
                 self.app.push_screen(EvalScreen(side.table, side.name, origin=side.origin, plain=self.plain_source()))
 
     def plain_source(self):
-        """A superword trainer's words and rules, for Evaluate to train the plain table at the
-        same size and compare (None: no such comparison)."""
+        """A variant's words and rules (SuperBPE, PickyBPE, parity-aware), for Evaluate to
+        train the plain table at the same size and compare (None: no such comparison)."""
         return None

@@ -165,7 +165,8 @@ class EvalScreen(WorkScreen):
             head.append(f"  {self.origin}")
         head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
         if self.plain is not None:
-            head.append(f"  · {SUPERWORD_MARK} vs plain BPE at the same size", "dim")
+            mark = f"{SUPERWORD_MARK} " if self.plain[1].superwords_after is not None else ""
+            head.append(f"  · {mark}vs plain BPE at the same size", "dim")
         self.query_one("#eval-title", Static).update(head)
 
     # ------------------------------------------------------------------ the worker

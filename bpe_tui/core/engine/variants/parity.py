@@ -431,6 +431,11 @@ class ParityAware(Variant):
     def describe(self) -> str:
         return f"parity-aware, {len(self.languages)} languages"
 
+    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+        """Every language's words together: plain BPE chooses each merge by the counts of
+        all of them (the languages' sizes decide, which is what parity corrects)."""
+        return None if trainer.first_step else self.corpus_counts(trainer)[0]
+
     # ------------------------------------------------------------------ questions (the explorer's)
 
     @property

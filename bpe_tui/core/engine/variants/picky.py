@@ -165,6 +165,12 @@ class PickyBPE(PlainBPE):
     def describe(self) -> str:
         return f"PickyBPE τ {self.threshold:g}" if self.threshold is not None else ""
 
+    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+        """The same words: plain BPE is PickyBPE that never removes."""
+        if self.threshold is None or trainer.first_step:
+            return None
+        return self.corpus_counts(trainer)[0]
+
     # ------------------------------------------------------------------ building
 
     def attach(self, trainer: Any) -> None:

@@ -269,6 +269,12 @@ class Variant:
         """The corpus as the trainer was built with it: ``(word counts, other cut or None)``."""
         return dict(zip(trainer._word_text, trainer._counts)), None
 
+    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+        """The words plain BPE trains on to be measured against this variant at the same
+        vocabulary size (the explorer's Evaluate trains that table beside it), or None: plain
+        BPE itself, or a trainer that went on from a table (its corpus is not all it learned)."""
+        return None
+
     def table_config(self, trainer: Any) -> Mapping[str, Any]:
         return {}
 

@@ -244,6 +244,10 @@ class SuperBPE(PlainBPE):
         if self._stage1 is not None and transition is not None and event.step == transition.step:
             self._back_to_words(trainer)
 
+    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+        """The stage-1 words, once past the transition (before it, the table is plain BPE's)."""
+        return plain_words(trainer) if trainer.in_superword_stage else None
+
     def corpus_counts(self, trainer: Any) -> tuple[dict[str, int], dict[str, int] | None]:
         if self._stage1 is not None:  # past the transition: the words were kept for undo
             words = dict(zip(self._stage1[0], self._stage1[1]))
