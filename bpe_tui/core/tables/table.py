@@ -155,7 +155,8 @@ class MergeTable:
         self._outside_from = encoder.outside_from
         self._search: search.SearchIndex | None = None  # made by the first search
         self._raw_pre: PreTokenizer | None = None  # without the prefix space (encodes_to_itself)
-        # ``(len, n_vocab)`` of the ids below outside_vocab_from and not removed, where there is such a limit (see __len__)
+        # ``(len, n_vocab)`` of the ids below outside_vocab_from and not removed, where there
+        # is such a limit (see __len__)
         self._inside_counts: tuple[int, int] | None = None
         if self._outside_from is not None or absent:
             limit = self._outside_from

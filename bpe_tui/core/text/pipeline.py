@@ -14,7 +14,7 @@ from typing import Any
 import regex
 
 from ..errors import BPEError
-from .splitting import GuardedPattern
+from .splitting import GuardedPattern, Span
 
 #: How a split step treats the pieces its pattern matches (Hugging Face's
 #: ``SplitDelimiterBehavior``; the gaps between matches are always kept):
@@ -27,23 +27,19 @@ from .splitting import GuardedPattern
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
-class _Span:
-    """A piece found by a :class:`SplitPipeline`, shaped like a regex match: ``text[start:end]``
-    with ``prefix`` in front (what a prefix step put there, which is not in the text)."""
+class _Span(Span):
+    """A piece found by a :class:`SplitPipeline`: ``text[start:end]`` with ``prefix`` in front
+    (what a prefix step put there, which is not in the text; ``start`` and ``end`` stay the
+    text's)."""
 
-    __slots__ = ("_text", "_start", "_end", "prefix")
+    __slots__ = ("prefix",)
 
     def __init__(self, text: str, start: int, end: int, prefix: str = ""):
-        self._text, self._start, self._end, self.prefix = text, start, end, prefix
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
+        super().__init__(text, start, end)
+        self.prefix = prefix
 
     def group(self) -> str:
-        return self.prefix + self._text[self._start : self._end]
+        return self.prefix + super().group()
 
 
 #: A piece between steps: ``(start, end, prefix)``, the text's ``[start:end]`` with ``prefix``

@@ -23,7 +23,7 @@ from ..types import PREFIX_SCHEMES, PrefixScheme
 from .presets import CLIP_PATTERN, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN  # noqa: F401  (re-exported)
 from .specials import SpecialMatcher, special_token_list
 from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
-    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, Span, is_known, known_pattern,
+    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern,
 )
 from .pipeline import SplitPipeline
 

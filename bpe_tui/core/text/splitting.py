@@ -66,7 +66,7 @@ class Match(Protocol):
 
 class Pattern(Protocol):
     """What the pre-tokenizer's ``pattern`` answers: a compiled regex, a :class:`KnownPattern`,
-    a :class:`GuardedPattern` or a :class:`~bpe_tui.core.text.pretokenize.SplitPipeline`."""
+    a :class:`GuardedPattern` or a :class:`~bpe_tui.core.text.pipeline.SplitPipeline`."""
 
     def findall(self, string: str) -> list[str]: ...
 
