@@ -158,6 +158,17 @@ def _look_text(text: str) -> str:
     return "".join(out)
 
 
+def one_cell_each(drawn: str) -> bool:
+    """True when every character of ``drawn`` (a :func:`look`) takes one cell, as a chart
+    library that puts one character in each cell of its canvas (plotext) assumes: no mark that
+    sits on the cell before, no wide CJK character or emoji."""
+    for ch in drawn:
+        category = unicodedata.category(ch)
+        if category in ("Mn", "Me", "Cf") or 0x1160 <= ord(ch) <= 0x11FF or unicodedata.east_asian_width(ch) in "WF":
+            return False
+    return True
+
+
 def _disputed(code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in _DISPUTED)
 

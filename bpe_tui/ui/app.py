@@ -24,6 +24,7 @@ from textual.app import App, SystemCommand
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.engine.trainer import Trainer
@@ -131,6 +132,11 @@ class ExplorerApp(App):
         self.session: Session | None = None
         #: The screen that shows it (the start screen while nothing is open).
         self.main: MainScreen = StartScreen(then=self._open_initial)  # see get_default_screen
+        #: Show a character that tokens cut between them as each token's bytes (``<0xE0>``),
+        #: not once, whole (the u key; read through ``ChipStyles.whole``).
+        self.show_bytes = False
+        #: Published when ``show_bytes`` turns over: what draws chips draws them again.
+        self.look_changed_signal: Signal[bool] = Signal(self, "look-changed")
 
     # ------------------------------------------------------------------ booting
 
@@ -355,6 +361,12 @@ class ExplorerApp(App):
             self.notify(str(exc), title="cannot save the picture", severity="error", timeout=10)
             return
         self.notify(path, title="picture saved")
+
+    def action_show_bytes(self) -> None:
+        """u: characters cut between tokens as the tokens' bytes, or whole (and back)."""
+        self.show_bytes = not self.show_bytes
+        self.look_changed_signal.publish(self.show_bytes)
+        self.notify("cut characters shown as their bytes" if self.show_bytes else "cut characters shown whole (underlined)", timeout=3)
 
     # ------------------------------------------------------------------ help and palette
 
