@@ -55,6 +55,7 @@ from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
 from .views.compare import CompareScreen
+from .widths import svg_in_cells
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
@@ -361,6 +362,10 @@ class ExplorerApp(App):
             self.notify(str(exc), title="cannot save the picture", severity="error", timeout=10)
             return
         self.notify(path, title="picture saved")
+
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, each run of text as long as its cells (ui/widths.py)."""
+        return svg_in_cells(super().export_screenshot(title=title, simplify=simplify))
 
     def action_show_bytes(self) -> None:
         """u: characters cut between tokens as the tokens' bytes, or whole (and back)."""

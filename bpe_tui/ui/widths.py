@@ -15,10 +15,18 @@ from tmux.
 
 It changes rich's width table for the whole process, once, when the explorer's package is
 imported (:mod:`bpe_tui.ui`), before anything is drawn.
+
+Pictures too: rich's SVG export places each run of text at its cell but stretches it over as
+many cells as it has *characters* (``textLength``), so a Hindi run (marks are characters
+with no cell) was drawn wider than its background and a Chinese one squeezed into half its
+cells. :func:`svg_in_cells` sets each run's length to its cells; the App's screenshots (the
+``P`` key, the snapshot tests, the docs' pictures) go through it.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from functools import cache
 from typing import Any
@@ -72,3 +80,20 @@ def agree_with_the_terminal() -> None:
     setattr(rich.cells, _TAUGHT, True)
     rich.cells.get_character_cell_size.cache_clear()
     rich.cells.cached_cell_len.cache_clear()
+
+
+_TEXT_RUN = re.compile(r'(<text [^>]*?textLength=")([0-9.]+)("[^>]*>)([^<]*)(</text>)')
+
+
+def svg_in_cells(svg: str) -> str:
+    """rich's SVG with every run of text as long as the cells it takes (not its characters)."""
+
+    def fix(m: re.Match) -> str:
+        text = html.unescape(m.group(4))
+        if not text or "\n" in text or rich.cells.cell_len(text) == len(text):
+            return m.group(0)  # (a line's end; a run of one-cell characters)
+        cell = float(m.group(2)) / len(text)
+        length = format(round(cell * rich.cells.cell_len(text), 4), "g")
+        return f"{m.group(1)}{length}{m.group(3)}{m.group(4)}{m.group(5)}"
+
+    return _TEXT_RUN.sub(fix, svg)
