@@ -101,3 +101,11 @@ def test_pieces_group_a_letter_with_the_marks_of_other_tokens():
 def test_bytes_that_are_no_character_stay_pieces_of_their_own():
     assert pieces([b"\xff", b"\xfe", b"a"]) == [Piece(0, 1), Piece(1, 2), Piece(2, 3)]
     assert pieces([b"\xe0", b"a"]) == [Piece(0, 1), Piece(1, 2)]  # a cut character never finished
+
+
+def test_one_cell_each_says_whether_a_chart_can_place_a_word():
+    from bpe_tui.core.look import one_cell_each
+
+    assert one_cell_each("lowest") and one_cell_each("·привет") and one_cell_each("हा")  # (a spacing mark takes its cell)
+    assert not one_cell_each("है")  # ै sits on the cell before
+    assert not one_cell_each("日本") and not one_cell_each("👍") and not one_cell_each("a\u200db")

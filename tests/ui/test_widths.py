@@ -40,3 +40,11 @@ def test_a_spacing_mark_takes_a_cell():
     assert cell_len("\u302e") == 2  # an East Asian wide one: two
     assert spacing_mark_width(ord("ि")) == 1 and spacing_mark_width(ord("्")) is None  # (a virama is no spacing mark)
     assert cell_len("्") == 0 and cell_len("中") == 2 and cell_len("a") == 1
+
+
+def test_a_picture_places_each_run_of_text_in_its_cells():
+    from bpe_tui.ui.widths import svg_in_cells
+
+    run = '<text class="t" x="0" y="20" textLength="{}" clip-path="url(#l)">{}</text>'
+    svg = run.format(36.6, "日本語") + run.format(36.6, "·है") + run.format(36.6, "abc") + run.format(12.2, "\n")
+    assert svg_in_cells(svg) == run.format(73.2, "日本語") + run.format(24.4, "·है") + run.format(36.6, "abc") + run.format(12.2, "\n")
