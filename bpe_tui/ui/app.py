@@ -24,6 +24,7 @@ from textual.app import App, SystemCommand
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.engine.trainer import Trainer
@@ -54,6 +55,7 @@ from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
 from .views.compare import CompareScreen
+from .widths import svg_in_cells
 
 #: The default target when a config has none.
 DEFAULT_VOCAB = 1000
@@ -131,6 +133,11 @@ class ExplorerApp(App):
         self.session: Session | None = None
         #: The screen that shows it (the start screen while nothing is open).
         self.main: MainScreen = StartScreen(then=self._open_initial)  # see get_default_screen
+        #: Show a character that tokens cut between them as each token's bytes (``<0xE0>``),
+        #: not once, whole (the u key; read through ``ChipStyles.whole``).
+        self.show_bytes = False
+        #: Published when ``show_bytes`` turns over: what draws chips draws them again.
+        self.look_changed_signal: Signal[bool] = Signal(self, "look-changed")
 
     # ------------------------------------------------------------------ booting
 
@@ -355,6 +362,16 @@ class ExplorerApp(App):
             self.notify(str(exc), title="cannot save the picture", severity="error", timeout=10)
             return
         self.notify(path, title="picture saved")
+
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, each run of text as long as its cells (ui/widths.py)."""
+        return svg_in_cells(super().export_screenshot(title=title, simplify=simplify))
+
+    def action_show_bytes(self) -> None:
+        """u: characters cut between tokens as the tokens' bytes, or whole (and back)."""
+        self.show_bytes = not self.show_bytes
+        self.look_changed_signal.publish(self.show_bytes)
+        self.notify("cut characters shown as their bytes" if self.show_bytes else "cut characters shown whole (underlined)", timeout=3)
 
     # ------------------------------------------------------------------ help and palette
 

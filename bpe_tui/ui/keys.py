@@ -132,6 +132,7 @@ COMMANDS: list[Command] = [
     Command("L", "the guided tour of BPE on the worked examples (bpe-tui learn)", "learn", where=MAIN),
     Command("t", "corpus pane: words ↔ running text", "toggle_text", where=EXPLORE),
     Command("x", "corpus pane: clear the word and pair filters", "clear_filters", where=EXPLORE),
+    Command("u", "a character cut between tokens: drawn once, underlined, or as each token's bytes (<0xE0><0xA4>)", "app.show_bytes", where=SCREEN),
     Command("vertical_line", "corpus pane: show token boundaries as | between chips (on by default under NO_COLOR)", "boundaries", where=EXPLORE),
     Command("ctrl+r", "encode box: resample BPE-dropout", "resample", where="encode"),
     Command("ctrl+s", "encode box: special tokens recognised, encoded as ordinary text, or refused (cycles; the title says which)", "cycle_specials", "Specials", "encode"),

@@ -244,6 +244,7 @@ def test_encode_specials_refused(snap_compare, size):
         app = pilot.app
         await wait_for_screen(app, pilot, InspectScreen)
         box = app.query_one("#encode-input", Input)
+        box.cursor_blink = False  # (a blinking cursor made the picture depend on the moment it was taken)
         box.focus()
         box.value = "the baker<|endoftext|> said"
         await settle(app, pilot)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine.units import visible
+from ..look import look
 from ..tables.table import UNK_ID, MergeTable
 from ..wording import plural
 
@@ -39,7 +40,7 @@ class TokenSpan:
     start: int  # character offset in the text
     end: int  # character offset just past the token
     nbytes: int  # UTF-8 bytes of text the token holds (0 for a bare end-of-word marker)
-    display: str  # readable one-line text of the token (whitespace made visible)
+    display: str  # the token as drawn (bpe_tui.core.look: whitespace visible, a lone mark on ◌)
     special: bool = False
 
     @property
@@ -136,7 +137,7 @@ def token_spans(table: MergeTable, text: str) -> list[TokenSpan]:
             else:
                 t_start = start + char_at[min(done, need - 1)]
                 t_end = start + char_at[min(done + n, need) - 1] + 1
-            shown = "<unk>" + visible(surface) if token_id == UNK_ID else table.display(token_id)
+            shown = "<unk>" + look(surface) if token_id == UNK_ID else look(table.surface(token_id), table.end_of_word)
             out.append(TokenSpan(token_id, t_start, t_end, n, shown))
             done += n
         pos = start + len(piece)

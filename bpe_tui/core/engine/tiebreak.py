@@ -35,12 +35,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..types import TIE_BREAKS
-from .units import bytes_to_unicode, visible
+from ..look import look
+from .units import bytes_to_unicode
 
 
 def show(surface, end_of_word: str | None = None) -> str:
-    """A token as a sentence shows it (whitespace made visible, see :func:`visible`)."""
-    return visible(surface, end_of_word)
+    """A token as a sentence shows it: as every pane draws it (:func:`~bpe_tui.core.look.look`:
+    whitespace made visible, a lone vowel sign on ◌)."""
+    return look(surface, end_of_word)
 
 
 def show_pair(pair: Sequence, end_of_word: str | None = None) -> str:

@@ -82,7 +82,7 @@ def visible(surface: bytes | str, end_of_word: str | None = None) -> str:
             text = surface.decode("utf-8")
         except UnicodeDecodeError:
             parts = []
-            for chunk in _utf8_runs(surface):
+            for chunk in utf8_runs(surface):
                 if isinstance(chunk, str):
                     parts.append(visible(chunk))
                 else:
@@ -105,7 +105,7 @@ def visible(surface: bytes | str, end_of_word: str | None = None) -> str:
     return "".join(out)
 
 
-def _utf8_runs(data: bytes) -> Iterator[str | bytes]:
+def utf8_runs(data: bytes) -> Iterator[str | bytes]:
     """Split bytes into decodable str runs and undecodable byte runs, in order."""
     i = 0
     n = len(data)

@@ -14,16 +14,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
+from ...core.engine.units import text_of
 from ..messages import TokenSelected
 from ..session.sessions import ExploreSession
 from ..session.snapshot import Snapshot
 from ..widgets.render import (
     CHIP_CLASSES,
+    CUT,
     ChipStyles,
     chip,
+    chip_pieces,
     chips,
     fmt_int,
-    label,
+    piece_label,
     redraw_on_theme_change,
 )
 from ..widgets.toggle import Checkbox
@@ -61,13 +64,13 @@ class CorpusWords(VirtualList):
                 return Text("        …", style="dim", end=""), []
             text.append("●" if touched else " ", look.touched)
             text.append(f"{snap.frequencies[w]:>7,} ", look.touched if touched else "dim")
-            body, spans = chips(seg, eow, styles=look.pair, sep=sep)
+            body, spans = chips(seg, eow, styles=look.pair, sep=sep, whole=look.whole)
             spans = [(s, e, None) for s, e, _ in spans]
         else:
             text.append("●" if touched else " ", look.touched)
             text.append(f"{tr.word_frequency(w):>7,} ", look.touched if touched else "dim")
             ids = tr.segmentation_ids(w)
-            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep)
+            body, spans = chips([tr.surface(i) for i in ids], eow, styles=look.pair, payloads=list(ids), sep=sep, whole=look.whole)
         offset = text.cell_len
         text.append_text(body)
         return text, [(s + offset, e + offset, p) for s, e, p in spans]
@@ -188,18 +191,18 @@ class CorpusPane(Vertical):
         table = session.table()
         if table is None:
             return
-        pieces = table.pieces(session.preview)
+        tokens = table.pieces(session.preview)
+        surfaces = [surface for _, surface in tokens]
         text = Text(end="")
         eow = session.end_of_word
         look = ChipStyles.of(self)
         line_start = True
-        for i, (token_id, surface) in enumerate(pieces):
-            style = look.unknown if token_id < 0 else look.pair[i % 2]
+        for k, piece in enumerate(chip_pieces(surfaces, look.whole)):
+            style = look.unknown if tokens[piece.first][0] < 0 else look.pair[k % 2]
             if self.boundaries and not line_start:
                 text.append(BOUNDARY)
-            text.append(label(surface, eow), style)
-            raw = surface.decode("utf-8", "replace") if isinstance(surface, bytes) else surface
-            line_start = "\n" in raw
+            text.append(piece_label(surfaces, piece, eow), style + CUT if piece.cut else style)
+            line_start = any("\n" in text_of(s) for s in surfaces[piece.first : piece.end])
             if line_start:
                 text.append("\n")
         body.update(text)

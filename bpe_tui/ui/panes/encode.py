@@ -40,12 +40,15 @@ from ..keys import bindings_for
 from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
 from ..widgets.render import (
+    CUT,
     SUPERWORD_MARK,
     REMOVED_MARK,
     ChipStyles,
+    chip_pieces,
     chips,
     is_superword,
     label,
+    piece_label,
     redraw_on_theme_change,
 )
 from ..widgets.toggle import Checkbox
@@ -128,10 +131,12 @@ def refusal_lines(refused: DisallowedSpecial, width: int, look: ChipStyles) -> l
 def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
     """Wrap chips into lines of ``width`` cells, each followed by a line of their ids.
 
-    Each line's text and style spans are gathered first and made into one Text at the end
-    (appending to a Text chip by chip cost a 2,000-character text 20 ms a keystroke). A chip
-    spans its cells; a wide character (CJK) takes two cells but one character of the text,
-    so the two are counted apart."""
+    Tokens that cut a character between them (a byte-level table's pieces of ``न``) are one
+    chip: the character drawn once, underlined, over the ids of all its tokens (the bytes
+    themselves with ``ChipStyles.whole`` off: the u key). Each line's text and style spans
+    are gathered first and made into one Text at the end (appending to a Text chip by chip
+    cost a 2,000-character text 20 ms a keystroke). A chip spans its cells; a wide character
+    (CJK) takes two cells but one character of the text, so the two are counted apart."""
     out: list[tuple[Text, list]] = []
     mark_cells = cell_len(SUPERWORD_MARK)
     top: list[str] = []  # the line's pieces of text
@@ -147,34 +152,42 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         out.append((Text("".join(bottom), no_wrap=True, end="", spans=bottom_styles), list(spans)))
 
     cycle = look.cycle
-    for n, (token_id, surface) in enumerate(pieces):
-        name = label(surface, eow)
+    surfaces = [surface for _, surface in pieces]
+    for n, piece in enumerate(chip_pieces(surfaces, look.whole)):
+        ids = [token_id for token_id, _ in pieces[piece.first : piece.end]]
+        name = piece_label(surfaces, piece, eow)
         name_cells = cell_len(name)
-        ident = "unk" if token_id == UNK_ID else str(token_id)
-        marked = is_superword(surface)  # its mark after the id: the chip itself stays the token
-        cell = max(name_cells, len(ident) + (mark_cells if marked else 0))
+        idents = ["unk" if token_id == UNK_ID else str(token_id) for token_id in ids]
+        ident_cells = sum(map(len, idents)) + len(idents) - 1
+        marked = not piece.cut and is_superword(surfaces[piece.first])  # its mark after the id: the chip itself stays the token
+        cell = max(name_cells, ident_cells + (mark_cells if marked else 0))
         if cells and cells + cell + 1 > width:
             line_out()
             top, top_styles, bottom, bottom_styles, spans = [], [], [], [], []
             top_chars = cells = 0
-        style = look.unknown if token_id == UNK_ID else cycle[n % len(cycle)]
+        style = look.unknown if UNK_ID in ids else cycle[n % len(cycle)]
         if name and style:
-            top_styles.append(Span(top_chars, top_chars + len(name), style))
+            top_styles.append(Span(top_chars, top_chars + len(name), style + CUT if piece.cut else style))
         pad = " " * (cell - name_cells + 1)
         top += (name, pad)
         top_chars += len(name) + len(pad)
-        bottom_styles.append(Span(cells, cells + len(ident), "dim"))
-        bottom.append(ident)
-        at = cells + len(ident)
+        at = cells
+        for k, (token_id, ident) in enumerate(zip(ids, idents)):
+            if k:
+                bottom.append(" ")
+                at += 1
+            bottom_styles.append(Span(at, at + len(ident), "dim"))
+            bottom.append(ident)
+            spans.append((at, at + len(ident), token_id) if piece.cut else (cells, cells + cell, token_id))
+            at += len(ident)
         if marked:
             bottom_styles.append(Span(at, at + len(SUPERWORD_MARK), look.superword))
             bottom.append(SUPERWORD_MARK)
             at += len(SUPERWORD_MARK)
-        rest = " " * (cell + 1 - len(ident) - (mark_cells if marked else 0))
+        rest = " " * (cells + cell + 1 - at)
         if rest:
             bottom_styles.append(Span(at, at + len(rest), "dim"))
             bottom.append(rest)
-        spans.append((cells, cells + cell, token_id))
         cells += cell + 1
     if spans:
         line_out()
@@ -214,8 +227,8 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
 
     def bodies(lead: Text, symbols) -> tuple[Text, Text]:
         spaced, compact = lead.copy(), lead.copy()
-        spaced.append_text(chips(symbols, eow, look.pair, sep=" ")[0])
-        compact.append_text(chips(symbols, eow, look.pair)[0])
+        spaced.append_text(chips(symbols, eow, look.pair, sep=" ", whole=look.whole)[0])
+        compact.append_text(chips(symbols, eow, look.pair, whole=look.whole)[0])
         return spaced, compact
 
     base = table.initial_symbols(word.lower() if table.lowercase else word)

@@ -37,6 +37,7 @@ from ...charts import evaluation, training, vocabulary
 from ...core.analysis.audit import Cancelled
 from ...core.errors import BPEError
 from ...core.tables.table import MergeTable, merge_number
+from ...core.look import one_cell_each
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Session
 from ..session.snapshot import ParityView
@@ -282,6 +283,18 @@ class StatsPane(VerticalScroll):
                 if out.plain:
                     out.append("\n")
                 out.append_text(line)
+        if not all(one_cell_each(name) for name, _ in watched):
+            # the chart puts one character in each cell: a word whose marks or wide characters
+            # do not take one cell each would shift its row, so the chart names words by number
+            watched = [(str(n), merge) for n, (_, merge) in enumerate(watched, 1)]
+            numbered = Text(end="")
+            for n, line in enumerate(out.split("\n"), 1):
+                if n > 1:
+                    numbered.append("\n")
+                numbered.append(f"{n} ", "dim")
+                numbered.append_text(line)
+            out = numbered
+            lines = [f"{n} {line}" for n, line in enumerate(lines, 1)]
         self.watch_lines = lines
         self.watched = watched
         body.update(out)
@@ -299,7 +312,7 @@ class StatsPane(VerticalScroll):
             return line, merge
         symbols = trace[-1].symbols if trace else table.initial_symbols(word.lower() if table.lowercase else word)
         line.append(f"{plural(len(symbols), 'token')} now ", look.note)
-        body, _ = chips(symbols, table.end_of_word, look.pair, sep=" ")
+        body, _ = chips(symbols, table.end_of_word, look.pair, sep=" ", whole=look.whole)
         line.append_text(body)
         return line, None
 

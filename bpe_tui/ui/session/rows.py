@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass
 
 from ...core.engine.trainer import MergeEvent
-from ...core.engine.units import visible
+from ...core.look import look
 
 __all__ = ["HistoryRow", "TableRemoval", "row_place", "row_starts"]
 
@@ -69,5 +69,5 @@ class TableRemoval:
 
     @property
     def explanation(self) -> str:
-        parts = " + ".join(visible(p) for p in self.parts)
-        return f"removed {visible(self.token)} (PickyBPE): split into {parts}; encoding replays the removal here, after this merge"
+        parts = " + ".join(look(p) for p in self.parts)
+        return f"removed {look(self.token)} (PickyBPE): split into {parts}; encoding replays the removal here, after this merge"

@@ -18,6 +18,7 @@ import os
 from collections import Counter
 from functools import partial
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -33,7 +34,7 @@ from ...core.wording import one_line, plural
 from ..keys import bindings_for
 from ..panes.detail import TokenDetail
 from ..widgets.plot import Chart
-from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
+from ..widgets.render import CHIP_CLASSES, ChipStyles, label, redraw_on_theme_change
 from ..widgets.vlist import VirtualList
 from ..widgets.workbar import WorkBar, WorkScreen
 
@@ -78,7 +79,9 @@ class TokenList(VirtualList):
         token_id = self.ids[index]
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(f"{token_id:>7} ", "dim")
-        text.append(f"{self.table.display(token_id):<20}", self.chip_styles.name)
+        name = label(self.table.surface(token_id), self.table.end_of_word) if token_id >= 0 else self.table.display(token_id)
+        text.append(name, self.chip_styles.name)
+        text.append(" " * max(0, 20 - cell_len(name)))
         note = self.notes.get(token_id)
         text.append(f" {note}" if note else f" {tree_text(self.table, token_id)}", "dim")
         return text

@@ -25,12 +25,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from ...core.analysis.compare import Comparison, Difference, TokenSpan, compare
-from ...core.engine.units import visible
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..keys import bindings_for
 from ..panes.status import KEEP, USEFUL, Phrases
-from ..widgets.render import CHIP_CLASSES, ChipStyles, redraw_on_theme_change
+from ..widgets.render import CHIP_CLASSES, ChipStyles, label, redraw_on_theme_change
 from ..widgets.vlist import VirtualList
 
 #: Text the view opens with when the encode box is empty.
@@ -189,7 +188,7 @@ class DiffList(VirtualList):
         look = self.chip_styles
         text = Text(no_wrap=True, end="")
         text.append(f"{d.start:>4}–{d.end:<4} ", "dim")
-        text.append(visible(d.text) or "∅", "bold")
+        text.append(label(d.text), "bold")
         for letter, tokens in (("A", d.a), ("B", d.b)):
             text.append(f"   {letter} ", look.note + LETTER)
             for i, token in enumerate(tokens):

@@ -59,6 +59,7 @@ from ..widgets.render import (
     ChipStyles,
     redraw_on_theme_change,
 )
+from ..widgets.render import label as token_label
 from ..widgets.workbar import WorkBar, WorkScreen
 
 #: (attribute of Metrics, or "premium"; label; what higher means)
@@ -274,7 +275,7 @@ class EvalScreen(WorkScreen):
             helped.append(f"{label:<{width}} ", "bold")
             for k, (rank, saved) in enumerate(self.helped[c]):
                 new = self.table.merge_at(rank)[2]
-                helped.append(("  " if k else "") + self.table.display(new), look.name)
+                helped.append(("  " if k else "") + token_label(self.table.surface(new), self.table.end_of_word), look.name)
                 helped.append(f" (merge {rank + 1:,}, −{saved:,})", "dim")
             helped.append("\n")
         self.query_one("#eval-helped", Static).update(helped)

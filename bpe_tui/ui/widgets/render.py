@@ -2,8 +2,10 @@
 
 Every token reaches the screen through these helpers, as :class:`rich.text.Text` built from
 plain strings -- never as markup -- so tokens such as ``[/b]`` or ``[red]`` are shown as
-themselves. Whitespace and undecodable bytes are made visible by
-:func:`bpe_tui.core.engine.units.visible`.
+themselves. What a token's text looks like (whitespace and undecodable bytes made visible, a
+lone combining mark on ``◌``, a joiner by its name) is :func:`bpe_tui.core.look.look`'s one
+rule; a run of tokens that cuts a character draws it once (:func:`bpe_tui.core.look.pieces`),
+underlined, unless the person asked for the bytes (``ChipStyles.whole``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ...core.engine.superwords import is_superword
-from ...core.engine.units import visible
+from ...core.look import GRAPHEME, Piece, look, pieces
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class ChipStyles:
     special: Style  # a special token (<|endoftext|>), never merged
     different: tuple[Style, Style]  # alternating chips of a span two tables split differently
     superword: Style  # the SUPERWORD_MARK of a token that spans a space (SuperBPE)
+    #: Draw a character that tokens cut between them once, whole (False: each token's own
+    #: bytes, ``<0xE0><0xA4>``): the App's ``show_bytes``, which a key turns over.
+    whole: bool = True
 
     @classmethod
     def of(cls, widget: Any) -> ChipStyles:
@@ -54,16 +59,17 @@ class ChipStyles:
         the chips' colours come from the theme alone (chips.tcss), and Textual forgets its own
         cache of component styles at every repaint, which made this cost a few milliseconds
         per call, several calls a keystroke. A theme change forgets it (redraw_on_theme_change)."""
-        theme = getattr(getattr(widget, "app", None), "theme", None)
+        app = getattr(widget, "app", None)
+        key = (getattr(app, "theme", None), not getattr(app, "show_bytes", False))
         cached = getattr(widget, "_chip_styles", None)
-        if cached is not None and cached[0] == theme:
+        if cached is not None and cached[0] == key:
             return cached[1]
-        styles = cls._worked_out(widget)
-        widget._chip_styles = (theme, styles)
+        styles = cls._worked_out(widget, whole=key[1])
+        widget._chip_styles = (key, styles)
         return styles
 
     @classmethod
-    def _worked_out(cls, widget: Any) -> ChipStyles:
+    def _worked_out(cls, widget: Any, whole: bool = True) -> ChipStyles:
         def get(name: str) -> Style:
             return component_style(widget, name)
 
@@ -81,6 +87,7 @@ class ChipStyles:
             get("chip--special"),
             (get("chip--diff-a"), get("chip--diff-b")),
             get("chip--superword"),
+            whole,
         )
 
 
@@ -98,7 +105,8 @@ def component_style(widget: Any, name: str) -> Style:
 
 def redraw_on_theme_change(widget: Any, redraw: Callable[[], object]) -> None:
     """Call ``redraw`` after every theme change (ctrl+p -> theme), once the new theme's styles
-    are in (call it from ``on_mount``).
+    are in (call it from ``on_mount``), and after the App's ``look_changed_signal`` (the key
+    that shows cut characters as their bytes, or whole).
 
     Text built with :meth:`ChipStyles.of` keeps the colours it was built with; a widget that
     keeps such Text (a Static's content, a list's cached rows) builds it again in ``redraw``.
@@ -115,6 +123,9 @@ def redraw_on_theme_change(widget: Any, redraw: Callable[[], object]) -> None:
         widget.call_after_refresh(again)
 
     widget.app.theme_changed_signal.subscribe(widget, changed)
+    look_changed = getattr(widget.app, "look_changed_signal", None)
+    if look_changed is not None:
+        look_changed.subscribe(widget, changed)
 
 
 #: How many colours the encode box's chips cycle through (chip--cycle-1 .. chip--cycle-N).
@@ -144,16 +155,32 @@ def superword_mark(surface, look: ChipStyles) -> Text:
 
 
 def label(surface, end_of_word: str | None = None) -> str:
-    """A token surface as one readable line of plain text."""
-    if surface is None:
-        return "?"
-    text = visible(surface, end_of_word)
-    return text if text else "∅"
+    """A token surface as one readable line of plain text (:func:`~bpe_tui.core.look.look`)."""
+    return look(surface, end_of_word)
 
 
 def chip(surface, end_of_word: str | None, style: Style) -> Text:
     """One token as a chip (a coloured run of text) in ``style`` (a :class:`ChipStyles` role)."""
     return Text(label(surface, end_of_word), style=style, end="")
+
+
+#: How a piece of several tokens (a character cut between them) is marked over its chip colour.
+CUT = Style(underline=True)
+
+
+def chip_pieces(surfaces, whole: bool = True) -> list[Piece]:
+    """The chips a run of tokens is drawn as: :func:`~bpe_tui.core.look.pieces` (a character
+    cut between tokens is one chip), or one chip a token when ``whole`` is False."""
+    return pieces(surfaces) if whole else [Piece(i, i + 1) for i in range(len(surfaces))]
+
+
+def piece_label(surfaces, piece: Piece, end_of_word: str | None = None) -> str:
+    """What is drawn for ``piece`` of a run of tokens: its token, or the character (or
+    letter with its marks) its tokens cut between them, whole."""
+    if not piece.cut:
+        return label(surfaces[piece.first], end_of_word)
+    parts = surfaces[piece.first : piece.end]
+    return label(b"".join(parts) if isinstance(parts[0], bytes) else "".join(parts), end_of_word)
 
 
 def chips(
@@ -162,23 +189,29 @@ def chips(
     styles: tuple[Style, ...],
     payloads=None,
     sep: str = "",
+    whole: bool = True,
 ) -> tuple[Text, list[tuple[int, int, object]]]:
     """Tokens side by side, their chips taking ``styles`` in turn (``ChipStyles.pair``, say).
 
+    ``whole`` (``ChipStyles.whole``): tokens that cut a character between them are one chip,
+    the character drawn once and underlined (:data:`CUT`); else each token is a chip of its
+    own (a piece of a character as its bytes, ``<0xE0><0xA4>``).
     Returns the Text and ``(start, end, payload)`` cell spans (payload: ``payloads[i]`` when
-    given, else the index), so a click at column x can be mapped to a token.
+    given, else the index; a cut character's chip: its first token's), so a click at column x
+    can be mapped to a token.
     """
+    surfaces = list(surfaces)
     text = Text(end="", no_wrap=True)
     spans = []
     pos = 0
-    for i, surface in enumerate(surfaces):
-        piece = label(surface, end_of_word)
-        if sep and i:
+    for k, piece in enumerate(chip_pieces(surfaces, whole)):
+        if sep and k:
             text.append(sep)
             pos += len(sep)
-        text.append(piece, styles[i % len(styles)])
+        style = styles[k % len(styles)]
+        text.append(piece_label(surfaces, piece, end_of_word), style + CUT if piece.cut else style)
         width = text.cell_len - pos
-        spans.append((pos, pos + width, payloads[i] if payloads is not None else i))
+        spans.append((pos, pos + width, payloads[piece.first] if payloads is not None else piece.first))
         pos += width
     return text, spans
 
@@ -202,17 +235,23 @@ def short_int(n: int, width: int) -> str:
     return text if len(text) <= width else f"{n / scale:.0f}{suffix}"
 
 
+def grapheme_ends(plain: str) -> list[int]:
+    """Where each character as a reader sees it (a grapheme cluster) ends in ``plain``."""
+    return [m.end() for m in GRAPHEME.finditer(plain)]
+
+
 def fit(text: Text, width: int) -> Text:
     """``text`` cut to at most ``width`` terminal cells, ending in "…" when cut.
 
     Cuts by cell width, not characters, so double-width (CJK) characters and long tokens
-    never spill into the next column.
+    never spill into the next column; and between whole characters as a reader sees them
+    (a letter with its marks, an emoji with its joiners), never inside one.
     """
     if text.cell_len <= width:
         return text
     out = Text(end="", no_wrap=True)
     used = 0
-    for span_text in text.divide(range(1, len(text.plain))):
+    for span_text in text.divide(grapheme_ends(text.plain)[:-1]):
         w = cell_len(span_text.plain)
         if used + w > width - 1:
             break
