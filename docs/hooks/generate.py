@@ -152,8 +152,23 @@ def tour_keys() -> str:
     return "\n".join(rows)
 
 
+def eval_legend() -> str:
+    """What every column and side-by-side row of ``bpe-tui eval`` is: the definitions
+    ``eval --explain`` prints (``bpe_tui.core.analysis.reports``), as Markdown tables."""
+    from bpe_tui.core.analysis.reports import legend_markdown
+
+    return legend_markdown()
+
+
+def eval_side_rows() -> str:
+    """The side-by-side rows of the legend only."""
+    from bpe_tui.core.analysis.reports import legend_markdown
+
+    return legend_markdown(kinds=("row",))
+
+
 #: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
-IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys}
+IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys, "eval_legend": eval_legend, "eval_side_rows": eval_side_rows}
 
 
 def on_page_markdown(markdown, page, config, files):
