@@ -141,7 +141,7 @@ class Trainer:
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
         "_dropped", "_limit", "_after_step",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
-        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
+        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_forbidden_kinds", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
         "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed", "_unknown",
@@ -226,7 +226,7 @@ class Trainer:
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
         self._constrained = cfg.max_token_length is not None or across is not None or self._unknown is not None
         self._limit: Callable[[bytes], str | None] | None = None  # a variant's own (_set_limit)
-        self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
         self._plan: dict[int, tuple[int, int]] = {}
@@ -734,20 +734,52 @@ class Trainer:
         key = self._pair_key(pair)
         return self._forbidden_reason(key) if key is not None else None
 
-    def _forbids(self, pair: str) -> bool:
-        """Whether a constraint forbids merging ``pair`` (an internal key)."""
+    def forbidden_by(self) -> dict[str, int]:
+        """The pairs present that the constraints forbid (:meth:`forbidden_pair_count`), by
+        the constraint that forbids them, named short enough for a caption -> how many pairs
+        (a pair is counted under the first it breaks, in the order :meth:`forbidden_reason`
+        checks; that method says why in full): ``{"<UNK> (coverage)": 5}`` under
+        PickyBPE's setup, ``tokens over max_token_length 32``, ``no_merge_across \\d``,
+        ``SuperBPE's stage-2 limits``. Empty when none is forbidden."""
+        cfg = self.config
+        named = {
+            "unknown": f"{cfg.unk_token} (coverage)",
+            "max_token_length": f"tokens over max_token_length {cfg.max_token_length}",
+            "no_merge_across": f"no_merge_across {cfg.no_merge_across}",
+            "limit": "SuperBPE's stage-2 limits",
+        }
+        counts = self._forbidden_kinds
+        return {named[kind]: counts[k] for k, kind in enumerate(self._CONSTRAINT_KINDS, 1) if counts[k]}
+
+    #: The constraints a pair may break, in the order they are checked: ``_forbids`` gives the
+    #: number of the first one a pair breaks (0: none), ``_forbidden_kinds`` counts by it.
+    _CONSTRAINT_KINDS = ("unknown", "max_token_length", "no_merge_across", "limit")
+
+    def _forbids(self, pair: str) -> int:
+        """Which constraint forbids merging ``pair`` (an internal key): its number in
+        ``_CONSTRAINT_KINDS``, from 1; 0 when none does."""
         a, b = ord(pair[0]), ord(pair[1])
         if self._unknown is not None and (a == self._unknown or b == self._unknown):
-            return True  # the unknown token stands for characters left out: it never merges
+            return 1  # the unknown token stands for characters left out: it never merges
         limit = self.config.max_token_length
         if limit is not None:
             surfaces = self._surfaces
             if len(surfaces[a]) + len(surfaces[b]) > limit:
-                return True
+                return 2
         if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
-            return True
+            return 3
         limit2 = self._limit
-        return limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None
+        return 4 if limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None else 0
+
+    def _recount_forbidden(self) -> None:
+        """Count the pairs present that the constraints forbid, in all and by constraint."""
+        kinds = [0] * (len(self._CONSTRAINT_KINDS) + 1)
+        if self._constrained:
+            forbids = self._forbids
+            for p in self._pair_counts:
+                kinds[forbids(p)] += 1
+        self._forbidden_kinds = kinds
+        self._forbidden = sum(kinds[1:])
 
     def _forbidden_reason(self, pair: str) -> str | None:
         if not self._constrained or not self._forbids(pair):
@@ -1113,10 +1145,12 @@ class Trainer:
                 heappush(heap, entry(p, after))
         if self._constrained:  # pairs that appear or vanish change the forbidden count
             forbids = self._forbids
+            kinds = self._forbidden_kinds
             for p, before in befores.items():
                 after = before + changes[p]
-                if (not before) != (not after) and forbids(p):
+                if (not before) != (not after) and (kind := forbids(p)):
                     self._forbidden += 1 if after else -1
+                    kinds[kind] += 1 if after else -1
         return befores
 
     # ------------------------------------------------------------------ the variants' protocol (see variants/)
@@ -1186,7 +1220,7 @@ class Trainer:
         self._word_index = None
         self._by_frequency = None
         self._context = Context(self._rule, texts, counts, self.config.end_of_word)
-        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
         self._requeue_all()
 
     def _drop_merges(self, ranks: list[int]) -> tuple:
@@ -1226,7 +1260,7 @@ class Trainer:
         refuses are never merged, and counted as forbidden."""
         self._limit = limit
         self._constrained = self.config.max_token_length is not None or self._across is not None or self._unknown is not None or limit is not None
-        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
 
     @property
     def removed(self) -> frozenset[int]:
