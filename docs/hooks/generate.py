@@ -120,6 +120,59 @@ def cli_page() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _option_rows(parser, actions) -> list[str]:
+    """Markdown rows ``| option | what it does |`` for argparse actions, as --help has them:
+    each spelling of the option with its metavar, the help text, and the choices spelled out."""
+    formatter = parser._get_formatter()
+    rows = []
+    for action in actions:
+        if not action.option_strings or action.help == "==SUPPRESS==" or "-h" in action.option_strings:
+            continue
+        takes = action.nargs != 0
+        metavar = action.metavar or action.dest.upper().replace("_", "-")
+        names = ", ".join(f"`{name} {metavar}`" if takes else f"`{name}`" for name in action.option_strings)
+        what = _cell(formatter._expand_help(action) if action.help else "").replace("<", "&lt;")
+        if action.choices:
+            what += ("; " if what else "") + f"{metavar} is one of " + ", ".join(f"`{choice}`" for choice in action.choices)
+        rows.append(f"| {names} | {what} |")
+    return rows
+
+
+def training_options() -> str:
+    """The options of ``bpe-tui train`` (the explorer takes the training ones too), group by
+    group as its --help lists them, as Markdown tables: every preset, tie-break, variant
+    option and format the parser offers, so cli.md cannot fall behind it."""
+    _, commands = _subparsers()
+    train = commands["train"]
+    parts = []
+    own = [g for g in train._action_groups if g.title == "options"]  # -o, --format ...: train's own
+    for group in [g for g in train._action_groups if g not in own] + own:
+        rows = _option_rows(train, group._group_actions)
+        if rows:
+            title = "train only: the output" if group in own else group.title
+            parts.append(f"**{title[0].upper()}{title[1:]}**\n\n| option | what it does |\n|---|---|\n" + "\n".join(rows))
+    return "\n\n".join(parts)
+
+
+def presets_table() -> str:
+    """Every preset and the rules it sets, from ``PRESETS`` itself (rules.md)."""
+    from bpe_tui.core.engine.config import PRESETS
+
+    main = ("units", "pretokenizer", "end_of_word", "tie_break", "min_frequency")
+    rows = [
+        "| preset | units | [pre-tokenizer](glossary.md#pre-token) | end of word | [tie-break](glossary.md#tie-break) "
+        "| min frequency | also |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rules in PRESETS.items():
+        also = ", ".join(f"`{key}={value!r}`" for key, value in rules.items() if key not in main)
+        eow = f"`{rules['end_of_word']}`" if rules["end_of_word"] else "none"
+        shown = f"`{name}` (default)" if name == "gpt2" else f"`{name}`"
+        cells = [shown, rules["units"], f"`{rules['pretokenizer']}`", eow, rules["tie_break"], str(rules["min_frequency"]), also]
+        rows.append("| " + " | ".join(_cell(c).replace("<", "&lt;") if not c.startswith("`") else _cell(c) for c in cells) + " |")
+    return "\n".join(rows)
+
+
 def changelog_page() -> str:
     return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
 
@@ -168,7 +221,14 @@ def eval_side_rows() -> str:
 
 
 #: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
-IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys, "eval_legend": eval_legend, "eval_side_rows": eval_side_rows}
+IN_PAGE = {
+    "notebook": notebook_pictures,
+    "tour_keys": tour_keys,
+    "eval_legend": eval_legend,
+    "eval_side_rows": eval_side_rows,
+    "training_options": training_options,
+    "presets": presets_table,
+}
 
 
 def on_page_markdown(markdown, page, config, files):
