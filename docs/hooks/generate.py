@@ -173,6 +173,39 @@ def presets_table() -> str:
     return "\n".join(rows)
 
 
+def summary_line(docstring: str | None) -> str:
+    """A module's docstring as the map shows it: its first sentence (Sphinx roles as names)."""
+    if not docstring:
+        return ""
+    paragraph = " ".join(line.strip() for line in docstring.strip().split("\n\n")[0].splitlines())
+    match = re.match(r"(.+?\.)(\s|$)", paragraph)
+    sentence = match.group(1) if match else paragraph
+    sentence = re.sub(r":(?:py:)?\w+:`~?([^`]+)`", lambda m: f"``{m.group(1).rsplit('.', 1)[-1]}``", sentence)
+    return _cell(sentence.replace("``", "`"))
+
+
+def package_map() -> str:
+    """Every package of bpe_tui and every module in it, with the first sentence of its
+    docstring, from the files themselves (architecture.md): a module added, moved or removed
+    shows here at the next build."""
+    import ast
+
+    root = REPO / "bpe_tui"
+    out = []
+    for init in sorted(root.rglob("__init__.py"), key=lambda p: p.parent.relative_to(REPO).parts):
+        folder = init.parent
+        modules = sorted(p for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+        extra = sorted(p.name for p in folder.glob("*.tcss"))
+        rows = [f"| `{m.stem}` | {summary_line(ast.get_docstring(ast.parse(m.read_text(encoding='utf-8'))))} |" for m in modules]
+        if extra:
+            rows.append(f"| {', '.join(f'`{name}`' for name in extra)} | the styles of the modules of the same name |")
+        package = summary_line(ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))).replace('"', "'")
+        name = folder.relative_to(REPO).as_posix() + "/"
+        body = "\n".join(["| module | what it is |", "|---|---|", *rows]) if rows else "Its `__init__.py` only: the names `import bpe_tui` gives."
+        out.append(f'??? note "`{name}` {package}"\n\n' + "\n".join("    " + line for line in body.splitlines()))
+    return "\n\n".join(out)
+
+
 def changelog_page() -> str:
     return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
 
@@ -228,6 +261,7 @@ IN_PAGE = {
     "eval_side_rows": eval_side_rows,
     "training_options": training_options,
     "presets": presets_table,
+    "package_map": package_map,
 }
 
 

@@ -103,7 +103,7 @@ class TrainerConfig:
         units: "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens).
         pretokenizer: "whitespace", "gpt2", "gpt4", "o200k", "clip", or a regex (optionally
             written "regex:...").
-        end_of_word: A marker appended to every word as its own symbol ("</w>"), or None.
+        end_of_word: A marker appended to every word as its own symbol (``"</w>"``), or None.
         lowercase: Lowercase the corpus (and text to encode) first.
         special_tokens: Tokens cut out before pre-tokenization, never merged, each with its own id.
         tie_break: Which pair wins among pairs of equal count: "first-seen", "lexical-min",
