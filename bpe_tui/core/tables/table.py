@@ -802,14 +802,11 @@ class MergeTable:
         Offsets are in the text as given (before any normalization), with Hugging Face's
         ``Encoding.offsets`` semantics: a token holding part of a character's bytes spans the
         whole character, a prefix space added in front of a segment spans that segment's first
-        character. See :mod:`~bpe_tui.core.tables.offsets`.
+        character. See :mod:`~bpe_tui.core.tables.offsets`. ``dropout``, ``seed`` and the
+        special tokens' options as in :meth:`encode`.
 
         Args:
             text: The text.
-            dropout: As in :meth:`encode`.
-            seed: As in :meth:`encode`.
-            allowed_special: As in :meth:`encode`.
-            disallowed_special: As in :meth:`encode`.
 
         Returns:
             ``(ids, offsets)``, an ``(start, end)`` pair of character offsets per token.
@@ -820,7 +817,7 @@ class MergeTable:
         self, texts: Sequence[str], workers: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> list[list[int]]:
-        """:meth:`encode` of each text, in order, in worker processes.
+        """:meth:`encode` of each text, in order, in worker processes (special tokens as there).
 
         tiktoken's ``encode_batch`` (threads), Hugging Face's ``encode_batch``.
 
@@ -828,8 +825,6 @@ class MergeTable:
             texts: The texts.
             workers: Processes (None: one per CPU for a big batch, this process for a small
                 one; see :mod:`~bpe_tui.core.tables.batch`).
-            allowed_special: As in :meth:`encode`.
-            disallowed_special: As in :meth:`encode`.
 
         Returns:
             Each text's ids.
@@ -851,14 +846,11 @@ class MergeTable:
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> list[tuple[int, bytes | str]]:
-        """Each token of ``text`` as ``(id, surface)``, special tokens as in :meth:`encode`.
+        """Each token of ``text`` as ``(id, surface)``; ``dropout``, ``seed`` and the special
+        tokens' options as in :meth:`encode`.
 
         Args:
             text: The text.
-            dropout: As in :meth:`encode`.
-            seed: As in :meth:`encode`.
-            allowed_special: As in :meth:`encode`.
-            disallowed_special: As in :meth:`encode`.
 
         Returns:
             ``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``.
