@@ -9,6 +9,7 @@ import re
 
 import bpe_tui.core.engine.tiebreak as tiebreak
 from bpe_tui.core.engine.config import PRESETS, TrainerConfig
+from bpe_tui.core.tables.formats import save, writers
 from bpe_tui.core.types import FORMAT_NAMES, TIE_BREAKS
 from tests.conftest import REPO
 
@@ -85,3 +86,11 @@ def test_the_command_line_page_lists_every_training_option_from_the_parser():
         for option in action.option_strings:
             if option not in ("-h", "--help"):
                 assert f"`{option}" in block, option
+
+
+def test_the_formats_save_writes_are_named_where_they_are_listed():
+    doc_line = re.search(r"format: (.*?)(?=\n\s+overwrite:)", save.__doc__, re.S).group(1)
+    assert set(re.findall(r"[\w-]+(?=[,.]| or)", doc_line)) >= set(writers())
+    api = (DOCS / "api.md").read_text(encoding="utf-8")
+    row = next(line for line in api.splitlines() if line.startswith("| `save("))
+    assert set(re.findall(r"`([\w-]+)`", row.split("|")[2])) == set(writers())
