@@ -1,6 +1,6 @@
 """bpe-tui: watch Byte Pair Encoding learn, and inspect real merge tables.
 
-The library in five lines::
+The library in five lines:
 
     import bpe_tui
     cfg = bpe_tui.TrainerConfig(preset="gpt2", vocab_size=1000)
@@ -15,6 +15,7 @@ draws a text's tokens as chips with their ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from .core import (
     PRESETS,
@@ -56,11 +57,20 @@ __all__ = [
 ]
 
 
-def train(paths: Iterable[str] | str, **config) -> MergeTable:
-    """Train to the configured target in one call and return the MergeTable.
+def train(paths: Iterable[str] | str, **config: Any) -> MergeTable:
+    """Train to the configured target in one call and return the table.
 
-    ``config`` takes TrainerConfig's keywords (preset, vocab_size, merges, ...), plus
-    ``errors`` ("strict" or "replace") for undecodable input.
+    Args:
+        paths: The corpus: a path, or several (text, compressed or not, JSON lines, Parquet,
+            directories, globs; see :meth:`Trainer.from_files`).
+        **config: TrainerConfig's fields (preset, vocab_size, merges, ...), plus ``errors``
+            ("strict" or "replace") for input that is not UTF-8.
+
+    Returns:
+        The merge table the trainer made.
+
+    Raises:
+        BPEError: Bad input or a bad rule, in one line.
     """
     errors = config.pop("errors", "strict")
     if isinstance(paths, str):

@@ -54,10 +54,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ..core.analysis.evaluate import parse_corpus
-    from ..core.analysis.reports import format_markdown, format_side_by_side, format_side_by_side_markdown, format_table
+    from ..core.analysis.reports import (
+        WHERE_DEFINED,
+        format_legend,
+        format_markdown,
+        format_side_by_side,
+        format_side_by_side_markdown,
+        format_table,
+        legend_markdown,
+    )
     from ..core.analysis.side_by_side import rows, side_by_side, size_note
     from ..core.tables.formats import load
 
+    if args.explain and args.json:
+        raise BPEError("--explain prints a legend for people: it goes with the text and --markdown output, not --json")
+    if args.explain and not args.tables and not args.corpus:  # the legend alone
+        print(legend_markdown() if args.markdown else format_legend())
+        return 0
+    missing = [name for name, given in (("TABLE", args.tables), ("--corpus", args.corpus)) if not given]
+    if missing:
+        raise BPEError(f"the following arguments are required: {', '.join(missing)} (see bpe-tui eval --help)")
     if args.plot:
         check_plot_path(args.plot)
     corpora = [parse_corpus(spec) for spec in args.corpus]
@@ -80,14 +96,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows(result, summaries), ensure_ascii=False, indent=1))
         print_notes(filter(None, [size_note(shown)]))
-    elif args.markdown:
-        print(format_markdown(shown_names(result)))
-        print()
-        print(format_side_by_side_markdown(shown))
     else:
-        print(format_table(shown_names(result)))
+        markdown = args.markdown
+        print(format_markdown(shown_names(result)) if markdown else format_table(shown_names(result)))
         print()
-        print(format_side_by_side(shown))
+        print(format_side_by_side_markdown(shown) if markdown else format_side_by_side(shown))
+        print()
+        print((legend_markdown() if markdown else format_legend()) if args.explain else WHERE_DEFINED)
     if args.plot:
         say_plot_written(args.plot, machine_readable=args.json)
     return 0
@@ -194,11 +209,15 @@ def add_audit_parser(sub) -> None:
 def add_eval_parser(sub) -> None:
     """``bpe-tui eval``: its options."""
     v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium; then the tables side by side (parity, scaffold, unused, superwords)")
-    v.add_argument("tables", nargs="+", metavar="TABLE")
-    v.add_argument("--corpus", nargs="+", action="extend", required=True, metavar="[LABEL=]FILE", help="corpora (repeatable); on parallel text the first is the premium's reference")
+    v.add_argument("tables", nargs="*", metavar="TABLE")
+    v.add_argument("--corpus", nargs="+", action="extend", default=[], metavar="[LABEL=]FILE", help="corpora (repeatable, required); on parallel text the first is the premium's reference")
     out = v.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object per table x corpus, in a list")
     out.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    v.add_argument(
+        "--explain", action="store_true",
+        help="under the tables, say what every column and side-by-side row is (alone, without TABLE and --corpus: only that)",
+    )
     v.add_argument("--plot", metavar="FILE", help="also write bytes per token per corpus (a bar series per table) as a chart: FILE.svg or FILE.txt")
     add_eval_options(v)
     v.set_defaults(run=cmd_eval)

@@ -19,7 +19,7 @@ from .options import (
     save_options,
     start_from_args,
 )
-from .terminal import counting_label, progress_bar, show, stderr_progress, stop_if_interrupted
+from .terminal import counting_label, progress_bar, say, show, stderr_progress, stop_if_interrupted
 
 
 def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
@@ -93,6 +93,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 stop_if_interrupted()
     stop_if_interrupted()
     report_skipped(report)
+    if cfg.preset == "superbpe" and cfg.superwords_after is None:
+        say(f"note: {STAGE1_ONLY}")
     table = trainer.table
     save(table, args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
@@ -120,6 +122,13 @@ def cmd_train(args: argparse.Namespace) -> int:
             print(f"stopped early: {trainer.stop_reason}")
         show(f"wrote {args.output} ({args.format})")
     return 0
+
+
+#: What ``--preset superbpe`` without a transition trained (a note, so nobody takes it for SuperBPE).
+STAGE1_ONLY = (
+    "trained SuperBPE's stage 1 only (ordinary BPE under the authors' stage-1 rules, their baseline): "
+    "--preset superbpe makes superwords from --superwords-after K on"
+)
 
 
 def removals_line(trainer) -> str:

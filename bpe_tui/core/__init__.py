@@ -9,7 +9,7 @@ modules do the same work fast, in the order data flows through them:
 * ``config``      TrainerConfig and presets
 * ``trainer``     Trainer: incremental pair counts, priority queue, step/undo/run -> MergeEvent;
                   merges by hand, going on from a table, constraints
-* ``tiebreak``    the five tie-break rules, each defined once (its order and why a pair wins)
+* ``tiebreak``    every tie-break rule (TIE_BREAKS), each defined once (its order and why a pair wins)
 * ``events``      MergeEvent: one merge as a value, with its explanation sentence
 * ``speed``       the trainer's speed helpers (id strings, the C-level index build, ...)
 * ``table``       MergeTable: merges + vocab; encode/decode/trace/dropout

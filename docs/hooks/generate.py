@@ -120,6 +120,92 @@ def cli_page() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _option_rows(parser, actions) -> list[str]:
+    """Markdown rows ``| option | what it does |`` for argparse actions, as --help has them:
+    each spelling of the option with its metavar, the help text, and the choices spelled out."""
+    formatter = parser._get_formatter()
+    rows = []
+    for action in actions:
+        if not action.option_strings or action.help == "==SUPPRESS==" or "-h" in action.option_strings:
+            continue
+        takes = action.nargs != 0
+        metavar = action.metavar or action.dest.upper().replace("_", "-")
+        names = ", ".join(f"`{name} {metavar}`" if takes else f"`{name}`" for name in action.option_strings)
+        what = _cell(formatter._expand_help(action) if action.help else "").replace("<", "&lt;")
+        if action.choices:
+            what += ("; " if what else "") + f"{metavar} is one of " + ", ".join(f"`{choice}`" for choice in action.choices)
+        rows.append(f"| {names} | {what} |")
+    return rows
+
+
+def training_options() -> str:
+    """The options of ``bpe-tui train`` (the explorer takes the training ones too), group by
+    group as its --help lists them, as Markdown tables: every preset, tie-break, variant
+    option and format the parser offers, so cli.md cannot fall behind it."""
+    _, commands = _subparsers()
+    train = commands["train"]
+    parts = []
+    own = [g for g in train._action_groups if g.title == "options"]  # -o, --format ...: train's own
+    for group in [g for g in train._action_groups if g not in own] + own:
+        rows = _option_rows(train, group._group_actions)
+        if rows:
+            title = "train only: the output" if group in own else group.title
+            parts.append(f"**{title[0].upper()}{title[1:]}**\n\n| option | what it does |\n|---|---|\n" + "\n".join(rows))
+    return "\n\n".join(parts)
+
+
+def presets_table() -> str:
+    """Every preset and the rules it sets, from ``PRESETS`` itself (rules.md)."""
+    from bpe_tui.core.engine.config import PRESETS
+
+    main = ("units", "pretokenizer", "end_of_word", "tie_break", "min_frequency")
+    rows = [
+        "| preset | units | [pre-tokenizer](glossary.md#pre-token) | end of word | [tie-break](glossary.md#tie-break) "
+        "| min frequency | also |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rules in PRESETS.items():
+        also = ", ".join(f"`{key}={value!r}`" for key, value in rules.items() if key not in main)
+        eow = f"`{rules['end_of_word']}`" if rules["end_of_word"] else "none"
+        shown = f"`{name}` (default)" if name == "gpt2" else f"`{name}`"
+        cells = [shown, rules["units"], f"`{rules['pretokenizer']}`", eow, rules["tie_break"], str(rules["min_frequency"]), also]
+        rows.append("| " + " | ".join(_cell(c).replace("<", "&lt;") if not c.startswith("`") else _cell(c) for c in cells) + " |")
+    return "\n".join(rows)
+
+
+def summary_line(docstring: str | None) -> str:
+    """A module's docstring as the map shows it: its first sentence (Sphinx roles as names)."""
+    if not docstring:
+        return ""
+    paragraph = " ".join(line.strip() for line in docstring.strip().split("\n\n")[0].splitlines())
+    match = re.match(r"(.+?\.)(\s|$)", paragraph)
+    sentence = match.group(1) if match else paragraph
+    sentence = re.sub(r":(?:py:)?\w+:`~?([^`]+)`", lambda m: f"``{m.group(1).rsplit('.', 1)[-1]}``", sentence)
+    return _cell(sentence.replace("``", "`"))
+
+
+def package_map() -> str:
+    """Every package of bpe_tui and every module in it, with the first sentence of its
+    docstring, from the files themselves (architecture.md): a module added, moved or removed
+    shows here at the next build."""
+    import ast
+
+    root = REPO / "bpe_tui"
+    out = []
+    for init in sorted(root.rglob("__init__.py"), key=lambda p: p.parent.relative_to(REPO).parts):
+        folder = init.parent
+        modules = sorted(p for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+        extra = sorted(p.name for p in folder.glob("*.tcss"))
+        rows = [f"| `{m.stem}` | {summary_line(ast.get_docstring(ast.parse(m.read_text(encoding='utf-8'))))} |" for m in modules]
+        if extra:
+            rows.append(f"| {', '.join(f'`{name}`' for name in extra)} | the styles of the modules of the same name |")
+        package = summary_line(ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))).replace('"', "'")
+        name = folder.relative_to(REPO).as_posix() + "/"
+        body = "\n".join(["| module | what it is |", "|---|---|", *rows]) if rows else "Its `__init__.py` only: the names `import bpe_tui` gives."
+        out.append(f'??? note "`{name}` {package}"\n\n' + "\n".join("    " + line for line in body.splitlines()))
+    return "\n\n".join(out)
+
+
 def changelog_page() -> str:
     return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
 
@@ -152,8 +238,31 @@ def tour_keys() -> str:
     return "\n".join(rows)
 
 
+def eval_legend() -> str:
+    """What every column and side-by-side row of ``bpe-tui eval`` is: the definitions
+    ``eval --explain`` prints (``bpe_tui.core.analysis.reports``), as Markdown tables."""
+    from bpe_tui.core.analysis.reports import legend_markdown
+
+    return legend_markdown()
+
+
+def eval_side_rows() -> str:
+    """The side-by-side rows of the legend only."""
+    from bpe_tui.core.analysis.reports import legend_markdown
+
+    return legend_markdown(kinds=("row",))
+
+
 #: A page's ``<!-- generated: NAME -->`` line becomes what NAME makes.
-IN_PAGE = {"notebook": notebook_pictures, "tour_keys": tour_keys}
+IN_PAGE = {
+    "notebook": notebook_pictures,
+    "tour_keys": tour_keys,
+    "eval_legend": eval_legend,
+    "eval_side_rows": eval_side_rows,
+    "training_options": training_options,
+    "presets": presets_table,
+    "package_map": package_map,
+}
 
 
 def on_page_markdown(markdown, page, config, files):

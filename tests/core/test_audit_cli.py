@@ -9,6 +9,7 @@ import pytest
 
 import bpe_tui
 from bpe_tui.cli import main
+from bpe_tui.core.analysis.reports import SIDE_ROWS, WHERE_DEFINED, format_legend
 from tests.conftest import CORPORA, GPT2_DIR, TINYSHAKESPEARE, need
 
 PARALLEL = CORPORA / "parallel"
@@ -38,7 +39,8 @@ def small_table(tmp_path_factory) -> str:
 def test_eval_aligned_table(capsys, small_table):
     code, out, _ = run(capsys, "eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}")
     assert code == 0
-    lines = out.strip().split("\n\n")[0].splitlines()  # the rows; then the side-by-side block
+    lines = out.strip().split("\n\n")[0].splitlines()  # the rows; then the side-by-side block, the line saying where they are defined
+    assert out.strip().splitlines()[-1] == WHERE_DEFINED
     assert lines[0].split() == ["table", "corpus", "tokens", "bytes/tok", "chars/tok", "fertility", "cont.", "whole", "used", "util.", "rényi", "premium"]
     assert set(lines[1]) <= {"-", " "} and len(lines) == 4
     assert lines[2].split()[:2] == ["demo-300.json", "en"] and lines[2].split()[-1] == "1.000"
@@ -63,6 +65,7 @@ def test_eval_json_and_markdown(capsys, small_table):
     assert len(lines) == 4 and lines[3].startswith("| demo-300.json | ja |")
     side = out.strip().split("\n\n")[1].splitlines()
     assert side[:2] == ["| measure | demo-300.json |", "|:---|---:|"] and side[-1].startswith("| superwords | 0.0% (0) |")
+    assert out.strip().split("\n\n")[2] == WHERE_DEFINED
 
 
 def test_audit_text_and_json(capsys, small_table):
@@ -97,7 +100,9 @@ def test_bad_input_is_one_line_and_exit_2(capsys, small_table, tmp_path):
     assert "not valid UTF-8 at byte 5" in one_line_error(capsys, "audit", small_table, "--corpus", bad)
     assert "--limit" in one_line_error(capsys, "audit", small_table, "--limit", "-1")
     assert "--workers" in one_line_error(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", "--workers", "0")
-    assert "--corpus" in one_line_error(capsys, "eval", small_table)  # argparse: --corpus is required
+    assert "required: --corpus" in one_line_error(capsys, "eval", small_table)
+    assert "required: TABLE, --corpus" in one_line_error(capsys, "eval")
+    assert "not --json" in one_line_error(capsys, "eval", small_table, "--corpus", PARALLEL / "en.txt", "--explain", "--json")
 
 
 def test_eval_gpt2_on_tinyshakespeare_matches_tiktoken_numbers(capsys):
@@ -128,7 +133,8 @@ def test_eval_side_by_side_of_two_variants(capsys, tmp_path):
         assert code == 0
     code, out, err = run(capsys, "eval", plain, superbpe, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}", "-q")
     assert code == 0 and err == ""
-    rows_block, side_block = out.strip().split("\n\n")
+    rows_block, side_block, where = out.strip().split("\n\n")
+    assert where == WHERE_DEFINED
     side = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line) for line in side_block.splitlines()[2:])}
     assert side_block.splitlines()[0].split()[-2:] == ["plain.json", "superbpe.json"]
     assert side["vocabulary"] == ["600", "600"] and "the vocabulary sizes differ" not in out
@@ -152,8 +158,28 @@ def test_eval_side_by_side_of_two_variants(capsys, tmp_path):
     assert data[2]["unused_tokens"] == len(set(table_b.vocab) - used - {i for i in table_b.vocab if table_b.is_special(i)})
     # sizes that differ: one line under the block (a note on stderr with --json)
     code, out, _ = run(capsys, "eval", plain, small, "--corpus", PARALLEL / "en.txt", "-q")
-    assert code == 0 and out.strip().splitlines()[-1] == (
+    assert code == 0 and out.strip().splitlines()[-3] == (
         "the vocabulary sizes differ (plain.json 600, small.json 400): the tables are not compared at the same size"
     )
     code, out, err = run(capsys, "eval", plain, small, "--corpus", PARALLEL / "en.txt", "-q", "--json")
     assert code == 0 and json.loads(out) and err.strip() == "bpe-tui: note: the vocabulary sizes differ (plain.json 600, small.json 400): the tables are not compared at the same size"
+
+
+def test_explain_says_what_every_column_and_row_is(capsys, small_table):
+    """--explain puts the legend where the line naming it was: a line for every column eval
+    printed and every side-by-side row (a corpus's own row under the LABEL one); alone, the
+    legend only."""
+    argv = ["eval", small_table, "--corpus", f"en={PARALLEL / 'en.txt'}", f"de={PARALLEL / 'de.txt'}", "-q"]
+    code, plain, _ = run(capsys, *argv)
+    code, out, _ = run(capsys, *argv, "--explain")
+    assert code == 0 and WHERE_DEFINED not in out and out.startswith(plain.strip().rsplit("\n\n", 1)[0])
+    rows_block, side_block, legend = out.strip().split("\n\n", 2)
+    explained = {line.split("  ")[1].strip() for line in legend.splitlines() if line.startswith("  ")}
+    assert set(rows_block.splitlines()[0].split()) <= explained
+    side_labels = {re.split(r"\s{2,}", line)[0] for line in side_block.splitlines()[2:]}
+    assert {label.replace(" en", " LABEL").replace(" de", " LABEL") for label in side_labels} <= explained
+    assert {row.label for row in SIDE_ROWS} <= explained
+    code, alone, _ = run(capsys, "eval", "--explain")
+    assert code == 0 and alone.strip() == format_legend() == legend.strip()
+    code, markdown, _ = run(capsys, "eval", "--explain", "--markdown")
+    assert code == 0 and "| `gini` |" in markdown and "| `premium` |" in markdown

@@ -261,6 +261,7 @@ def test_the_rarest_characters_become_unknown():
     assert t.segmentation_ids(2) == (4, unk) and t.segmentation_ids(3) == (4, unk)
     assert "z" not in t.vocab().values() and "x" not in t.vocab().values()
     assert t.forbidden_pair_count() == 2  # (▁, <UNK>) and (<UNK>, <UNK>): counted, never queued
+    assert t.forbidden_by() == {"<UNK> (coverage)": 2}
     assert all("<UNK>" not in pair for pair, _ in t.top_pairs(10))
     reason = t._forbidden_reason(chr(4) + chr(unk))
     assert reason == "▁ + <UNK> holds the unknown token <UNK>, which stands for characters left out of the alphabet and never merges"

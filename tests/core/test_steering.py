@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -491,6 +492,11 @@ def test_constraints_forbid_exactly_the_pairs_they_name(text, config, rule, move
         present = t.recount_pairs()
         forbidden = [p for p in present if not allowed(p)]
         assert t.forbidden_pair_count() == len(forbidden)
+        # by the constraint that forbids each pair, as forbidden_reason names it
+        def named(text):
+            return "max_token_length" if "max_token_length" in text else "no_merge_across"
+        by_reason = Counter(named(t.forbidden_reason(p)) for p in forbidden)
+        assert {named(what): n for what, n in t.forbidden_by().items()} == dict(by_reason)
         assert all(allowed(p) for p, _ in t.top_pairs(50))
         assert {p for p, _ in t.top_pairs(len(present) + 1)} == {p for p in present if allowed(p)}
         for p in forbidden[:3]:

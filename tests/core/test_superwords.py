@@ -91,6 +91,7 @@ def test_train_k_undo_j_equals_train_k_minus_j_across_the_transition(rule, text,
         a.undo()
     assert a.pair_counts() == a.recount_pairs()
     assert a.forbidden_pair_count() == sum(1 for p in a.recount_pairs() if a.forbidden_reason(p) is not None)
+    assert sum(a.forbidden_by().values()) == a.forbidden_pair_count()
     b = make(text, rule, k, pretokenizer, **more)
     b.goto(steps - back)
     assert snapshot(a) == snapshot(b)

@@ -152,3 +152,17 @@ def test_each_option_overrides_the_preset(capsys, tmp_path):
         "regex", None, False, False,
     )
     assert config["tie_break"] == "hf" and "superwords_dropped" not in config
+
+
+def test_the_preset_without_a_transition_says_it_trained_stage_1_only(capsys, tmp_path):
+    """``--preset superbpe`` without ``--superwords-after K`` is the authors' baseline, no
+    superword in it: a note says so (also under -q); with K, no such note."""
+    from bpe_tui.cli.train import STAGE1_ONLY
+
+    argv = ["train", str(CORPORA / "code_sample.py"), "--preset", "superbpe", "--merges", "60", "-q"]
+    code, _, err = run(capsys, *argv, "-o", str(tmp_path / "stage1.json"))
+    assert code == 0 and err.strip() == f"bpe-tui: note: {STAGE1_ONLY}"
+    table = bpe_tui.load(str(tmp_path / "stage1.json"))
+    assert not any(is_superword(table.surface(new)) for _, _, new in table.merge_ids)
+    code, _, err = run(capsys, *argv, "--superwords-after", "30", "-o", str(tmp_path / "both.json"))
+    assert code == 0 and err == ""

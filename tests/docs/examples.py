@@ -241,6 +241,12 @@ PAGES = Sybil(
 )
 
 
+def is_code(example: Example) -> bool:
+    """Whether an example is a console or python block (not a skip, until or screen directive)."""
+    evaluator = example.region.evaluator
+    return evaluator is run_console or isinstance(evaluator, _InWorkDir)
+
+
 def pages() -> list[Path]:
     """README.md and every page of docs/ (generated pages have no examples)."""
     return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]

@@ -52,3 +52,31 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "reference" / "cli" / "index.html").is_file()
     keys = (tmp_path / "site" / "reference" / "keys" / "index.html").read_text(encoding="utf-8")
     assert "one merge step" in keys  # generated from COMMANDS
+    # the Python reference: a section per class, typed signatures, tables of parameters, and
+    # the names the variant pages import
+    python = (tmp_path / "site" / "reference" / "python" / "index.html").read_text(encoding="utf-8")
+    for name in ("Trainer", "TrainerConfig", "MergeTable", "MergeEvent", "RemovalEvent", "RestoreEvent", "ParityChoice",
+                 "TransitionEvent", "Variant", "evaluate", "side_by_side"):
+        assert f'id="{name}"' in python or f'.{name}"' in python, name
+    assert "Parameters:" in python and "Returns:" in python and "Attributes:" in python
+    # pages made when the site is built: the training options, the eval legend, the package map
+    cli = (tmp_path / "site" / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "--global-merges" in cli and "<code>subword-nmt</code>" in cli and "<code>picky</code>" in cli
+    assert "premium spread" in (tmp_path / "site" / "analysis" / "index.html").read_text(encoding="utf-8")
+    assert "bpe_tui/core/tables/" in (tmp_path / "site" / "internals" / "architecture" / "index.html").read_text(encoding="utf-8")
+
+
+def test_every_page_that_describes_a_screen_shows_it():
+    """An "In the explorer" section, and any section that opens the explorer in an example
+    (``<!-- screen: ... -->``), shows a picture of the screen: a snapshot test's SVG."""
+    pictures = _generate().pictures()
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for section in re.split(r"^(?=## )", text, flags=re.M):
+            title = section.splitlines()[0] if section.startswith("## ") else "(the top)"
+            if title == "## In the explorer" or "<!-- screen:" in section:
+                shown = re.findall(r"!\[[^\]]*\]\((?:\.\./)*pictures/([^)]+\.svg)\)", section)
+                where = f"{page.relative_to(REPO)}, {title}"
+                assert shown, f"{where} describes a screen and shows none"
+                for name in shown:
+                    assert name in pictures or name.endswith("-plot.svg"), f"{where}: no snapshot makes {name}"

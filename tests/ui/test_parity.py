@@ -4,6 +4,7 @@ across its steps, bad input as a notification; snapshots at 80x24 and 120x40."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import TabbedContent
 
 from bpe_tui import Trainer, TrainerConfig
@@ -184,3 +185,24 @@ def test_stats_80x24(snap_compare):
 
 def test_stats_120x40(snap_compare):
     assert snap_compare(parity_app("window"), terminal_size=(120, 40), run_before=_steps_then("tab-stats"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_parity_screen(snap_compare, size):
+    """The screen parity.md's "In the explorer" shows: English and Hindi, window variant, as
+    ``bpe-tui --language en=... --dev en=... --language hi=... --dev hi=... --parity window``
+    opens it, six merges in: Hindi's text still needs the most tokens, so the caption says it
+    is hi's turn, and the history names the language that chose each merge."""
+
+    async def six_merges(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        for _ in range(6):
+            await pilot.press("n")
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "tab-history"
+        await settle(app, pilot)
+        assert "hi's turn" in app.pairs.caption_text
+        assert [e.reason.language for e in app.session.trainer.history] == ["hi"] * 6
+
+    assert snap_compare(parity_app("window", names=("en", "hi")), terminal_size=size, run_before=six_merges)

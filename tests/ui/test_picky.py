@@ -75,6 +75,17 @@ async def test_a_removal_has_a_row_of_its_own_under_its_merge():
         assert f"PickyBPE τ 0.7 ({REMOVED_MARK} removal, + restore)" in head
 
 
+async def test_the_pairs_caption_says_which_constraint_hides_pairs():
+    """The pairs holding <UNK> are never merged and not listed: the caption says it is
+    PickyBPE's coverage that hides them, not a vague "the constraints"."""
+    app = picky_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        n = app.session.trainer.forbidden_pair_count()
+        assert n == 5
+        assert f"({n} pairs hidden: <UNK> (coverage))" in app.pairs.caption_text
+
+
 async def test_undo_and_go_to_cross_removals_exactly():
     app = picky_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -515,7 +515,7 @@ async def test_settings_no_merge_across_hides_forbidden_pairs_and_says_how_many(
         joined = [(p[0] + p[1]).replace("</w>", "") for p in app.pairs.pairs]
         mixed = [j for j in joined if any(c.isdigit() for c in j) and any(c.isalpha() for c in j)]
         assert mixed == []
-        assert f"({n} pairs hidden: the constraints forbid them)" in app.pairs.caption_text
+        assert f"({n} pairs hidden: no_merge_across \\d)" in app.pairs.caption_text
         assert "the same 0 merges" in notes(app)[-1]
 
 

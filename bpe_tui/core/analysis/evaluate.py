@@ -494,10 +494,21 @@ def evaluate(
 ) -> Evaluation:
     """Encode every corpus with every table and measure (module docstring).
 
-    ``workers`` processes share the work (None: the CPU count for inputs of 8 MB or more,
-    else 1; see :func:`bpe_tui.core.text.corpus.resolve_workers`). ``progress(done, total)``
-    counts bytes encoded over all tables; ``should_stop()`` is asked between ranges and
-    raises :class:`Cancelled` when true.
+    Args:
+        tables: The tables.
+        corpora: The corpora; on parallel text the first is the premium's reference.
+        table_names: What the rows call each table (None: its source, else "table N").
+        errors: "strict" or "replace", for bytes that are not UTF-8.
+        workers: Processes sharing the work (None: the CPU count for inputs of 8 MB or more,
+            else 1; see :func:`bpe_tui.core.text.corpus.resolve_workers`).
+        progress: ``progress(done, total)``: bytes encoded over all tables.
+        should_stop: Asked between ranges; true raises :class:`Cancelled`.
+
+    Returns:
+        The metrics of every table on every corpus.
+
+    Raises:
+        BPEError: No table, no corpus, or a corpus that is not a text file.
     """
     if not tables:
         raise BPEError("give at least one table to evaluate")

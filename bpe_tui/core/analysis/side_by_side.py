@@ -128,7 +128,16 @@ class TableSummary:
 
 
 def side_by_side(tables: Sequence[MergeTable], result: Evaluation) -> list[TableSummary]:
-    """Each table of ``result`` (evaluated as ``tables``, in that order) across its corpora."""
+    """Each table of an evaluation across all its corpora (module docstring).
+
+    Args:
+        tables: The tables, in the order ``result`` evaluated them.
+        result: Their evaluation.
+
+    Returns:
+        One summary per table: sizes, bytes per token, parity, scaffold, unused and
+        superword tokens.
+    """
     out = []
     for t, table in enumerate(tables):
         row = result.metrics[t]

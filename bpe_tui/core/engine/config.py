@@ -93,72 +93,77 @@ _FROM_PRESET: Any = object()
 class TrainerConfig:
     r"""The rules of one BPE training run.
 
-    preset:         "classic", "gpt2", "gpt4", "o200k", "superbpe", "picky" or "parity" (fills in the defaults below)
-    units:          "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens)
-    pretokenizer:   "whitespace", "gpt2", "gpt4", "o200k", or a regex (optionally "regex:...")
-    end_of_word:    a marker appended to every word as its own symbol ("</w>"), or None
-    lowercase:      lowercase the corpus (and text to encode) first
-    special_tokens: tokens cut out before pre-tokenization, never merged, each with its own id
-    tie_break:      "first-seen", "lexical-min", "lexical-max", "hf", "rustbpe" or "subword-nmt"
-                    (see tiebreak.py)
-    vocab_size:     stop when the vocabulary (base + specials + merged tokens) reaches this
-    merges:         stop after this many merges (instead of vocab_size)
-    min_frequency:  stop when the best pair occurs fewer times than this (inclusive bound;
-                    1 but under the parity preset, which takes subword-nmt's 2)
-    max_token_length: never make a token longer than this many units (bytes in bytes mode,
-                    characters in chars mode, an end-of-word marker counting its own length;
-                    None = no limit): a corpus of one long run of a character would otherwise
-                    grow tokens as long as the run (the explorer sets 32 by default)
-    no_merge_across: a regex character class, such as ``\d`` (digits), ``\s`` (whitespace) or
-                    ``\p{P}`` (punctuation): a merged token may not mix characters in the class
-                    with others, so ``2024`` and ``, `` can form but ``a1`` cannot (the
-                    end-of-word marker is no character; a byte that is only a piece of a
-                    character counts as outside the class). None = no such rule.
-    superwords_after: SuperBPE's curriculum (Liu et al. 2025): merges 1..K are ordinary BPE
-                    under ``pretokenizer``; then the corpus is cut again by SuperBPE's stage-2
-                    rule (see :data:`~bpe_tui.core.text.superword_rules.SUPERWORD_SPLIT`), the K
-                    merges are applied to the new chunks by rank, and training goes on with
-                    pairs that may span spaces (see :mod:`~bpe_tui.core.engine.superwords`).
-                    Byte-level, no end-of-word marker. None = off.
-    superword_rule: SuperBPE's stage-2 rule: "regex" (the authors' current split, the default)
-                    or "digits" (only digit runs cut, in threes from the right: the rule their
-                    published OLMo2 tokenizers were trained with)
-    superword_max_words: in stage 2, never make a token of more than N words (runs of
-                    characters between spaces), as the authors' trainer does with N = 4
-    superword_skip_colon_space: in stage 2, never make a token holding ``": "`` (a colon
-                    followed by a space), as the authors' trainer does
-    superwords_drop_unused: at the transition, drop the merges so far whose pair never
-                    occurs while they are replayed over the chunks, as the authors' trainer
-                    does with the merges it inherits (they leave the table; the vocabulary
-                    shrinks by the tokens only they made)
-    The four stage-2 options need ``superwords_after`` (the ``superbpe`` preset sets them all
-    and leaves them idle without it).
-    picky:          PickyBPE's IoS threshold τ, in (0, 1] (Chizhov et al. 2024; see
-                    :mod:`~bpe_tui.core.engine.variants.picky`): after each merge, a part whose
-                    share of occurrences inside the new token is above τ is removed from the
-                    vocabulary and split back into its parts. None = plain BPE.
-    word_start:     text put in front of every word before it is split into symbols, its
-                    characters ordinary ones (PickyBPE's and sentencepiece's ``▁``); None = none
-    character_coverage: chars only: leave the rarest characters, together less than
-                    1 - coverage of the text, out of the alphabet; each occurrence becomes
-                    ``unk_token`` (PickyBPE's rule, after sentencepiece). None = keep them all
-    unk_token:      the special token that stands for a character outside the alphabet
-                    (one of ``special_tokens``); pairs holding it never merge
-    alphabet:       the order the base symbols take ids in: "code-point" (the characters
-                    sorted, then the special tokens) or "first-seen" (the special tokens first,
-                    then the characters in order of first appearance: PickyBPE's reference)
-    parity:         parity-aware BPE (Foroutan et al. 2025, see
-                    :mod:`~bpe_tui.core.engine.variants.parity`): "base" (the language whose
-                    development text needs the most tokens chooses each merge) or "window"
-                    (the same, but a language that chose more than its share of the last
-                    ``parity_window`` merges waits); None = plain BPE. It trains on one corpus
-                    per language: ``Trainer.from_languages``.
-    parity_window:  the window variant's number of recent merges (100, as the reference)
-    parity_alpha:   the window variant's share: a language may have chosen at most
-                    ``parity_alpha / languages`` of the window (2, as the reference; a whole
-                    number, as there)
-    global_merges:  the hybrid: the first this many merges are plain BPE on all languages
-                    together, parity-aware after (0 = none)
+    A preset fills in the rules not given (see the module docstring); any field given
+    overrides it. Values are checked when the config is made: a bad one is a
+    :class:`~bpe_tui.core.errors.BPEError` of one line.
+
+    Attributes:
+        preset: The rule set to start from: "classic", "gpt2", "gpt4", "o200k", "superbpe",
+            "picky" or "parity" (``PRESETS``).
+        units: "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens).
+        pretokenizer: "whitespace", "gpt2", "gpt4", "o200k", "clip", or a regex (optionally
+            written "regex:...").
+        end_of_word: A marker appended to every word as its own symbol (``"</w>"``), or None.
+        lowercase: Lowercase the corpus (and text to encode) first.
+        special_tokens: Tokens cut out before pre-tokenization, never merged, each with its own id.
+        tie_break: Which pair wins among pairs of equal count: "first-seen", "lexical-min",
+            "lexical-max", "hf", "rustbpe", "subword-nmt" or "picky" (``TIE_BREAKS``; each is
+            defined in :mod:`~bpe_tui.core.engine.tiebreak`).
+        vocab_size: Stop when the vocabulary (base + specials + merged tokens) reaches this.
+        merges: Stop after this many merges (instead of ``vocab_size``).
+        min_frequency: Stop when the best pair occurs fewer times than this (inclusive bound;
+            1, but 2 under the parity preset, as subword-nmt).
+        max_token_length: Never make a token longer than this many units (bytes in bytes mode,
+            characters in chars mode, an end-of-word marker counting its own length; None: no
+            limit). A corpus of one long run of a character would otherwise grow tokens as
+            long as the run (the explorer sets 32 by default).
+        no_merge_across: A regex character class, such as ``\d`` (digits), ``\s`` (whitespace)
+            or ``\p{P}`` (punctuation): a merged token may not mix characters in the class with
+            others, so ``2024`` and ``, `` can form but ``a1`` cannot (the end-of-word marker is
+            no character; a byte that is only a piece of a character counts as outside the
+            class). None: no such rule.
+        superwords_after: SuperBPE's transition K (Liu et al. 2025): merges 1..K are ordinary
+            BPE under ``pretokenizer``; then the corpus is cut again by the stage-2 rule
+            (``superword_rule``), the K merges are applied to the new chunks by rank, and
+            training goes on with pairs that may span spaces (see
+            :mod:`~bpe_tui.core.engine.superwords`). Byte-level, no end-of-word marker. None: off.
+        superword_rule: SuperBPE's stage-2 rule: "regex" (the authors' current split, the
+            default) or "digits" (only digit runs cut, in threes from the right: the rule their
+            published OLMo2 tokenizers were trained with).
+        superword_max_words: In stage 2, never make a token of more than this many words (runs
+            of characters between spaces), as the authors' trainer does with 4. None: no limit.
+        superword_skip_colon_space: In stage 2, never make a token holding ``": "`` (a colon
+            followed by a space), as the authors' trainer does.
+        superwords_drop_unused: At the transition, drop the merges so far whose pair never
+            occurs while they are replayed over the chunks, as the authors' trainer does with
+            the merges it inherits (they leave the table; the vocabulary shrinks by the tokens
+            only they made). The four stage-2 options need ``superwords_after`` (the
+            ``superbpe`` preset sets them all and leaves them idle without it).
+        picky: PickyBPE's IoS threshold τ, in (0, 1] (Chizhov et al. 2024; see
+            :mod:`~bpe_tui.core.engine.variants.picky`): after each merge, a part whose share of
+            occurrences inside the new token is above τ is removed from the vocabulary and
+            split back into its parts. None: plain BPE.
+        word_start: Text put in front of every word before it is split into symbols, its
+            characters ordinary ones (PickyBPE's and sentencepiece's ``▁``). None: none.
+        character_coverage: Chars only: leave the rarest characters, together less than
+            1 - coverage of the text, out of the alphabet; each occurrence becomes
+            ``unk_token`` (PickyBPE's rule, after sentencepiece). None: keep them all.
+        unk_token: The special token that stands for a character outside the alphabet (one of
+            ``special_tokens``); pairs holding it never merge.
+        alphabet: The order the base symbols take ids in: "code-point" (the characters sorted,
+            then the special tokens) or "first-seen" (the special tokens first, then the
+            characters in order of first appearance: PickyBPE's reference).
+        parity: Parity-aware BPE (Foroutan et al. 2025, see
+            :mod:`~bpe_tui.core.engine.variants.parity`): "base" (the language whose development
+            text needs the most tokens chooses each merge) or "window" (the same, but a language
+            that chose more than its share of the last ``parity_window`` merges waits). None:
+            plain BPE. It trains on one corpus per language: ``Trainer.from_languages``.
+        parity_window: The window variant's number of recent merges (100, as the reference).
+        parity_alpha: The window variant's share: a language may have chosen at most
+            ``parity_alpha / languages`` of the window (2, as the reference; a whole number, as
+            there).
+        global_merges: The hybrid: the first this many merges are plain BPE on all languages
+            together, parity-aware after (0: none).
     """
 
     preset: str = "gpt2"

@@ -47,29 +47,33 @@ _NO_CONTEXT = Context()
 class MergeEvent:
     """Everything a UI needs to render one merge without asking the trainer again.
 
-    step:          1-based merge number: the merge's rank in the table is step - 1 (a trainer
-                   extending a saved table numbers on after the table's merges)
-    pair:          (left, right) surfaces that were merged
-    pair_ids:      (left_id, right_id)
-    new_id:        id of the merged token (an existing id if that surface already existed)
-    new_token:     surface of the merged token
-    count:         how often the pair occurred when it was merged
-    tie_count:     how many other pairs had the same count (0 = no tie; 0 for a pair
-                   chosen by hand, which no tie decided)
-    ties:          the first few of those pairs, in tie-break order
-    rule:          the tie-break rule in force
-    words_touched: indices of the words whose segmentation changed (see Trainer.word_text)
-    total_tokens:  corpus length in tokens after the merge
-    vocab_size:    vocabulary size after the merge
-    manual:        True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
-                   the rules
-    after:         what the BPE variant did right after the merge, as its own events, in order
-                   (PickyBPE's removals; empty for plain BPE). ``total_tokens``, ``vocab_size``
-                   and :attr:`pair_changes` are then those of the whole step, after the last
-    reason:        the variant's account of why it chose this pair (None for plain BPE, whose
-                   reason is the count and the tie-break rule); its ``str`` ends the explanation
-    explanation:   one plain sentence saying what was merged, where, and why this pair (and,
-                   after it, what the variant did then: each of ``after``'s explanations)
+    Attributes:
+        step: The 1-based merge number: the merge's rank in the table is step - 1 (a trainer
+            extending a saved table numbers on after the table's merges).
+        pair: The (left, right) surfaces that were merged.
+        pair_ids: Their ids, (left_id, right_id).
+        new_id: The id of the merged token (an existing id if that surface already existed).
+        new_token: The surface of the merged token.
+        count: How often the pair occurred when it was merged.
+        tie_count: How many other pairs had the same count (0: no tie; 0 for a pair chosen by
+            hand, which no tie decided).
+        ties: The first few of those pairs, in tie-break order.
+        rule: The tie-break rule in force.
+        words_touched: Indices of the words whose segmentation changed (see
+            ``Trainer.word_text``).
+        total_tokens: The corpus's length in tokens after the merge.
+        vocab_size: The vocabulary's size after the merge.
+        manual: True when the pair was chosen by hand (``Trainer.step(pair=...)``), not by
+            the rules.
+        after: What the BPE variant did right after the merge, as its own events, in order
+            (PickyBPE's :class:`~bpe_tui.core.engine.variants.picky.RemovalEvent` and
+            :class:`~bpe_tui.core.engine.variants.picky.RestoreEvent`; empty for plain BPE).
+            ``total_tokens``, ``vocab_size`` and :attr:`pair_changes` are then those of the
+            whole step, after the last.
+        reason: The variant's account of why it chose this pair (parity-aware BPE's
+            :class:`~bpe_tui.core.engine.variants.parity.ParityChoice`; None for plain BPE,
+            whose reason is the count and the tie-break rule); its ``str`` ends the
+            :attr:`explanation`.
     """
 
     step: int
@@ -211,17 +215,17 @@ class TransitionEvent:
     """SuperBPE's switch of pre-tokenizer, as a value: right after merge ``step`` the corpus
     was cut again by the stage-2 rule and the merges so far were applied to the new chunks.
 
-    step:          how many merges came before it (K); merge K + 1 is the first that may
-                   span a space
-    words:         distinct pre-tokens before it (0 when the trainer started past it, going
-                   on from a table)
-    chunks:        distinct chunks after it
-    tokens_before: the corpus's length in tokens as words, just before (0: started past it)
-    tokens_after:  the corpus's length in tokens as chunks, the K merges applied
-    rule:          the stage-2 rule that cut them ("regex" or "digits", see superwords.py)
-    dropped:       ``(step, token)`` of each merge so far that never occurred while the
-                   merges were replayed over the chunks, dropped from the table there
-                   (``superwords_drop_unused``); empty when none was, or the option is off
+    Attributes:
+        step: How many merges came before it (K); merge K + 1 is the first that may span a space.
+        words: Distinct pre-tokens before it (0 when the trainer started past it, going on
+            from a table).
+        chunks: Distinct chunks after it.
+        tokens_before: The corpus's length in tokens as words, just before (0: started past it).
+        tokens_after: The corpus's length in tokens as chunks, the K merges applied.
+        rule: The stage-2 rule that cut them ("regex" or "digits", see superwords.py).
+        dropped: ``(step, token)`` of each merge so far that never occurred while the merges
+            were replayed over the chunks, dropped from the table there
+            (``superwords_drop_unused``); empty when none was, or the option is off.
     """
 
     step: int

@@ -1,8 +1,8 @@
 """Tie-break rules: which pair BPE merges when several share the highest count.
 
-Every tool breaks ties its own way, so the trainer offers six rules, and this module is the
-one place each is defined: the order it puts pairs in, and the sentence that says why the
-winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent.explanation>`).
+Every tool breaks ties its own way, so the trainer offers each tool's rule (their names:
+:data:`~bpe_tui.core.types.TIE_BREAKS`), and this module is the one place each is defined: the
+order it puts pairs in, and the sentence that says why the winner won (:attr:`MergeEvent.explanation <bpe_tui.core.engine.events.MergeEvent.explanation>`).
 
 * ``first-seen``   the pair that occurs first, reading the words in order of first appearance
                    (what Python's ``max`` over an insertion-ordered dict does; minbpe)

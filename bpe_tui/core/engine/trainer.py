@@ -48,7 +48,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from operator import mul
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -77,6 +77,7 @@ from .variants.superbpe import count_each, count_stages, no_chunks_from_counts, 
 
 if TYPE_CHECKING:
     from ..tables.table import MergeTable
+    from ..text.datasets.records import ReadReport
 
 
 __all__ = ["MergeEvent", "Trainer", "TIES_LISTED", "merge_word", "plain_counterpart", "plain_words", "segment_chunks", "table_config"]
@@ -141,7 +142,7 @@ class Trainer:
         "config", "corpus_chars", "first_step", "initial_total_tokens", "name", "stop_reason", "table_rules", "transition",
         "_dropped", "_limit", "_after_step",
         "_across", "_base_count", "_by_frequency", "_constrained", "_context", "_count_hist", "_counts",
-        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_front", "_heap", "_history", "_holes",
+        "_entry", "_eow_id", "_first_merge_id", "_forbidden", "_forbidden_kinds", "_front", "_heap", "_history", "_holes",
         "_inherited", "_inherited_counts", "_inherited_manual", "_keys_move", "_made", "_pair_counts", "_plan", "_rule",
         "_special_ids", "_standing", "_surface_to_id", "_surfaces", "_surfaces_shared", "_total_tokens",
         "_undo", "_where", "_word_index", "_word_text", "_words", "_variant", "_choose", "_after", "_removed", "_unknown",
@@ -226,7 +227,7 @@ class Trainer:
         self._standing: list[int] = [class_standing(s, self._across, eow) for s in self._surfaces] if across is not None else []
         self._constrained = cfg.max_token_length is not None or across is not None or self._unknown is not None
         self._limit: Callable[[bytes], str | None] | None = None  # a variant's own (_set_limit)
-        self._forbidden = sum(1 for p in pc if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
 
         # Hand-chosen pairs by step (see step): replayed when going forward again.
         self._plan: dict[int, tuple[int, int]] = {}
@@ -359,28 +360,55 @@ class Trainer:
         cls, counts: Mapping[str, int], config: TrainerConfig | None = None, name: str = "counts",
         chunk_counts: Mapping[str, int] | None = None, variant: Variant | None = None,
     ) -> "Trainer":
-        """Train on a ``{pre-token: count}`` mapping made elsewhere (order = first appearance);
-        ``chunk_counts``: the stage-2 chunks, for ``superwords_after``; ``variant``: see
-        :meth:`__init__`."""
+        """A trainer on word counts made elsewhere.
+
+        Args:
+            counts: ``{pre-token: count}``, in order of first appearance.
+            config: The rules (None: ``TrainerConfig()``, the gpt2 preset).
+            name: What messages call the corpus.
+            chunk_counts: The stage-2 chunks' counts, for ``superwords_after``.
+            variant: A variant made by its own constructor (see :meth:`__init__`).
+
+        Returns:
+            The trainer at step 0.
+        """
         if not counts:
             raise BPEError(f"{name}: the corpus is empty (no words to train on)")
         return cls(counts, config, name=name, chunk_counts=chunk_counts, variant=variant)
 
     @classmethod
     def from_languages(
-        cls, corpora: Mapping, dev: Mapping | None = None, config: TrainerConfig | None = None, ratio: Mapping | None = None, **count_options,
+        cls, corpora: Mapping, dev: Mapping | None = None, config: TrainerConfig | None = None, ratio: Mapping | None = None, **count_options: Any,
     ) -> "Trainer":
-        """Parity-aware BPE (:mod:`~bpe_tui.core.engine.variants.parity`): ``corpora`` is
-        language -> its corpus (paths), ``dev`` language -> its development text, or ``ratio``
-        language -> target compression; ``config`` None: the parity preset. ``count_options``:
-        each language's counting (errors, workers, progress, ...)."""
+        """Parity-aware BPE (:mod:`~bpe_tui.core.engine.variants.parity`): one corpus per language.
+
+        Args:
+            corpora: Language -> its corpus (a path or paths).
+            dev: Language -> its development text (multi-parallel), for every language.
+            config: The rules (None: the parity preset with ``parity="base"``).
+            ratio: Instead of ``dev``: language -> its target compression ratio.
+            **count_options: Each language's counting (errors, workers, progress, ...).
+
+        Returns:
+            The trainer at step 0; each event's ``reason`` is a
+            :class:`~bpe_tui.core.engine.variants.parity.ParityChoice`.
+        """
         from .variants.parity import train_languages
 
         return train_languages(cls, corpora, dev, ratio, config, **count_options)
 
     @classmethod
     def from_text(cls, text: str, config: TrainerConfig | None = None, name: str = "text") -> "Trainer":
-        """Train on a string, read line by line exactly as a file would be."""
+        """A trainer on a string, read line by line exactly as a file would be.
+
+        Args:
+            text: The corpus.
+            config: The rules (None: ``TrainerConfig()``, the gpt2 preset).
+            name: What messages call the corpus.
+
+        Returns:
+            The trainer at step 0.
+        """
         from ..text.corpus import count_text
 
         config = config or TrainerConfig()
@@ -396,21 +424,32 @@ class Trainer:
         progress: Callable[[int, int], None] | None = None,
         counts: bool = False,
         workers: int | None = None,
-        client=None,
+        client: Any = None,
         text_field: str = "text",
         skip_bad_records: bool = False,
-        report=None,
+        report: "ReadReport | None" = None,
     ) -> "Trainer":
-        """Train on files, directories (every corpus file below), globs or ``-`` (stdin): text,
-        compressed or not, JSON lines and Parquet (each record's ``text_field`` a document;
-        ``skip_bad_records``, ``report``: see :func:`~bpe_tui.core.text.distributed.count_words`).
+        """A trainer on files, directories (every corpus file below), globs or ``-`` (stdin).
 
-        With ``counts=True`` the inputs are ``word<TAB>count`` files (see corpus.py).
-        ``progress(bytes_read, total_bytes)`` follows the reading. ``workers``: processes
-        counting words in parallel (None: the CPU count for big inputs, see
-        :func:`~bpe_tui.core.text.corpus.count_files`); the merges do not depend on it.
-        ``client``: count on Dask instead (a Client, a scheduler address or ``"local"``; see
-        :func:`~bpe_tui.core.text.distributed.count_words`; progress then counts ranges).
+        Text, compressed or not, JSON lines and Parquet are read (each record's
+        ``text_field`` a document). The merges do not depend on ``workers`` or ``client``.
+
+        Args:
+            paths: A path or paths.
+            config: The rules (None: ``TrainerConfig()``, the gpt2 preset).
+            errors: "strict" (bytes that are not UTF-8 are an error naming the byte) or "replace".
+            progress: ``progress(bytes_read, total_bytes)`` as the reading goes (ranges on Dask).
+            counts: The inputs are ``word<TAB>count`` files (see corpus.py), not text.
+            workers: Processes counting words in parallel (None: the CPU count for big inputs,
+                see :func:`~bpe_tui.core.text.corpus.count_files`).
+            client: Count on Dask instead: a Client, a scheduler address or ``"local"`` (see
+                :func:`~bpe_tui.core.text.distributed.count_words`).
+            text_field: JSON lines / Parquet: the field holding the text.
+            skip_bad_records: JSON lines / Parquet: skip records without it.
+            report: A ReadReport, filled in with what the reading met.
+
+        Returns:
+            The trainer at step 0.
         """
         from ..text.count_files import read_count_files
         from ..text.distributed import count_words
@@ -440,11 +479,24 @@ class Trainer:
         progress: Callable[[int, int], None] | None = None,
         name: str = "texts",
     ) -> "Trainer":
-        """Train on any iterable of strings, each one document: a ``datasets`` column, a
-        generator, a list (Hugging Face tokenizers' ``train_from_iterator``). Each is read as a
-        text file holding it would be, and no pre-token spans two; the iterable is read once
-        (see :mod:`~bpe_tui.core.text.datasets.iterables`). ``progress(items, len(texts))``
-        as it goes (the length 0 when the iterable has none)."""
+        """A trainer on any iterable of strings, each one document.
+
+        A ``datasets`` column, a generator, a list (Hugging Face tokenizers'
+        ``train_from_iterator``). Each is read as a text file holding it would be, and no
+        pre-token spans two; the iterable is read once (see
+        :mod:`~bpe_tui.core.text.datasets.iterables`).
+
+        Args:
+            texts: The documents.
+            config: The rules (None: ``TrainerConfig()``, the gpt2 preset).
+            errors: "strict" or "replace", for surrogates that are not text.
+            progress: ``progress(items, len(texts))`` as it goes (the length 0 when the
+                iterable has none).
+            name: What messages call the corpus.
+
+        Returns:
+            The trainer at step 0.
+        """
         from ..text.datasets.iterables import count_texts
 
         config = config or TrainerConfig()
@@ -453,7 +505,7 @@ class Trainer:
 
     @classmethod
     def from_table(
-        cls, table: "MergeTable", paths: Iterable[str] | str, config: TrainerConfig | None = None, **count_options
+        cls, table: "MergeTable", paths: Iterable[str] | str, config: TrainerConfig | None = None, **count_options: Any
     ) -> "Trainer":
         """Go on training from a saved table on the corpus at ``paths``.
 
@@ -462,9 +514,17 @@ class Trainer:
         and event steps number on from it (the first new merge after GPT-2's 50,000 is step
         50,001). The corpus is read under the table's units, pre-tokenizer, end-of-word
         marker, lowercase and special tokens (see :func:`table_config`; :attr:`table_rules`
-        names them); ``config`` gives the rest (tie-break, target, constraints).
-        ``count_options`` are :meth:`from_files`'s (errors, progress, counts, workers, client,
-        text_field, skip_bad_records, report).
+        names them).
+
+        Args:
+            table: The table to go on from.
+            paths: The corpus (as :meth:`from_files` takes it).
+            config: The rest of the rules (tie-break, target, constraints).
+            **count_options: :meth:`from_files`'s (errors, progress, counts, workers, client,
+                text_field, skip_bad_records, report).
+
+        Returns:
+            The trainer at :attr:`first_step`.
         """
         cfg, _ = table_config(table, config)
         from ..text.count_files import read_count_files
@@ -734,20 +794,52 @@ class Trainer:
         key = self._pair_key(pair)
         return self._forbidden_reason(key) if key is not None else None
 
-    def _forbids(self, pair: str) -> bool:
-        """Whether a constraint forbids merging ``pair`` (an internal key)."""
+    def forbidden_by(self) -> dict[str, int]:
+        """The pairs present that the constraints forbid (:meth:`forbidden_pair_count`), by
+        the constraint that forbids them, named short enough for a caption -> how many pairs
+        (a pair is counted under the first it breaks, in the order :meth:`forbidden_reason`
+        checks; that method says why in full): ``{"<UNK> (coverage)": 5}`` under
+        PickyBPE's setup, ``tokens over max_token_length 32``, ``no_merge_across \\d``,
+        ``SuperBPE's stage-2 limits``. Empty when none is forbidden."""
+        cfg = self.config
+        named = {
+            "unknown": f"{cfg.unk_token} (coverage)",
+            "max_token_length": f"tokens over max_token_length {cfg.max_token_length}",
+            "no_merge_across": f"no_merge_across {cfg.no_merge_across}",
+            "limit": "SuperBPE's stage-2 limits",
+        }
+        counts = self._forbidden_kinds
+        return {named[kind]: counts[k] for k, kind in enumerate(self._CONSTRAINT_KINDS, 1) if counts[k]}
+
+    #: The constraints a pair may break, in the order they are checked: ``_forbids`` gives the
+    #: number of the first one a pair breaks (0: none), ``_forbidden_kinds`` counts by it.
+    _CONSTRAINT_KINDS = ("unknown", "max_token_length", "no_merge_across", "limit")
+
+    def _forbids(self, pair: str) -> int:
+        """Which constraint forbids merging ``pair`` (an internal key): its number in
+        ``_CONSTRAINT_KINDS``, from 1; 0 when none does."""
         a, b = ord(pair[0]), ord(pair[1])
         if self._unknown is not None and (a == self._unknown or b == self._unknown):
-            return True  # the unknown token stands for characters left out: it never merges
+            return 1  # the unknown token stands for characters left out: it never merges
         limit = self.config.max_token_length
         if limit is not None:
             surfaces = self._surfaces
             if len(surfaces[a]) + len(surfaces[b]) > limit:
-                return True
+                return 2
         if self._across is not None and self._standing[a] | self._standing[b] == MIXED:
-            return True
+            return 3
         limit2 = self._limit
-        return limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None
+        return 4 if limit2 is not None and limit2(self._surfaces[a] + self._surfaces[b]) is not None else 0
+
+    def _recount_forbidden(self) -> None:
+        """Count the pairs present that the constraints forbid, in all and by constraint."""
+        kinds = [0] * (len(self._CONSTRAINT_KINDS) + 1)
+        if self._constrained:
+            forbids = self._forbids
+            for p in self._pair_counts:
+                kinds[forbids(p)] += 1
+        self._forbidden_kinds = kinds
+        self._forbidden = sum(kinds[1:])
 
     def _forbidden_reason(self, pair: str) -> str | None:
         if not self._constrained or not self._forbids(pair):
@@ -864,11 +956,9 @@ class Trainer:
         """Apply one merge and return its event, or None when training is finished.
 
         Without ``pair``: the pair the rules pick (the first of :meth:`top_pairs`), unless
-        this step was chosen by hand before (see below). With ``pair=(left, right)``
-        (surfaces, as in :attr:`MergeEvent.pair`): merge that pair instead, by hand; the
-        event says ``manual=True``. A pair that does not occur now, or that a constraint
-        forbids, is a BPEError (one line); min_frequency does not apply to a pair chosen by
-        hand, but the target does.
+        this step was chosen by hand before (see below). With ``pair``: that pair instead,
+        by hand; the event says ``manual=True``. min_frequency does not apply to a pair
+        chosen by hand, but the target does.
 
         Hand choices survive undo and goto. The trainer keeps a *plan*: step number -> the
         pair chosen by hand there. Going forward over a planned step (``step()``, ``goto``,
@@ -883,6 +973,16 @@ class Trainer:
         Finished means the target (vocab_size or merges) is reached, or nothing is left to
         merge (no pairs, or the best pair is below min_frequency); :attr:`stop_reason` says
         which.
+
+        Args:
+            pair: ``(left, right)`` surfaces, as in :attr:`MergeEvent.pair`, to merge by hand.
+
+        Returns:
+            The merge's event (with what the variant did right after it in its ``after``),
+            or None when finished.
+
+        Raises:
+            BPEError: The pair chosen by hand does not occur now, or a constraint forbids it.
         """
         if pair is not None:
             return self._step_by_hand(pair)
@@ -1113,10 +1213,12 @@ class Trainer:
                 heappush(heap, entry(p, after))
         if self._constrained:  # pairs that appear or vanish change the forbidden count
             forbids = self._forbids
+            kinds = self._forbidden_kinds
             for p, before in befores.items():
                 after = before + changes[p]
-                if (not before) != (not after) and forbids(p):
+                if (not before) != (not after) and (kind := forbids(p)):
                     self._forbidden += 1 if after else -1
+                    kinds[kind] += 1 if after else -1
         return befores
 
     # ------------------------------------------------------------------ the variants' protocol (see variants/)
@@ -1186,7 +1288,7 @@ class Trainer:
         self._word_index = None
         self._by_frequency = None
         self._context = Context(self._rule, texts, counts, self.config.end_of_word)
-        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
         self._requeue_all()
 
     def _drop_merges(self, ranks: list[int]) -> tuple:
@@ -1226,7 +1328,7 @@ class Trainer:
         refuses are never merged, and counted as forbidden."""
         self._limit = limit
         self._constrained = self.config.max_token_length is not None or self._across is not None or self._unknown is not None or limit is not None
-        self._forbidden = sum(1 for p in self._pair_counts if self._forbids(p)) if self._constrained else 0
+        self._recount_forbidden()
 
     @property
     def removed(self) -> frozenset[int]:
@@ -1239,10 +1341,14 @@ class Trainer:
         return self._variant
 
     def undo(self) -> MergeEvent | None:
-        """Take back the last merge exactly; return the event undone (None at step 0, or at
-        :attr:`first_step` when going on from a table: its merges cannot be undone).
+        """Take back the last merge exactly (and what the variant did after it).
 
-        A hand choice at the step undone stays in the plan (see :meth:`step`)."""
+        A hand choice at the step undone stays in the plan (see :meth:`step`).
+
+        Returns:
+            The event undone; None at step 0, or at :attr:`first_step` when going on from a
+            table (its merges cannot be undone).
+        """
         if not self._history:
             return None
         event = self._history.pop()
@@ -1303,16 +1409,23 @@ class Trainer:
             yield w, words[w].replace(new, pair)
 
     def goto(self, k: int) -> int:
-        """Move to the state after exactly ``k`` merges, forward or back; return the step reached.
+        """Move to the state after exactly ``k`` merges, forward or back.
 
         Going forward ignores the vocab_size / merges target and replays hand choices (see
         :meth:`step`); the state equals training ``k`` merges from scratch driven the same
-        way. Only the corpus can stop it early (nothing left to merge, or the best pair below
-        min_frequency): then it returns the step where it stopped, less than ``k``. Afterwards
-        :attr:`stop_reason` says why a step would stop where it stands ("beyond the target
-        ..." past the target, "reached ..." at it, the corpus's reason where it ran out; None
-        where training can go on). A trainer going on from a table cannot go below
-        :attr:`first_step` (BPEError).
+        way. Afterwards :attr:`stop_reason` says why a step would stop where it stands
+        ("beyond the target ..." past the target, "reached ..." at it, the corpus's reason
+        where it ran out; None where training can go on).
+
+        Args:
+            k: The number of merges to stand after.
+
+        Returns:
+            The step reached: ``k``, or less where the corpus ran out first (nothing left to
+            merge, or the best pair below min_frequency).
+
+        Raises:
+            BPEError: ``k`` is not a whole number of 0 or more, or is below :attr:`first_step`.
         """
         if isinstance(k, bool) or not isinstance(k, int):
             raise BPEError(f"cannot go to step {k!r}: a step is a whole number")
@@ -1329,9 +1442,15 @@ class Trainer:
         return self.steps_done
 
     def run(self, max_steps: int | None = None) -> Iterator[MergeEvent]:
-        """Step until finished (or ``max_steps`` merges), yielding each MergeEvent.
+        """Step until finished (or ``max_steps`` merges), yielding each event.
 
         A generator, so a UI can interleave rendering, progress and cancellation.
+
+        Args:
+            max_steps: At most this many merges (None: to the target).
+
+        Yields:
+            Each merge's event, in order.
         """
         done = 0
         while max_steps is None or done < max_steps:

@@ -763,14 +763,28 @@ class MergeTable:
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> list[int]:
-        """Token ids of ``text``. Special tokens in the text encode to their own ids (as
-        Hugging Face does); ``allowed_special`` and ``disallowed_special`` say otherwise, with
-        tiktoken's meaning (see :mod:`~bpe_tui.core.tables.special_policy`): a special token
-        not allowed is ordinary text, and a disallowed one found in the text is refused
-        (:class:`~bpe_tui.core.errors.DisallowedSpecial`, naming it and its offset).
+        """Token ids of ``text``.
 
-        With ``dropout`` > 0, each merge is skipped with that probability (seeded by
-        ``seed``), sampling one of the text's alternative segmentations.
+        Special tokens in the text encode to their own ids (as Hugging Face does);
+        ``allowed_special`` and ``disallowed_special`` say otherwise, with tiktoken's meaning
+        (see :mod:`~bpe_tui.core.tables.special_policy`).
+
+        Args:
+            text: The text.
+            dropout: The probability of skipping each merge (BPE-dropout), sampling one of the
+                text's alternative segmentations; 0: the one segmentation.
+            seed: The dropout's random seed.
+            allowed_special: The special tokens recognised in the text ("all", or a set): one
+                not allowed is ordinary text.
+            disallowed_special: The special tokens refused when found ("all", or a set).
+
+        Returns:
+            The ids; an unseen character in a chars table without an unknown token is
+            :data:`UNK_ID`.
+
+        Raises:
+            DisallowedSpecial: A disallowed special token is in the text (naming it and its
+                offset).
         """
         return self._encoder.for_text(text, allowed_special, disallowed_special).encode(text, dropout, seed)
 
@@ -783,21 +797,38 @@ class MergeTable:
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> tuple[list[int], list[tuple[int, int]]]:
-        """``(ids, offsets)``: the ids :meth:`encode` gives and, per token, the ``(start,
-        end)`` characters of ``text`` it stands for, in the text as given (before any
-        normalization), with Hugging Face's ``Encoding.offsets`` semantics: a token holding
-        part of a character's bytes spans the whole character, a prefix space added in front
-        of a segment spans that segment's first character. See
-        :mod:`~bpe_tui.core.tables.offsets`."""
+        """The ids :meth:`encode` gives, with the characters of ``text`` each token stands for.
+
+        Offsets are in the text as given (before any normalization), with Hugging Face's
+        ``Encoding.offsets`` semantics: a token holding part of a character's bytes spans the
+        whole character, a prefix space added in front of a segment spans that segment's first
+        character. See :mod:`~bpe_tui.core.tables.offsets`. ``dropout``, ``seed`` and the
+        special tokens' options as in :meth:`encode`.
+
+        Args:
+            text: The text.
+
+        Returns:
+            ``(ids, offsets)``, an ``(start, end)`` pair of character offsets per token.
+        """
         return self._encoder.for_text(text, allowed_special, disallowed_special).encode_with_offsets(text, dropout, seed)
 
     def encode_batch(
         self, texts: Sequence[str], workers: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> list[list[int]]:
-        """:meth:`encode` of each text, in order, by ``workers`` processes (None: one per
-        CPU for a big batch, this process for a small one; see :mod:`~bpe_tui.core.tables.batch`).
-        tiktoken's ``encode_batch`` (threads), Hugging Face's ``encode_batch``."""
+        """:meth:`encode` of each text, in order, in worker processes (special tokens as there).
+
+        tiktoken's ``encode_batch`` (threads), Hugging Face's ``encode_batch``.
+
+        Args:
+            texts: The texts.
+            workers: Processes (None: one per CPU for a big batch, this process for a small
+                one; see :mod:`~bpe_tui.core.tables.batch`).
+
+        Returns:
+            Each text's ids.
+        """
         recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
         for text in texts:
             special_policy.check(text, disallowed)
@@ -815,8 +846,15 @@ class MergeTable:
         self, text: str, dropout: float = 0.0, seed: int | None = None, *,
         allowed_special: Allowed = "all", disallowed_special: Disallowed = "all",
     ) -> list[tuple[int, bytes | str]]:
-        """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``.
-        Special tokens as in :meth:`encode`."""
+        """Each token of ``text`` as ``(id, surface)``; ``dropout``, ``seed`` and the special
+        tokens' options as in :meth:`encode`.
+
+        Args:
+            text: The text.
+
+        Returns:
+            ``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``.
+        """
         return self._encoder.for_text(text, allowed_special, disallowed_special).pieces(text, dropout, seed)
 
     def tokens(self, text: str) -> list[bytes | str]:
@@ -849,16 +887,24 @@ class MergeTable:
         return encoder.pieces_iterable(chunks)
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Text from token ids. Bytes are joined and decoded as UTF-8; in chars mode the
-        end-of-word marker becomes a space. A table that puts a prefix space in front of the
-        text takes it off again (as its own decoder does).
+        """Text from token ids.
 
-        ``errors`` is Python's (and tiktoken's) for bytes that are not UTF-8: ``replace``
-        (U+FFFD for each bad sequence), ``strict`` (:class:`~bpe_tui.core.errors.UndecodableToken`
-        naming the first id whose bytes do not decode), ``ignore``, ``backslashreplace``.
-        An id the table does not have is refused (:class:`~bpe_tui.core.errors.TokenIdError`),
-        :data:`UNK_ID` aside on a table whose encoding gives it (:attr:`emits_unknown`): it
-        decodes as U+FFFD.
+        Bytes are joined and decoded as UTF-8; in chars mode the end-of-word marker becomes a
+        space. A table that puts a prefix space in front of the text takes it off again (as
+        its own decoder does).
+
+        Args:
+            ids: Token ids. :data:`UNK_ID` decodes as U+FFFD on a table whose encoding gives it
+                (:attr:`emits_unknown`).
+            errors: Python's (and tiktoken's) for bytes that are not UTF-8: "replace" (U+FFFD
+                for each bad sequence), "strict", "ignore", "backslashreplace".
+
+        Returns:
+            The text.
+
+        Raises:
+            TokenIdError: An id the table does not have.
+            UndecodableToken: With ``errors="strict"``: the first id whose bytes do not decode.
         """
         return decoding.decode(self, list(ids), errors)
 
@@ -867,7 +913,11 @@ class MergeTable:
     def trace(self, word: str) -> list[TraceStep]:
         """The merges applied to one pre-token, in the order they apply, with ranks.
 
-        ``word`` is taken as a single pre-token (it is not pre-tokenized again).
+        Args:
+            word: A single pre-token (it is not pre-tokenized again).
+
+        Returns:
+            One step per merge applied.
         """
         word = valid_text(word)
         return explain.trace_steps(self, self._encoder.symbols(self._pre.normalize(word)))

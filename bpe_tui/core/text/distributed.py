@@ -160,24 +160,34 @@ def count_words(
 ) -> dict[str, int]:
     """Word counts of a corpus, ``{pre-token: count}`` in order of first appearance.
 
-    ``paths``: files (text, compressed or not; JSON lines; Parquet), directories, globs,
-    fsspec URLs (on Dask), or one of them alone; a list or tuple of them. Anything else
-    iterable (a generator, a ``datasets`` column) is an iterable of texts, each a document
-    (:func:`~.datasets.iterables.count_texts`; counted here, ``progress(items, len)``): to
-    count a list of texts rather than of paths, give ``iter(texts)``.
+    The result is the same wherever the counting runs (here, in worker processes, on Dask),
+    word order included.
 
-    ``client=None`` counts here (:func:`~.corpus.count_files`, with ``workers`` processes).
-    Otherwise the counting runs on Dask: ``client`` is a ``dask.distributed.Client``, a
-    scheduler address, or ``"local"`` for a LocalCluster of ``workers`` processes (one per CPU
-    by default) started for this call. ``blocksize``: bytes per part (each cut at the next
-    line end, or the next Parquet row group); by default :data:`~.corpus.RANGES_PER_WORKER`
-    parts per worker thread. ``progress(done, total)`` reports bytes read here, and parts
-    (blocks) counted on Dask. The result is the same either way, word order included.
+    Args:
+        paths: Files (text, compressed or not; JSON lines; Parquet), directories, globs,
+            fsspec URLs (on Dask), or one of them alone; a list or tuple of them. Anything else
+            iterable (a generator, a ``datasets`` column) is an iterable of texts, each a
+            document (:func:`~.datasets.iterables.count_texts`): to count a list of texts
+            rather than of paths, give ``iter(texts)``.
+        config: The rules that cut the text into pre-tokens (pre-tokenizer, lowercase,
+            special tokens, ...).
+        client: None counts here (:func:`~.corpus.count_files`, with ``workers``
+            processes); else a ``dask.distributed.Client``, a scheduler address, or
+            ``"local"`` for a LocalCluster of ``workers`` processes started for this call.
+        errors: "strict" (bytes that are not UTF-8 are an error naming the byte) or "replace".
+        progress: ``progress(done, total)``: bytes read here, parts (blocks) counted on Dask,
+            items for an iterable of texts.
+        workers: Processes (None: the CPU count for big inputs, one for small ones).
+        blocksize: Bytes per Dask part (each cut at the next line end, or the next Parquet row
+            group); None: :data:`~.corpus.RANGES_PER_WORKER` parts per worker thread.
+        text_field: The field of a JSON lines record, or the Parquet column, holding the text
+            (a dotted path for a nested one).
+        skip_bad_records: Skip records without it (else the first is an error).
+        report: If given, filled in with what the reading met: documents read, bad records
+            skipped (``report.summary()``).
 
-    ``text_field``: the field of a JSON lines record, or the Parquet column, holding the text
-    (a dotted path for a nested one); ``skip_bad_records``: skip records without it (else the
-    first is an error). ``report`` (a ReadReport), if given, says what the reading met:
-    documents read, bad records skipped (``report.summary()``).
+    Returns:
+        ``{pre-token: count}``, in order of first appearance.
     """
     records = RecordOptions(text_field, skip_bad_records)
     report = report if report is not None else ReadReport()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from rich.table import Table
 from rich.text import Text
@@ -88,6 +88,16 @@ def delta_cell(now: int, before: int | None, look: ChipStyles) -> Text:
     if d == 0:
         return plain("")
     return plain(("▲" if d > 0 else "▼") + short_int(abs(d), 4), look.good if d > 0 else look.bad)
+
+
+def hidden_pairs(forbidden_by: Mapping[str, int]) -> str:
+    """Why pairs of the corpus are not in the table, by the constraint that forbids them
+    (:meth:`~bpe_tui.core.engine.trainer.Trainer.forbidden_by`): ``5 pairs hidden: <UNK>
+    (coverage)``; with several, how many each hides."""
+    n = sum(forbidden_by.values())
+    if len(forbidden_by) == 1:
+        return f"{plural(n, 'pair')} hidden: {next(iter(forbidden_by))}"
+    return f"{plural(n, 'pair')} hidden: " + "; ".join(f"{what} ×{count:,}" for what, count in forbidden_by.items())
 
 
 class PairsPane(Vertical):
@@ -328,8 +338,7 @@ class PairsPane(Vertical):
         else:
             caption.append("no pairs left")
         if snap.forbidden:
-            n = snap.forbidden
-            caption.append(f"  ({plural(n, 'pair')} hidden: the constraints forbid {'them' if n != 1 else 'it'})", "dim")
+            caption.append(f"  ({hidden_pairs(snap.forbidden_by)})", "dim")
         self._caption(caption)
         transition = snap.transition
         # Standing right at SuperBPE's transition: it is the latest thing that happened.

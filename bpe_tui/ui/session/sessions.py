@@ -449,6 +449,7 @@ class ExploreSession(Session):
                 top_pairs=top,
                 leader_ties=ties,
                 forbidden=forbidden,
+                forbidden_by=tr.forbidden_by() if forbidden else {},
                 last_event=self.timeline[k - 1 - self.first_step] if 0 < k - self.first_step <= len(self.timeline) else None,
                 timeline_len=len(self.timeline),
                 segmentations=segs,

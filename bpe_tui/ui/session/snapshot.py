@@ -37,6 +37,7 @@ class Snapshot:
     superwords: bool = False
     transition: TransitionEvent | None = None
     forbidden: int = 0  # present pairs the constraints forbid (not in top_pairs)
+    forbidden_by: dict = field(default_factory=dict)  # what forbids them -> how many (Trainer.forbidden_by)
     #: The pair chosen by hand that the next step replays (undone, then not yet redone) and
     #: its count now; None: the next step goes by the rules (the first of ``top_pairs``).
     planned: tuple | None = None

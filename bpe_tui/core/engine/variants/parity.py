@@ -89,19 +89,21 @@ def train_languages(
 
 @dataclass(frozen=True)
 class ParityChoice:
-    """Why parity-aware BPE merged a pair: :attr:`MergeEvent.reason` of its steps.
+    """Why parity-aware BPE merged a pair: the :attr:`MergeEvent.reason
+    <bpe_tui.core.engine.events.MergeEvent.reason>` of its steps; ``str()`` says it in a sentence.
 
-    phase:      "parity" (a language chose) or "global" (one of the hybrid's first merges)
-    language:   the language that chose (None in the global phase)
-    languages:  every language, in the order given
-    scores:     every language's measure when it chose: development-text tokens (the most
-                chooses), or, in the ratio form, compression over target (the least chooses)
-    ratio_form: whether ``scores`` are the ratio form's
-    count:      the pair's count in the choosing language's corpus (the whole corpus's in the
-                global phase)
-    waiting:    languages passed over because they chose more than their share of the window
-    window:     ``(merges, share)`` of the window variant (None for base)
-    global_merges: the hybrid's number of global merges (0: none)
+    Attributes:
+        phase: "parity" (a language chose) or "global" (one of the hybrid's first merges).
+        language: The language that chose (None in the global phase).
+        languages: Every language, in the order given.
+        scores: Every language's measure when it chose: development-text tokens (the most
+            chooses), or, in the ratio form, compression over target (the least chooses).
+        ratio_form: Whether ``scores`` are the ratio form's.
+        count: The pair's count in the choosing language's corpus (the whole corpus's in the
+            global phase).
+        waiting: Languages passed over because they chose more than their share of the window.
+        window: ``(merges, share)`` of the window variant (None for base).
+        global_merges: The hybrid's number of global merges (0: none).
     """
 
     phase: str

@@ -66,17 +66,24 @@ def ios_text(ios: float, threshold: float) -> str:
 
 @dataclass(frozen=True)
 class RemovalEvent:
-    """A token PickyBPE removed right after merge ``step``, as a value.
+    """A token PickyBPE removed right after merge ``step``, as a value (in the merge
+    event's ``after``).
 
-    token, token_id: the token removed (its id stays reserved: a restore gets it back)
-    parts, part_ids: what each of its occurrences was split into
-    inside:          the token merge ``step`` made, where it now mostly lives
-    ios:             its Intersection over Self, ``merged / (freq + merged)``
-    threshold:       τ, which ``ios`` was above
-    freq:            its occurrences left on its own (what was split)
-    merged:          its occurrences the merge took into ``inside``
-    words_touched:   the words where it was split
-    total_tokens, vocab_size: the corpus's length and the vocabulary's size after the removal
+    Attributes:
+        step: The merge after which it was removed.
+        token: The token removed (its id stays reserved: a restore gets it back).
+        token_id: Its id.
+        parts: What each of its occurrences was split into.
+        part_ids: Their ids.
+        inside: The token merge ``step`` made, where it now mostly lives.
+        ios: Its Intersection over Self, ``merged / (freq + merged)``.
+        threshold: τ, which ``ios`` was above.
+        freq: Its occurrences left on their own (what was split).
+        merged: Its occurrences the merge took into ``inside``.
+        words_touched: The words where it was split.
+        total_tokens: The corpus's length after the removal.
+        vocab_size: The vocabulary's size after the removal.
+        end_of_word: The trainer's end-of-word marker, for showing the tokens.
     """
 
     step: int
@@ -115,10 +122,16 @@ class RemovalEvent:
 
 @dataclass(frozen=True)
 class RestoreEvent:
-    """A removed token that merge ``step`` made again: back in the vocabulary, with its id.
+    """A removed token that merge ``step`` made again: back in the vocabulary, with its id
+    (in the merge event's ``after``).
 
-    removed_at: the merge after which it had last been removed
-    pair:       the two tokens that made it again
+    Attributes:
+        step: The merge that made it again.
+        token: The token restored.
+        token_id: Its id, the one it had before its removal.
+        pair: The two tokens that made it again.
+        removed_at: The merge after which it had last been removed.
+        end_of_word: The trainer's end-of-word marker, for showing the tokens.
     """
 
     step: int

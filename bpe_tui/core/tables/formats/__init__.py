@@ -164,6 +164,17 @@ def load(path: str | os.PathLike[str], format: str | None = None) -> MergeTable:
 
     Anything wrong with the file is a one-line BPEError naming it; a reader's own checks name
     the line or JSON path, and anything they did not foresee is still reported, not raised.
+
+    Args:
+        path: A table file, or a directory holding one (GPT-2's vocab.json + merges.txt, a
+            transformers folder); compressed files are read too.
+        format: The format's name (``FORMAT_NAMES``); None: found from the content.
+
+    Returns:
+        The table, with its ids as the file gives them.
+
+    Raises:
+        BPEError: The file is missing, unreadable, or not a table of any format bpe-tui reads.
     """
     path, found = _located(os.fspath(path), sniff=format is None)
     if format is not None and format not in readers():
@@ -286,9 +297,23 @@ def check_table(table: MergeTable, format: FormatName) -> None:
 
 
 def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "native", overwrite: bool = True, **options: Any) -> None:
-    """Write ``table`` to ``path`` in ``format`` (atomically). ``overwrite=False`` refuses a
-    target that exists at the moment of writing. A symlink is written through; a target that
-    is not a regular file (a FIFO, a device) is refused."""
+    """Write ``table`` to ``path`` in ``format``, atomically.
+
+    A symlink is written through; a target that is not a regular file (a FIFO, a device) is
+    refused. Nothing is half-written: the file appears whole, or not at all.
+
+    Args:
+        table: The table to write.
+        path: Where (a directory for the gpt2 and transformers formats).
+        format: The format's name: native, hf, gpt2, tiktoken, minbpe, subword-nmt, clip,
+            transformers or picky.
+        overwrite: False refuses a target that exists at the moment of writing
+            (:class:`~bpe_tui.core.errors.AlreadyExists`).
+        **options: The writer's own (``legacy_merges=True`` for hf: merges as "a b" strings).
+
+    Raises:
+        BPEError: The format cannot hold this table (said in one line), or the target is refused.
+    """
     path = os.fspath(path)
     check_save(path, format, table.units, overwrite, is_superword_rule(table.pretokenizer), table.end_of_word is not None, **options)
     check_table(table, format)
