@@ -23,6 +23,23 @@ MERGE_PATTERN = r"^(?=.+\p{L})(?:\p{L}\p{M}*|[ _'\u2019])+$"
 
 _MERGEABLE = regex.compile(MERGE_PATTERN)
 
+#: The authors' own pre-tokenizer ("ultimate2", the second version of their paper; their
+#: other models use GPT-4o's regex, our ``o200k``), exactly as the models trained with it
+#: record it on their second line: contractions (straight or curly apostrophe), ``_snake``
+#: words, an upper-case run before a capitalised word (``XML`` of ``XMLHttp``), words with an
+#: optional space and capital, upper-case runs, other letters, digits in threes from the right,
+#: punctuation and symbols (with an optional space), line breaks with the spaces before them,
+#: other whitespace, separators and controls, stray marks, and anything left.
+ULTIMATE_PATTERN = (
+    r" ?(?:\p{L}\p{M}*)+['’](?:\p{L}\p{M}*)+|_(?:\p{Ll}\p{M}*)+"
+    r"| ?(?:\p{Lu}\p{M}*)+(?=(?:\p{Lu}\p{M}*)(?:\p{Ll}\p{M}*))"
+    r"| ?(?:\p{Lu}\p{M}*)?(?:\p{Ll}\p{M}*)+| ?(?:\p{Lu}\p{M}*)+"
+    r"| ?(?:[\p{Lt}\p{Lm}\p{Lo}]\p{M}*)+"
+    r"|(?:\p{N}\p{M}*){1,3}(?=(?:(?:\p{N}\p{M}*){3})*(?:(?:\P{N}\p{M}*)|$))"
+    r"| ?(?:[\p{P}\p{S}]\p{M}*)+|[^\S\r\n]*[\n\r]+|[^\S\r\n]+|(?:[\p{Z}\p{C}]\p{M}*)+"
+    r"|\p{M}+|.+"
+)
+
 
 def may_join(token: bytes) -> bool:
     """Whether a whole pre-token with these bytes may take part in a supermerge."""
@@ -33,4 +50,4 @@ def may_join(token: bytes) -> bool:
     return _MERGEABLE.match(text) is not None
 
 
-__all__ = ["MERGE_PATTERN", "may_join"]
+__all__ = ["MERGE_PATTERN", "ULTIMATE_PATTERN", "may_join"]
