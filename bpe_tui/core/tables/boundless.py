@@ -51,8 +51,11 @@ Join = tuple[int, int, int] | None
 NEVER = 1 << 62
 #: From this many pre-tokens on, a run is joined with a heap (BoundlessEvents._long_run).
 LONG_RUN = 64
-#: Runs of two or more pre-tokens that may join, in a mask of one byte per pre-token.
-_RUN = re.compile(rb"\x01\x01+")
+#: The Join a pre-token that never joins has in the encoder's cache (its token -1: no pair).
+APART = (-1, NEVER, -1)
+#: Runs of adjacent pre-tokens a supermerge may cross, in a mask of one byte per boundary.
+_LINKS = re.compile(rb"\x01+")
+
 
 
 def supermerge_numbers(config: Mapping[str, Any], merges: int, where: str) -> list[int]:
@@ -95,6 +98,15 @@ class BoundlessEvents(Removals):
         self.supermerges: list[int] = list(supermerges)
         #: the tokens a supermerge takes, on either side
         self.joining: frozenset[int] = frozenset(chain.from_iterable(self.super_pairs))
+        # Where a supermerge may ever cross between two whole pre-tokens: a supermerge (a, b)
+        # joins something ending in a's last pre-token to something starting with b's first.
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for number in self.supermerges:
+            a, b, new = merges[number - 1]
+            first[new], last[new] = first.get(a, a), last.get(b, b)
+        #: (last pre-token's token on the left, first one's on the right) of every supermerge
+        self.crossing: frozenset[tuple[int, int]] = frozenset((last.get(a, a), first.get(b, b)) for a, b in self.super_pairs)
         # The fast path of a pre-token (see word): the word merges by rank, where the made
         # token -> its position, and the tokens whose making took a deleted token at some step.
         word_ranks: dict[tuple[int, int], int] = {}
@@ -240,28 +252,36 @@ class Joiner:
         self.events = events
         self._ids_of = cache.__getitem__
         self._base_ids = base_ids
-        #: pre-token -> its Join (filled with the pieces cache by :meth:`work_out`)
-        self.joins = PieceCache(compute=lambda word: events.word(base_ids(word))[1])  # type: ignore[arg-type, return-value]
+        #: pre-token -> its Join, APART for one that never joins (filled with the pieces cache
+        #: by :meth:`work_out`)
+        self.joins = PieceCache(compute=lambda word: events.word(base_ids(word))[1] or APART)
         self._join_of = self.joins.__getitem__
+        #: pre-token -> the token of its Join (-1: it never joins), for the pass over a text
+        self.tokens = PieceCache(compute=lambda word: self._join_of(word)[0])
+        self._token_of = self.tokens.__getitem__
         #: a run of pre-tokens that may join -> per pre-token, what it gives (see :meth:`joined`)
         self.runs: dict[tuple[str, ...], tuple[tuple[int, ...], ...]] = {}
 
     def work_out(self, word: str) -> tuple[int, ...]:
         """A pre-token's ids for the pieces cache (its Join is remembered on the way)."""
         ids, join = self.events.word(self._base_ids(word))
-        self.joins.remember(word, join)  # type: ignore[arg-type]
+        join = join or APART
+        self.joins.remember(word, join)
+        self.tokens.remember(word, join[0])  # type: ignore[arg-type]
         return ids
 
     def joined(self, words: Sequence[str]) -> list[int]:
         """The ids of a text's pre-tokens ``words`` (no special token among them), supermerges
-        applied: each pre-token's ids from the pieces cache, then each run of two or more that
-        may join replaced by what it joins into (remembered per run: a text's runs repeat)."""
+        applied: each pre-token's ids from the pieces cache, then each run of pre-tokens that a
+        supermerge may cross between (``crossing``) replaced by what it joins into
+        (remembered per run: a text's runs repeat). Only the runs cost Python steps."""
         ids = list(map(self._ids_of, words))  # (first: a pre-token worked out now has its Join remembered)
-        mask = bytes(map(bool, map(self._join_of, words)))
-        if b"\x01\x01" in mask:
+        tokens = list(map(self._token_of, words))
+        links = bytes(map(self.events.crossing.__contains__, zip(tokens, tokens[1:])))
+        if b"\x01" in links:
             runs = self.runs
-            for run in _RUN.finditer(mask):
-                start, end = run.span()
+            for link in _LINKS.finditer(links):
+                start, end = link.start(), link.end() + 1
                 key = tuple(words[start:end])
                 found = runs.get(key)
                 if found is None:
@@ -274,12 +294,8 @@ class Joiner:
     def _run(self, words: tuple[str, ...], ids: list[tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
         """A run's pre-tokens joined: per pre-token, its own ids (no supermerge took it), the
         token a supermerge made (the first of those it took) or nothing (the others)."""
-        joins = list(map(self._join_of, words))
-        tokens = _columns(joins)[0]
-        if not any(map(self.events.super_pairs.__contains__, zip(tokens, tokens[1:]))):
-            return tuple(ids)  # (no two of them make a supermerge)
         out: list[tuple[int, ...]] = [()] * len(words)
-        for item, merged in self.events.run(joins):
+        for item, merged in self.events.run(list(map(self._join_of, words))):
             out[item] = ids[item] if merged is None else (merged,)
         return tuple(out)
 
@@ -297,7 +313,7 @@ class Joiner:
                     continue
                 pending += words
                 cut = len(pending)
-                while cut and self._join_of(pending[cut - 1]) is not None:
+                while cut and self._token_of(pending[cut - 1]) >= 0:
                     cut -= 1
                 if cut:
                     ids += self.joined(pending[:cut])
