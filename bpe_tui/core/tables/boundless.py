@@ -294,8 +294,15 @@ class Joiner:
     def _run(self, words: tuple[str, ...], ids: list[tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
         """A run's pre-tokens joined: per pre-token, its own ids (no supermerge took it), the
         token a supermerge made (the first of those it took) or nothing (the others)."""
+        joins = list(map(self._join_of, words))
+        if len(joins) == 2:  # (most runs: one pair, one supermerge or none)
+            (a, since_a, until_a), (b, since_b, until_b) = joins
+            found = self.events.super_pairs.get((a, b))
+            if found is not None and since_a < found[0] < until_a and since_b < found[0] < until_b:
+                return ((found[1],), ())
+            return tuple(ids)
         out: list[tuple[int, ...]] = [()] * len(words)
-        for item, merged in self.events.run(list(map(self._join_of, words))):
+        for item, merged in self.events.run(joins):
             out[item] = ids[item] if merged is None else (merged,)
         return tuple(out)
 
