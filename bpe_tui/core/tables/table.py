@@ -687,6 +687,8 @@ class MergeTable:
             text = body.decode("utf-8") if bytes_mode else body
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
+        if text is not None and self.is_boundless:  # (a supermerge's token spans pre-tokens)
+            return self.encode_ordinary(text) == [token_id]
         if text is not None:
             if self._pre.normalize(text) != text:
                 return False  # encoding lowercases or normalizes it (Qwen2's NFC) into other text
