@@ -123,3 +123,19 @@ def test_a_cut_table_keeps_the_supermerges_before_the_cut(tmp_path):
     assert cut.supermerges == [11] and cut.is_boundless
     assert pieces(cut, " of the world") == [b" of the", b" world"]
     assert pieces(t.truncated(10), " of the world") == [b" of", b" the", b" world"]
+
+
+def test_long_runs_join_as_short_ones(tmp_path, monkeypatch):
+    """A run of 64 pre-tokens or more is joined with a heap (BoundlessEvents._long_run): the
+    same result as the short runs' loop, on long random runs of the basic model's words."""
+    from bpe_tui.core.tables import boundless
+
+    t = table("basic", tmp_path)
+    rng = random.Random(64)
+    texts = ["".join(rng.choice([" of", " the", " world", " la"]) for _ in range(rng.randrange(64, 300))) for _ in range(30)]
+    texts.append(" la" * 101)
+    heap = [t.encode(text) for text in texts]
+    assert [t.surface(i) for i in heap[-1]] == [b" la la"] * 50 + [b" la"]
+    monkeypatch.setattr(boundless, "LONG_RUN", 10**9)
+    again = table("basic", tmp_path)  # (a fresh table: no run remembered)
+    assert [again.encode(text) for text in texts] == heap
