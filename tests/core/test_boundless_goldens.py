@@ -4,11 +4,13 @@ BoundlessBPE itself (then these runs are trained again and compared event for ev
 goldens are checked for what docs/variants/boundless.md says of the reference, from its own
 output: each events file is a model bpe-tui opens, that model is the one the trainer saved
 (the ids its inference gave match), deletions follow the rule and tau as told, supermerges
-join tokens of the merge pattern, and nothing is made twice."""
+join tokens of the merge pattern, nothing is made twice, and the notes restated as a naive
+trainer (boundless_naive.py) give the same events."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -16,6 +18,7 @@ from bpe_tui.core.tables.formats import boundless as boundless_format
 from bpe_tui.core.text.boundless_rules import ULTIMATE_PATTERN, may_join
 from bpe_tui.core.text.pretokenize import NAMED_PATTERNS
 from tests.core.boundless_golden import GOLDEN, heldout, model_text, read_events
+from tests.core.boundless_naive import train
 
 RUNS = sorted(p.name for p in GOLDEN.glob("*.events"))
 PATTERNS = {"GPT4O_SPLIT_PATTERN": NAMED_PATTERNS["o200k"], "ULTIMATE_PATTERN": ULTIMATE_PATTERN}
@@ -81,3 +84,42 @@ def test_the_trained_models_give_their_ids(line, tmp_path):
     for text, expected in zip(heldout(), digests):
         ids = table.encode_ordinary(text)
         assert f"{len(ids)}:{hashlib.sha256(' '.join(map(str, ids)).encode()).hexdigest()[:16]}" == expected, text[:60]
+
+
+def run_documents(name: str) -> list[str]:
+    """The documents a run trained on, made again from ../shared by the recipe (skipped where
+    ../shared is absent); checked against the header's sha256 of the JSON lines."""
+    import importlib.util
+    import json
+
+    from tests.conftest import TAYLORSWIFT, TINYSHAKESPEARE, need
+
+    spec = importlib.util.spec_from_file_location("boundless_recipe", GOLDEN / "recipe.py")
+    recipe = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(recipe)  # type: ignore[union-attr]
+    header, _ = read_events(GOLDEN / name)
+    corpus = need(TAYLORSWIFT if name.startswith("taylorswift") else TINYSHAKESPEARE)
+    size = int(next(h for h in header if h.startswith("  python recipe.py events")).split("--bytes ")[1].split()[0])
+    docs = recipe.documents(recipe.corpus_slice(str(corpus), size))
+    jsonl = "".join(json.dumps({"text": d}) + "\n" for d in docs).encode("utf-8")
+    assert hashlib.sha256(jsonl).hexdigest() in next(h for h in header if h.startswith("documents:")), f"{name}: not the documents of the run"
+    return docs
+
+
+#: (run, how many of its first events): both deletion rules, both pre-tokenizers, supermerges
+#: among them (BOUNDLESSBPE_FULL_NAIVE=1: every event of every run, which takes many minutes).
+PREFIXES = [("taylorswift-gpt4o-t0.6-bytes-v800.events", 110), ("taylorswift-ultimate2-t0.9-pair-v1200.events", 90)]
+
+
+@pytest.mark.parametrize("name,events", [(n, None) for n in RUNS] if os.environ.get("BOUNDLESSBPE_FULL_NAIVE") else PREFIXES)
+def test_the_notes_restated_give_the_authors_events(name, events):
+    """tests/core/boundless_naive.py (the notes, recounting everything at every step) gives
+    the events the authors' trainer gave, counts included."""
+    header, expected = read_events(GOLDEN / name)
+    run = settings(header)
+    got = train(run_documents(name), run["pattern"], int(run["vocab"]), float(run["tau"]), run["blowup"] == "True", events)
+    expected = expected[: len(got)] if events is not None else expected
+    assert len(got) == len(expected)
+    for k, (g, e) in enumerate(zip(got, expected)):
+        assert g == e, f"event {k}: {g} != the reference's {e}"
+    assert any(e[0] == "S" for e in got) and (run["tau"] == "1.1" or any(e[0] == "D" for e in got))
