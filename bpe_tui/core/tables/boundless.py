@@ -11,15 +11,16 @@ the whole sequence over the text in order, each event once, everywhere it applie
 That replay comes apart into two passes, which is how this module encodes:
 
 1. **Inside each pre-token**, only word merges and deletions apply, so each pre-token is
-   replayed on its own (:meth:`BoundlessEvents.replay`: PickyBPE's replay, :mod:`.removals`,
-   without the supermerges) and remembered in the pieces cache. The replay also tells whether
-   and when the pre-token was *one whole token*: from the merge that made it (``since``) until a
-   deletion split that token again, if one did (``until``). That is a :data:`Join`.
+   worked out on its own (:meth:`BoundlessEvents.word`: by rank as plain BPE where no deletion
+   can touch it, else PickyBPE's replay, :mod:`.removals`, without the supermerges) and
+   remembered in the pieces cache. It also tells whether and when the pre-token is *one whole
+   token*: from the merge that made it (``since``) until a deletion splits that token again, if
+   one does (``until``). That is a :data:`Join`.
 2. **Across pre-tokens**, the supermerges: among adjacent items that are whole at the moment of
    a supermerge, the earliest supermerge applies first, leftmost first, without overlaps, and
    its result is whole from then on (a supermerge's token can join again: ``·of·the`` +
-   ``·world``). An item that never takes part in a supermerge ends a run; only runs of two or
-   more items are worked on (:meth:`BoundlessEvents.joined`), with a heap as in BPE encoding.
+   ``·world``). Only runs of pre-tokens that some supermerge could cross between are worked on
+   (:meth:`Joiner.joined`; :meth:`BoundlessEvents.run`), each run remembered.
 
 Event positions are :mod:`.removals`' (merge ``r``, 0-based, at ``(r + 1) * SLOTS``, the
 deletions after merge ``k`` just after it), so that "whole at the moment of a supermerge" is a
@@ -55,7 +56,6 @@ LONG_RUN = 64
 APART = (-1, NEVER, -1)
 #: Runs of adjacent pre-tokens a supermerge may cross, in a mask of one byte per boundary.
 _LINKS = re.compile(rb"\x01+")
-
 
 
 def supermerge_numbers(config: Mapping[str, Any], merges: int, where: str) -> list[int]:
