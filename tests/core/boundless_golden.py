@@ -48,6 +48,10 @@ def reference_inference(model: str | Path):
     with warnings.catch_warnings():  # (their regexconstants has '\p' in plain bytes literals)
         warnings.simplefilter("ignore", DeprecationWarning)
         from boundlessbpe import FasterRegexInference  # type: ignore[import-not-found]
+    # Out of sys.modules again: Hypothesis reads the source of the modules a test process has
+    # loaded (for constants to try), and their '\p' literals would warn in some other test.
+    for name in [m for m in sys.modules if m == "boundlessbpe" or m.startswith("boundlessbpe.")]:
+        del sys.modules[name]
 
     inference = FasterRegexInference()
     with contextlib.redirect_stdout(io.StringIO()):  # (its load prints the special tokens)

@@ -12,6 +12,7 @@ from collections import Counter
 
 import regex
 
+from bpe_tui.core.teaching.educational import merge_word
 from bpe_tui.core.text.boundless_rules import may_join
 
 
@@ -39,17 +40,15 @@ def token_counts(sequences, weights) -> Counter:
     return out
 
 
-def merged(seq: list[bytes], a: bytes, b: bytes) -> list[bytes]:
-    """Every ``a b`` in ``seq`` joined, left to right, without overlaps."""
-    out, i = [], 0
-    while i < len(seq):
-        if i + 1 < len(seq) and seq[i] == a and seq[i + 1] == b:
-            out.append(a + b)
-            i += 2
-        else:
-            out.append(seq[i])
-            i += 1
-    return out
+def merge_all(sequences: list[list[bytes]], a: bytes, b: bytes) -> bool:
+    """Every ``a b`` of every sequence joined, left to right, without overlaps (in place);
+    whether some sequence of two tokens or more became one token."""
+    whole = False
+    for k, seq in enumerate(sequences):
+        new = merge_word(seq, (a, b))
+        whole |= len(seq) > 1 and len(new) == 1
+        sequences[k] = new
+    return whole
 
 
 def best(counts: Counter, made: set[bytes]):
@@ -89,11 +88,7 @@ def train(documents: list[str], pattern: str, vocab_size: int, tau: float, blowu
             a, b = w
             count = token_counts(segs, weights)
             events.append(("W", a, b, word_pairs[w], count[a], count[b]))
-            whole = False
-            for k, seg in enumerate(segs):
-                new = merged(seg, a, b)
-                whole |= len(seg) > 1 and len(new) == 1
-                segs[k] = new
+            whole = merge_all(segs, a, b)
             made.add(a + b)
             made_by[a + b] = (a, b)
             size += 1
@@ -109,11 +104,7 @@ def train(documents: list[str], pattern: str, vocab_size: int, tau: float, blowu
             a, b = s
             count = token_counts(docs, ones)
             events.append(("S", a, b, super_pairs[s], count[a], count[b]))
-            whole = False
-            for k, doc in enumerate(docs):
-                new = merged(doc, a, b)
-                whole |= len(doc) > 1 and len(new) == 1
-                docs[k] = new
+            whole = merge_all(docs, a, b)
             made.add(a + b)
             size += 1
             if a != b or whole:  # (a join of two equal tokens stays locked: see the notes)
