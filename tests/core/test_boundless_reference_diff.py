@@ -7,14 +7,27 @@ the goldens (test_boundless_published.py) check the same without it."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import subprocess
+import sys
 
 import pytest
 
 import bpe_tui
 from bpe_tui.core.tables.formats import boundless as boundless_format
-from tests.core.boundless_golden import CHECKOUT, SMALL_MODEL, model_text, reference_inference
+from bpe_tui.core.text.pretokenize import NAMED_PATTERNS
+from tests.core.boundless_golden import CHECKOUT, GOLDEN, SMALL_MODEL, model_text, read_events, reference_inference, need_checkout
+from tests.core.boundless_naive import train
 from tests.core.test_boundless_encoding import MODELS
+
+
+def load_recipe():
+    """tests/core/golden/boundless/recipe.py, for its ``documents``."""
+    spec = importlib.util.spec_from_file_location("boundless_recipe", GOLDEN / "recipe.py")
+    recipe = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(recipe)  # type: ignore[union-attr]
+    return recipe
 
 
 def random_texts(table, rng: random.Random, n: int) -> list[str]:
@@ -64,3 +77,31 @@ def test_published_models_on_their_own_tokens(run):
     blowup = boundless_format.deletions_of(str(path)) == "bytes"
     for text in random_texts(ours, random.Random(run), 300):
         assert ours.encode_ordinary(text) == theirs.encode_ordinary(text, blowup), repr(text)
+
+
+@pytest.mark.parametrize("seed,tau,blowup", [(1, 0.9, 1), (2, 0.6, 1), (3, 0.7, 0), (4, 1.1, 1), (5, 0.5, 0)])
+def test_the_notes_restated_train_as_the_authors_trainer(tmp_path, seed, tau, blowup):
+    """On small corpora of a few words that repeat (so that supermerges chain, join two equal
+    tokens, and deletions come at IoS 1), the naive restatement of the notes
+    (boundless_naive.py) makes the events the authors' trainer makes (run by recipe.py, in a
+    process of its own), counts included."""
+    checkout = need_checkout()
+    rng = random.Random(seed)
+    words = [" la", " la", " la", " of", " the", " world", " wor", "x", ",", " ld"]
+    text = "\n".join("".join(rng.choice(words) for _ in range(rng.randrange(2, 40))) + "\n" for _ in range(200))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8")
+    out = tmp_path / "run.events"
+    command = [sys.executable, str(GOLDEN / "recipe.py"), "events", "--ref", str(checkout), "--corpus", str(corpus), "--pattern", "gpt4o",
+               "--tau", str(tau), "--blowup", str(blowup), "--vocab", "340", "--recalc", "1", "--out", str(out)]
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    _, expected = read_events(out)
+    recipe = load_recipe()
+    got = train(recipe.documents(text), NAMED_PATTERNS["o200k"], 340, tau, blowup == 1)
+    assert got == expected
+    # the odd cases are there: two equal tokens joined (the result stays locked), and a
+    # deletion of a part the merge used up entirely (IoS 1)
+    assert any(e[0] == "S" and e[1] == e[2] for e in expected)
+    used_up = [e for k, e in enumerate(expected) if e[0] == "D" and expected[k - 1][0] == "W" and expected[k - 1][3] == expected[k - 1][4 if e[1] == expected[k - 1][1] else 5]]
+    assert used_up or tau > 1
+
