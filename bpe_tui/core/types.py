@@ -45,5 +45,5 @@ PREFIX_SCHEMES: tuple[PrefixScheme, ...] = get_args(PrefixScheme)
 
 #: The merge-table file formats, as ``--format`` and ``save(..., format=...)`` name them
 #: (each module in :mod:`bpe_tui.core.tables.formats` declares its own as ``NAME``).
-FormatName: TypeAlias = Literal["native", "hf", "gpt2", "minbpe", "sentencepiece", "tiktoken", "subword-nmt", "clip", "transformers", "picky"]
+FormatName: TypeAlias = Literal["native", "hf", "gpt2", "minbpe", "sentencepiece", "tiktoken", "subword-nmt", "clip", "transformers", "picky", "boundless"]
 FORMAT_NAMES: tuple[FormatName, ...] = get_args(FormatName)

@@ -51,6 +51,7 @@ from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import PreTokenizer, ascii_findall, valid_text
 from ..types import UNK_ID, PrefixScheme, Surface
 from . import offsets, special_policy, streaming
+from .boundless import BoundlessEvents, Joiner
 from .removals import Removals
 from .special_policy import Allowed, Disallowed
 
@@ -238,6 +239,8 @@ class Encoder:
         self.fuse_unk = options.fuse_unk
         #: Pre-token -> its ids; a pre-token not held yet is worked out by :meth:`_work_out`.
         self.cache = PieceCache(compute=self._work_out)
+        #: BoundlessBPE's pass: supermerges join pre-tokens after the cache's ids (boundless.py).
+        self.boundless = Joiner(removals, self.cache, self.base_ids) if isinstance(removals, BoundlessEvents) else None
         #: The merge list's index for merge_pairs, made when first needed (see _work_out).
         self._pair_merges: dict[tuple[int, int], int] | None = None
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
@@ -371,7 +374,7 @@ class Encoder:
             return [ranks[s] for s in merge(symbols, ranks, dropout=dropout, rng=rng, log=log)]
         if self.removals is not None:  # PickyBPE: merges and removals replayed in order
             if dropout:
-                raise BPEError("BPE-dropout is not defined for a table with removals (PickyBPE): its events are replayed in order")
+                raise BPEError("BPE-dropout is not defined for a table with removals (PickyBPE, BoundlessBPE): its events are replayed in order")
             if log is not None:
                 raise BPEError("character offsets are not worked out for a table with removals (PickyBPE)")
             return self.removals.replay(symbols)
@@ -393,6 +396,8 @@ class Encoder:
             whole = self.whole_token(word)
             if whole is not None:
                 return (whole,)
+        if self.boundless is not None:
+            return self.boundless.work_out(word)
         if self.removals is not None:
             return tuple(self.merged(self.base_ids(word)))
         merges = self._pair_merges
@@ -484,8 +489,8 @@ class Encoder:
     def _encode_words(self, segment: str, out: list[int]) -> None:
         """Append the ids of normalized text without special tokens: each pre-token's ids
         from the cache, looked up in C (a miss calls back into :meth:`_work_out`), the tuples
-        chained into the list in C too."""
-        out += chain.from_iterable(map(self.cache.__getitem__, self.words(segment)))
+        chained into the list in C too (BoundlessBPE: then the supermerges across them)."""
+        out += self.boundless.joined(self.words(segment)) if self.boundless is not None else chain.from_iterable(map(self.cache.__getitem__, self.words(segment)))
 
     def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
         out: list[int] = []
@@ -502,6 +507,8 @@ class Encoder:
 
     def pieces(self, text: str, dropout: float = 0.0, seed: int | None = None) -> list[tuple[int, bytes | str]]:
         """``(id, surface)`` per token; an unknown character is ``(UNK_ID, the character)``."""
+        if self.boundless is not None:  # (a byte-level table: every token has its surface)
+            return [(i, self.vocab[i]) for i in self.encode(text, dropout, seed)]
         out = []
         specials = self.special_tokens
         rng = random.Random(seed)
@@ -545,6 +552,9 @@ class Encoder:
         if self.pre.matches_normalized_tokens:
             yield self.encode("".join(chunks))
             return
+        if self.boundless is not None:  # (its pre-tokenizer takes text as it is)
+            yield from self.boundless.blocks(streaming.stream_parts(self, chunks), self.special_tokens)
+            return
         if not streaming.streams_as_is(self):
             specials = self.special_tokens
             encode_word = self.encode_word
@@ -569,6 +579,9 @@ class Encoder:
             return
         specials = self.special_tokens
         vocab = self.vocab
+        if self.boundless is not None:
+            yield from ((i, vocab[i]) for ids in self.encode_blocks(chunks) for i in ids)
+            return
         if streaming.streams_as_is(self):
             for parts in streaming.stream_parts(self, chunks):
                 for special, words in parts:

@@ -62,12 +62,14 @@ def _special_flags(table: Table) -> list[str]:
 
 
 def picky_problems(table: Table) -> list[str]:
-    """What of PickyBPE's setup in ``table`` no other library does (empty: nothing)."""
+    """What of PickyBPE's or BoundlessBPE's setup in ``table`` no other library does (empty: nothing)."""
     out = []
     if table.removals:
         out.append("its removals (PickyBPE: merges and removals apply in the order they happened)")
     if table.word_start is not None:
         out.append(f"the {table.word_start!r} it puts in front of every word (PickyBPE's setup)")
+    if table.config.get("supermerges"):
+        out.append("its supermerges (BoundlessBPE: whole pre-tokens joined after the words are encoded)")
     return out
 
 

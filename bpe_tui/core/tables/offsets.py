@@ -40,6 +40,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from ..errors import BPEError
 from ..text.pretokenize import PreTokenizer, valid_text
 from ..types import UNK_ID
 
@@ -62,6 +63,7 @@ class Encoder(Protocol):
     by_token_rank: bool
     word_start: str | None
     removals: Any
+    boundless: Any
     vocab: dict[int, Any]
 
     def whole_token(self, word: str) -> int | None: ...
@@ -114,6 +116,8 @@ SpanOf = Callable[[int, int], Span]
 
 def encode_with_offsets(table: Encoder, text: str, dropout: float = 0.0, seed: int | None = None) -> tuple[list[int], list[Span]]:
     """``(ids, spans)`` of ``text`` (ids before the table's last touches: see MergeTable)."""
+    if table.boundless is not None:
+        raise BPEError("character offsets are not worked out for a BoundlessBPE table (its supermerges join pre-tokens)")
     rng = random.Random(seed)
     ids: list[int] = []
     spans: list[Span] = []

@@ -31,6 +31,7 @@ from ..wording import merge_number  # noqa: F401  (re-exported: where callers ha
 from . import batch, decoding, explain, handoff, offsets, search, special_policy
 from .encoder import BY_TOKEN_RANK, EncodeOptions, Encoder, check_dropout  # noqa: F401  (BY_TOKEN_RANK, check_dropout: re-exported)
 from .explain import MergeNode, TraceStep  # noqa: F401  (re-exported)
+from .boundless import BoundlessEvents, supermerge_numbers
 from .removals import Removals, renumbered
 from .special_policy import Allowed, Disallowed
 
@@ -124,9 +125,14 @@ class MergeTable:
             self._set_merges(merges)
         else:
             self._index_merges(list(merges), _like)
-        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py)
+        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py);
+        #: a BoundlessBPE table's deletions and supermerges (boundless.py)
         self._removals: Removals | None = None
-        if self.config.get("removals") and self._merges is not None:
+        if "supermerges" in self.config and self._merges is not None:
+            where = source or "table"
+            numbers = supermerge_numbers(self.config, len(self._merges), where)
+            self._removals = BoundlessEvents(self.config.get("removals") or [], self._merges, self._vocab, where, numbers)
+        elif self.config.get("removals") and self._merges is not None:
             self._removals = Removals(self.config["removals"], self._merges, self._vocab, source or "table")
         absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
         #: The encoding path (encoder.py): every encode call is handed to it.
@@ -408,6 +414,8 @@ class MergeTable:
         config = {key: value for key, value in self.config.items() if key != "merge_by"}
         if self._removals is not None:  # (PickyBPE: the removals up to the cut)
             config["removals"] = self._removals.truncated(k)
+        if "supermerges" in config:  # (BoundlessBPE: the supermerges up to the cut)
+            config["supermerges"] = [n for n in self.supermerges if n <= k]
         return MergeTable(
             self.units,
             vocab,
@@ -428,8 +436,9 @@ class MergeTable:
         ``id2int``): the tokens in the vocabulary in id order from 0, without the gaps the
         removed ones leave, then the tokens removed for good (see
         :func:`~bpe_tui.core.tables.removals.renumbered`). A table without removals is
-        returned as it is. Saved tables with removals are written so."""
-        if self._removals is None:
+        returned as it is, and so is a BoundlessBPE table (its reference keeps the deleted
+        tokens' ids). Saved tables with removals are written so."""
+        if self._removals is None or isinstance(self._removals, BoundlessEvents):
             return self
         new = renumbered(self._vocab, self._removals.absent)
         config = dict(self.config, removals=[[k, new[t], [new[p] for p in parts]] for k, t, parts in self._removals.entries])
@@ -473,6 +482,18 @@ class MergeTable:
         """PickyBPE's removals, ``[k, token id, [part ids]]`` each right after merge ``k``, in
         order (empty for a table without); encoding replays them with the merges."""
         return self._removals.to_config() if self._removals is not None else []
+
+    @property
+    def supermerges(self) -> list[int]:
+        """The 1-based numbers of the merges that are BoundlessBPE's supermerges (two whole
+        pre-tokens joined; they apply across pre-tokens, after the words are encoded), in
+        order; empty for any other table."""
+        return list(self._removals.supermerges) if isinstance(self._removals, BoundlessEvents) else []
+
+    @property
+    def is_boundless(self) -> bool:
+        """Whether this is a BoundlessBPE table (``config["supermerges"]``, even an empty one)."""
+        return isinstance(self._removals, BoundlessEvents)
 
     @property
     def merges(self) -> list[Pair]:
@@ -666,6 +687,8 @@ class MergeTable:
             text = body.decode("utf-8") if bytes_mode else body
         except UnicodeDecodeError:
             text = None  # a piece of a character: no text to pre-tokenize
+        if text is not None and self.is_boundless:  # (a supermerge's token spans pre-tokens)
+            return self.encode_ordinary(text) == [token_id]
         if text is not None:
             if self._pre.normalize(text) != text:
                 return False  # encoding lowercases or normalizes it (Qwen2's NFC) into other text

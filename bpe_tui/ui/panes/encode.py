@@ -31,7 +31,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input
 
-from ...core.errors import DisallowedSpecial
+from ...core.errors import BPEError, DisallowedSpecial
 from ...core.tables.context import context_note, context_of
 from ...core.tables.special_policy import POLICIES, Policy, policy_arguments
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
@@ -94,6 +94,8 @@ def encode_text(
         pieces = table.pieces(text, dropout=dropout, seed=seed, allowed_special=allowed, disallowed_special=disallowed) if text else []
     except DisallowedSpecial as exc:
         return Encoding(text=text, chip_lines=refusal_lines(exc, width, look), summary="refused")
+    except BPEError as exc:  # (dropout on a table that replays its events: PickyBPE, BoundlessBPE)
+        return Encoding(text=text, chip_lines=refusal_lines(str(exc), width, look), summary="refused")
     ids = [i for i, _ in pieces]
     unknown = sum(1 for i in ids if i == UNK_ID)
     n = len(ids)
@@ -116,11 +118,12 @@ def encode_text(
     )
 
 
-def refusal_lines(refused: DisallowedSpecial, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
-    """Where the chips would be: which special token refused the text, and where; wrapped."""
+def refusal_lines(refused: DisallowedSpecial | str, width: int, look: ChipStyles) -> list[tuple[Text, list]]:
+    """Where the chips would be: which special token refused the text, and where (or why the
+    table cannot encode it so: a sentence); wrapped."""
     import textwrap
 
-    sentence = (
+    sentence = refused if isinstance(refused, str) else (
         f"the special token {label(refused.token)} at character {refused.offset + 1} is refused "
         "(ctrl+s: recognise it, or encode it as text)"
     )

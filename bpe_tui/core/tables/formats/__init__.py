@@ -39,7 +39,7 @@ from ...engine.superwords import is_superword_rule
 from ...types import FormatName
 from ..handoff import listed, tokenizers_problems
 from ..table import MergeTable
-from . import _compressed, clip, gpt2, hf, minbpe, native, picky, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
+from . import _compressed, boundless, clip, gpt2, hf, minbpe, native, picky, sentencepiece_bpe, subword_nmt, tiktoken_bpe, transformers
 
 
 class TableReader(Protocol):
@@ -73,9 +73,9 @@ class TableWriter(Protocol):
 
 
 #: Every known format module, in detection order.
-FORMATS: list[TableReader] = [native, picky, hf, gpt2, minbpe, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
+FORMATS: list[TableReader] = [native, picky, hf, gpt2, minbpe, boundless, sentencepiece_bpe, clip, tiktoken_bpe, subword_nmt]
 #: The ones that write.
-WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip, transformers, picky]
+WRITERS: list[TableWriter] = [native, hf, gpt2, minbpe, tiktoken_bpe, subword_nmt, clip, transformers, picky, boundless]
 
 
 def readers() -> dict[str, TableReader]:
@@ -215,7 +215,7 @@ def _read(module: TableReader, path: str, shown: str) -> MergeTable:
 
 
 #: Formats that hold byte-level tables only, and chars-mode tables only.
-BYTES_ONLY = ("gpt2", "tiktoken", "minbpe")
+BYTES_ONLY = ("gpt2", "tiktoken", "minbpe", "boundless")
 CHARS_ONLY = ("subword-nmt",)
 #: Formats that hold a superword (SuperBPE) table: the others do not store its pre-tokenizer
 #: (a Split in "isolated" mode), and under any other its merges do not apply as trained.
@@ -230,6 +230,9 @@ BYTES_EOW_ONLY = ("clip",)
 #: Formats that hold a table of PickyBPE's setup (its removals, ▁ in front of every word):
 #: the others would encode it otherwise.
 PICKY_FORMATS = ("native", "picky")
+#: Formats that hold a BoundlessBPE table (supermerges across pre-tokens, deletions replayed in
+#: order): the others would encode it otherwise.
+BOUNDLESS_FORMATS = ("native", "boundless")
 
 
 def check_save(
@@ -282,8 +285,15 @@ def check_table(table: MergeTable, format: FormatName) -> None:
     a transformers folder promises the table's own ids from ``AutoTokenizer``, so a table that
     a Hugging Face tokenizer encodes otherwise (sentencepiece's normalizer, an end-of-word
     symbol of its own, ...) is refused; the hf format writes such a table, with notes. A table
-    of PickyBPE's setup goes only to the formats that replay its removals in order."""
-    if table.removals:
+    of PickyBPE's setup goes only to the formats that replay its removals in order, and a
+    BoundlessBPE table only to those that hold its supermerges."""
+    if table.is_boundless:
+        if format not in BOUNDLESS_FORMATS:
+            raise BPEError(
+                f"the {format} format cannot hold BoundlessBPE's supermerges and deletions (they join pre-tokens and replay in order), "
+                f"so the file would encode otherwise: save as {' or '.join(BOUNDLESS_FORMATS)} (boundless: the authors' word v1 .model)"
+            )
+    elif table.removals:
         _check_picky(format, "PickyBPE's removals (merges and removals replayed in order)")
     if table.word_start is not None:
         _check_picky(format, f"the {table.word_start} PickyBPE's setup puts in front of every word")

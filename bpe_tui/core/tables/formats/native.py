@@ -19,7 +19,10 @@ Version history: 1 had no ``manual_ranks`` (version 1 files still load: no merge
 ``word_start`` (``▁``, put in front of every word) and ``removals`` (``[k, token id, [part
 ids]]`` right after merge k, replayed with the merges when encoding), and ``vocab`` the tokens
 removed for good as well (merges and removals name them), numbered after the others, as the
-reference numbers them (see :meth:`MergeTable.renumbered`).
+reference numbers them (see :meth:`MergeTable.renumbered`). 4 is written for a BoundlessBPE
+table: its ``config`` holds ``supermerges`` (the 1-based numbers of the merges that join whole
+pre-tokens, applied after the words are encoded), ``removals`` (its deletions, as above, the
+deleted tokens keeping their ids) and ``deletions`` (``bytes`` or ``pair``: how they split).
 
 In bytes mode tokens are written through GPT-2's byte -> printable-character map (space is
 ``Ġ``), so every byte sequence is representable and the file stays readable; in chars mode
@@ -43,8 +46,10 @@ MAGIC = "bpe-tui merge table"
 VERSION = 2
 #: The version of a file an older reader must not take: a table of the picky setup.
 PICKY_VERSION = 3
+#: The version of a BoundlessBPE table (older readers would encode it without its supermerges).
+BOUNDLESS_VERSION = 4
 #: Versions this reader understands.
-READS = (1, 2, 3)
+READS = (1, 2, 3, 4)
 
 
 def sniff(path: str) -> bool:
@@ -80,7 +85,7 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
     counts: list[int | None] = [*table.counts] if table.counts else [None] * table.num_merges
     data = {
         "format": MAGIC,
-        "version": PICKY_VERSION if table.removals or table.word_start is not None else VERSION,
+        "version": BOUNDLESS_VERSION if table.is_boundless else PICKY_VERSION if table.removals or table.word_start is not None else VERSION,
         "units": table.units,
         "config": table.config,
         "pretokenizer": table.pretokenizer,

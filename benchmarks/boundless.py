@@ -1,0 +1,212 @@
+"""BoundlessBPE: the authors' trainer on 1 MB and 10 MB, and encoding with their largest model
+(run by hand; not a test).
+
+    python benchmarks/boundless.py train                   # 1 MB and 10 MB, 4,096 tokens
+    python benchmarks/boundless.py train --sizes 1 --vocab-size 2048 --timeout 600
+    python benchmarks/boundless.py encode                  # the 114,688-token model vs o200k
+
+``train`` runs the authors' ``FasterHalfDirectRegexTokenizer`` (their checkout, found at
+``--ref``, ``$BOUNDLESSBPE_CHECKOUT`` or ``../refs/boundlessbpe``) in a fresh process on the
+same documents bpe-tui's golden runs use (tests/core/golden/boundless/recipe.py: a text cut
+after every blank line, one JSON lines record each), with the paper's setup (GPT-4o's regex,
+tau 0.9, deletions into bytes) and its bookkeeping check once per 1,000 steps, as their runs
+did. The corpora: tinyshakespeare's first 1 MB, and 10 MB of this Python's standard library
+(its ``.py`` files in sorted order, one document each, made here). It prints CPU and wall
+seconds; a run past ``--timeout`` is stopped and its rate so far printed, with how long the
+whole run would take at that rate. bpe-tui's own BoundlessBPE trainer joins the table (same
+documents, the ratio) once it trains them.
+
+``encode`` opens the largest published model the snapshot holds (114,688 tokens: the 131,072
+ones are not in it) and o200k (../shared/tables), and encodes tinyshakespeare with each in a
+fresh process, cold cache, CPU seconds (``time.process_time``), as benchmarks/tables.py does;
+the rounds alternate, and the ratio printed is the median of the per-round ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+TINY = SHARED / "corpora" / "tinyshakespeare.txt"
+O200K = SHARED / "tables" / "o200k"
+CHECKOUT = Path(os.environ.get("BOUNDLESSBPE_CHECKOUT") or REPO.parent / "refs" / "boundlessbpe")
+LARGEST = "boundless_1000000_1000000000_131072_0.9_1000_gpt4o_1_114688.model"
+
+
+def recipe():
+    """tests/core/golden/boundless/recipe.py, for its ``documents`` and ``corpus_slice``."""
+    spec = importlib.util.spec_from_file_location("boundless_recipe", REPO / "tests" / "core" / "golden" / "boundless" / "recipe.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def stdlib_documents(size: int) -> list[str]:
+    """The standard library's .py files in sorted order, one document each, until ``size`` bytes."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    docs, total = [], 0
+    for path in sorted(root.rglob("*.py")):
+        if "site-packages" in path.parts:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        docs.append(text)
+        total += len(text.encode("utf-8"))
+        if total >= size:
+            break
+    return docs
+
+
+def corpus(size_mb: int) -> tuple[str, list[str]]:
+    if size_mb == 1:
+        r = recipe()
+        return "tinyshakespeare, first 1 MB", r.documents(r.corpus_slice(str(TINY), 1_000_000))
+    return f"Python {sys.version_info.major}.{sys.version_info.minor} standard library .py, {size_mb} MB", stdlib_documents(size_mb * 1_000_000)
+
+
+_REFERENCE = r"""
+import sys, warnings
+sys.path.insert(0, sys.argv[1])
+warnings.simplefilter("ignore")
+from boundlessbpe import FasterHalfDirectRegexTokenizer
+from boundlessbpe.regexconstants import GPT4O_SPLIT_PATTERN
+data, n, vocab, out = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+tokenizer = FasterHalfDirectRegexTokenizer(0.9, GPT4O_SPLIT_PATTERN)
+tokenizer.train(data, out, n, vocab, 1000, True, 10**15, True)
+"""
+
+
+def train_reference(docs: list[str], vocab: int, timeout: float) -> dict:
+    """The authors' trainer on ``docs`` in a fresh process: CPU and wall seconds, steps made."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "docs.jsonl")
+        with open(data, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps({"text": d}) + "\n" for d in docs)
+        log_path = os.path.join(tmp, "log.txt")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        with open(log_path, "w") as log:
+            child = subprocess.Popen([sys.executable, "-c", _REFERENCE, str(CHECKOUT), data, str(len(docs)), str(vocab), os.path.join(tmp, "m")], stdout=log, stderr=subprocess.STDOUT)
+            try:
+                child.wait(timeout=timeout)
+                finished = child.returncode == 0
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+                finished = False
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        steps, first = 0, None
+        kinds = {"w": 0, "s": 0, "wd": 0}
+        with open(log_path) as log:
+            for line in log:
+                fields = line.split("\t")
+                if fields[0] == "*" and len(fields) > 3 and fields[3] in kinds:
+                    kinds[fields[3]] += 1
+                    steps = int(fields[1])
+                elif first is None and line.startswith("pretokenization time:"):
+                    first = float(line.split()[2])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu": cpu, "wall": wall, "steps": steps, "finished": finished, "pretokenize": first or 0.0, "kinds": kinds}
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if not (CHECKOUT / "boundlessbpe" / "boundlessbpetrain.py").exists():
+        print(f"the authors' checkout is absent ({CHECKOUT}): set BOUNDLESSBPE_CHECKOUT or --ref", file=sys.stderr)
+        return 2
+    if not TINY.exists():
+        print(f"{TINY} is absent: this benchmark needs ../shared", file=sys.stderr)
+        return 2
+    print(f"the authors' FasterHalfDirectRegexTokenizer, GPT-4o regex, tau 0.9, deletions into bytes, to {args.vocab_size:,} tokens")
+    print(f"{'corpus':<48} {'docs':>6} {'MB':>5} {'steps':>6} {'CPU s':>8} {'wall s':>8}  note")
+    for size in args.sizes:
+        name, docs = corpus(size)
+        mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+        r = train_reference(docs, args.vocab_size, args.timeout)
+        want = args.vocab_size - 256
+        made = f"{r['kinds']['w']:,} word merges, {r['kinds']['s']:,} supermerges, {r['kinds']['wd']:,} deletions"
+        if r["finished"]:
+            note = f"finished: {made}"
+        elif r["steps"]:
+            rate = (r["wall"] - r["pretokenize"]) / r["steps"]
+            note = f"stopped at --timeout: {r['steps']:,} of {want:,} steps ({made}), {rate:.2f} s a step; the whole run ~{r['pretokenize'] + rate * want:,.0f} s wall"
+        else:
+            note = "stopped at --timeout before its first step"
+        print(f"{name:<48} {len(docs):>6,} {mb:>5.1f} {r['steps']:>6,} {r['cpu']:>8.1f} {r['wall']:>8.1f}  {note}", flush=True)
+    return 0
+
+
+_ENCODE = r"""
+import json, sys, time
+import bpe_tui
+path, text_path = sys.argv[1], sys.argv[2]
+t = time.process_time(); table = bpe_tui.load(path); load = time.process_time() - t
+text = open(text_path, encoding="utf-8").read()
+t = time.process_time(); ids = table.encode(text); enc = time.process_time() - t
+t = time.process_time(); again = table.encode(text); warm = time.process_time() - t
+assert again == ids
+print(json.dumps({"load": load, "encode": enc, "warm": warm, "n": len(ids)}))
+"""
+
+
+def run_encode(path: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", _ENCODE, str(path), str(TINY)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    model = Path(args.model) if args.model else CHECKOUT / "models" / LARGEST
+    for needed in (model, O200K, TINY):
+        if not needed.exists():
+            print(f"{needed} is absent", file=sys.stderr)
+            return 2
+    ours, base = [], []
+    for _ in range(args.rounds):
+        ours.append(run_encode(model))
+        base.append(run_encode(O200K))
+    mb = TINY.stat().st_size / 1e6
+    print(f"encoding tinyshakespeare ({mb:.1f} MB), fresh process, CPU seconds, median of {args.rounds}")
+    print(f"{'table':<40} {'open s':>7} {'encode s':>9} {'MB/s':>6} {'again s':>8} {'tokens':>8}")
+    for name, rows in ((model.name[:40], ours), ("o200k", base)):
+        load, enc, warm = (statistics.median(r[k] for r in rows) for k in ("load", "encode", "warm"))
+        print(f"{name:<40} {load:>7.2f} {enc:>9.3f} {mb / enc:>6.2f} {warm:>8.3f} {rows[0]['n']:>8,}")
+    ratio = statistics.median(b["encode"] / o["encode"] for o, b in zip(ours, base))
+    again = statistics.median(b["warm"] / o["warm"] for o, b in zip(ours, base))
+    print(f"BoundlessBPE speed / o200k's: {ratio:.2f} first pass, {again:.2f} second pass (above 1: faster)")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ref", help="the authors' checkout (default: $BOUNDLESSBPE_CHECKOUT or ../refs/boundlessbpe)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="the authors' trainer on 1 MB and 10 MB")
+    t.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1, 10], help="corpus sizes in MB (1: tinyshakespeare; more: the standard library)")
+    t.add_argument("--vocab-size", type=int, default=4096)
+    t.add_argument("--timeout", type=float, default=3600, help="seconds a run may take before it is stopped (its rate is still printed)")
+    e = sub.add_parser("encode", help="the 114,688-token model against o200k")
+    e.add_argument("--model", help="another .model file")
+    e.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if args.ref:
+        global CHECKOUT
+        CHECKOUT = Path(args.ref)
+    return cmd_train(args) if args.command == "train" else cmd_encode(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
