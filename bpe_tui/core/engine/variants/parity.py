@@ -43,35 +43,41 @@ from __future__ import annotations
 
 import heapq
 from operator import countOf
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import BPEError
 from ...text.languages import LanguageCorpora
 from ...wording import plural
+from ..config import PARITY_VARIANTS, TrainerConfig
 from ..events import TIES_LISTED
 from ..rewrite import merge_word
 from ..speed import MAX_TOKEN_ID, key_of, pair_index, pairs_of, surface_pairs, utf8_as_ids
+from ..state import Merged
+from .options import Option
 from .plain import PlainBPE
-from .seam import Choice, ChoiceTuple, Merged, Variant
+from .seam import Bench, Choice, ChoiceTuple, Variant
 
-__all__ = ["ParityAware", "ParityChoice", "choose_language", "train_languages"]
+if TYPE_CHECKING:
+    from ..events import MergeEvent
+
+__all__ = ["ParityAware", "ParityChoice", "choose_language", "language_counts"]
 
 
-def train_languages(
-    trainer_class: Any, corpora: Any, dev: Any = None, ratio: Any = None, config: Any = None, **count_options: Any,
-) -> Any:
-    """``Trainer.from_languages``: read every language (see
-    :func:`~bpe_tui.core.text.languages.read_languages`) and build a trainer over their words
-    with this variant. ``config`` None: the parity preset, base variant; a config without
-    ``parity``: the base variant. ``count_options`` go to each language's counting
+def language_counts(
+    corpora: Any, dev: Any = None, ratio: Any = None, config: TrainerConfig | None = None, **count_options: Any,
+) -> tuple[dict[str, int], TrainerConfig, "ParityAware", str]:
+    """What ``Trainer.from_languages`` builds a trainer from: every language read (see
+    :func:`~bpe_tui.core.text.languages.read_languages`), as ``(the words of all languages
+    counted together, the config, this variant over them, a name)``. ``config`` None: the
+    parity preset, base variant; a config without ``parity``: the base variant.
+    ``count_options`` go to each language's counting
     (:func:`~bpe_tui.core.text.distributed.count_words`: errors, workers, progress, ...)."""
     from dataclasses import replace
 
     from ...text.distributed import count_words
     from ...text.languages import check_languages, read_languages
-    from ..config import TrainerConfig
 
     if config is None:
         config = TrainerConfig(preset="parity", parity="base")
@@ -84,7 +90,7 @@ def train_languages(
     read = read_languages(corpora, config, dev=dev, ratio=ratio, errors=errors, count=lambda paths, cfg: count_words(paths, cfg, **count_options))
     names = read.languages
     name = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
-    return trainer_class(read.union(), config, name=name, variant=ParityAware(read))
+    return read.union(), config, ParityAware(read), name
 
 
 @dataclass(frozen=True)
@@ -252,6 +258,21 @@ class ParityAware(Variant):
     Made by :meth:`Trainer.from_languages <bpe_tui.core.engine.trainer.Trainer.from_languages>`."""
 
     name = "parity-aware"
+    title = "parity-aware BPE (one corpus per language; Foroutan et al. 2025)"
+    options = (
+        Option("parity", str, None, choices=PARITY_VARIANTS, flag="--parity",
+               help="base (default with --language) or window (moving-window balancing)"),
+        Option("parity_window", int, 100, flag="--parity-window", metavar="N",
+               help="window variant: the last N merges are looked at (default 100)"),
+        Option("parity_alpha", int, 2, flag="--parity-alpha", metavar="A",
+               help="window variant: a language may choose A/languages of them (default 2)"),
+        Option("global_merges", int, 0, flag="--global-merges", metavar="M",
+               help="the hybrid: the first M merges are plain BPE on all languages together"),
+    )
+    #: It trains on one corpus per language (``--language LANG=FILE``), under this preset
+    #: unless another is given, and takes no length limit (the reference has none).
+    takes_languages = True
+    preset = "parity"
     acts_after_merge = True
 
     def __init__(self, corpora: LanguageCorpora):
@@ -259,13 +280,46 @@ class ParityAware(Variant):
         self.languages = corpora.languages
         self._plain = PlainBPE()
 
+    # ------------------------------------------------------------------ the declaration
+
+    @classmethod
+    def wanted(cls, config: TrainerConfig) -> bool:
+        return config.parity is not None
+
+    @classmethod
+    def from_config(cls, config: TrainerConfig, chunk_counts: Mapping[str, int] | None = None) -> "ParityAware":
+        raise BPEError(
+            "parity-aware BPE trains on one corpus per language: Trainer.from_languages({lang: paths}, dev={lang: path}, config) "
+            "(bpe-tui train --language LANG=FILE --dev LANG=FILE ...)"
+        )
+
+    @classmethod
+    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The languages a parity-aware table was trained on, and how they chose."""
+        about = config.get("parity_aware")
+        if not isinstance(about, Mapping):
+            return []
+        languages = [str(lang) for lang in about.get("languages", ())]
+        how = str(about.get("variant", "base"))
+        if how == "window":
+            how += f" (window {about.get('window')}, alpha {about.get('alpha')})"
+        if about.get("global_merges"):
+            how += f", the first {int(about['global_merges']):,} merges global"
+        measured = "target ratios" if "ratio" in about else "development texts"
+        return [("parity-aware", f"{len(languages)} languages ({', '.join(languages)}), {how}; measured on their {measured}")]
+
+    def measure_languages(self) -> tuple[str, ...]:
+        """Its own languages: those its development texts (or ratios) were given for."""
+        return tuple(self.languages)
+
     # ------------------------------------------------------------------ the seam
 
-    def attach(self, trainer: Any) -> None:
-        cfg = trainer.config
+    def attach(self, bench: Bench) -> None:
+        cfg = bench.config
+        st = bench.state
         if cfg.parity is None:
             raise BPEError("parity-aware BPE needs config.parity (base or window)")
-        if trainer.first_step:
+        if bench.first_step:
             raise BPEError("parity-aware BPE cannot go on from a table: it starts from the base alphabet")
         n = len(self.languages)
         self._window = cfg.parity == "window"
@@ -273,27 +327,27 @@ class ParityAware(Variant):
         self._share = cfg.parity_alpha / (n + (1 if cfg.global_merges else 0))  # (the reference counts its global column)
         self._global = cfg.global_merges
         self._min = cfg.min_frequency
-        index = {text: w for w, text in enumerate(trainer._word_text)}
-        langs: list[list[tuple[int, int]]] = [[] for _ in trainer._word_text]
+        index = {text: w for w, text in enumerate(st.word_text)}
+        langs: list[list[tuple[int, int]]] = [[] for _ in st.word_text]
         for lang, counts in enumerate(self.corpora.words):
             for word, count in counts.items():
                 w = index.get(word)
                 if w is not None:
                     langs[w].append((lang, count))
         self._langs = [tuple(v) for v in langs]
-        if any(sum(c for _, c in v) != total for v, total in zip(self._langs, trainer._counts)):
+        if any(sum(c for _, c in v) != total for v, total in zip(self._langs, st.counts)):
             raise BPEError("parity-aware BPE: the trainer's words are not the languages' words counted together")
         self._counts: list[dict[str, int]] = [{} for _ in range(n)]
-        for word, word_langs in zip(trainer._words, self._langs):
+        for word, word_langs in zip(st.words, self._langs):
             for p in pairs_of(word):
                 for lang, count in word_langs:
                     pc = self._counts[lang]
                     pc[p] = pc.get(p, 0) + count
-        self._entry = trainer._entry
+        self._entry = bench.queue.make_entry
         self._queues = [_Queue(pc, self._entry) for pc in self._counts]
         self._made: dict[int, object] = {}
         if self.corpora.dev is not None:
-            self._dev: _DevTexts | None = _DevTexts(self.corpora, self._to_ids(trainer))
+            self._dev: _DevTexts | None = _DevTexts(self.corpora, self._to_ids(bench))
             self._tokens = list(self._dev.lengths)
             self._ratio: tuple[float, ...] | None = None
         else:
@@ -302,7 +356,7 @@ class ParityAware(Variant):
             first = self.corpora.ratio[0]
             self._ratio = tuple(r / first for r in self.corpora.ratio)
             self._tokens = [0] * n
-            for word, word_langs in zip(trainer._words, self._langs):
+            for word, word_langs in zip(st.words, self._langs):
                 for lang, count in word_langs:
                     self._tokens[lang] += len(word) * count
         self._initial = tuple(self._tokens)
@@ -311,10 +365,10 @@ class ParityAware(Variant):
         self._history: list[tuple] = [self.scores()]
         self._pending: tuple[int | None, ParityChoice] | None = None
 
-    def choose(self, trainer: Any, respect_target: bool) -> ChoiceTuple | str:
+    def choose(self, bench: Bench, respect_target: bool) -> ChoiceTuple | str:
         self._pending = None
-        if trainer.steps_done < self._global:
-            choice = self._plain.choose(trainer, respect_target)
+        if bench.steps_done < self._global:
+            choice = self._plain.choose(bench, respect_target)
             if isinstance(choice, str):
                 return choice
             reason = self._reason("global", None, (), choice[1])
@@ -326,7 +380,7 @@ class ParityAware(Variant):
         queue = self._queues[lang]
         taken = queue.take(1)
         entry = taken[0] if taken else None
-        stop = self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+        stop = self._cannot(lang, entry) or bench.stop_reason_for(entry, respect_target)
         if stop is not None:
             if entry is not None:
                 heapq.heappush(queue.heap, entry)
@@ -338,18 +392,19 @@ class ParityAware(Variant):
         reason = self._reason("parity", lang, tuple(self.languages[i] for i in waiting), count)
         self._pending = (lang, reason)
         pair = entry[-1]
-        return Choice(pair, trainer._pair_counts.get(pair, count), tie_count, surface_pairs(trainer._surfaces, tied),
+        st = bench.state
+        return Choice(pair, st.pair_counts.get(pair, count), tie_count, surface_pairs(st.surfaces, tied),
                       entry, tied[0] if tied else None, reason)
 
-    def stop_reason(self, trainer: Any, respect_target: bool) -> str | None:
-        if trainer.steps_done < self._global:
-            return self._plain.stop_reason(trainer, respect_target)
+    def stop_reason(self, bench: Bench, respect_target: bool) -> str | None:
+        if bench.steps_done < self._global:
+            return self._plain.stop_reason(bench, respect_target)
         lang, _ = self._language()
         if lang is None:
             return self._stuck()
         best = self._queues[lang].peek(1)
         entry = best[0] if best else None
-        return self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+        return self._cannot(lang, entry) or bench.stop_reason_for(entry, respect_target)
 
     def _stuck(self) -> str:
         """Why the window variant stops when every language waits."""
@@ -364,24 +419,24 @@ class ParityAware(Variant):
         left = "no pair left" if entry is None else f"its most frequent pair occurs {plural(-entry[0], 'time')}, below min_frequency {self._min}"
         return f"{self.languages[lang]}'s turn, and {left}: parity-aware BPE stops when the language that chooses cannot"
 
-    def peek(self, trainer: Any) -> tuple | None:
-        if trainer.steps_done < self._global:
-            return self._plain.peek(trainer)
+    def peek(self, bench: Bench) -> tuple | None:
+        if bench.steps_done < self._global:
+            return self._plain.peek(bench)
         lang, _ = self._language()
         if lang is None:
             return None
         best = self._queues[lang].peek(1)
         return best[0] if best else None
 
-    def after_merge(self, trainer: Any, merged: Merged) -> tuple:
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
         pick, _ = self._pending if self._pending is not None else (None, None)
         self._pending = None
         new = chr(merged.new_id)
-        surface = trainer._surfaces[merged.new_id]
+        surface = bench.state.surfaces[merged.new_id]
         if merged.created and self._made.setdefault(merged.new_id, surface) != surface:
             self._made[merged.new_id] = surface  # an id made before as another token: keys moved
             self._queues = [_Queue(pc, self._entry) for pc in self._counts]
-        words = trainer._words
+        words = bench.state.words
         olds = merged.olds or [words[w].replace(new, merged.pair) for w in merged.touched]
         before = tuple(pc.get(merged.pair, 0) for pc in self._counts)  # (its count drops to 0: undo restores it)
         saved = self._recount(merged.touched, olds, merged.pair, new, forward=True)
@@ -397,7 +452,7 @@ class ParityAware(Variant):
         self._history.append(self.scores())
         return ()
 
-    def undo(self, trainer: Any, event: Any) -> None:
+    def undo(self, bench: Bench, event: "MergeEvent") -> None:
         pick, dev_touched, dev_olds, saved, olds, before = self._steps.pop()
         self._history.pop()
         if pick is not None:
@@ -405,7 +460,7 @@ class ParityAware(Variant):
         touched = event.words_touched
         new, pair = chr(event.new_id), key_of(*event.pair_ids)
         if olds is None:
-            words = trainer._words
+            words = bench.state.words
             olds = [words[w].replace(new, pair) for w in touched]
         self._recount(touched, olds, pair, new, forward=False)
         for lang, count in enumerate(before):
@@ -417,8 +472,8 @@ class ParityAware(Variant):
         for lang, k in enumerate(saved):
             self._tokens[lang] += k
 
-    def table_config(self, trainer: Any) -> dict[str, Any]:
-        cfg = trainer.config
+    def table_config(self, bench: Bench) -> dict[str, Any]:
+        cfg = bench.config
         about: dict[str, Any] = {"variant": cfg.parity, "languages": list(self.languages), "global_merges": cfg.global_merges}
         if cfg.parity == "window":
             about.update(window=cfg.parity_window, alpha=cfg.parity_alpha)
@@ -431,10 +486,10 @@ class ParityAware(Variant):
     def describe(self) -> str:
         return f"parity-aware, {len(self.languages)} languages"
 
-    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
         """Every language's words together: plain BPE chooses each merge by the counts of
         all of them (the languages' sizes decide, which is what parity corrects)."""
-        return None if trainer.first_step else self.corpus_counts(trainer)[0]
+        return None if bench.first_step else self.corpus_counts(bench)[0]
 
     # ------------------------------------------------------------------ questions (the explorer's)
 
@@ -457,13 +512,14 @@ class ParityAware(Variant):
         """Every language's development text in tokens now (the corpus's, in the ratio form)."""
         return tuple(self._tokens)
 
-    def next_pair(self, trainer: Any) -> tuple | None:
+    def next_pair(self, bench: Bench) -> tuple | None:
         """The pair (surfaces) the next step merges by the rules, or None when it would stop."""
-        entry = self.peek(trainer)
+        entry = self.peek(bench)
         if entry is None or -entry[0] < self._min:
             return None
         pair = entry[-1]
-        return trainer._surfaces[ord(pair[0])], trainer._surfaces[ord(pair[1])]
+        surfaces = bench.state.surfaces
+        return surfaces[ord(pair[0])], surfaces[ord(pair[1])]
 
     def next_language(self) -> str | None:
         """The language that chooses the next merge (None in the hybrid's global merges, or
@@ -521,12 +577,12 @@ class ParityAware(Variant):
                 pc.pop(pair, None)
         return saved
 
-    def _to_ids(self, trainer: Any) -> Any:
+    def _to_ids(self, bench: Bench) -> Any:
         """How a development word becomes an id string as the trainer's words are: its bytes
         (or characters) as ids, the end-of-word marker after; a character the corpus never had
         is an id no pair holds."""
-        cfg = trainer.config
-        to_id = trainer._surface_to_id
+        cfg = bench.config
+        to_id = bench.state.surface_to_id
         eow = cfg.end_of_word
         tail = "" if eow is None else chr(to_id[eow.encode("utf-8") if cfg.units == "bytes" else eow])
         unknown = chr(MAX_TOKEN_ID)
