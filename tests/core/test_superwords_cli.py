@@ -34,7 +34,7 @@ def test_train_superwords_after_k(capsys, tmp_path):
     "argv, message",
     [
         (["--superwords"], "--superwords extends a table"),
-        (["--superwords-after", "-3"], "superwords_after must be 0 or more"),
+        (["--superwords-after", "-3"], "--superwords-after must be 0 or more"),
         (["--superwords-after", "10", "--preset", "classic"], "needs byte-level units"),
         (["--superwords-after", "10", "--format", "gpt2"], "the gpt2 format cannot hold a superword"),
         (["--superwords-after", "10", "--counts"], "word-count files cannot say which words stood side by side"),

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BPEError
-from .config import TrainerConfig
+from .config import TrainerConfig, named
 from .start import table_config
 from .superwords import chunk_config
 
@@ -73,7 +73,7 @@ def no_chunks_from_counts(config: TrainerConfig, paths: list[str]) -> None:
     if config.superwords_after is not None:
         from ..text.corpus import corpus_where
 
-        raise BPEError(f"{corpus_where(paths)}: superwords_after needs the text itself: word-count files cannot say which words stood side by side")
+        raise BPEError(f"{corpus_where(paths)}: {named('superwords_after')} needs the text itself: word-count files cannot say which words stood side by side")
 
 
 def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:

@@ -34,12 +34,14 @@ from .variants.options import Option, parse_options
 from .variants.parity import ParityAware
 from .variants.picky import PickyBPE
 from .variants.plain import PlainBPE
-from .variants.seam import Variant
+from .state import Merged
+from .variants.seam import Bench, Choice, Series, Variant
 from .variants.superbpe import SuperBPE
 
 __all__ = [
-    "BUILT_IN", "ENTRY_POINTS", "Option", "Variant", "about_table", "built_in", "encoding_rule", "flag_of", "installed_variants",
-    "load_variant", "make_variant", "plain_config", "requested", "variant_for", "variant_of_table",
+    "BUILT_IN", "ENTRY_POINTS", "Bench", "Choice", "Merged", "Option", "PlainBPE", "Series", "Variant", "about_table", "built_in", "config_fields", "dialog_options", "encoding_rule", "flag_of",
+    "installed_variants", "languages_variant", "load_variant", "make_variant", "option_pairs", "plain_config", "requested", "save_needs", "table_save_needs", "token_mark", "token_marks",
+    "variant_for", "variant_of_table",
 ]
 
 #: The built-in variants besides plain BPE: one line each, in the order ``--help`` shows them.
@@ -84,19 +86,74 @@ def plain_config(config: TrainerConfig, vocab_size: int) -> TrainerConfig:
     return replace(config, **cleared, vocab_size=vocab_size, merges=None)
 
 
-def flag_of(field: str) -> str:
-    """How the command line names a TrainerConfig field: its option's flag, else the flag
-    made from its name (``max_token_length`` -> ``--max-token-length``)."""
-    option = option_fields().get(field)
-    if option is not None and option.flag is not None:
-        return option.flag
-    return "--" + field.replace("_", "-")
+def dialog_options(config: TrainerConfig) -> list[Option]:
+    """The built-in options the rules dialog shows for ``config``: those with a label whose
+    variant the config asks for, and those offered to switch a variant on."""
+    return [o for cls in BUILT_IN for o in cls.options if o.label is not None and (o.offered or cls.wanted(config))]
 
 
-def requested(values: Mapping[str, Any]) -> list[type[Variant]]:
-    """The built-in variants whose options are among ``values`` (field -> value given, None
-    for not given), in registry order."""
-    return [cls for cls in BUILT_IN if any(values.get(o.key) is not None for o in cls.options)]
+def flag_of(key: str) -> str:
+    """How the command line names an option or a TrainerConfig field: a built-in option's
+    flag, else the flag made from its name (``max_token_length`` -> ``--max-token-length``)."""
+    for cls in BUILT_IN:
+        for option in cls.options:
+            if option.key == key and option.flag is not None:
+                return option.flag
+    return "--" + key.replace("_", "-")
+
+
+def config_fields(given: Mapping[str, Any], start_merges: int | None, languages: bool) -> dict[str, Any]:
+    """The TrainerConfig fields the command line's built-in options give (``given``: option
+    key -> value, None where not given; ``start_merges``: the ``--from`` table's merges, or
+    None; ``languages``: whether ``--language`` and its kin were given), each built-in
+    checking its own, messages naming flags."""
+    fields: dict[str, Any] = {}
+    for cls in BUILT_IN:
+        asked = any(given.get(o.key) not in (None, False) for o in cls.options) or (languages and cls.takes_languages)
+        fields.update(cls.config_fields(given, start_merges, flag_of, asked))
+    return fields
+
+
+def requested(given: Mapping[str, Any], languages: bool = False) -> list[type[Variant]]:
+    """The built-in variants whose options are among ``given`` (key -> value given, None for
+    not given), or that take the languages given, in registry order."""
+    return [cls for cls in BUILT_IN if any(given.get(o.key) not in (None, False) for o in cls.options) or (languages and cls.takes_languages)]
+
+
+def languages_variant() -> type[Variant]:
+    """The built-in variant that trains on one corpus per language."""
+    return next(cls for cls in BUILT_IN if cls.takes_languages)
+
+
+def save_needs(config: TrainerConfig) -> dict[str, bool]:
+    """What a format must hold to save what ``config`` trains (``check_save``'s keywords),
+    from every built-in's ``save_needs``."""
+    needs: dict[str, bool] = {}
+    for cls in BUILT_IN:
+        needs.update(cls.save_needs(config))
+    return needs
+
+
+def table_save_needs(table: Any) -> dict[str, bool]:
+    """:func:`save_needs` for a table read from a file (``convert``)."""
+    needs: dict[str, bool] = {}
+    for cls in BUILT_IN:
+        needs.update(cls.table_save_needs(table))
+    return needs
+
+
+def token_mark(surface: Any) -> str:
+    """The mark the explorer draws beside a token, from the first built-in that marks it
+    (SuperBPE's ``⁀`` beside a superword), or ""."""
+    for cls in BUILT_IN:
+        if cls.token_mark and cls.marks(surface):
+            return cls.token_mark
+    return ""
+
+
+def token_marks() -> list[tuple[str, str]]:
+    """Every mark a built-in draws beside tokens, and what it means (the keys' help)."""
+    return [(cls.token_mark, cls.token_mark_means) for cls in BUILT_IN if cls.token_mark]
 
 
 def about_table(config: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -158,8 +215,11 @@ def load_variant(spec: str) -> type[Variant]:
     spec = spec.strip()
     if ":" not in spec:
         cls = built_in(spec)
-        if cls is not None:
+        if cls is PlainBPE:
             return cls
+        if cls is not None:
+            flags = ", ".join(o.flag for o in cls.options if o.flag) or "no options"
+            raise VariantError(f"--variant {spec}: {spec} is built in: ask for it with its own options ({flags})")
         found = installed_variants().get(spec)
         if found is None:
             known = ", ".join([PlainBPE.name] + [c.name for c in BUILT_IN] + sorted(installed_variants()))
@@ -201,11 +261,13 @@ def make_variant(cls: type[Variant], given: Mapping[str, str], named: str | None
     owner = named or f"{cls.__module__}:{cls.__qualname__}"
     values = parse_options(cls.options, given, owner)
     try:
-        return cls(**values)
+        made = cls(**values)
     except BPEError:
         raise
     except Exception as exc:
         raise VariantError(f"variant {owner}: making it raised {one_line(exc)}") from None
+    made.made_with = (cls, values)
+    return made
 
 
 def option_pairs(texts: Iterable[str]) -> dict[str, str]:

@@ -31,7 +31,7 @@ import heapq
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import mul
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import regex
 
@@ -44,10 +44,36 @@ from .speed import MAX_TOKEN_ID, ids_of, pair_index, pairs_of
 from .tiebreak import show, show_pair
 
 if TYPE_CHECKING:
-    from ..tables.table import MergeTable
     from .queue import PairQueue
 
 __all__ = ["Limit", "Merged", "TrainingState"]
+
+class StartTable(Protocol):
+    """What the state reads of a table it goes on from (a
+    :class:`~bpe_tui.core.tables.table.MergeTable`)."""
+
+    @property
+    def vocab(self) -> Mapping[int, Any]: ...
+
+    @property
+    def source(self) -> str | None: ...
+
+    @property
+    def special_tokens(self) -> Mapping[str, int]: ...
+
+    @property
+    def num_merges(self) -> int: ...
+
+    @property
+    def merge_ids(self) -> list[tuple[int, int, int]]: ...
+
+    @property
+    def counts(self) -> Any: ...
+
+    def base_ids(self) -> Any: ...
+
+    def whole_token(self, word: str) -> int | None: ...
+
 
 #: A variant's own limit on what a merge may make (:meth:`TrainingState.set_limit`): the
 #: reason a merge making this token is refused, or None where it is allowed.
@@ -97,7 +123,7 @@ class TrainingState:
     )
 
     def __init__(self, config: TrainerConfig, word_text: list[str], counts: list[int], name: str,
-                 start: "MergeTable | None" = None, table_rules: list[str] | None = None) -> None:
+                 start: "StartTable | None" = None, table_rules: list[str] | None = None) -> None:
         self.config = config
         self.name = name
         self.word_text = word_text
@@ -154,7 +180,7 @@ class TrainingState:
         self.inherited_manual: frozenset[int] = frozenset()
         return alphabet.words
 
-    def _alphabet_of(self, table: "MergeTable", table_rules: list[str]) -> list[str]:
+    def _alphabet_of(self, table: StartTable, table_rules: list[str]) -> list[str]:
         """Set up ids as ``table`` has them; return the words as id strings, each already
         merged by the table's merges (lowest rank first, as encoding does).
 

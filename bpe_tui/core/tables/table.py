@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
+from ..engine.registry import encoding_rule
 from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
 from ..errors import BPEError, TokenIdError
@@ -124,10 +125,10 @@ class MergeTable:
             self._set_merges(merges)
         else:
             self._index_merges(list(merges), _like)
-        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py)
-        self._removals: Removals | None = None
-        if self.config.get("removals") and self._merges is not None:
-            self._removals = Removals(self.config["removals"], self._merges, self._vocab, source or "table")
+        #: How the variant that made the table says it encodes, when not by merges alone
+        #: (PickyBPE's removals, replayed in order with the merges: removals.py); the registry
+        #: asks each variant's ``encoding_rule`` of the table's config.
+        self._removals: Removals | None = encoding_rule(self.config, self._merges, self._vocab, source or "table")
         absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
         #: The encoding path (encoder.py): every encode call is handed to it.
         self._encoder = encoder = Encoder(

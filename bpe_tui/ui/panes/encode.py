@@ -40,12 +40,11 @@ from ..keys import bindings_for
 from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
 from ..widgets.render import (
-    SUPERWORD_MARK,
     REMOVED_MARK,
     ChipStyles,
     chips,
-    is_superword,
     label,
+    mark_of,
     redraw_on_theme_change,
 )
 from ..widgets.toggle import Checkbox
@@ -133,7 +132,6 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
     spans its cells; a wide character (CJK) takes two cells but one character of the text,
     so the two are counted apart."""
     out: list[tuple[Text, list]] = []
-    mark_cells = cell_len(SUPERWORD_MARK)
     top: list[str] = []  # the line's pieces of text
     top_styles: list[Span] = []
     top_chars = 0  # characters of the line so far (Text spans count characters)
@@ -151,8 +149,9 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         name = label(surface, eow)
         name_cells = cell_len(name)
         ident = "unk" if token_id == UNK_ID else str(token_id)
-        marked = is_superword(surface)  # its mark after the id: the chip itself stays the token
-        cell = max(name_cells, len(ident) + (mark_cells if marked else 0))
+        mark = mark_of(surface)  # a variant's mark (⁀: spans a space) after the id: the chip itself stays the token
+        mark_cells = cell_len(mark)
+        cell = max(name_cells, len(ident) + mark_cells)
         if cells and cells + cell + 1 > width:
             line_out()
             top, top_styles, bottom, bottom_styles, spans = [], [], [], [], []
@@ -166,11 +165,11 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         bottom_styles.append(Span(cells, cells + len(ident), "dim"))
         bottom.append(ident)
         at = cells + len(ident)
-        if marked:
-            bottom_styles.append(Span(at, at + len(SUPERWORD_MARK), look.superword))
-            bottom.append(SUPERWORD_MARK)
-            at += len(SUPERWORD_MARK)
-        rest = " " * (cell + 1 - len(ident) - (mark_cells if marked else 0))
+        if mark:
+            bottom_styles.append(Span(at, at + len(mark), look.marked))
+            bottom.append(mark)
+            at += len(mark)
+        rest = " " * (cell + 1 - len(ident) - mark_cells)
         if rest:
             bottom_styles.append(Span(at, at + len(rest), "dim"))
             bottom.append(rest)
@@ -236,7 +235,7 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
         # (a removal comes right after a merge: "after 13" stands where "merge 13" would)
         head = Text(f"{'after' if step.split else 'merge'} {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
         lead = Text(end="")
-        if step.split:  # PickyBPE: removed right after that merge, split into its parts
+        if step.split:  # a variant's removal right after that merge, split into its parts
             lead.append(f"{REMOVED_MARK} {label(step.new_token, eow)}", look.note)
         else:
             lead.append("+".join(label(part, eow) for part in step.pair), look.note)

@@ -18,9 +18,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...core.engine.superwords import is_superword_rule, superword_rule_name
 from ...core.tables.context import context_of
-from ...core.text.pretokenize import short_name
+from ...core.tables.summary import short_pretokenizer
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession
 from ..session.snapshot import Snapshot
@@ -227,8 +226,7 @@ class StatusLine(Phrases):
             parts.append(((session.build.short(),), "chip--note", KEEP))
         else:
             parts.append(((plural(d["merges"], "merge"),), "", KEEP))
-        pre = short_name(d["pretokenizer"])
-        rules = [d["units"], superword_rule_name(pre) if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
+        rules = [d["units"], short_pretokenizer(d["pretokenizer"])]
         basic = " · ".join(rules)
         if d.get("tie_break"):
             rules.append(d["tie_break"])

@@ -144,7 +144,7 @@ class ExploreScreen(SessionScreen):
             self.pairs.show(session, snap, idle)
             self.corpus.show(session, snap)
             self.history.show(session, snap.timeline_len, snap.step, follow=follow)
-            self.stats.show(session, snap.step, idle, parity=snap.parity)
+            self.stats.show(session, snap.step, idle, series=snap.series)
             if idle:
                 self.refresh_table_panes()
 
@@ -383,6 +383,10 @@ class ExploreScreen(SessionScreen):
         tr = self.session.trainer
         words = tr.variant.plain_words(tr)
         return (words, tr.config) if words is not None else None
+
+    def variant_view(self) -> tuple[tuple[str, ...], str]:
+        variant = self.session.trainer.variant
+        return variant.measure_languages(), variant.token_mark
 
     def leaving(self) -> None:
         self.stop_play()

@@ -52,6 +52,10 @@ class Option:
     check:   ``check(value)``: what is wrong with a value, in a few words ("must be above 0"),
              or None where it is fine
     metavar: what ``--help`` shows for the value (TAU, N)
+    note:    the dialog's text beside its box (a placeholder, a check box's words)
+    choice_labels: how the dialog names each of ``choices`` (empty: as they are)
+    offered: the dialog shows it even when its variant is not in use (to switch it on)
+    recounts: changing it cuts the corpus into other words: the corpus is counted again
     """
 
     key: str
@@ -63,6 +67,10 @@ class Option:
     choices: tuple = ()
     check: Callable[[Any], str | None] | None = None
     metavar: str | None = None
+    note: str = ""
+    choice_labels: tuple[str, ...] = ()
+    offered: bool = False
+    recounts: bool = False
 
     def parse(self, text: str, named: str | None = None) -> Any:
         """``text`` (from a command line or a dialog's field) as this option's value, checked;

@@ -43,21 +43,22 @@ from __future__ import annotations
 
 import heapq
 from operator import countOf
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import BPEError
 from ...text.languages import LanguageCorpora
 from ...wording import plural
-from ..config import PARITY_VARIANTS, TrainerConfig
+from ..config import PARITY_VARIANTS, TrainerConfig, named
 from ..events import TIES_LISTED
 from ..rewrite import merge_word
-from ..speed import MAX_TOKEN_ID, key_of, pair_index, pairs_of, surface_pairs, utf8_as_ids
+from ..speed import MAX_TOKEN_ID, key_of, pairs_of, surface_pairs, utf8_as_ids
 from ..state import Merged
 from .options import Option
 from .plain import PlainBPE
-from .seam import Bench, Choice, ChoiceTuple, Variant
+from .languages import NOWHERE, DevTexts, LanguageQueue
+from .seam import Bench, Choice, ChoiceTuple, Series, Variant
 
 if TYPE_CHECKING:
     from ..events import MergeEvent
@@ -85,7 +86,7 @@ def language_counts(
         config = replace(config, parity="base")
     check_languages(corpora, dev, ratio)
     if ratio is not None and config.global_merges:
-        raise BPEError("the ratio form does not go with global_merges (the hybrid): the reference cannot run them together either")
+        raise BPEError(f"the ratio form does not go with {named('global_merges')} (the hybrid): the reference cannot run them together either")
     errors = count_options.get("errors", "strict")
     read = read_languages(corpora, config, dev=dev, ratio=ratio, errors=errors, count=lambda paths, cfg: count_words(paths, cfg, **count_options))
     names = read.languages
@@ -163,95 +164,6 @@ def choose_language(
     return None, waiting
 
 
-class _Nowhere(dict):
-    """An index that files nothing (merge_word files each word under the pairs it gains; the
-    variant's copies of the words are not kept)."""
-
-    def __missing__(self, pair: str) -> dict:
-        return {}
-
-
-_NOWHERE = _Nowhere()
-
-
-class _Queue:
-    """One language's pairs, best first: a heap of queue entries shaped as the trainer's,
-    ``(-count, *tie-break key, pair)``, with lazy invalidation (an entry is trusted when its
-    count is the language's count now; a pair whose count rises is pushed again)."""
-
-    def __init__(self, counts: dict[str, int], entry: Any):
-        self.counts = counts
-        self.entry = entry
-        self.heap = [entry(p, c) for p, c in counts.items()]
-        heapq.heapify(self.heap)
-
-    def push(self, pair: str, count: int) -> None:
-        heapq.heappush(self.heap, self.entry(pair, count))
-
-    def take(self, k: int) -> list:
-        """The best ``k`` valid entries (distinct pairs), taken off the heap."""
-        heap, counts, entry = self.heap, self.counts, self.entry
-        out: list = []
-        while heap and len(out) < k:
-            e = heapq.heappop(heap)
-            pair = e[-1]
-            count = counts.get(pair, 0)
-            if not count:
-                continue
-            fresh = entry(pair, count)
-            if fresh != e:
-                if fresh > e:  # worse since queued: where it belongs now
-                    heapq.heappush(heap, fresh)
-                continue  # (better: a fresher entry was pushed when the count rose)
-            if out and out[-1] == e:
-                continue
-            out.append(e)
-        return out
-
-    def peek(self, k: int) -> list:
-        out = self.take(k)
-        for e in out:
-            heapq.heappush(self.heap, e)
-        return out
-
-
-class _DevTexts:
-    """The development texts' words (id strings, as the trainer's words) with each one's
-    count per language, a pair -> words index, and each language's length in tokens."""
-
-    def __init__(self, corpora: LanguageCorpora, to_ids: Any):
-        assert corpora.dev is not None
-        union: dict[str, list[tuple[int, int]]] = {}
-        for lang, counts in enumerate(corpora.dev):
-            for word, count in counts.items():
-                union.setdefault(word, []).append((lang, count))
-        self.words = [to_ids(word) for word in union]
-        self.langs = [tuple(v) for v in union.values()]
-        self.ones = [1] * len(self.words)  # (merge_word's weights: the changes are not used)
-        _, self.where, _ = pair_index(self.words, self.ones)
-        self.lengths = [0] * len(corpora.languages)
-        for word, langs in zip(self.words, self.langs):
-            for lang, count in langs:
-                self.lengths[lang] += len(word) * count
-
-    def merge(self, pair: str, new: str) -> tuple[list[int], list[str], list[int]]:
-        """Apply a merge (as the trainer does, :func:`~bpe_tui.core.engine.rewrite.merge_word`);
-        return the words rewritten, their old segmentations, and each language's tokens saved."""
-        touched, olds, _, _ = merge_word(self.words, sorted(self.where.pop(pair, ())), pair, new, self.ones, {}, self.where)
-        saved = [0] * len(self.lengths)
-        for w, old in zip(touched, olds):
-            k = len(old) - len(self.words[w])
-            for lang, count in self.langs[w]:
-                saved[lang] += k * count
-        return touched, olds, saved
-
-    def unmerge(self, touched: list[int], olds: list[str]) -> None:
-        for w, old in zip(touched, olds):
-            self.words[w] = old
-            for p in pairs_of(old):
-                self.where[p][w] = None
-
-
 class ParityAware(Variant):
     """Parity-aware BPE over ``corpora`` (see the module docstring); its options are the
     trainer's config's (``parity``, ``parity_window``, ``parity_alpha``, ``global_merges``).
@@ -272,6 +184,7 @@ class ParityAware(Variant):
     #: It trains on one corpus per language (``--language LANG=FILE``), under this preset
     #: unless another is given, and takes no length limit (the reference has none).
     takes_languages = True
+    takes_length_limit = False
     preset = "parity"
     acts_after_merge = True
 
@@ -307,6 +220,44 @@ class ParityAware(Variant):
             how += f", the first {int(about['global_merges']):,} merges global"
         measured = "target ratios" if "ratio" in about else "development texts"
         return [("parity-aware", f"{len(languages)} languages ({', '.join(languages)}), {how}; measured on their {measured}")]
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: Callable[[str], str], requested: bool) -> dict[str, Any]:
+        """``parity`` base unless given, and the window and hybrid settings given."""
+        if not requested:
+            return {}
+        if start_merges is not None:
+            raise BPEError(f"parity-aware BPE (--language, {name('parity')}) does not go with --from: it starts from the base alphabet")
+        fields = {o.key: given[o.key] for o in cls.options if given.get(o.key) is not None}
+        fields.setdefault("parity", "base")
+        return fields
+
+    def summary(self, bench: Bench) -> list[str]:
+        """Each language's measure before training and now, and how many merges it chose."""
+        history = self.score_history()
+        chose: dict[str, int] = {}
+        for event in bench.history:
+            reason = event.reason
+            if isinstance(reason, ParityChoice) and reason.language is not None:
+                chose[reason.language] = chose.get(reason.language, 0) + 1
+        what = "compression over target" if self.ratio_form else "development text tokens"
+        shown = (lambda v: f"{v:,}") if not self.ratio_form else (lambda v: f"{v:.3f}")
+        rows = [
+            f"  {lang}: {shown(before)} -> {shown(after)}, chose {plural(chose.get(lang, 0), 'merge')}"
+            for lang, before, after in zip(self.languages, history[0], history[-1])
+        ]
+        return [f"{what} per language, before -> after:", *rows]
+
+    def fresh(self) -> "ParityAware":
+        """The same languages, for a trainer built again under other rules."""
+        return ParityAware(self.corpora)
+
+    def recount(self, config: TrainerConfig, **count_options: Any) -> "tuple[dict[str, int], Variant]":
+        """Every language's corpus and development text read again under ``config``."""
+        corpora = self.corpora
+        ratio = dict(zip(corpora.languages, corpora.ratio)) if corpora.ratio else None
+        words, _, variant, _ = language_counts(corpora.paths, corpora.dev_paths or None, ratio, config, **count_options)
+        return words, variant
 
     def measure_languages(self) -> tuple[str, ...]:
         """Its own languages: those its development texts (or ratios) were given for."""
@@ -344,10 +295,10 @@ class ParityAware(Variant):
                     pc = self._counts[lang]
                     pc[p] = pc.get(p, 0) + count
         self._entry = bench.queue.make_entry
-        self._queues = [_Queue(pc, self._entry) for pc in self._counts]
+        self._queues = [LanguageQueue(pc, self._entry) for pc in self._counts]
         self._made: dict[int, object] = {}
         if self.corpora.dev is not None:
-            self._dev: _DevTexts | None = _DevTexts(self.corpora, self._to_ids(bench))
+            self._dev: DevTexts | None = DevTexts(self.corpora, self._to_ids(bench))
             self._tokens = list(self._dev.lengths)
             self._ratio: tuple[float, ...] | None = None
         else:
@@ -435,7 +386,7 @@ class ParityAware(Variant):
         surface = bench.state.surfaces[merged.new_id]
         if merged.created and self._made.setdefault(merged.new_id, surface) != surface:
             self._made[merged.new_id] = surface  # an id made before as another token: keys moved
-            self._queues = [_Queue(pc, self._entry) for pc in self._counts]
+            self._queues = [LanguageQueue(pc, self._entry) for pc in self._counts]
         words = bench.state.words
         olds = merged.olds or [words[w].replace(new, merged.pair) for w in merged.touched]
         before = tuple(pc.get(merged.pair, 0) for pc in self._counts)  # (its count drops to 0: undo restores it)
@@ -521,6 +472,22 @@ class ParityAware(Variant):
         surfaces = bench.state.surfaces
         return surfaces[ord(pair[0])], surfaces[ord(pair[1])]
 
+    def heading(self, bench: Bench) -> str:
+        """The variant as the config describes it (its last phrase), and what it does."""
+        return f" · {bench.config.describe().rsplit(' · ', 1)[-1]}: the language served worst chooses each merge"
+
+    def series(self) -> Series:
+        """Every language's measure over the merges, and whose turn is next."""
+        title = "compression/target" if self.ratio_form else "dev tokens"  # (short: plotext drops a title wider than the chart)
+        return Series(tuple(self.languages), self.score_history(), title, whole=not self.ratio_form, turn=self.next_language())
+
+    def next_pick(self, bench: Bench) -> tuple | None:
+        return self.next_pair(bench)
+
+    def turn(self) -> str | None:
+        lang = self.next_language()
+        return f"{lang}'s turn: its most frequent pair" if lang is not None else None
+
     def next_language(self) -> str | None:
         """The language that chooses the next merge (None in the hybrid's global merges, or
         when the window lets none)."""
@@ -561,7 +528,7 @@ class ParityAware(Variant):
             if not copies[lang]:
                 continue
             deltas: dict[str, int] = {}
-            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, _NOWHERE, keep_old=False)
+            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, NOWHERE, keep_old=False)
             deltas.pop(pair, None)  # (with a == b the local changes touch it too)
             pc, queue = self._counts[lang], self._queues[lang]
             for p, delta in deltas.items():

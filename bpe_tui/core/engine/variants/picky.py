@@ -42,10 +42,11 @@ token here (the reference counts it as one more, and its pair counts go wrong th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...wording import plural
 from ..speed import ids_of, pairs_of
 from ..state import Merged
 from ..tiebreak import PickyOrder, show
@@ -165,7 +166,8 @@ class PickyBPE(PlainBPE):
     title = "PickyBPE (Chizhov et al. 2024)"
     options = (
         Option(
-            "picky", float, None, flag="--picky", metavar="TAU", label="PickyBPE τ",
+            "picky", float, None, flag="--picky", metavar="TAU", label="PickyBPE τ", offered=True,
+            note="0 < τ <= 1 removes tokens (blank: plain BPE)",
             help="PickyBPE (Chizhov et al. 2024): after each merge, remove a part whose share of occurrences inside the new "
             "token (its IoS) is above TAU, 0 < TAU <= 1, splitting it back into its parts; --preset picky is the authors' setup",
         ),
@@ -184,6 +186,24 @@ class PickyBPE(PlainBPE):
     @classmethod
     def from_config(cls, config: "TrainerConfig", chunk_counts: Mapping[str, int] | None = None) -> "PickyBPE":
         return cls(config.picky)
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: Callable[[str], str], requested: bool) -> dict[str, Any]:
+        """τ is given anew for every run (None when not given: a start table's does not carry over)."""
+        return {"picky": given.get("picky")}
+
+    @classmethod
+    def save_needs(cls, config: "TrainerConfig") -> dict[str, bool]:
+        """Removals, or ▁ in front of every word (the picky preset's setup), need a format that replays them."""
+        return {"picky": config.picky is not None or config.word_start is not None}
+
+    def summary(self, bench: Bench) -> list[str]:
+        """Its work in one line: how many removals and restores, how many tokens are out."""
+        after = [e for ev in bench.history for e in ev.after]
+        removals = sum(isinstance(e, RemovalEvent) for e in after)
+        restores = sum(isinstance(e, RestoreEvent) for e in after)
+        out = len(bench.state.removed)
+        return [f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(out, 'token')} out of the vocabulary"] if self.threshold is not None else []
 
     @classmethod
     def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:

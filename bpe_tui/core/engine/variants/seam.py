@@ -126,7 +126,8 @@ and undo and names the first breach in one line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..state import Merged
@@ -138,7 +139,7 @@ if TYPE_CHECKING:
     from ..state import TrainingState
     from .options import Option
 
-__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Variant"]
+__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Series", "Variant"]
 
 
 class Bench(Protocol):
@@ -161,6 +162,25 @@ class Bench(Protocol):
     def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]: ...
 
     def stop_reason_for(self, best: tuple | None, respect_target: bool) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Series:
+    """A measure a variant follows over the merges, one line per label, for the explorer's
+    Stats tab (parity-aware BPE: every language's development-text tokens).
+
+    labels:  one name per line, in order (its languages)
+    history: each label's value before the first merge and after each merge since, as rows
+    title:   what is measured, in a few words (a chart's title)
+    whole:   whether the values are whole numbers (False: ratios)
+    turn:    whose turn it is next, when the variant takes turns (None: nobody's)
+    """
+
+    labels: tuple[str, ...]
+    history: list[tuple]
+    title: str
+    whole: bool = True
+    turn: str | None = None
 
 
 class Choice(NamedTuple):
@@ -205,6 +225,19 @@ class Variant:
     #: Its options (:class:`~bpe_tui.core.engine.variants.options.Option`), declared once:
     #: ``--variant-option key=value`` on the command line, keyword arguments of the class.
     options: "Sequence[Option]" = ()
+    #: The preset a run with this variant starts from unless another is given (None: the usual).
+    preset: str | None = None
+    #: Whether it trains on one corpus per language (``--language LANG=FILE``, ``Trainer.from_languages``).
+    takes_languages = False
+    #: Whether the explorer's default ``max_token_length`` may be put on it.
+    takes_length_limit = True
+    #: ``(class, options)`` it was made with by :func:`~bpe_tui.core.engine.registry.make_variant`
+    #: (None: made otherwise); :meth:`fresh` makes another from it.
+    made_with: "tuple[type[Variant], dict[str, Any]] | None" = None
+    #: A mark the explorer draws beside the tokens :meth:`marks` picks ("⁀" beside SuperBPE's
+    #: superwords), and what it means, for the keys' help ("" : no mark).
+    token_mark = ""
+    token_mark_means = ""
     #: Whether :meth:`after_merge` and :meth:`undo` do something; when False the trainer
     #: never calls them (plain BPE pays nothing for the seam on its hot path).
     acts_after_merge = False
@@ -240,6 +273,39 @@ class Variant:
         by rank (PickyBPE's removals, replayed in order with the merges): an object the
         table's encoder asks (see :class:`~bpe_tui.core.tables.removals.Removals`), or None."""
         return None
+
+    @classmethod
+    def marks(cls, surface: Any) -> bool:
+        """Whether a token gets this variant's :attr:`token_mark` (any table's token: a
+        superword is one wherever it comes from)."""
+        return False
+
+    @classmethod
+    def said(cls) -> str:
+        """Its name as a sentence says it: its title up to the parenthesis ("PickyBPE")."""
+        return cls.title.split(" (")[0] or cls.name or cls.__name__
+
+    @classmethod
+    def save_needs(cls, config: "TrainerConfig") -> dict[str, bool]:
+        """What a format must hold to save a table ``config`` trains, as ``check_save``'s
+        keywords (SuperBPE: ``superwords``; PickyBPE: ``picky``); none for most."""
+        return {}
+
+    @classmethod
+    def table_save_needs(cls, table: Any) -> dict[str, bool]:
+        """:meth:`save_needs` for a table read from a file (``bpe-tui convert``)."""
+        return {}
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: "Callable[[str], str]", requested: bool) -> dict[str, Any]:
+        """The TrainerConfig fields the command line's options give this built-in
+        (``given``: option key -> value, None where not given; ``start_merges``: the merges of
+        the ``--from`` table, or None; ``name``: how messages name an option, its flag;
+        ``requested``: whether any of its flags, or the languages it takes, were given). The
+        base class: each option that is a config field, as given."""
+        if not requested:
+            return {}
+        return {o.key: given[o.key] for o in cls.options if given.get(o.key) is not None}
 
     # ------------------------------------------------------------------ the hooks (the instance's)
 
@@ -285,6 +351,49 @@ class Variant:
         """A few words for status lines (empty for plain BPE, which needs none)."""
         return ""
 
+    def summary(self, bench: Bench) -> list[str]:
+        """Lines ``bpe-tui train`` prints after training with this variant (what it did)."""
+        return []
+
+    def fresh(self) -> "Variant | None":
+        """A new variant like this one, for a trainer built again under other rules (the
+        explorer's rules dialog); None: the new config's own (``variant_for``)."""
+        if self.made_with is None:
+            return None
+        cls, values = self.made_with
+        made = cls(**values)
+        made.made_with = self.made_with
+        return made
+
+    def recount(self, config: "TrainerConfig", **count_options: Any) -> "tuple[dict[str, int], Variant] | None":
+        """The corpus counted again under ``config``, with a new variant over it, for a
+        variant whose corpus is not the trainer's files (parity-aware BPE: one per language);
+        None: the files are counted as usual."""
+        return None
+
     def measure_languages(self) -> tuple[str, ...]:
         """The languages the Evaluate view measures first, by name (empty: all it has)."""
         return ()
+
+    def heading(self, bench: Bench) -> str:
+        """What the explorer's history says of this variant over its list (" · ..."), or ""."""
+        return ""
+
+    def recut_step(self) -> int | None:
+        """The merge after which this variant cuts the corpus anew (SuperBPE's K), or None:
+        pair counts on either side of it cannot be compared."""
+        return None
+
+    def series(self) -> Series | None:
+        """The measure it follows over the merges, for the explorer's Stats tab (None: none)."""
+        return None
+
+    def next_pick(self, bench: Bench) -> tuple | None:
+        """The pair (surfaces) the next step merges by the rules when this variant chooses
+        otherwise than the corpus's most frequent pair, or None (plain BPE's is the leader)."""
+        return None
+
+    def turn(self) -> str | None:
+        """Why :meth:`next_pick` is that pair, in a few words for the pair table's caption
+        ("de's turn: its most frequent pair"), or None."""
+        return None

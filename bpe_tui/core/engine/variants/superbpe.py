@@ -64,7 +64,7 @@ what a superword is) is :mod:`~bpe_tui.core.engine.superwords`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import mul
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +75,7 @@ from ..config import TrainerConfig, stage2_phrases
 from ..events import TransitionEvent
 from ..rewrite import merge_word
 from ..speed import pair_index, utf8_as_ids
-from ..superwords import stage2_limit
+from ..superwords import is_superword, is_superword_rule, stage2_limit
 from ..tiebreak import make_rule
 from .options import Option
 from .plain import PlainBPE
@@ -182,16 +182,24 @@ class SuperBPE(PlainBPE):
         Option("superwords_after", int, None, flag="--superwords-after", metavar="K",
                help="superword BPE (SuperBPE): after merge K, cut the corpus by SuperBPE's rule instead, so that later merges "
                "may span spaces ('·by·the·way'); bytes, no end-of-word marker"),
+        Option("superwords", bool, False, flag="--superwords",
+               help="with --from: extend the table with superwords (SuperBPE's stage 2 right after its merges)"),
         Option("superword_rule", str, "regex", choices=tuple(SUPERWORD_RULES), flag="--superword-rule", label="superword rule",
+               choice_labels=("regex (the authors' current rule)", "digits (their OLMo2 tokenizers')"), recounts=True,
                help="SuperBPE's stage-2 split: regex (the authors' current rule, default) or digits (only digit runs cut, in "
                "threes from the right: their published OLMo2 tokenizers')"),
         Option("superword_max_words", int, None, flag="--superword-max-words", metavar="N", label="superword words",
+               note="most words in a token (blank: no limit)",
                help="stage 2: no token of more than N words (0 = no limit; the authors: 4)"),
-        Option("superword_skip_colon_space", bool, False, flag="--superword-skip-colon-space", label="no ': ' in a token",
+        Option("superword_skip_colon_space", bool, False, flag="--superword-skip-colon-space", label="superword limits",
+               note="no ': ' in a token",
                help="stage 2: no token holding ': ' (the authors' trainer skips them)"),
-        Option("superwords_drop_unused", bool, False, flag="--superwords-drop-unused", label="drop unused merges",
+        Option("superwords_drop_unused", bool, False, flag="--superwords-drop-unused", label="unused merges",
+               note="drop unused merges",
                help="at the transition, drop the merges whose pair never occurs in the chunks (the authors' trainer does)"),
     )
+    token_mark = "⁀"
+    token_mark_means = "superword: spans a space"
     #: The options that act only from the transition on (stage 2's).
     stage2 = ("superword_rule", "superword_max_words", "superword_skip_colon_space", "superwords_drop_unused")
     acts_after_step = True
@@ -201,6 +209,7 @@ class SuperBPE(PlainBPE):
         self._chunks: tuple[list[str], list[int]] | None = None  # the chunks, until the transition
         self._stage1: tuple | None = None  # the words' state at the transition, for undo
         self._at = -1  # the merge after which to cross to the chunks (-1: none ahead)
+        self.k: int | None = None  # the config's superwords_after
 
     # ------------------------------------------------------------------ the declaration
 
@@ -223,6 +232,64 @@ class SuperBPE(PlainBPE):
         stages = describe_superwords(k, config.get("pretokenizer"), config)
         return [("superwords (SuperBPE)", stages)] if stages else []
 
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: Callable[[str], str], requested: bool) -> dict[str, Any]:
+        """The transition (``superwords_after``, or with a start table ``superwords``: right
+        after its merges) and stage 2's options, which need a transition."""
+        k, extend = given.get("superwords_after"), bool(given.get("superwords"))
+        if extend and k is not None:
+            raise BPEError(f"{name('superwords')} and {name('superwords_after')} do not go together: give one of them")
+        if extend and start_merges is None:
+            raise BPEError(f"{name('superwords')} extends a table (--from TABLE); to train superwords from scratch give {name('superwords_after')} K")
+        if start_merges is not None and extend:
+            k = start_merges
+        elif start_merges is not None and k is not None and k < start_merges:
+            raise BPEError(
+                f"{name('superwords_after')} {k:,} is below the {start_merges:,} merges the start table already has "
+                f"(use {name('superwords')} to go on with superwords right after them)"
+            )
+        stage2 = {key: given[key] for key in cls.stage2 if given.get(key) is not None}
+        if stage2 and k is None:
+            first = name(next(iter(stage2)))
+            raise BPEError(f"{first} is an option of SuperBPE's stage 2: give {name('superwords_after')} K (or {name('superwords')} with --from) as well")
+        most = stage2.get("superword_max_words")
+        if most is not None:
+            if most < 0:
+                raise BPEError(f"{name('superword_max_words')} must be 0 (no limit) or more, not {most}")
+            stage2["superword_max_words"] = most or None
+        fields: dict[str, Any] = {"superwords_after": k} if (k is not None or start_merges is None) else {}
+        return {**fields, **stage2}
+
+    @classmethod
+    def marks(cls, surface: Any) -> bool:
+        return isinstance(surface, (str, bytes)) and is_superword(surface)
+
+    def heading(self, bench: Bench) -> str:
+        """Where the transition stands, and stage 2's options that differ from the defaults."""
+        cfg = bench.config
+        k = cfg.superwords_after
+        transition = bench.state.transition
+        options = self.stage2_options(cfg, len(bench.state.dropped[0]))
+        if transition is not None:
+            return f" · {self.token_mark} superwords from merge {transition.step + 1:,}" + (
+                f" ({', '.join(options)})" if options else ": pairs may span spaces")
+        if k is not None:
+            return f" · superwords after merge {k:,}" + (f" ({', '.join(options)})" if options else "")
+        return ""
+
+    def recut_step(self) -> int | None:
+        return self.k
+
+    @classmethod
+    def save_needs(cls, config: TrainerConfig) -> dict[str, bool]:
+        """A superword table needs a format that stores its pre-tokenizer."""
+        return {"superwords": config.superwords_after is not None}
+
+    @classmethod
+    def table_save_needs(cls, table: Any) -> dict[str, bool]:
+        """A table whose pre-tokenizer is a stage-2 rule is a superword table."""
+        return {"superwords": is_superword_rule(table.pretokenizer)}
+
     @staticmethod
     def stage2_options(config: TrainerConfig, dropped: int = 0) -> list[str]:
         """The stage-2 options that differ from the defaults, each a short phrase."""
@@ -232,7 +299,7 @@ class SuperBPE(PlainBPE):
 
     def attach(self, bench: Bench) -> None:
         cfg = bench.config
-        k = cfg.superwords_after
+        k = self.k = cfg.superwords_after
         if k is None:
             raise BPEError("SuperBPE needs config.superwords_after (the merge after which superwords start)")
         if k <= bench.first_step:  # started past it: the corpus given is the chunks
