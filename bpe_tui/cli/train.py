@@ -46,7 +46,7 @@ def _train(args: argparse.Namespace) -> int:
     from ..core.engine.trainer import Trainer
     from ..core.text.datasets.records import ReadReport
 
-    from ..core.engine.registry import save_needs
+    from ..core.engine.registry import describe_run, save_needs
 
     start = None
     if args.from_table is not None:
@@ -160,15 +160,6 @@ def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, wit
                 bar.update(task, completed=event.step)
                 stop_if_interrupted()
     return trainer
-
-
-def describe_run(trainer) -> str:
-    """The rules in one line, and a variant from outside the package by name."""
-    from ..core.engine.verify import is_built_in, variant_label
-
-    described = trainer.config.describe()
-    variant = trainer.variant
-    return described if is_built_in(variant) else f"{described} · variant {variant_label(variant)}"
 
 
 def cmd_count(args: argparse.Namespace) -> int:

@@ -41,7 +41,7 @@ from .variants.superbpe import SuperBPE
 __all__ = [
     "BUILT_IN", "ENTRY_POINTS", "Bench", "Choice", "Merged", "Option", "PlainBPE", "Series", "Variant", "about_table", "built_in", "config_fields", "dialog_options", "encoding_rule", "flag_of",
     "installed_variants", "languages_variant", "load_variant", "make_variant", "option_pairs", "plain_config", "requested", "save_needs", "table_save_needs", "token_mark", "token_marks",
-    "variant_for", "variant_of_table",
+    "variant_for", "variant_of_table", "variant_record", "about_variant", "describe_run", "own_variant",
 ]
 
 #: The built-in variants besides plain BPE: one line each, in the order ``--help`` shows them.
@@ -125,6 +125,24 @@ def languages_variant() -> type[Variant]:
     return next(cls for cls in BUILT_IN if cls.takes_languages)
 
 
+def own_variant(variant: Variant) -> tuple[str, str] | None:
+    """A variant from outside the package as a status line names it: ``(module:Class, its
+    name)``; None for a built-in (the config's rules say which)."""
+    from .verify import is_built_in, variant_label
+
+    return None if is_built_in(variant) else (variant_label(variant), variant.name or type(variant).__name__)
+
+
+def describe_run(trainer: Any) -> str:
+    """The rules a trainer runs under, in one line (a status line's): its config, and a
+    variant from outside the package by name (``· variant my_module:MyVariant``)."""
+    from .verify import is_built_in, variant_label
+
+    described = trainer.config.describe()
+    variant = trainer.variant
+    return described if is_built_in(variant) else f"{described} · variant {variant_label(variant)}"
+
+
 def save_needs(config: TrainerConfig) -> dict[str, bool]:
     """What a format must hold to save what ``config`` trains (``check_save``'s keywords),
     from every built-in's ``save_needs``."""
@@ -163,16 +181,9 @@ def about_table(config: Mapping[str, Any]) -> list[tuple[str, str]]:
     for cls in BUILT_IN:
         rows += cls.about_table(config)
     other = config.get("variant")
-    if isinstance(other, Mapping) and built_in(str(other.get("name"))) is None:
-        rows.append(("variant", _about_other(other)))
+    if isinstance(other, Mapping):
+        rows.append(("variant", about_variant(other)))
     return rows
-
-
-def _about_other(about: Mapping[str, Any]) -> str:
-    name, source = about.get("name"), about.get("class")
-    replay = "any machine encodes it without the module (plain merges)" if about.get("replayable", True) else (
-        "encoding needs the module installed")
-    return f"{name} ({source}): {replay}"
 
 
 def encoding_rule(config: Mapping[str, Any], merges: Any, vocab: Any, source: str) -> Any:
@@ -183,7 +194,38 @@ def encoding_rule(config: Mapping[str, Any], merges: Any, vocab: Any, source: st
         rule = cls.encoding_rule(config, merges, vocab, source)
         if rule is not None:
             return rule
+    record = config.get("variant")
+    if isinstance(record, Mapping) and not record.get("replayable", True):  # a variant of elsewhere with a rule of its own
+        try:
+            own = load_variant(str(record.get("class")))
+        except VariantError as exc:
+            raise BPEError(f"{source}: {about_variant(record)}, and it cannot be loaded here: {exc}") from None
+        return own.encoding_rule(config, merges, vocab, source)
     return None
+
+
+def variant_record(variant: Variant) -> dict[str, Any] | None:
+    """What a table records of a variant from outside the package (None for a built-in,
+    whose options are the config's): its name, its class as ``module:Class``, the options it
+    was made with, and whether a table it made encodes without the module (``replayable``:
+    it declares no ``encoding_rule`` of its own, so plain merges by rank give its tokens)."""
+    from .verify import is_built_in, variant_label
+
+    if is_built_in(variant):
+        return None
+    cls = type(variant)
+    replayable = getattr(cls.encoding_rule, "__func__", None) is getattr(Variant.encoding_rule, "__func__", None)
+    options = dict(variant.made_with[1]) if variant.made_with is not None else {}
+    return {"name": variant.name or cls.__name__, "class": variant_label(variant), "options": options, "replayable": replayable}
+
+
+def about_variant(record: Mapping[str, Any]) -> str:
+    """A table's record of the variant that made it (:func:`variant_record`), in one line."""
+    options = record.get("options") or {}
+    given = f" with {', '.join(f'{k}={v}' for k, v in options.items())}" if isinstance(options, Mapping) and options else ""
+    replay = ("any machine encodes it without the module (plain merges by rank)" if record.get("replayable", True)
+              else f"encoding it needs the module {str(record.get('class', '')).partition(':')[0]} (its own encoding rule)")
+    return f"made by the variant {record.get('name')} ({record.get('class')}){given}; {replay}"
 
 
 def variant_of_table(config: Mapping[str, Any]) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-from ..engine.registry import encoding_rule
+from ..engine.registry import encoding_rule, variant_record
 from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
 from ..errors import BPEError, TokenIdError
@@ -266,6 +266,9 @@ class MergeTable:
         as it was: tables are values)."""
         cfg = trainer.config
         config = {**cfg.to_dict(), **trainer.variant.table_config(trainer)}
+        record = variant_record(trainer.variant)  # a variant from elsewhere: which, and whether it must be installed to encode
+        if record is not None:
+            config["variant"] = record
         if trainer.dropped_merges:  # SuperBPE: where the transition stands among the merges kept
             config["superwords_dropped"] = len(trainer.dropped_merges)
         vocab = trainer.vocab()

@@ -162,10 +162,15 @@ class ExploreScreen(SessionScreen):
         if amount == 0:
             return
         if abs(amount) <= SYNC_STEPS:
-            if amount > 0:
-                done = session.advance(amount, respect_target=respect)
-            else:
-                done = session.retreat(-amount)
+            try:
+                if amount > 0:
+                    done = session.advance(amount, respect_target=respect)
+                else:
+                    done = session.retreat(-amount)
+            except BPEError as exc:  # a variant that failed: one line, and the trainer as it was before the step
+                self.notify(str(exc), title=what, severity="error", timeout=10)
+                self.refresh_all()
+                return
             if done < abs(amount) and amount > 0:
                 self._notify_stopped_short()
             self.refresh_all()

@@ -328,20 +328,22 @@ class ExploreSession(Session):
         start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         done = 0
         with self.lock:
-            while done < max_steps:
-                if respect_target:
-                    if tr.step() is None:
+            try:
+                while done < max_steps:
+                    if respect_target:
+                        if tr.step() is None:
+                            break
+                    else:
+                        before = tr.steps_done
+                        tr.goto(before + 1)
+                        if tr.steps_done == before:
+                            break
+                    done += 1
+                    if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
                         break
-                else:
-                    before = tr.steps_done
-                    tr.goto(before + 1)
-                    if tr.steps_done == before:
-                        break
-                done += 1
-                if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
-                    break
-            if done:
-                self._record(tr.history[start:])
+            finally:  # (a variant that fails mid-way: the merges made before it are recorded all the same)
+                if done:
+                    self._record(tr.history[start:])
         return done
 
     def word_counts(self) -> dict[str, int]:

@@ -56,6 +56,10 @@ class PlainBPE(Variant):
             tied = [e for e in tied if e[0] == entry[0]]
         return (entry[-1], count, tie_count, surface_pairs(bench.state.surfaces, tied), entry, tied[0] if tied else None, None)
 
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
+        """None: plain BPE is what the others are measured against."""
+        return None if type(self) is PlainBPE else super().plain_words(bench)
+
     def peek(self, bench: Bench) -> tuple | None:
         best = bench.queue.peek(1)
         return best[0] if best else None

@@ -340,8 +340,9 @@ class Variant:
     def plain_words(self, bench: Bench) -> dict[str, int] | None:
         """The words plain BPE trains on to be measured against this variant at the same
         vocabulary size (the explorer's Evaluate trains that table beside it), or None: plain
-        BPE itself, or a trainer that went on from a table (its corpus is not all it learned)."""
-        return None
+        BPE itself, or a trainer that went on from a table (its corpus is not all it learned).
+        By default the corpus the trainer was built with."""
+        return None if bench.first_step else self.corpus_counts(bench)[0]
 
     def table_config(self, bench: Bench) -> Mapping[str, Any]:
         """What the variant adds to its table's config (see the contract)."""
