@@ -143,3 +143,15 @@ def test_an_installed_package_offers_it_by_name(tmp_path, monkeypatch, capsys):
     assert variant.min_words == 4 and variant.made_with == (MinWords, {"min_words": 4})
     out = tmp_path / "t.json"
     assert run(capsys, "train", DEMO, "--merges", "10", "--variant", "min-words", "-o", str(out), "-q")[0] == 0
+
+
+def test_the_pair_table_is_told_its_pick_when_it_is_not_the_leader():
+    """The seam's default next_pick: the variant's peek, when it is not the queue's first (the
+    explorer's pair table then marks that pair as the next merge)."""
+    t = Trainer.from_files([DEMO], TrainerConfig(preset="gpt2", merges=40), variant=MinWords(5))
+    t.goto(13)
+    assert t.top_pairs(1)[0][0] == (b" a", b"nd")  # the leader: one word holds it
+    pick = t.variant.next_pick(t)
+    assert pick == t.step().pair == (b"i", b"t")
+    t.goto(0)
+    assert t.variant.next_pick(t) is None  # the leader is its pick too

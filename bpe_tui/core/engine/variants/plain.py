@@ -60,6 +60,10 @@ class PlainBPE(Variant):
         """None: plain BPE is what the others are measured against."""
         return None if type(self) is PlainBPE else super().plain_words(bench)
 
+    def next_pick(self, bench: Bench) -> tuple | None:
+        """None: plain BPE's pick is the leader (and so are its subclasses', which keep its choice)."""
+        return None
+
     def peek(self, bench: Bench) -> tuple | None:
         best = bench.queue.peek(1)
         return best[0] if best else None

@@ -391,8 +391,14 @@ class Variant:
 
     def next_pick(self, bench: Bench) -> tuple | None:
         """The pair (surfaces) the next step merges by the rules when this variant chooses
-        otherwise than the corpus's most frequent pair, or None (plain BPE's is the leader)."""
-        return None
+        otherwise than the corpus's most frequent pair, or None (plain BPE's is the leader).
+        By default :meth:`peek`'s pair, when it is not the queue's first."""
+        mine = self.peek(bench)
+        first = bench.queue.peek(1)
+        if mine is None or (first and first[0][-1] == mine[-1]):
+            return None
+        surfaces = bench.state.surfaces
+        return surfaces[ord(mine[-1][0])], surfaces[ord(mine[-1][1])]
 
     def turn(self) -> str | None:
         """Why :meth:`next_pick` is that pair, in a few words for the pair table's caption
