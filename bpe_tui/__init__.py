@@ -28,6 +28,8 @@ from .core import (
     Trainer,
     TrainerConfig,
 )
+from .core.engine.registry import Bench, Choice, Merged, Option, PlainBPE, Variant
+from .core.errors import VariantError
 from .core.notebook import show
 from .core.shipped import demo_corpus_path
 from .core.tables.adopt import from_tiktoken, from_tokenizers
@@ -38,6 +40,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BPEError",
+    "Bench",
+    "Choice",
+    "Merged",
+    "Option",
+    "PlainBPE",
+    "Variant",
+    "VariantError",
     "MergeEvent",
     "MergeNode",
     "MergeTable",

@@ -107,18 +107,18 @@ def word_timeline(plt: Any, palette: Palette, words: Sequence[tuple[str, int | N
 
 
 def merge_counts(
-    plt: Any, palette: Palette, counts: Sequence[int], step: int | None, why: str, superwords_from: int | None = None
+    plt: Any, palette: Palette, counts: Sequence[int], step: int | None, why: str, recut_from: int | None = None
 ) -> None:
     """How often each merged pair occurred when it was merged (merge 1 first; log count axis):
     the falling curve that says when merges start to matter little. ``step`` marks the
     current merge (None: no mark); ``why`` is said when there are no counts.
-    ``superwords_from``: the first merge of SuperBPE's second stage, where the corpus the
+    ``recut_from``: the first merge of SuperBPE's second stage, where the corpus the
     counts come from changed (words became chunks): said in the x label."""
     title = "merge counts"
     if not counts:
         empty(plt, title, why)
         return
-    xlabel = "merge" if superwords_from is None else f"merge (superwords from merge {superwords_from:,})"
+    xlabel = "merge" if recut_from is None else f"merge (superwords from merge {recut_from:,})"
     start(plt, f"{title}: {counts[0]:,} → {counts[-1]:,}", xlabel=xlabel, ylabel="count")
     if min(counts) > 0:  # a log axis (a count of 0, which a stored table may hold, has no place on it)
         plt.yscale("log")

@@ -208,7 +208,7 @@ def add_audit_parser(sub) -> None:
 
 def add_eval_parser(sub) -> None:
     """``bpe-tui eval``: its options."""
-    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium; then the tables side by side (parity, scaffold, unused, superwords)")
+    v = sub.add_parser("eval", help="measure tables on corpora: bytes/token, fertility, Rényi efficiency, premium; then the tables side by side (premium, scaffold, unused, tokens that span spaces)")
     v.add_argument("tables", nargs="*", metavar="TABLE")
     v.add_argument("--corpus", nargs="+", action="extend", default=[], metavar="[LABEL=]FILE", help="corpora (repeatable, required); on parallel text the first is the premium's reference")
     out = v.add_mutually_exclusive_group()

@@ -23,7 +23,8 @@ from .options import (
     record_options,
     start_from_args,
 )
-from .languages import languages_from_args, parity_requested
+from .languages import languages_from_args
+from .variants import own_variant, variant_requested
 from .terminal import explorer_ended
 from .train import check_target_before_counting
 
@@ -89,6 +90,7 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
     languages = checked_languages(args)
+    own_variant(args)  # --variant MODULE:CLASS: loaded and made now, its errors one line
     if start is None:
         check_target_before_counting(cfg, args.corpus or list(languages or ()) or ["demo.txt"])
     if args.workers is not None:
@@ -98,12 +100,17 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
     return args, cfg, start
 
 
+def languages_asked(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for the variant that trains on a corpus per language."""
+    return any(cls.takes_languages for cls in variant_requested(args))
+
+
 def checked_languages(args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """Parity-aware BPE's languages (``--language``): checked, their files there (one-line
-    errors before the screen opens); None without them."""
+    """The languages of a variant that trains on one corpus per language (``--language``):
+    checked, their files there (one-line errors before the screen opens); None without them."""
     from ..core.text.sources import expand_sources
 
-    if not parity_requested(args):
+    if not languages_asked(args):
         return None
     if args.counts or args.dask:
         raise BPEError(f"{'--counts' if args.counts else '--dask'} does not go with --language: each language's text is read here")
@@ -122,8 +129,12 @@ def cmd_explore(argv: Sequence[str]) -> int:
     options: dict = dict(errors=args.errors, counts=args.counts, workers=args.workers, dask=args.dask, records=record_options(args))
     if start is not None:
         options["start"] = start  # the table to go on from
-    if parity_requested(args):
+    if languages_asked(args):
         options["languages"] = languages_from_args(args)  # (checked by explore_checked)
+    if args.variant:
+        options["variant"] = lambda: own_variant(args)  # (a fresh one for each trainer the explorer builds)
+    if args.check_variant:
+        options["check_variant"] = True
     return explorer_ended(run_explorer(args.corpus or None, cfg, **options))
 
 

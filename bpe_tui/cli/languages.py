@@ -1,10 +1,9 @@
-"""The options of training on one corpus per language (parity-aware BPE), shared by ``train``
-and the explorer: ``--language LANG=FILE``, ``--dev LANG=FILE`` or ``--ratio LANG=R``,
-``--parity base|window`` and its window and hybrid settings.
+"""Training on one corpus per language, shared by ``train`` and the explorer:
+``--language LANG=FILE``, ``--dev LANG=FILE`` or ``--ratio LANG=R``.
 
-A language given twice adds files to its corpus. Giving ``--language`` turns parity-aware BPE
-on (``base`` unless ``--parity`` says otherwise), and the preset defaults to ``parity``, the
-reference code's setup (see :mod:`bpe_tui.core.engine.variants.parity`).
+A language given twice adds files to its corpus. Giving ``--language`` asks for the variant
+that trains on a corpus per language (the registry's ``languages_variant``); its own options
+and preset are its declaration's (see :mod:`bpe_tui.cli.variants`).
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.engine.config import PARITY_VARIANTS
+from ..core.engine.registry import languages_variant
 from ..core.errors import BPEError
 
 
-def add_language_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("parity-aware BPE (one corpus per language; Foroutan et al. 2025)")
+def add_language_options(g: Any) -> None:
+    """The three options, in an argument group (the variant's)."""
     g.add_argument(
         "--language", action="append", default=[], metavar="LANG=FILE",
         help="a language's training corpus (repeatable, a language once per file; instead of CORPUS): "
@@ -31,10 +30,6 @@ def add_language_options(p: argparse.ArgumentParser) -> None:
         "--ratio", action="append", default=[], metavar="LANG=R",
         help="instead of --dev: a target compression ratio per language, measured on its training corpus",
     )
-    g.add_argument("--parity", choices=list(PARITY_VARIANTS), help="base (default with --language) or window (moving-window balancing)")
-    g.add_argument("--parity-window", type=int, metavar="N", help="window variant: the last N merges are looked at (default 100)")
-    g.add_argument("--parity-alpha", type=int, metavar="A", help="window variant: a language may choose A/languages of them (default 2)")
-    g.add_argument("--global-merges", type=int, metavar="M", help="the hybrid: the first M merges are plain BPE on all languages together")
 
 
 def _pairs(values: list[str], option: str, number: bool = False) -> dict[str, Any]:
@@ -61,10 +56,9 @@ def _pairs(values: list[str], option: str, number: bool = False) -> dict[str, An
     return out
 
 
-def parity_requested(args: argparse.Namespace) -> bool:
-    """Whether the command line asks for parity-aware BPE (a language or one of its options)."""
-    return bool(args.language or args.dev or args.ratio or args.parity or args.parity_window is not None
-                or args.parity_alpha is not None or args.global_merges is not None)
+def languages_requested(args: argparse.Namespace) -> bool:
+    """Whether the command line gives languages (``--language``, ``--dev`` or ``--ratio``)."""
+    return bool(getattr(args, "language", None) or getattr(args, "dev", None) or getattr(args, "ratio", None))
 
 
 def languages_from_args(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, str] | None, dict[str, float] | None]:
@@ -73,7 +67,7 @@ def languages_from_args(args: argparse.Namespace) -> tuple[dict[str, list[str]],
     from ..core.text.languages import check_languages
 
     if not args.language:
-        raise BPEError("parity-aware BPE trains on one corpus per language: give --language LANG=FILE for each (two or more)")
+        raise BPEError(f"{languages_variant().said()} trains on one corpus per language: give --language LANG=FILE for each (two or more)")
     if getattr(args, "corpus", None):
         raise BPEError(f"{args.corpus[0]}: with --language every corpus belongs to a language (--language LANG={args.corpus[0]})")
     corpora = _pairs(args.language, "--language")
@@ -81,16 +75,3 @@ def languages_from_args(args: argparse.Namespace) -> tuple[dict[str, list[str]],
     ratio = _pairs(args.ratio, "--ratio", number=True) if args.ratio else None
     check_languages(corpora, dev, ratio)
     return corpora, dev, ratio
-
-
-def parity_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The TrainerConfig fields of the parity options, and the parity preset when no other
-    was given."""
-    kw: dict[str, Any] = {"parity": args.parity or "base"}
-    if args.parity_window is not None:
-        kw["parity_window"] = args.parity_window
-    if args.parity_alpha is not None:
-        kw["parity_alpha"] = args.parity_alpha
-    if args.global_merges is not None:
-        kw["global_merges"] = args.global_merges
-    return kw

@@ -11,10 +11,9 @@ import argparse
 import os
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
-from ..core.text.superword_rules import SUPERWORD_RULES
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
-from .languages import add_language_options, parity_config, parity_requested
+from .variants import add_variant_options, built_in_fields, checked_config, preset_asked, variant_requested
 from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
@@ -26,8 +25,8 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("training rules (each overrides the preset)")
     g.add_argument(
         "--preset", choices=list(PRESETS),
-        help="rule set to start from (default gpt2; superbpe: SuperBPE as its authors trained their OLMo2 tokenizers, "
-        "with --superwords-after K)",
+        help="rule set to start from (default gpt2, or the one a variant's options ask for; each preset is described "
+        "in the docs)",
     )
     g.add_argument("--units", choices=list(UNITS), help="base symbols: characters or UTF-8 bytes")
     g.add_argument(
@@ -42,7 +41,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     size = g.add_mutually_exclusive_group()
     size.add_argument("--vocab-size", type=int, metavar="N", help="stop at this vocabulary size (default 1000)")
     size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
-    g.add_argument("--min-frequency", type=int, metavar="N", help="stop when the best pair occurs fewer than N times (default 1; 2 under --preset parity)")
+    g.add_argument("--min-frequency", type=int, metavar="N", help="stop when the best pair occurs fewer than N times (default 1, or the preset's)")
     g.add_argument(
         "--max-token-length", type=int, metavar="N",
         help=f"never make a token longer than N bytes/characters (0 = no limit; default: none for train, {EXPLORER_MAX_TOKEN_LENGTH} in the explorer)",
@@ -50,35 +49,6 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--no-merge-across", metavar="CLASS",
         help=r"a regex character class (\d, \s, \p{P} ...): no token may mix characters in it with others",
-    )
-    g.add_argument(
-        "--picky", type=float, metavar="TAU",
-        help="PickyBPE (Chizhov et al. 2024): after each merge, remove a part whose share of occurrences inside the new "
-        "token (its IoS) is above TAU, 0 < TAU <= 1, splitting it back into its parts; --preset picky is the authors' setup",
-    )
-    sw = g.add_mutually_exclusive_group()
-    sw.add_argument(
-        "--superwords-after", type=int, metavar="K",
-        help="superword BPE (SuperBPE): after merge K, cut the corpus by SuperBPE's rule instead, so that later merges may "
-        "span spaces ('·by·the·way'); bytes, no end-of-word marker",
-    )
-    sw.add_argument(
-        "--superwords", action="store_true",
-        help="with --from: extend the table with superwords (SuperBPE's stage 2 right after its merges)",
-    )
-    g.add_argument(
-        "--superword-rule", choices=list(SUPERWORD_RULES),
-        help="SuperBPE's stage-2 split: regex (the authors' current rule, default) or digits (only digit runs cut, in "
-        "threes from the right: their published OLMo2 tokenizers')",
-    )
-    g.add_argument("--superword-max-words", type=int, metavar="N", help="stage 2: no token of more than N words (0 = no limit; the authors: 4)")
-    g.add_argument(
-        "--superword-skip-colon-space", action=argparse.BooleanOptionalAction, default=None,
-        help="stage 2: no token holding ': ' (the authors' trainer skips them)",
-    )
-    g.add_argument(
-        "--superwords-drop-unused", action=argparse.BooleanOptionalAction, default=None,
-        help="at the transition, drop the merges whose pair never occurs in the chunks (the authors' trainer does)",
     )
     g.add_argument(
         "--from", dest="from_table", metavar="TABLE",
@@ -94,7 +64,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
         help="count words on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
         "LocalCluster with one worker per CPU (--workers N sets how many); needs bpe-tui[dask]",
     )
-    add_language_options(p)
+    add_variant_options(p)
 
 
 def add_record_options(g) -> None:
@@ -160,24 +130,20 @@ def load_table(args: argparse.Namespace, path: str):
 
 
 def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000, default_max_length: int | None = None) -> TrainerConfig:
-    """A TrainerConfig from parsed options: the preset, overridden by what was given."""
-    parity = parity_requested(args)
-    preset = args.preset or ("parity" if parity else "gpt2")
-    kw: dict = {"preset": preset, "lowercase": args.lowercase, "picky": args.picky}
-    if args.special or preset != "picky":  # (the picky preset has special tokens of its own)
+    """A TrainerConfig from parsed options: the preset, overridden by what was given (the
+    variants' options each checked by their own variant; messages name the flags)."""
+    preset = args.preset or preset_asked(args) or "gpt2"
+    kw: dict = {"preset": preset, "lowercase": args.lowercase}
+    if args.special or not PRESETS[preset].get("special_tokens"):  # (a preset may bring special tokens of its own)
         kw["special_tokens"] = args.special
     if args.min_frequency is not None:
         kw["min_frequency"] = args.min_frequency
-    if parity:
-        kw.update(parity_config(args))
-    # (parity-aware BPE takes no length limit: the explorer's default is not put on it)
-    limit = args.max_token_length if args.max_token_length is not None or parity else default_max_length
+    kw.update(built_in_fields(args))
+    # (a variant that takes no length limit does not get the explorer's default put on it)
+    limitless = any(not cls.takes_length_limit for cls in variant_requested(args))
+    limit = args.max_token_length if args.max_token_length is not None or limitless else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across
-    if args.superwords:
-        raise BPEError("--superwords extends a table (--from TABLE); to train superwords from scratch give --superwords-after K")
-    kw["superwords_after"] = args.superwords_after
-    kw.update(stage2_from_args(args, args.superwords_after is not None))
     if args.units:
         kw["units"] = args.units
     if args.pretokenizer:
@@ -192,31 +158,7 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
         kw["merges"] = args.merges
     else:
         kw["vocab_size"] = args.vocab_size if args.vocab_size is not None else default_vocab
-    return TrainerConfig(**kw)
-
-
-#: SuperBPE's stage-2 options: option -> TrainerConfig field.
-STAGE2_OPTIONS = {
-    "--superword-rule": "superword_rule",
-    "--superword-max-words": "superword_max_words",
-    "--superword-skip-colon-space": "superword_skip_colon_space",
-    "--superwords-drop-unused": "superwords_drop_unused",
-}
-
-
-def stage2_from_args(args: argparse.Namespace, superwords: bool) -> dict:
-    """The stage-2 options given, as TrainerConfig fields (the preset fills the others). One
-    given without a transition (``superwords`` false) is an error: it has nothing to act on."""
-    given = {field: getattr(args, field) for field in STAGE2_OPTIONS.values() if getattr(args, field) is not None}
-    if given and not superwords:
-        option = next(opt for opt, field in STAGE2_OPTIONS.items() if field in given)
-        raise BPEError(f"{option} is an option of SuperBPE's stage 2: give --superwords-after K (or --superwords with --from) as well")
-    if given.get("superword_max_words") is not None:
-        most = given["superword_max_words"]
-        if most < 0:
-            raise BPEError(f"--superword-max-words must be 0 (no limit) or more, not {most}")
-        given["superword_max_words"] = most or None
-    return given
+    return checked_config(kw)
 
 
 #: The options a start table decides (--from): option -> (TrainerConfig field, what it says).
@@ -245,25 +187,15 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
             f"{given[0]} does not go with --from: the table's units, pre-tokenizer, end-of-word marker, lowercase "
             "and special tokens decide how the corpus is split (use --tie-break for the rule)"
         )
-    if parity_requested(args):
-        raise BPEError("parity-aware BPE (--language, --parity) does not go with --from: it starts from the base alphabet")
+    built_in_fields(args, 0)  # (what the variants refuse with any start table: said before the table is read)
     table = load(args.from_table)
     cfg, _ = table_config(table, None)
-    changes: dict = {"min_frequency": args.min_frequency if args.min_frequency is not None else 1, "no_merge_across": args.no_merge_across, "picky": args.picky}
+    changes: dict = {"min_frequency": args.min_frequency if args.min_frequency is not None else 1, "no_merge_across": args.no_merge_across}
     limit = args.max_token_length if args.max_token_length is not None else default_max_length
     changes["max_token_length"] = limit or None
     if args.tie_break:
         changes["tie_break"] = args.tie_break
-    changes.update(stage2_from_args(args, args.superwords or args.superwords_after is not None))
-    if args.superwords:
-        changes["superwords_after"] = table.num_merges
-    elif args.superwords_after is not None:
-        if args.superwords_after < table.num_merges:
-            raise BPEError(
-                f"--superwords-after {args.superwords_after:,} is below the {table.num_merges:,} merges the start table already has "
-                "(use --superwords to go on with superwords right after them)"
-            )
-        changes["superwords_after"] = args.superwords_after
+    changes.update(built_in_fields(args, table.num_merges))
     if args.merges is not None:
         changes.update(merges=args.merges, vocab_size=None)
     elif args.vocab_size is not None:
@@ -279,7 +211,7 @@ def start_from_args(args: argparse.Namespace, default_max_length: int | None = N
         )
     if args.vocab_size is not None and args.vocab_size < len(table):
         raise BPEError(f"--vocab-size {args.vocab_size:,} is smaller than the {len(table):,} tokens the start table already has")
-    return table, TrainerConfig(**values)
+    return table, checked_config(values)
 
 
 def add_eval_options(p: argparse.ArgumentParser) -> None:

@@ -7,7 +7,8 @@ import argparse
 from ..core.engine.units import visible
 from ..core.errors import BPEError
 from ..core.tables.context import context_of
-from ..core.tables.summary import describe_prefix_space, describe_pretokenizer, describe_specials, describe_superwords, summary_ranks
+from ..core.engine.registry import about_table
+from ..core.tables.summary import describe_prefix_space, describe_pretokenizer, describe_specials, summary_ranks
 from ..core.tables.table import merge_number
 from ..core.wording import plural
 from .options import add_table_rules, load_table, save_options
@@ -25,9 +26,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     show(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
-    if superwords is not None:
-        print(f"superwords (SuperBPE): {superwords}")
+    for label, text in about_table(table.config):  # what the variant that made it says of it
+        print(f"{label}: {text}")
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))
     if d["prefix_space"]:
@@ -84,15 +84,14 @@ def print_token_tree(table, token: str, by_id: bool = False) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
+    from ..core.engine.registry import table_save_needs
     from ..core.tables.formats import check_save, check_table, load, save
-    from ..core.engine.superwords import is_superword_rule
 
     check_save(args.output, args.to, overwrite=args.force, **save_options(args, args.to))
     table = load(args.input)
-    superwords = is_superword_rule(table.pretokenizer)
     check_save(
-        args.output, args.to, table.units, overwrite=args.force, superwords=superwords, end_of_word=table.end_of_word is not None,
-        **save_options(args, args.to),
+        args.output, args.to, table.units, overwrite=args.force, end_of_word=table.end_of_word is not None,
+        **table_save_needs(table), **save_options(args, args.to),
     )
     check_table(table, args.to)
     for warning in conversion_losses(table, args.to):

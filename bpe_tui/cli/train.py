@@ -8,7 +8,7 @@ import sys
 from ..core.engine.config import TrainerConfig
 from ..core.errors import BPEError
 from ..core.wording import plural
-from .languages import languages_from_args, parity_requested
+from .languages import languages_from_args, languages_requested
 from .options import (
     add_training_options,
     config_from_args,
@@ -20,6 +20,7 @@ from .options import (
     start_from_args,
 )
 from .terminal import counting_label, progress_bar, say, show, stderr_progress, stop_if_interrupted
+from .variants import own_variant, variant_requested
 
 
 def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
@@ -33,31 +34,42 @@ def check_target_before_counting(cfg: TrainerConfig, paths: list[str]) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """``bpe-tui train``; every message names an option by the flag it has (``--max-token-length``, not ``max_token_length``)."""
+    from ..core.engine.config import named_as
+    from ..core.engine.registry import flag_of
+
+    with named_as(flag_of):
+        return _train(args)
+
+
+def _train(args: argparse.Namespace) -> int:
     from ..core.engine.trainer import Trainer
     from ..core.text.datasets.records import ReadReport
+
+    from ..core.engine.registry import config_notes, describe_run, save_needs
 
     start = None
     if args.from_table is not None:
         start, cfg = start_from_args(args)
     else:
         cfg = config_from_args(args)
-    languages = languages_from_args(args) if parity_requested(args) else None
+    variant = own_variant(args)  # (--variant MODULE:CLASS: loaded now, its errors one line)
+    languages = languages_from_args(args) if any(cls.takes_languages for cls in variant_requested(args)) else None
     if languages is None and not args.corpus:
         raise BPEError("give the corpus to train on (files, directories, globs or -), or --language LANG=FILE per language")
     from ..core.tables.formats import check_save, save
 
     # Everything that would stop the save is checked now, not after a long run.
     check_save(
-        args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None,
-        end_of_word=cfg.end_of_word is not None, picky=cfg.picky is not None or cfg.word_start is not None,
-        **save_options(args, args.format),
+        args.output, args.format, cfg.units, overwrite=args.force, end_of_word=cfg.end_of_word is not None,
+        **save_needs(cfg), **save_options(args, args.format),
     )
     if start is None:
         check_target_before_counting(cfg, args.corpus or list(languages[0] if languages is not None else ()))
     dask = dask_from_args(args)
     records = record_options(args)
     report = ReadReport()
-    reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report)
+    reading = dict(text_field=records.text_field, skip_bad_records=records.skip_bad, report=report, variant=variant)
     with_bar = sys.stderr.isatty() and not args.quiet
     if languages is not None:
         if args.counts or dask:
@@ -76,6 +88,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 trainer = Trainer.from_table(start, args.corpus, cfg, **options)
             else:
                 trainer = Trainer.from_files(args.corpus, cfg, **options)
+            if args.check_variant:
+                trainer.check_variant()
             target = trainer.target_steps
             bar.update(task, description="merging", completed=trainer.first_step, total=target, unit="merges")
             for event in trainer.run():
@@ -88,13 +102,15 @@ def cmd_train(args: argparse.Namespace) -> int:
             trainer = Trainer.from_table(start, args.corpus, cfg, **options)
         else:
             trainer = Trainer.from_files(args.corpus, cfg, **options)
+        if args.check_variant:
+            trainer.check_variant()
         for event in trainer.run():
             if event.step % 50 == 0:
                 stop_if_interrupted()
     stop_if_interrupted()
     report_skipped(report)
-    if cfg.preset == "superbpe" and cfg.superwords_after is None:
-        say(f"note: {STAGE1_ONLY}")
+    for note in config_notes(cfg):  # (a preset whose variant the options did not turn on)
+        say(f"note: {note}")
     table = trainer.table
     save(table, args.output, format=args.format, overwrite=args.force, **save_options(args, args.format))
     if not args.quiet:
@@ -112,33 +128,14 @@ def cmd_train(args: argparse.Namespace) -> int:
             print(plural(new, "new merge") + (f" (merges {trainer.first_step + 1:,}-{trainer.steps_done:,})" if new else ""))
         dropped = len(trainer.dropped_merges)
         kept = f" ({dropped:,} dropped at the transition: their pairs never occur in the chunks)" if dropped else ""
-        print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({cfg.describe()})")
-        if cfg.picky is not None:
-            print(removals_line(trainer))
-        if languages is not None:
-            print(parity_summary(trainer))
+        print(f"{trainer.steps_done:,} merges{kept}, vocabulary {trainer.vocab_size:,} ({describe_run(trainer)})")
+        for line in trainer.variant.summary(trainer):  # what the variant did, in its words
+            print(line)
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
         show(f"wrote {args.output} ({args.format})")
     return 0
-
-
-#: What ``--preset superbpe`` without a transition trained (a note, so nobody takes it for SuperBPE).
-STAGE1_ONLY = (
-    "trained SuperBPE's stage 1 only (ordinary BPE under the authors' stage-1 rules, their baseline): "
-    "--preset superbpe makes superwords from --superwords-after K on"
-)
-
-
-def removals_line(trainer) -> str:
-    """PickyBPE's work in one line: how many removals and restores, how many tokens are out."""
-    from ..core.engine.variants.picky import RemovalEvent, RestoreEvent
-
-    after = [e for ev in trainer.history for e in ev.after]
-    removals = sum(isinstance(e, RemovalEvent) for e in after)
-    restores = sum(isinstance(e, RestoreEvent) for e in after)
-    return f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(len(trainer.removed), 'token')} out of the vocabulary"
 
 
 def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, with_bar: bool):
@@ -150,6 +147,7 @@ def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, wit
     reading = dict(errors=args.errors, workers=args.workers, text_field=args.text_field, skip_bad_records=args.skip_bad_records)
     if not with_bar:
         trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        trainer.check_variant(args.check_variant)
         for event in trainer.run():
             if event.step % 50 == 0:
                 stop_if_interrupted()
@@ -157,6 +155,7 @@ def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, wit
     with stderr_progress() as bar:
         task = bar.add_task(f"counting {len(corpora)} languages", total=None, unit="bytes")
         trainer = Trainer.from_languages(corpora, dev=dev, ratio=ratio, config=cfg, **reading)
+        trainer.check_variant(args.check_variant)
         bar.update(task, description="merging", completed=0, total=trainer.target_steps, unit="merges")
         for event in trainer.run():
             if event.step % 50 == 0:
@@ -165,32 +164,14 @@ def train_languages(args: argparse.Namespace, cfg: TrainerConfig, languages, wit
     return trainer
 
 
-def parity_summary(trainer) -> str:
-    """Each language's measure before training and now, and how many merges it chose."""
-    variant = trainer.variant
-    history = variant.score_history()
-    chose: dict[str, int] = {}
-    for event in trainer.history:
-        reason = event.reason
-        if reason is not None and reason.language is not None:
-            chose[reason.language] = chose.get(reason.language, 0) + 1
-    what = "compression over target" if variant.ratio_form else "development text tokens"
-    shown = (lambda v: f"{v:,}") if not variant.ratio_form else (lambda v: f"{v:.3f}")
-    rows = [
-        f"  {lang}: {shown(before)} -> {shown(after)}, chose {plural(chose.get(lang, 0), 'merge')}"
-        for lang, before, after in zip(variant.languages, history[0], history[-1])
-    ]
-    return f"{what} per language, before -> after:\n" + "\n".join(rows)
-
-
 def cmd_count(args: argparse.Namespace) -> int:
     from ..core.text.count_files import read_count_files, write_count_file
     from ..core.text.distributed import count_words
 
     from ..core.text.datasets.records import ReadReport
 
-    if parity_requested(args):
-        raise BPEError("count counts one corpus: --language and the parity options belong to train and the explorer")
+    if languages_requested(args) or variant_requested(args) or args.variant:
+        raise BPEError("count counts one corpus: --language and the variants' options belong to train and the explorer")
     refuse_overwrite(args.output, args.force)
     cfg = config_from_args(args, default_vocab=None)
     dask = dask_from_args(args)

@@ -124,3 +124,9 @@ class UndecodableToken(BPEError, ValueError):
             f"token id {self.token_id} (position {self.position + 1}) does not decode: its bytes {self.data!r} "
             "are not valid UTF-8 there (errors='replace' writes U+FFFD instead)"
         )
+
+
+class VariantError(BPEError):
+    """A BPE variant failed: a module or class that cannot be loaded, an option it does not
+    have, a hook that raised, or (in check mode) a step that left the training state
+    inconsistent. One line, naming the variant and what went wrong; the trainer stays usable."""

@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.signal import Signal
 
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
+from ..core.engine.registry import Variant
 from ..core.engine.trainer import Trainer
 from ..core.errors import BPEError
 from ..core.tables.table import MergeTable
@@ -109,10 +110,17 @@ class ExplorerApp(App):
         start: MergeTable | None = None,
         records: RecordOptions | None = None,
         languages: tuple | None = None,
+        variant: Callable[[], Variant | None] | None = None,
+        check_variant: bool = False,
     ) -> None:
         super().__init__()
-        #: ``bpe-tui --language LANG=FILE ...``: parity-aware BPE's ``(corpora, dev, ratio)``.
+        #: ``bpe-tui --language LANG=FILE ...``: ``(corpora, dev, ratio)`` for the variant that
+        #: trains on one corpus per language.
         self.languages = languages
+        #: ``bpe-tui --variant MODULE:CLASS``: makes the variant for the corpus the command line
+        #: names; ``--check-variant``: its trainer recounts after every step.
+        self.variant = variant
+        self.check_variant = check_variant
         #: How JSON lines and Parquet corpora give their documents (--text-field,
         #: --skip-bad-records; the open dialog changes it for what it opens).
         self.records = records or RecordOptions()
@@ -197,7 +205,7 @@ class ExplorerApp(App):
             screen.show_progress(f"reading {', '.join(paths)}…", None)
             screen.loader.corpus(
                 list(paths), config or default_config(None), errors, counts, workers=self.count_workers, dask=self.dask, start=self.start,
-                records=self.records,
+                records=self.records, variant=self.variant, check=self.check_variant,
             )
 
     # ------------------------------------------------------------------ the main screen and its session
@@ -470,14 +478,17 @@ def run_explorer(
     start: MergeTable | None = None,
     records: RecordOptions | None = None,
     languages: tuple | None = None,
+    variant: Callable[[], Variant | None] | None = None,
+    check_variant: bool = False,
 ) -> int:
     """Open the explorer on ``paths`` (None or empty: the built-in demo corpus); ``workers``
     processes count the words of every corpus it opens (None: by size, see count_files), or,
     with ``dask`` (a scheduler address or "local"), the Dask cluster does. ``start``: go on
     training from this table (``--from``): its merges are applied first, and new merges
     number on after them. ``records``: how JSON lines and Parquet corpora give their documents.
-    ``languages``: parity-aware BPE's ``(corpora, dev, ratio)`` (see ``Trainer.from_languages``),
-    instead of ``paths``."""
+    ``languages``: ``(corpora, dev, ratio)`` for the variant that trains on one corpus per
+    language (see ``Trainer.from_languages``), instead of ``paths``. ``variant``: makes the
+    variant the corpus is trained with (``--variant``); ``check_variant``: check mode."""
     from .. import demo_corpus_path
 
     if not paths and languages is None:
@@ -485,7 +496,7 @@ def run_explorer(
         counts = False
     app = ExplorerApp(
         paths=list(paths or ()), config=default_config(config), errors=errors, counts=counts, workers=workers, dask=dask, start=start,
-        records=records, languages=languages,
+        records=records, languages=languages, variant=variant, check_variant=check_variant,
     )
     app.run()
     return app.return_code or 0

@@ -151,6 +151,7 @@ COMMANDS: list[Command] = [
     Command("left", "the previous metric", "metric(-1)", "Metric ←", "evaluate"),
     Command("right", "the next metric", "metric(1)", "Metric →", "evaluate"),
     Command("ctrl+o", "evaluate on another corpus", "corpus", "Another corpus", "evaluate"),
+    Command("l", "a variant's own languages, or every shipped one", "languages", where="evaluate"),
     # every screen, last in its footer
     Command("P", "save a picture of the screen (SVG, beside the corpus or the table)", "app.picture", "Picture", SCREEN),
 ]
@@ -166,7 +167,7 @@ PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token: one line, the least important shortened or left out first"),
     ("corpus", "words by frequency as token chips (● = touched by the last merge); filter box; text view"),
     ("pairs", "top pairs: rank, left, right, count, ties (=), change since the step the title names (▲▼ new); ▶ merges next; why the last merge won (tab opens it whole); inspect: the encode text's pairs, the table's summary until you type"),
-    ("history", "every merge as a table: ● here, number, = a tie decided it, h chosen by hand, x dropped at the transition, · undone (enter re-applies), ⁀ a superword, count; the line below says why"),
+    ("history", "every merge as a table: ● here, number, = a tie decided it, h chosen by hand, x dropped at the transition, · undone (enter re-applies), ⁀ spans a space, count; the line below says why"),
     ("stats", "charts: characters per token and vocabulary over merges, merge counts, pairs occurring k times (log-log); inspect: token lengths; watch words become one token"),
     ("token", "the selected token: id, rank, merge tree down to base units"),
     ("encode", "live tokens with ids, count, chars/token, unknowns in red, trace of the word at the cursor"),

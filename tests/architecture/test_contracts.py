@@ -47,3 +47,18 @@ def test_a_breach_is_caught(tmp_path):
     done = lint_imports(tmp_path)
     assert done.returncode != 0
     assert "bpe_tui.core.wording -> bpe_tui.ui.app" in done.stdout
+
+
+def test_a_view_importing_a_variant_and_a_variant_importing_the_trainer_are_caught(tmp_path):
+    """The variants' two contracts: outside the engine, only the registry is imported; a
+    variant sees the trainer only as the seam's Bench."""
+    copy = tmp_path / "bpe_tui"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    status = copy / "ui" / "panes" / "status.py"
+    status.write_text(status.read_text() + "\n\ndef _breach():\n    from ...core.engine.variants import picky  # noqa\n")
+    plain = copy / "core" / "engine" / "variants" / "plain.py"
+    plain.write_text(plain.read_text() + "\n\ndef _breach():\n    from ..trainer import Trainer  # noqa\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    assert "bpe_tui.ui.panes.status -> bpe_tui.core.engine.variants.picky" in done.stdout
+    assert "bpe_tui.core.engine.variants.plain -> bpe_tui.core.engine.trainer" in done.stdout

@@ -121,7 +121,7 @@ CLI_CASES = [
     ("misspelt-subcommand", "message", ["trian", "x"], b"", "error", "did you mean train?"),
     ("legacy-merges-without-hf-before-training", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--legacy-merges", "-q"], b"", "error", "--legacy-merges"),
     ("tiktoken-with-chars-before-training", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.tiktoken", "--format", "tiktoken", "--preset", "classic", "-q"], b"", "error", "byte-level tables only"),
-    ("min-frequency-negative", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--min-frequency", "-3", "-q"], b"", "error", "min_frequency"),
+    ("min-frequency-negative", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--min-frequency", "-3", "-q"], b"", "error", "--min-frequency"),
     ("workers-zero", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--workers", "0", "-q"], b"", "error", "--workers"),
     ("workers-1000-clamped", "message", ["count", "{dir}/corpus.txt", "-o", "{dir}/w.tsv", "--force", "--workers", "1000"], b"", "ok", "wrote"),
     ("vocab-size-not-a-number", "message", ["train", "{dir}/corpus.txt", "-o", "{dir}/x.json", "--vocab-size", "2.5"], b"", "error", "invalid int value"),

@@ -65,11 +65,11 @@ def test_the_ratio_form_and_the_hybrid(capsys, tmp_path):
         ([*language_args("en", "de"), "--dev", f"en={PARALLEL / 'fr.txt'}"], "--dev en= is given twice"),
         ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=abc"], "'abc' is not a number"),
         ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=-1"], "compression ratio of de must be a number above 0"),
-        ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=1", "--global-merges", "5"], "ratio form does not go with global_merges"),
-        ([*language_args("en", "de"), "--max-token-length", "8"], "does not take max_token_length"),
-        ([*language_args("en", "de"), "--superwords-after", "8"], "does not take superwords_after"),
-        ([*language_args("en", "de"), "--parity-window", "8"], "options of the window variant"),
-        ([*language_args("en", "de"), "--parity", "window", "--parity-alpha", "0"], "parity_alpha must be 1 or more"),
+        ([*language_args("en", "de", dev=False), "--ratio", "en=1", "--ratio", "de=1", "--global-merges", "5"], "ratio form does not go with --global-merges"),
+        ([*language_args("en", "de"), "--max-token-length", "8"], "does not take --max-token-length"),
+        ([*language_args("en", "de"), "--superwords-after", "8"], "does not take --superwords-after"),
+        ([*language_args("en", "de"), "--parity-window", "8"], "--parity-window and --parity-alpha are options of the window variant"),
+        ([*language_args("en", "de"), "--parity", "window", "--parity-alpha", "0"], "--parity-alpha must be 1 or more"),
         ([*language_args("en", "de"), "--counts"], "--counts does not go with --language"),
         ([str(CORPORA / "demo.txt"), *language_args("en", "de")], "with --language every corpus belongs to a language"),
         (["--parity", "window", str(CORPORA / "demo.txt")], "give --language LANG=FILE for each"),
@@ -105,7 +105,7 @@ def test_bad_files_are_one_line_naming_them(capsys, tmp_path, text, options, nee
 
 def test_count_refuses_languages(capsys, tmp_path):
     line = error_of(capsys, "count", str(CORPORA / "demo.txt"), *language_args("en", "de"), "-o", str(tmp_path / "c.tsv"))
-    assert "--language and the parity options belong to train and the explorer" in line
+    assert "--language and the variants' options belong to train and the explorer" in line
 
 
 def test_the_explorers_command_line_checks_the_languages_before_a_screen_opens(tmp_path):

@@ -137,7 +137,7 @@ def check_state(t: Trainer) -> None:
     assert isinstance(variant, PickyBPE)
     assert {i: n for i, n in variant.freq.items() if n} == occurs  # the IoS's f: standalone occurrences
     if variant.order is not None:  # every pair the queue may merge has its place in the counter
-        assert all(p in variant.order.stamps for p in t._pair_counts if not t._forbids(p))
+        assert all(p in variant.order.stamps for p in t.state.pair_counts if not t.state.forbids(p))
 
 
 def snapshot(t: Trainer):
@@ -234,7 +234,7 @@ def test_going_on_from_a_plain_table_and_not_from_a_picky_one(tmp_path):
     t = Trainer.from_table(plain.table, str(corpus), TrainerConfig(preset="classic", picky=0.5, merges=12))
     for _ in t.run():
         check_state(t)
-    assert any(e.token_id < t._first_merge_id for ev in t.history for e in ev.after if isinstance(e, RemovalEvent))
+    assert any(e.token_id < t.state.first_merge_id for ev in t.history for e in ev.after if isinstance(e, RemovalEvent))
     picky = Trainer.from_files(str(corpus), TrainerConfig(preset="picky", picky=0.5, merges=3))
     for _ in picky.run():
         pass
@@ -263,5 +263,5 @@ def test_the_rarest_characters_become_unknown():
     assert t.forbidden_pair_count() == 2  # (▁, <UNK>) and (<UNK>, <UNK>): counted, never queued
     assert t.forbidden_by() == {"<UNK> (coverage)": 2}
     assert all("<UNK>" not in pair for pair, _ in t.top_pairs(10))
-    reason = t._forbidden_reason(chr(4) + chr(unk))
+    reason = t.state.forbidden_reason(chr(4) + chr(unk))
     assert reason == "▁ + <UNK> holds the unknown token <UNK>, which stands for characters left out of the alphabet and never merges"

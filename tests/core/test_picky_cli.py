@@ -85,7 +85,7 @@ def test_handing_to_tokenizers_says_where_unseen_characters_go(picky_table, tmp_
         (["--picky", "0"], "picky: the IoS threshold must be a number above 0 and at most 1"),
         (["--picky", "1.01"], "not 1.01"),
         (["--picky", "nan"], "not nan"),
-        (["--picky", "0.9", "--superwords-after", "5"], "picky and superwords_after do not go together"),
+        (["--picky", "0.9", "--superwords-after", "5"], "--picky and --superwords-after do not go together"),
         (["--preset", "picky", "--format", "hf"], "the hf format cannot hold PickyBPE's setup"),
         (["--picky", "0.9", "--format", "gpt2"], "the gpt2 format cannot hold PickyBPE's setup"),
     ],

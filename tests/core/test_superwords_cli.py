@@ -34,7 +34,7 @@ def test_train_superwords_after_k(capsys, tmp_path):
     "argv, message",
     [
         (["--superwords"], "--superwords extends a table"),
-        (["--superwords-after", "-3"], "superwords_after must be 0 or more"),
+        (["--superwords-after", "-3"], "--superwords-after must be 0 or more"),
         (["--superwords-after", "10", "--preset", "classic"], "needs byte-level units"),
         (["--superwords-after", "10", "--format", "gpt2"], "the gpt2 format cannot hold a superword"),
         (["--superwords-after", "10", "--counts"], "word-count files cannot say which words stood side by side"),
@@ -157,11 +157,12 @@ def test_each_option_overrides_the_preset(capsys, tmp_path):
 def test_the_preset_without_a_transition_says_it_trained_stage_1_only(capsys, tmp_path):
     """``--preset superbpe`` without ``--superwords-after K`` is the authors' baseline, no
     superword in it: a note says so (also under -q); with K, no such note."""
-    from bpe_tui.cli.train import STAGE1_ONLY
-
     argv = ["train", str(CORPORA / "code_sample.py"), "--preset", "superbpe", "--merges", "60", "-q"]
     code, _, err = run(capsys, *argv, "-o", str(tmp_path / "stage1.json"))
-    assert code == 0 and err.strip() == f"bpe-tui: note: {STAGE1_ONLY}"
+    assert code == 0 and err.strip() == (
+        "bpe-tui: note: trained SuperBPE's stage 1 only (ordinary BPE under the authors' stage-1 rules, their baseline): "
+        "--preset superbpe makes superwords from --superwords-after K on"
+    )
     table = bpe_tui.load(str(tmp_path / "stage1.json"))
     assert not any(is_superword(table.surface(new)) for _, _, new in table.merge_ids)
     code, _, err = run(capsys, *argv, "--superwords-after", "30", "-o", str(tmp_path / "both.json"))

@@ -6,7 +6,7 @@ training afresh after undo.
   the only one), so its merges differ from plain BPE's from the first step on.
 * ``Forgetful`` acts after each merge: it removes the token made two merges before (when it is
   still in the vocabulary and no base symbol) and splits it back into the pair that made it, in
-  every word, through ``_rewrite`` and ``_set_present``; a merge that makes a removed surface
+  every word, through ``state.rewrite`` and ``state.set_present``; a merge that makes a removed surface
   again brings the token back. That is the shape of PickyBPE's removals and restores, without
   its rule for when.
 """
@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_tui import Trainer, TrainerConfig
-from bpe_tui.core.engine.variants import Choice, Merged, Variant, variant_for
+from bpe_tui.core.engine.registry import variant_for
+from bpe_tui.core.engine.variants import Bench, Choice, Merged, Variant
 from bpe_tui.core.engine.variants.plain import PlainBPE
 from bpe_tui.core.text.corpus import count_text
 
@@ -43,16 +44,16 @@ class Restored:
 class SecondBest(Variant):
     name = "second-best"
 
-    def choose(self, trainer, respect_target):
-        best = trainer._peek_valid(2)
+    def choose(self, bench: Bench, respect_target):
+        best = bench.queue.peek(2)
         entry = best[1] if len(best) > 1 else (best[0] if best else None)
-        reason = trainer._stop_reason(entry, respect_target)
+        reason = bench.stop_reason_for(entry, respect_target)
         if reason is not None:
             return reason
         return Choice(entry[-1], -entry[0], 0, (), entry, None, "the second best pair, by design")
 
-    def peek(self, trainer):
-        best = trainer._peek_valid(2)
+    def peek(self, bench: Bench):
+        best = bench.queue.peek(2)
         return best[1] if len(best) > 1 else (best[0] if best else None)
 
 
@@ -60,53 +61,54 @@ class Forgetful(PlainBPE):
     name = "forgetful"
     acts_after_merge = True
 
-    def attach(self, trainer):
+    def attach(self, bench: Bench):
         self.made: list[int] = []  # the token each step made, in order
         self.log: list[tuple] = []  # per step: (removed id or None, restored id or None)
 
-    def after_merge(self, trainer, merged: Merged) -> tuple:
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        st = bench.state
         events: list = []
         restored = None
-        if merged.new_id in trainer._removed:
-            trainer._set_present(merged.new_id, True)
+        if merged.new_id in st.removed:
+            st.set_present(merged.new_id, True)
             restored = merged.new_id
             events.append(Restored(merged.new_id))
         self.made.append(merged.new_id)
         removed = None
         if len(self.made) >= 3:
             victim = self.made[-3]
-            if victim >= trainer._first_merge_id and victim not in trainer._removed and victim not in (merged.new_id,):
-                parts = self._parts(trainer, victim)
+            if victim >= st.first_merge_id and victim not in st.removed and victim not in (merged.new_id,):
+                parts = self._parts(bench, victim)
                 new = chr(victim)
-                trainer._set_present(victim, False)
-                spelled = "".join(map(chr, self._walk(trainer, parts)))
-                trainer._rewrite([(w, s.replace(new, spelled)) for w, s in enumerate(trainer._words) if new in s], merged)
+                st.set_present(victim, False)
+                spelled = "".join(map(chr, self._walk(bench, parts)))
+                st.rewrite([(w, s.replace(new, spelled)) for w, s in enumerate(st.words) if new in s], merged)
                 removed = victim
                 events.append(Removed(victim, parts))
         self.log.append((removed, restored))
         return tuple(events)
 
-    def undo(self, trainer, event) -> None:
+    def undo(self, bench: Bench, event) -> None:
         removed, restored = self.log.pop()
         self.made.pop()
         if removed is not None:
-            trainer._set_present(removed, True)
+            bench.state.set_present(removed, True)
         if restored is not None:
-            trainer._set_present(restored, False)
+            bench.state.set_present(restored, False)
 
     @classmethod
-    def _walk(cls, trainer, ids) -> list[int]:
+    def _walk(cls, bench: Bench, ids) -> list[int]:
         """``ids`` with every removed token spelled by the pair that made it, down to tokens
         in the vocabulary."""
         out: list[int] = []
         for i in ids:
-            out += cls._walk(trainer, cls._parts(trainer, i)) if i in trainer._removed else [i]
+            out += cls._walk(bench, cls._parts(bench, i)) if i in bench.state.removed else [i]
         return out
 
     @staticmethod
-    def _parts(trainer, token_id: int) -> tuple[int, int]:
+    def _parts(bench: Bench, token_id: int) -> tuple[int, int]:
         """The pair whose first merge made ``token_id``."""
-        return next(e.pair_ids for e in trainer.history if e.new_id == token_id)
+        return next(e.pair_ids for e in bench.history if e.new_id == token_id)
 
 
 def snapshot(t: Trainer):
@@ -239,3 +241,103 @@ def test_hand_chosen_merges_go_through_the_variant_too(variant):
     t.goto(0)
     check_consistent(t)
     assert t.goto(1) == 1 and t.history[0].pair == pair  # the hand choice is replayed
+
+
+# ---------------------------------------------------------------------- the contract, checked
+
+
+def test_no_variant_module_touches_another_objects_private_names():
+    """A variant reaches the trainer only through the public seam: no ``x._name`` where ``x``
+    is not the variant itself (``self``/``cls``), in any module of the variants package."""
+    import ast
+    from pathlib import Path
+
+    import bpe_tui.core.engine.variants as package
+
+    found = []
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                    found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert not found, "private names of other objects: " + ", ".join(found)
+
+
+class Careless(PlainBPE):
+    """Breaks the contract: after each merge it writes a pair count behind the state's back."""
+
+    name = "careless"
+    acts_after_merge = True
+
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        if bench.steps_done == 2:
+            bench.state.pair_counts[merged.pair] = -3
+        return ()
+
+
+class Inventive(PlainBPE):
+    """Breaks the contract: rewrites a word with a token id no surface stands for."""
+
+    name = "inventive"
+    acts_after_merge = True
+
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        st = bench.state
+        if merged.touched:
+            w = merged.touched[0]
+            st.rewrite([(w, st.words[w] + chr(len(st.surfaces) + 5))], merged)
+        return ()
+
+
+class Crashing(PlainBPE):
+    name = "crashing"
+    acts_after_merge = True
+
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        if bench.steps_done == 1:
+            raise ZeroDivisionError("division by zero")
+        return ()
+
+
+def test_check_mode_catches_a_negative_count():
+    from bpe_tui.core.errors import VariantError
+
+    t = trainer(TEXT, Careless())
+    t.check_variant()
+    t.step()
+    t.step()
+    with pytest.raises(VariantError, match=r"test_variants_seam:Careless broke the seam's contract \(step to step 3\): pair .* has count -3, below zero"):
+        t.step()
+
+
+def test_check_mode_catches_a_surface_that_does_not_exist():
+    from bpe_tui.core.errors import VariantError
+
+    t = Trainer.from_counts(count_text(TEXT, TrainerConfig(preset="classic")), TrainerConfig(preset="classic"), variant=Inventive(), check=True)
+    with pytest.raises(VariantError, match="holds token id .*, which no surface stands for"):
+        t.step()
+
+
+def test_a_hook_that_raises_is_one_line_and_the_trainer_stays_usable():
+    from bpe_tui.core.errors import VariantError
+
+    t = trainer(TEXT, Crashing())
+    reference = trainer(TEXT, None)
+    t.step()
+    reference.step()
+    before = snapshot(t)
+    with pytest.raises(VariantError, match=r"^variant tests\.core\.test_variants_seam:Crashing: after_merge raised ZeroDivisionError: division by zero$"):
+        t.step()
+    assert snapshot(t) == before  # the failed merge was taken back
+    check_consistent(t)
+    t.undo()
+    reference.undo()
+    assert snapshot(t) == snapshot(reference)
+
+
+def test_the_bench_protocol_is_what_the_trainer_offers():
+    """Every name the Bench protocol declares is on a trainer (mypy checks the types)."""
+    t = trainer(TEXT, None)
+    for name in ("config", "name", "first_step", "state", "queue", "steps_done", "history", "merge_list", "corpus_counts", "stop_reason_for"):
+        assert hasattr(t, name), name

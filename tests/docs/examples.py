@@ -47,12 +47,13 @@ HANG_GUARD = 600
 
 def workspace(root: Path) -> Path:
     """A scratch copy of where a reader stands: ``root/work`` with corpora/ in it as a clone
-    has it (its links into bpe_tui/data kept, so bpe_tui/data is copied too), benchmarks/
-    (read only: linked), and ``root/shared`` pointing at the machine's shared data when it
+    has it (its links into bpe_tui/data kept, so bpe_tui/data is copied too), benchmarks/ and
+    examples/ (read only: linked), and ``root/shared`` pointing at the machine's shared data when it
     has some."""
     work = root / "work"
     shutil.copytree(REPO / "corpora", work / "corpora", symlinks=True)
     (work / "benchmarks").symlink_to(REPO / "benchmarks", target_is_directory=True)
+    (work / "examples").symlink_to(REPO / "examples", target_is_directory=True)
     shutil.copytree(REPO / "bpe_tui" / "data", work / "bpe_tui" / "data", ignore=shutil.ignore_patterns("__pycache__"))
     if SHARED.is_dir():
         (root / "shared").symlink_to(SHARED, target_is_directory=True)

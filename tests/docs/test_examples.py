@@ -61,3 +61,12 @@ def test_a_page_whose_every_example_skips_fails(tmp_path):
     with pytest.raises(pytest.fail.Exception, match="every example skipped"):
         judge(page.name, ran, skipped)
     assert run_page(page, tmp_path / "ws2", shared=True) == (1, [])
+
+
+def test_the_own_variant_page_shows_the_example_file_as_it_is():
+    """docs/variants/your-own.md shows examples/min_words.py in full, and runs it: the two
+    cannot drift apart."""
+    page = (REPO / "docs" / "variants" / "your-own.md").read_text(encoding="utf-8")
+    source = (REPO / "examples" / "min_words.py").read_text(encoding="utf-8")
+    blocks = [b.split("\n", 1)[1] for b in page.split("```python")[1:]]
+    assert any(block.split("```", 1)[0] == source for block in blocks)

@@ -10,7 +10,9 @@ import pytest
 
 import bpe_tui
 from bpe_tui.core.engine.superwords import is_superword
-from bpe_tui.ui.widgets.render import SUPERWORD_MARK
+from bpe_tui.core.engine.variants.superbpe import SuperBPE
+
+SUPERWORD_MARK = SuperBPE.token_mark
 
 from .test_tmux import BIN, Tmux, _quote, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
 

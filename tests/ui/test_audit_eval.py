@@ -190,12 +190,22 @@ async def test_evaluate_sets_a_variant_beside_plain_bpe_at_the_same_size(variant
         table = app.session.table()
         plain = plain_counterpart(words, config, len(table))
         assert len(plain) == len(table) and plain.merges != table.merges  # the variant chose otherwise
-        expected = ev.evaluate([table, plain], ev.parallel_set(), workers=1)
+        own = [c for c in ev.parallel_set() if c.label in ("en", "de", "ja")] if variant == "parity" else ev.parallel_set()
+        assert [c.label for c in screen.corpora] == [c.label for c in own]  # parity: its own languages first
+        expected = ev.evaluate([table, plain], own, workers=1)
         assert [s.as_dict() for s in screen.summaries] == [s.as_dict() for s in side_by_side([table, plain], expected)]
         title = str(screen.query_one("#eval-title", Static).render())
         assert "vs plain BPE at the same size" in title
         side = str(screen.query_one("#eval-side", Static).render()).splitlines()
         assert side[1].endswith("  plain BPE")
+        if variant == "parity":  # l: every shipped language, and back
+            await pilot.press("l")
+            await settle(app, pilot)
+            assert screen.result is not None and len(screen.result.corpora) == len(ev.parallel_set()) == 12
+            assert "all; l: its own" in str(screen.query_one("#eval-title", Static).render())
+            await pilot.press("l")
+            await settle(app, pilot)
+            assert screen.result is not None and screen.result.corpora == ("en", "de", "ja")
 
 
 async def test_evaluate_of_plain_bpe_has_nothing_beside_it():

@@ -62,22 +62,22 @@ async def test_stats_draws_every_language_and_follows_undo_and_go_to():
         trainer = app.session.trainer
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
-        chart = app.query_one("#parity-plot", Chart)
+        chart = app.query_one("#variant-plot", Chart)
         assert chart.display and "dev tokens · hi's turn" in chart.text
-        legend = str(app.stats.query_one("#parity-legend").render())
+        legend = str(app.stats.query_one("#variant-legend").render())
         assert all(lang in legend for lang in LANGUAGES)
         await pilot.press("g")
         await pilot.pause()
         await pilot.press(*"400", "enter")
         await settle_until(app, pilot, lambda: trainer.steps_done == 400, "go to 400")
-        assert app.stats.parity.history == trainer.variant.score_history() and len(app.stats.parity.history) == 401
+        assert app.stats.series.history == trainer.variant.score_history() and len(app.stats.series.history) == 401
         spread = lambda row: max(row) - min(row)  # noqa: E731
-        assert spread(app.stats.parity.history[-1]) < spread(app.stats.parity.history[0]) / 10  # the curves draw together
+        assert spread(app.stats.series.history[-1]) < spread(app.stats.series.history[0]) / 10  # the curves draw together
         at_400 = [e.pair for e in trainer.history]
         for _ in range(3):
             await pilot.press("b")
         await settle(app, pilot)
-        assert len(app.stats.parity.history) == 398
+        assert len(app.stats.series.history) == 398
         await pilot.press("g")
         await pilot.pause()
         await pilot.press(*"400", "enter")
@@ -129,7 +129,7 @@ async def test_a_plain_trainer_shows_no_language_column_nor_chart():
         assert app.history.view.columns.language == 0
         app.query_one(TabbedContent).active = "tab-stats"
         await settle(app, pilot)
-        assert not app.query_one("#parity-plot", Chart).display
+        assert not app.query_one("#variant-plot", Chart).display
 
 
 async def test_languages_that_cannot_train_are_a_notification(tmp_path):

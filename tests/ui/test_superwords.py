@@ -9,7 +9,9 @@ from bpe_tui.core.engine.superwords import is_superword
 from bpe_tui.ui.panes.search import SearchResults
 from bpe_tui.ui.screens.dialogs import FindScreen
 from bpe_tui.ui.widgets.plot import Chart
-from bpe_tui.ui.widgets.render import SUPERWORD_MARK
+from bpe_tui.core.engine.variants.superbpe import SuperBPE
+
+SUPERWORD_MARK = SuperBPE.token_mark
 
 from .conftest import settle, text_app
 
@@ -217,10 +219,10 @@ async def test_the_stage2_options_are_shown_marked_and_switched(tmp_path):
         assert isinstance(dialog, SettingsScreen)
         assert dialog.query_one("#superword-rule", Select).value == "digits"
         assert dialog.query_one("#superword-max-words", Input).value == "4"
-        assert dialog.query_one("#superword-colon", Checkbox).value and dialog.query_one("#superwords-drop", Checkbox).value
+        assert dialog.query_one("#superword-skip-colon-space", Checkbox).value and dialog.query_one("#superwords-drop-unused", Checkbox).value
         dialog.query_one("#superword-rule", Select).value = "regex"
         dialog.query_one("#superword-max-words", Input).value = "2"
-        dialog.query_one("#superwords-drop", Checkbox).value = False
+        dialog.query_one("#superwords-drop-unused", Checkbox).value = False
         await pilot.click("#ok")
         await yes_lose_unsaved(app, pilot)
         await settle(app, pilot)

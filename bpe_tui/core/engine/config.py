@@ -34,7 +34,9 @@ order among equal counts, and no pair merged that occurs fewer than 2 times.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -83,6 +85,28 @@ PARITY_FIELDS = ("parity", "parity_window", "parity_alpha", "global_merges")
 #: The explorer's default max_token_length (the presets have none): a corpus that is one long
 #: run of a character must not grow tokens as long as the run while you watch.
 EXPLORER_MAX_TOKEN_LENGTH = 32
+
+#: How messages name a field: as itself (Python), or as the user typed it (the command line
+#: names it by its flag, from the registry: see :func:`named_as`).
+_NAMING: ContextVar[Callable[[str], str] | None] = ContextVar("config_naming", default=None)
+
+
+@contextmanager
+def named_as(name: Callable[[str], str]) -> Iterator[None]:
+    """Within this block, a config's messages name each field as ``name(field)`` (the command
+    line passes the registry's ``flag_of``: ``--parity-window``, not ``parity_window``)."""
+    token = _NAMING.set(name)
+    try:
+        yield
+    finally:
+        _NAMING.reset(token)
+
+
+def named(field_name: str) -> str:
+    """A field as messages name it now (see :func:`named_as`)."""
+    naming = _NAMING.get()
+    return naming(field_name) if naming is not None else field_name
+
 
 #: Sentinel meaning "take this setting from the preset" (typed Any: it stands in for a value
 #: of the field's own type until __post_init__ replaces it).
@@ -212,7 +236,7 @@ class TrainerConfig:
         if self.end_of_word is not None and not isinstance(self.end_of_word, str):
             raise BPEError(f"end_of_word must be text, not {self.end_of_word!r}")
         if self.vocab_size is not None and self.merges is not None:
-            raise BPEError("give either vocab_size or merges, not both")
+            raise BPEError(f"give either {named('vocab_size')} or {named('merges')}, not both")
         _whole_number("vocab_size", self.vocab_size, 1)
         _whole_number("merges", self.merges, 0)
         _whole_number("min_frequency", self.min_frequency, 1)
@@ -222,7 +246,7 @@ class TrainerConfig:
         check_character_class(self.no_merge_across)
         _whole_number("superwords_after", self.superwords_after, 0)
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
-            raise BPEError("superwords_after needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
+            raise BPEError(f"{named('superwords_after')} needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
         self._check_stage2()
         self._check_picky_setup()
         self._check_parity()
@@ -231,10 +255,10 @@ class TrainerConfig:
         """The PickyBPE options: each a value it can be, and none with an option it cannot honour."""
         tau = self.picky
         if tau is not None and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau <= 1):
-            raise BPEError(f"picky: the IoS threshold must be a number above 0 and at most 1 (0 < τ <= 1), not {tau!r}")
+            raise BPEError(f"{named('picky')}: the IoS threshold must be a number above 0 and at most 1 (0 < τ <= 1), not {tau!r}")
         if (self.picky is not None or self.tie_break == "picky") and self.superwords_after is not None:
-            what = "picky" if self.picky is not None else "the picky tie-break (PickyBPE's order)"
-            raise BPEError(f"{what} and superwords_after do not go together: SuperBPE's transition would cut the corpus that PickyBPE keeps its counts of")
+            what = named("picky") if self.picky is not None else "the picky tie-break (PickyBPE's order)"
+            raise BPEError(f"{what} and {named('superwords_after')} do not go together: SuperBPE's transition would cut the corpus that PickyBPE keeps its counts of")
         if self.word_start == "":
             self.word_start = None
         if self.word_start is not None and not isinstance(self.word_start, str):
@@ -257,20 +281,20 @@ class TrainerConfig:
     def _check_parity(self) -> None:
         """parity-aware BPE's options: their values, and the options it cannot honour."""
         if self.parity is not None and self.parity not in PARITY_VARIANTS:
-            raise BPEError(f"unknown parity-aware variant {self.parity!r}; choose {' or '.join(PARITY_VARIANTS)}")
+            raise BPEError(f"{named('parity')}: unknown parity-aware variant {self.parity!r}; choose {' or '.join(PARITY_VARIANTS)}")
         _whole_number("parity_window", self.parity_window, 1)
         _whole_number("parity_alpha", self.parity_alpha, 1)
         _whole_number("global_merges", self.global_merges, 0)
         if self.parity is None:
             if self.global_merges:
-                raise BPEError("global_merges is an option of parity-aware BPE: set parity to base or window")
+                raise BPEError(f"{named('global_merges')} is an option of parity-aware BPE: set {named('parity')} to base or window")
             return
         if self.parity == "base" and (self.parity_window, self.parity_alpha) != (100, 2):
-            raise BPEError("parity_window and parity_alpha are options of the window variant: set parity to window")
+            raise BPEError(f"{named('parity_window')} and {named('parity_alpha')} are options of the window variant: set {named('parity')} to window")
         for name, value in (("superwords_after", self.superwords_after), ("max_token_length", self.max_token_length),
                             ("no_merge_across", self.no_merge_across), ("picky", self.picky)):
             if value is not None:
-                raise BPEError(f"parity-aware BPE does not take {name} (the reference has no such rule): leave it unset")
+                raise BPEError(f"parity-aware BPE does not take {named(name)} (the reference has no such rule): leave it unset")
         if self.tie_break == "picky":
             raise BPEError("parity-aware BPE does not take the picky tie-break (PickyBPE's pair-counter order): choose another tie-break, e.g. subword-nmt as --preset parity does")
 
@@ -315,11 +339,11 @@ class TrainerConfig:
         _whole_number("superword_max_words", self.superword_max_words, 1)
         for name in ("superword_skip_colon_space", "superwords_drop_unused"):
             if not isinstance(getattr(self, name), bool):
-                raise BPEError(f"{name} must be true or false, not {getattr(self, name)!r}")
+                raise BPEError(f"{named(name)} must be true or false, not {getattr(self, name)!r}")
         if self.superwords_after is None and self.preset != "superbpe":
             given = [name for name, default in STAGE2_DEFAULTS.items() if getattr(self, name) != default]
             if given:
-                raise BPEError(f"{given[0]} is an option of SuperBPE's stage 2: it needs superwords_after (the merge after which superwords start)")
+                raise BPEError(f"{named(given[0])} is an option of SuperBPE's stage 2: it needs {named('superwords_after')} (the merge after which superwords start)")
 
 
 def stage2_phrases(values: Mapping[str, Any]) -> list[str]:
@@ -361,9 +385,9 @@ def _whole_number(name: str, value: object, least: int) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BPEError(f"{name} must be a whole number, not {value!r}")
+        raise BPEError(f"{named(name)} must be a whole number, not {value!r}")
     if value < least:
-        raise BPEError(f"{name} must be {least} or more, not {value}")
+        raise BPEError(f"{named(name)} must be {least} or more, not {value}")
 
 
 def check_vocab_size(vocab_size: int | None, base_count: int, special_count: int, name: str) -> None:

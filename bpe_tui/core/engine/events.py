@@ -96,7 +96,7 @@ class MergeEvent:
     # key to its change in count (zero for a pair the merge took away and gave back),
     # ``_before`` each pair whose count changed to its count before. ``_surfaces`` is the
     # trainer's id -> surface list of the moment: the trainer only ever appends to a list it
-    # has handed to an event (see Trainer._drop_last_surface), so ids up to new_id keep
+    # has handed to an event (see TrainingState.drop_last_token), so ids up to new_id keep
     # their surfaces here whatever the trainer does next.
     _changes: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)
     _before: Mapping[str, int] = field(repr=False, compare=False, default_factory=dict)

@@ -115,7 +115,7 @@ class TieBreakRule:
 class FirstSeen(TieBreakRule):
     """The pair whose first occurrence comes first, reading words in order of first
     appearance and each word left to right. Its key is ``(word, offset)`` of that occurrence,
-    which the trainer finds (see ``Trainer._first_occurrence``); it moves when merges change
+    which the training state finds (see ``TrainingState.first_occurrence``); it moves when merges change
     the words holding the pair."""
 
     name = "first-seen"

@@ -8,7 +8,7 @@ dict), never a table, so that whatever a table itself shows can use it without a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.config import stage2_phrases
@@ -32,6 +32,15 @@ def summary_ranks(num_merges: int) -> tuple[range, range]:
     (empty when the first already reach the end)."""
     first = range(min(FIRST_MERGES, num_merges))
     return first, range(max(len(first), num_merges - LAST_MERGES), num_merges)
+
+
+def short_pretokenizer(name: str) -> str:
+    """A pre-tokenizer as a status line names it: a stage-2 rule by its name, a named one by
+    its short name, and any other as "custom regex" past 24 characters."""
+    short = short_name(name)
+    if is_superword_rule(short):
+        return superword_rule_name(short)
+    return short if len(short) < 24 else "custom regex"
 
 
 def describe_pretokenizer(name: str) -> str:
@@ -75,10 +84,12 @@ def describe_superwords(superwords_after: object, pretokenizer: object, config: 
     return f"{text} ({', '.join(options)})" if options else text
 
 
-def summary(d: Mapping[str, Any], stages: str | None = None, merges_note: str | None = None) -> list[tuple[str, str]]:
+def summary(d: Mapping[str, Any], variant_rows: Sequence[tuple[str, str]] = (), merges_note: str | None = None) -> list[tuple[str, str]]:
     """``(label, fact)`` rows from ``MergeTable.describe(build=False)``'s dict ``d``: format,
-    size, units, pre-tokenizer, tie-break, SuperBPE's ``stages`` (:func:`describe_superwords`),
-    end of word, prefix space, special tokens and the reader's notes, one row each. While a
+    size, units, pre-tokenizer, tie-break, what the variant that made it says of it
+    (``variant_rows``: :func:`~bpe_tui.core.engine.registry.about_table`, SuperBPE's stages,
+    PickyBPE's τ and removals, parity-aware BPE's languages), end of word, prefix space,
+    special tokens and the reader's notes, one row each. While a
     rank file's merge list is not built (``d["merges"]`` None), the size row says
     ``merges_note`` (how far its build has come) instead of the merge count."""
     merges = f"{d['merges']:,} merges" if d["merges"] is not None else (merges_note or "merges not built yet")
@@ -90,8 +101,7 @@ def summary(d: Mapping[str, Any], stages: str | None = None, merges_note: str | 
     ]
     if d["tie_break"]:
         rows.append(("tie-break", str(d["tie_break"])))
-    if stages is not None:
-        rows.append(("superwords", stages))
+    rows.extend(variant_rows)
     if d["end_of_word"]:
         rows.append(("end of word", repr(d["end_of_word"]) + (", lowercase" if d["lowercase"] else "")))
     elif d["lowercase"]:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
+from ..engine.registry import encoding_rule, variant_record
 from ..engine.superwords import stage_pretokenizer
 from ..engine.units import text_of, visible
 from ..errors import BPEError, TokenIdError
@@ -125,15 +126,17 @@ class MergeTable:
             self._set_merges(merges)
         else:
             self._index_merges(list(merges), _like)
-        #: PickyBPE's removals, replayed in order with the merges when encoding (removals.py);
-        #: a BoundlessBPE table's deletions and supermerges (boundless.py)
-        self._removals: Removals | None = None
+        #: How the variant that made the table says it encodes, when not by merges alone
+        #: (PickyBPE's removals, replayed in order with the merges: removals.py); the registry
+        #: asks each variant's ``encoding_rule`` of the table's config. A BoundlessBPE table's
+        #: deletions and supermerges (boundless.py) are read here until its variant trains.
+        self._removals: Removals | None
         if "supermerges" in self.config and self._merges is not None:
             where = source or "table"
             numbers = supermerge_numbers(self.config, len(self._merges), where)
             self._removals = BoundlessEvents(self.config.get("removals") or [], self._merges, self._vocab, where, numbers)
-        elif self.config.get("removals") and self._merges is not None:
-            self._removals = Removals(self.config["removals"], self._merges, self._vocab, source or "table")
+        else:
+            self._removals = encoding_rule(self.config, self._merges, self._vocab, source or "table")
         absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
         #: The encoding path (encoder.py): every encode call is handed to it.
         self._encoder = encoder = Encoder(
@@ -271,6 +274,9 @@ class MergeTable:
         as it was: tables are values)."""
         cfg = trainer.config
         config = {**cfg.to_dict(), **trainer.variant.table_config(trainer)}
+        record = variant_record(trainer.variant)  # a variant from elsewhere: which, and whether it must be installed to encode
+        if record is not None:
+            config["variant"] = record
         if trainer.dropped_merges:  # SuperBPE: where the transition stands among the merges kept
             config["superwords_dropped"] = len(trainer.dropped_merges)
         vocab = trainer.vocab()

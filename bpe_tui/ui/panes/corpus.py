@@ -130,8 +130,8 @@ class CorpusPane(Vertical):
         # when it came before SuperBPE's transition.
         same_corpus = ev is not None and (transition is None or ev.step > transition.step)
         self.touched = set(ev.words_touched) if same_corpus and ev is not None else set()
-        if snap.superwords != self.chunks:  # the corpus changed between words and chunks
-            self.chunks = snap.superwords
+        if snap.recut != self.chunks:  # the corpus changed between words and chunks (a variant's new cut)
+            self.chunks = snap.recut
             self.pair = None
             self.words_view.words = []
             self.query_one("#corpus-filter", Input).placeholder = "filter chunks…" if self.chunks else "filter words…"

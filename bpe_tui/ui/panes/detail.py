@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, Tree
 
-from ...core.engine.superwords import is_superword
+from ...core.engine.registry import token_marks
 from ...core.errors import BPEError
 from ...core.tables.table import MergeNode, MergeTable, merge_number
 from ..widgets.render import (
@@ -18,7 +18,8 @@ from ..widgets.render import (
     chip,
     label,
     redraw_on_theme_change,
-    superword_mark,
+    mark_of,
+    token_mark,
 )
 
 #: Nodes drawn before the tree is cut short (a deep GPT-2 token has a few dozen).
@@ -101,10 +102,11 @@ class TokenDetail(Vertical):
             head.append(" · base unit")
         if token_id in table.removed:
             head.append(f" · {REMOVED_MARK} removed (PickyBPE): out of the vocabulary, split into its parts")
-        if is_superword(node.surface):
+        mark = mark_of(node.surface)
+        if mark:  # a mark a variant draws beside such tokens, and what it means
             head.append(" · ")
-            head.append_text(superword_mark(node.surface, look))
-            head.append(" superword: spans a space")
+            head.append_text(token_mark(node.surface, look))
+            head.append(f" {dict(token_marks())[mark]}")
         raw = node.surface
         head.append(f"\n{raw!r}", "dim")
         self.info = head.plain

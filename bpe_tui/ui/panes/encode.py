@@ -41,13 +41,12 @@ from ..messages import EncodeChanged, TokenSelected
 from ..session.sessions import Session
 from ..widgets.render import (
     CUT,
-    SUPERWORD_MARK,
     REMOVED_MARK,
     ChipStyles,
     chip_pieces,
     chips,
-    is_superword,
     label,
+    mark_of,
     piece_label,
     redraw_on_theme_change,
 )
@@ -141,7 +140,6 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
     cost a 2,000-character text 20 ms a keystroke). A chip spans its cells; a wide character
     (CJK) takes two cells but one character of the text, so the two are counted apart."""
     out: list[tuple[Text, list]] = []
-    mark_cells = cell_len(SUPERWORD_MARK)
     top: list[str] = []  # the line's pieces of text
     top_styles: list[Span] = []
     top_chars = 0  # characters of the line so far (Text spans count characters)
@@ -162,8 +160,10 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
         name_cells = cell_len(name)
         idents = ["unk" if token_id == UNK_ID else str(token_id) for token_id in ids]
         ident_cells = sum(map(len, idents)) + len(idents) - 1
-        marked = not piece.cut and is_superword(surfaces[piece.first])  # its mark after the id: the chip itself stays the token
-        cell = max(name_cells, ident_cells + (mark_cells if marked else 0))
+        # a variant's mark (⁀: spans a space) after the ids: the chip itself stays the token
+        mark = "" if piece.cut else mark_of(surfaces[piece.first])
+        mark_cells = cell_len(mark)
+        cell = max(name_cells, ident_cells + mark_cells)
         if cells and cells + cell + 1 > width:
             line_out()
             top, top_styles, bottom, bottom_styles, spans = [], [], [], [], []
@@ -183,10 +183,10 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
             bottom.append(ident)
             spans.append((at, at + len(ident), token_id) if piece.cut else (cells, cells + cell, token_id))
             at += len(ident)
-        if marked:
-            bottom_styles.append(Span(at, at + len(SUPERWORD_MARK), look.superword))
-            bottom.append(SUPERWORD_MARK)
-            at += len(SUPERWORD_MARK)
+        if mark:
+            bottom_styles.append(Span(at, at + len(mark), look.marked))
+            bottom.append(mark)
+            at += len(mark)
         rest = " " * (cells + cell + 1 - at)
         if rest:
             bottom_styles.append(Span(at, at + len(rest), "dim"))
@@ -252,7 +252,7 @@ def trace_lines(table: MergeTable, word: str, look: ChipStyles, pending: str | N
         # (a removal comes right after a merge: "after 13" stands where "merge 13" would)
         head = Text(f"{'after' if step.split else 'merge'} {merge_number(step.rank):,} ".rjust(width), style="dim", end="")
         lead = Text(end="")
-        if step.split:  # PickyBPE: removed right after that merge, split into its parts
+        if step.split:  # a variant's removal right after that merge, split into its parts
             lead.append(f"{REMOVED_MARK} {label(step.new_token, eow)}", look.note)
         else:
             lead.append("+".join(label(part, eow) for part in step.pair), look.note)

@@ -7,9 +7,9 @@ marked ``·``, and choosing one re-applies forward to it.
 The rows are a table (:class:`HistoryColumns`): a state mark (``●`` the merge the trainer
 stands at, ``·`` undone), the merge number, a mark that needs no colour to read (``=`` when a
 tie decided the merge, ``h`` when it was chosen by hand), left, right, the new token (``⁀``
-after a superword: it spans a space, SuperBPE) and the count, right-aligned. What a BPE
+after a token that spans a space: a variant's mark) and the count, right-aligned. What a BPE
 variant did right after a merge has rows of its own under the merge's, with the same number:
-PickyBPE's removals (``-``: the token removed, ``→`` the parts it was split into, and how many
+removals (``-``: the token removed, ``→`` the parts it was split into, and how many
 occurrences were split) and restores (``+``: a removed token made again). Widths are
 terminal cells (CJK and emoji take two). The number and count columns are as wide as the
 largest number in the whole list (known without drawing it); the token columns are as wide as
@@ -17,7 +17,8 @@ the widest token drawn since the list was filled: they only grow, so scrolling b
 shifts them, and they grow at most once per longer token, never back and forth. When the pane
 is too narrow, the widest token column gives up cells first (a cut token ends in ``…``).
 
-With superwords, the head names the transition, and the first merge after it explains it.
+When a variant cuts the corpus anew, the head names the transition (the variant's
+``heading``), and the first merge after it explains it.
 Under the list, a "why" line speaks of the merge at the cursor (or under the mouse): after a
 tie, the rule that decided, the winner and the pairs it beat. (The trainer's sentence on the
 latest merge, :attr:`MergeEvent.explanation`, is under the pair table.)
@@ -35,12 +36,11 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...core.engine.events import TransitionEvent
-from ...core.engine.superwords import is_superword
 from ...core.wording import plural
 from ..messages import StepChosen, TokenSelected
 from ..session.rows import HistoryRow
 from ..session.sessions import ExploreSession, InspectSession, Session
-from ..widgets.render import REMOVED_MARK, RESTORED_MARK, SUPERWORD_MARK, chip, fit, fmt_int, label, superword_mark
+from ..widgets.render import REMOVED_MARK, RESTORED_MARK, chip, fit, fmt_int, label, mark_of, token_mark
 from ..widgets.vlist import VirtualList
 
 #: The mark column: chosen by hand, decided by a tie, dropped at SuperBPE's transition (its
@@ -68,7 +68,7 @@ class HistoryColumns:
     right: int = MIN_TOKEN
     new: int = MIN_TOKEN
     count: int = 0
-    language: int = 0  # parity-aware BPE: the language that chose the merge (0: no column)
+    language: int = 0  # a variant of languages: the language that chose the merge (0: no column)
 
     @property
     def fixed(self) -> int:
@@ -96,8 +96,8 @@ def token_cells(row: HistoryRow, eow) -> tuple[int, int, int]:
     if row.after is not None:
         return cell_len(label(row.left, eow)), 0, cell_len(after_text(row, eow))
     new = row.new
-    sw = cell_len(SUPERWORD_MARK) if isinstance(new, (str, bytes)) and is_superword(new) else 0
-    return cell_len(label(row.left, eow)), cell_len(label(row.right, eow)), cell_len(label(row.new, eow)) + sw
+    mark = cell_len(mark_of(new)) if isinstance(new, (str, bytes)) else 0
+    return cell_len(label(row.left, eow)), cell_len(label(row.right, eow)), cell_len(label(row.new, eow)) + mark
 
 
 def wider(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -144,14 +144,15 @@ def pair_text(pair, eow) -> str:
     return f"({label(pair[0], eow)}, {label(pair[1], eow)})"
 
 
-def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition: TransitionEvent | None = None) -> Text:
+def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition: TransitionEvent | None = None, mark: str = "") -> Text:
     """What the "why" line under the history says about ``row``: how its pair was chosen.
 
     A merge a tie decided names the rule, the winner and the pairs it beat; a merge chosen by
     hand says so, and which pair the rules would have picked. Empty otherwise (the line is
     then hidden): a plain merge's row says it all, and a saved table does not record ties.
     ``latest``: the step whose explanation the pair table shows already (not repeated here).
-    ``transition``: SuperBPE's switch to chunks, which the first merge after it explains.
+    ``transition``: a variant's new cut of the corpus (SuperBPE's chunks), which the first
+    merge after it explains, under the variant's ``mark``.
     """
     text = Text(end="")
     if row is None:
@@ -162,7 +163,7 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
         return text
     if transition is not None and row.step == transition.step + 1:
         text.append(f"merge {row.step:,}: ", "bold")
-        text.append(f"[{SUPERWORD_MARK}] {transition.explanation}")
+        text.append(f"[{mark or '»'}] {transition.explanation}")
         return text
     if row.dropped:
         text.append(f"merge {row.step:,}: ", "bold")
@@ -178,12 +179,12 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
         text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
         return text
     reason = ev.reason if ev is not None else None
-    if reason is not None:  # a variant's account of its choice (parity-aware BPE: which language, and why)
+    if reason is not None:  # a variant's account of its choice (which language chose it, and why)
         text.append(str(reason))
     if ev is not None and ev.tie_count:
         n = ev.tie_count
         more = n - len(ev.ties)
-        language = getattr(reason, "language", None)  # parity-aware BPE: the tie was in that language's counts
+        language = getattr(reason, "language", None)  # a language chose: the tie was in its counts
         where = f" in {language}" if language else ""
         text.append(f"{'; ' if reason is not None else ''}[{TIE_MARK}] a tie at {getattr(reason, 'count', ev.count):,}{where}: ", "bold")
         text.append(f"{ev.rule} picked {pair_text(ev.pair, eow)} over ")
@@ -208,20 +209,11 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
         name = os.path.basename(os.path.normpath(start))
         head += f" · merges 1–{fmt_int(first)} are {name}'s: open it (o) to list them"
     trainer = session.trainer
-    variant = trainer.variant.describe()
-    if variant and trainer.variant.removes_tokens:  # (PickyBPE: its removals and restores are rows)
-        head += f" · {variant} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
-    if session.languages:
-        head += f" · {trainer.config.describe().rsplit(' · ', 1)[-1]}: the language served worst chooses each merge"
-    transition = trainer.transition
-    # SuperBPE's stage-2 options, if any differ from the defaults (the superbpe preset's)
-    options = trainer.config.stage2_options(len(trainer.dropped_merges)) if trainer.config.superwords_after is not None else []
-    if transition is not None:
-        head += f" · {SUPERWORD_MARK} superwords from merge {fmt_int(transition.step + 1)}"
-        head += f" ({', '.join(options)})" if options else ": pairs may span spaces"
-    elif trainer.config.superwords_after is not None:
-        head += f" · superwords after merge {fmt_int(trainer.config.superwords_after)}" + (f" ({', '.join(options)})" if options else "")
-    return head
+    variant = trainer.variant
+    described = variant.describe()
+    if described and variant.removes_tokens:  # (its removals and restores are rows)
+        head += f" · {described} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
+    return head + variant.heading(trainer)  # what the variant says over its list
 
 
 class HistoryView(VirtualList):
@@ -312,15 +304,15 @@ def history_line(row: HistoryRow, columns: HistoryColumns, eow, look, here: bool
     text.append(" ")
     text.append(row_mark(row), "bold")
     text.append(" ")
-    if columns.language:  # parity-aware BPE: who chose it (blank: the hybrid's global merges, or by hand)
+    if columns.language:  # which language chose it (blank: the hybrid's global merges, or by hand)
         text.append((row.language or "").ljust(columns.language), "dim" if row.future else look.name)
         text.append(" ")
     spans = []
     cells = ((row.left, PLUS, columns.left), (row.right, ARROW, columns.right), (row.new, "", columns.new))
     for i, (surface, sep, width) in enumerate(cells):
         token = chip(surface, eow, look.future if row.future else look.pair[i % 2])
-        if i == 2:  # the new token keeps its superword mark when it is cut
-            mark = superword_mark(row.new, look)
+        if i == 2:  # the new token keeps its mark (⁀: it spans a space) when it is cut
+            mark = token_mark(row.new, look)
             token = Text.assemble(fit(token, max(1, width - mark.cell_len)), mark)
         token = fit(token, width)
         start = text.cell_len
@@ -419,7 +411,8 @@ class HistoryPane(Vertical):
         eow = session.end_of_word if session is not None else None
         explore = isinstance(session, ExploreSession)
         transition = session.trainer.transition if isinstance(session, ExploreSession) else None
-        why = why_text(row, eow, latest=self.view.current if explore else None, transition=transition)
+        mark = session.trainer.variant.token_mark if isinstance(session, ExploreSession) else ""
+        why = why_text(row, eow, latest=self.view.current if explore else None, transition=transition, mark=mark)
         line = self.query_one("#history-why", Static)
         line.update(why)
         line.display = bool(why.plain)

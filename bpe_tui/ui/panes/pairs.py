@@ -28,7 +28,8 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from ...core.engine.events import MergeEvent
-from ...core.tables.summary import describe_superwords, summary
+from ...core.engine.registry import about_table
+from ...core.tables.summary import summary
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import PairSelected, TokenSelected
@@ -43,7 +44,7 @@ from ..widgets.render import (
     plain,
     redraw_on_theme_change,
     short_int,
-    superword_mark,
+    token_mark,
 )
 
 #: (header, width in cells); a width of None shares what is left between the token columns.
@@ -264,7 +265,7 @@ class PairsPane(Vertical):
         ranks = list(range(1, len(top) + 1))
         nxt: int | None = None
         planned = snap.planned if not snap.finished and not self.hide_next else None
-        # (or the pair a variant chooses instead of the leader: parity-aware BPE's turn)
+        # (or the pair a variant chooses instead of the leader, in its words: snap.turn)
         upcoming, upcoming_count = (planned, snap.planned_count) if planned is not None else (None, 0)
         if upcoming is None and snap.next_pair is not None and not snap.finished and not self.hide_next:
             upcoming, upcoming_count = snap.next_pair, snap.next_count
@@ -303,8 +304,8 @@ class PairsPane(Vertical):
                 (
                     plain("▶" + rank if style else rank, "bold" if style else ""),
                     chip(pair[0], eow, style) if style else plain(label(pair[0], eow)),
-                    # a pair whose merge would make a superword (SuperBPE) carries its mark
-                    Text.assemble(chip(pair[1], eow, style) if style else plain(label(pair[1], eow)), superword_mark(pair[0] + pair[1], look)),
+                    # a pair whose merge would make a token a variant marks (⁀: it spans a space) carries the mark
+                    Text.assemble(chip(pair[1], eow, style) if style else plain(label(pair[1], eow)), token_mark(pair[0] + pair[1], look)),
                     plain(short_int(count, 7), "bold" if style else ""),
                     plain("=" if tied else "", look.touched),
                     delta,
@@ -328,8 +329,8 @@ class PairsPane(Vertical):
             caption.append(f"  ×{count:,}")
             if planned is not None:
                 caption.append("  chosen by hand: the next step replays it", "")
-            elif snap.parity is not None and snap.parity.next_language is not None:
-                caption.append(f"  {snap.parity.next_language}'s turn: its most frequent pair", "")
+            elif snap.turn is not None:
+                caption.append(f"  {snap.turn}", "")
             elif snap.leader_ties:
                 n = snap.leader_ties
                 caption.append(f"  tie with {plural(n, 'other pair')} (=); ", "")
@@ -406,8 +407,7 @@ class PairsPane(Vertical):
             return
         self.border_title = "The table · type to see its pairs"
         table = session.full_table
-        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
-        rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
+        rows = summary(table.describe(build=False), about_table(table.config), merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)
         grid.add_column(overflow="fold")

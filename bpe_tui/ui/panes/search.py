@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 from ...core.tables.table import MergeTable, merge_number
 from ...core.wording import plural
 from ..messages import TokenSelected
-from ..widgets.render import chip, superword_mark
+from ..widgets.render import chip, token_mark
 from ..widgets.vlist import VirtualList
 
 LIMIT = 500
@@ -43,7 +43,7 @@ class SearchResults(VirtualList):
         surface = table.surface(token_id)
         text.append_text(chip(surface, table.end_of_word, self.chip_styles.pair[0]))
         end = text.cell_len
-        text.append_text(superword_mark(surface, self.chip_styles))
+        text.append_text(token_mark(surface, self.chip_styles))
         rank = table.rank_of(token_id) if table.merges_built else None  # (a rank file's merge list may be building)
         if rank is not None:
             text.append(f"  merge {merge_number(rank):,}", "dim")

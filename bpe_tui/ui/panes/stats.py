@@ -2,9 +2,9 @@
 
 Explore mode: characters per token and the vocabulary size over merges (the compression a
 merge buys, the size it costs), the count of each merge, and how many pairs occur k times
-(log-log: the long tail late merges choose among). Under parity-aware BPE, first: every
-language's development text in tokens over merges, one curve each (its compression over its
-target in the ratio form), which draw together as parity is reached, and whose turn is next. Inspect mode: the merge counts when the
+(log-log: the long tail late merges choose among). First, under a variant that follows a
+measure of its own (its ``series``: each language's development text in tokens, say), that
+measure over merges, one curve per label, and whose turn is next. Inspect mode: the merge counts when the
 table stored them, how long its tokens are, in bytes and in characters, and, once a corpus
 file is named in the box below them, the Zipf plot of token use on it (rank vs count, log-log,
 the unused tail marked), encoded in a thread worker with a progress bar (escape cancels).
@@ -40,7 +40,7 @@ from ...core.tables.table import MergeTable, merge_number
 from ...core.look import one_cell_each
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession, Session
-from ..session.snapshot import ParityView
+from ...core.engine.registry import Series
 from ..widgets.plot import Chart
 from ..widgets.render import (
     CHIP_CLASSES,
@@ -75,12 +75,12 @@ class StatsPane(VerticalScroll):
         self._step = 0
         self._drawn = 0.0
         self._timer: Timer | None = None
-        #: Parity-aware BPE: what the latest snapshot said of the languages (None: not parity).
-        self.parity: ParityView | None = None
+        #: The measure the variant follows over the merges, as the latest snapshot said (None: none).
+        self.series: Series | None = None
 
     def compose(self) -> ComposeResult:
-        yield Chart(id="parity-plot")
-        yield Static("", id="parity-legend", markup=False)
+        yield Chart(id="variant-plot")
+        yield Static("", id="variant-legend", markup=False)
         yield Chart(id="compression-plot")
         yield Chart(id="counts-plot")
         yield Chart(id="pairs-plot")
@@ -97,13 +97,13 @@ class StatsPane(VerticalScroll):
 
     # ------------------------------------------------------------------ explore
 
-    def show(self, session: ExploreSession, step: int, idle: bool = True, parity: ParityView | None = None) -> None:
+    def show(self, session: ExploreSession, step: int, idle: bool = True, series: Series | None = None) -> None:
         """A trainer at ``step``. ``idle`` False: a run's batch (the trainer is busy): the
         charts follow at most every REDRAW_EVERY seconds, without asking the trainer.
-        ``parity``: the snapshot's view of parity-aware BPE's languages (None: plain)."""
+        ``series``: the measure the variant follows (its languages' tokens, say; None: none)."""
         self.session = session
         self._step = step
-        self.parity = parity
+        self.series = series
         self._mode(explore=True)
         if idle:
             self._cancel_timer()
@@ -141,35 +141,36 @@ class StatsPane(VerticalScroll):
         self.query_one("#compression-plot", Chart).draw(
             partial(training.compression, merges=merges, per_token=per_token, vocab=vocab, step=step)
         )
-        transition = trainer.transition  # SuperBPE: where the curve's corpus changed
-        superwords_from = transition.step + 1 if transition is not None and step > transition.step else None
+        transition = trainer.transition  # a variant's new cut: where the curve's corpus changed
+        recut_from = transition.step + 1 if transition is not None and step > transition.step else None
         self.query_one("#counts-plot", Chart).draw(
             partial(
                 training.merge_counts, counts=[ev.count for ev in timeline], step=step if timeline else None,
-                why="no merges yet", superwords_from=superwords_from,
+                why="no merges yet", recut_from=recut_from,
             )
         )
         if idle:  # a question to the trainer: only while it is idle
             self.query_one("#pairs-plot", Chart).draw(partial(training.pair_counts, histogram=trainer.pair_count_histogram()))
-        self._draw_parity(first, step)
+        self._draw_series(first, step)
         self._watch()
 
-    def _draw_parity(self, first: int, step: int) -> None:
-        """Every language's measure over the merges (parity-aware BPE), or nothing."""
-        chart, legend = self.query_one("#parity-plot", Chart), self.query_one("#parity-legend", Static)
-        parity = self.parity
-        chart.display = legend.display = parity is not None
-        if parity is None:
+    def _draw_series(self, first: int, step: int) -> None:
+        """The measure the variant follows over the merges, one line per label (each
+        language's, say), or nothing."""
+        chart, legend = self.query_one("#variant-plot", Chart), self.query_one("#variant-legend", Static)
+        followed = self.series
+        chart.display = legend.display = followed is not None
+        if followed is None:
             return
-        history = parity.history
+        history = followed.history
         steps = list(range(first, first + len(history)))
-        series = [[row[i] for row in history] for i in range(len(parity.languages))]
-        turn = f" · {parity.next_language}'s turn" if parity.next_language else ""
+        lines = [[row[i] for row in history] for i in range(len(followed.labels))]
+        turn = f" · {followed.turn}'s turn" if followed.turn else ""
         chart.draw(partial(
-            evaluation.metric_curves, steps=steps, labels=list(parity.languages), series=series,
-            title=f"{parity.measure}{turn}", legend=False, mark=step, whole=not parity.ratio_form,
+            evaluation.metric_curves, steps=steps, labels=list(followed.labels), series=lines,
+            title=f"{followed.title}{turn}", legend=False, mark=step, whole=followed.whole,
         ))
-        legend.update(chart.legend(list(parity.languages)))
+        legend.update(chart.legend(list(followed.labels)))
 
     # ------------------------------------------------------------------ inspect
 
@@ -194,7 +195,7 @@ class StatsPane(VerticalScroll):
         for name in ("compression", "pairs"):
             self.query_one(f"#{name}-plot", Chart).display = explore
         if not explore:
-            self.query_one("#parity-plot", Chart).display = self.query_one("#parity-legend", Static).display = False
+            self.query_one("#variant-plot", Chart).display = self.query_one("#variant-legend", Static).display = False
         for name in ("#lengths-plot", "#zipf-input"):
             self.query_one(name).display = not explore
         self.query_one("#zipf-plot", Chart).display = not explore and self.usage is not None

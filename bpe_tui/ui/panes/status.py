@@ -18,9 +18,9 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from ...core.engine.superwords import is_superword_rule, superword_rule_name
+from ...core.engine.registry import own_variant
 from ...core.tables.context import context_of
-from ...core.text.pretokenize import short_name
+from ...core.tables.summary import short_pretokenizer
 from ...core.wording import plural
 from ..session.sessions import ExploreSession, InspectSession
 from ..session.snapshot import Snapshot
@@ -118,12 +118,14 @@ def training_phrases(session: ExploreSession, snap: Snapshot, play_rate: float |
     """The status line's phrases for a trainer as of ``snap``: corpus, rules, step/target,
     vocabulary, tokens (what :class:`StatusLine` lays out; docs/explorer.md shows at which
     widths each gives way, computed from these)."""
-    cfg = session.trainer.config
     parts: list[Phrase] = []
     parts.append((cut_forms(session.shown_name), "chip--name", KEEP))
-    rules = cfg.describe()  # units · pre-tokenizer · tie-break · the rest
+    rules = session.trainer.config.describe()  # units · pre-tokenizer · tie-break · the rest
     shorter = (" · ".join(rules.split(" · ")[:3]), " · ".join(rules.split(" · ")[1:3]), "")
     parts.append(((rules, *dict.fromkeys(f for f in shorter if f != rules)), "", DETAIL))
+    own = own_variant(session.trainer.variant)  # a variant from elsewhere: named, as long as room allows
+    if own is not None:
+        parts.append(((f"variant {own[0]}", f"variant {own[1]}"), "chip--name", KEEP))
     target = f"/{fmt_int(snap.target)}" if snap.target is not None else ""
     parts.append(((f"step {fmt_int(snap.step)}{target}",), "bold", KEEP))
     parts.append(((f"vocab {fmt_int(snap.vocab_size)}",), "", KEEP))
@@ -227,8 +229,7 @@ class StatusLine(Phrases):
             parts.append(((session.build.short(),), "chip--note", KEEP))
         else:
             parts.append(((plural(d["merges"], "merge"),), "", KEEP))
-        pre = short_name(d["pretokenizer"])
-        rules = [d["units"], superword_rule_name(pre) if is_superword_rule(pre) else pre if len(pre) < 24 else "custom regex"]
+        rules = [d["units"], short_pretokenizer(d["pretokenizer"])]
         basic = " · ".join(rules)
         if d.get("tie_break"):
             rules.append(d["tie_break"])

@@ -144,7 +144,7 @@ class ExploreScreen(SessionScreen):
             self.pairs.show(session, snap, idle)
             self.corpus.show(session, snap)
             self.history.show(session, snap.timeline_len, snap.step, follow=follow)
-            self.stats.show(session, snap.step, idle, parity=snap.parity)
+            self.stats.show(session, snap.step, idle, series=snap.series)
             if idle:
                 self.refresh_table_panes()
 
@@ -162,10 +162,15 @@ class ExploreScreen(SessionScreen):
         if amount == 0:
             return
         if abs(amount) <= SYNC_STEPS:
-            if amount > 0:
-                done = session.advance(amount, respect_target=respect)
-            else:
-                done = session.retreat(-amount)
+            try:
+                if amount > 0:
+                    done = session.advance(amount, respect_target=respect)
+                else:
+                    done = session.retreat(-amount)
+            except BPEError as exc:  # a variant that failed: one line, and the trainer as it was before the step
+                self.notify(str(exc), title=what, severity="error", timeout=10)
+                self.refresh_all()
+                return
             if done < abs(amount) and amount > 0:
                 self._notify_stopped_short()
             self.refresh_all()
@@ -383,6 +388,10 @@ class ExploreScreen(SessionScreen):
         tr = self.session.trainer
         words = tr.variant.plain_words(tr)
         return (words, tr.config) if words is not None else None
+
+    def variant_view(self) -> tuple[tuple[str, ...], str]:
+        variant = self.session.trainer.variant
+        return variant.measure_languages(), variant.token_mark
 
     def leaving(self) -> None:
         self.stop_play()

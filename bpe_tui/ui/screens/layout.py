@@ -494,9 +494,14 @@ class SessionScreen(MainScreen):
             self.leaving()
             side = self.current_side()
             if side is not None:
-                self.app.push_screen(EvalScreen(side.table, side.name, origin=side.origin, plain=self.plain_source()))
+                languages, mark = self.variant_view()
+                self.app.push_screen(EvalScreen(side.table, side.name, origin=side.origin, plain=self.plain_source(), own_languages=languages, mark=mark))
 
     def plain_source(self):
-        """A variant's words and rules (SuperBPE, PickyBPE, parity-aware), for Evaluate to
+        """A variant's words and rules (any variant but plain BPE), for Evaluate to
         train the plain table at the same size and compare (None: no such comparison)."""
         return None
+
+    def variant_view(self) -> tuple[tuple[str, ...], str]:
+        """The languages the variant measures first, and its mark (Evaluate's defaults)."""
+        return (), ""

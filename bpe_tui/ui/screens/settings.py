@@ -2,17 +2,17 @@
 
 The dialog (``,`` or the palette's "Switch the training rules") edits the rules that decide
 which merges BPE learns -- tie-break, min frequency, lowercase, pre-tokenizer, the longest
-token allowed, the characters a token may not mix with others, PickyBPE's threshold τ (blank:
-plain BPE), and for a SuperBPE run its stage-2 options (rule, most words a token, no ``": "``,
-unused merges dropped) -- and returns a new
+token allowed, the characters a token may not mix with others, and the variants' options that
+have a label in their declaration (the registry's ``dialog_options``: one offered to switch its
+variant on, the others while their variant is in use) -- and returns a new
 :class:`~bpe_tui.core.engine.config.TrainerConfig`, checked by the config itself (a bad value is
 shown in the dialog, which stays open). The explorer then retrains to the step it stood at
 under the new rules, in the :class:`~bpe_tui.ui.session.loader.Loader`'s worker, and tells where
 the two merge lists part (:func:`first_difference`).
 
-Tie-break, min frequency and the constraints reuse the word counts already made; lowercase and
-the pre-tokenizer change the words themselves, so those count the corpus files again
-(:func:`needs_recount`).
+Tie-break, min frequency and the constraints reuse the word counts already made; lowercase,
+the pre-tokenizer and an option that ``recounts`` change the words themselves, so those count
+the corpus files again (:func:`needs_recount`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ...core.engine.config import TIE_BREAKS, TrainerConfig
+from ...core.engine.registry import Option, dialog_options, option_fields
 from ...core.errors import BPEError
 from ...core.text.pretokenize import short_name
 from ...core.types import TieBreak
@@ -38,15 +39,19 @@ from .dialogs import FormDialog
 #: The named pre-tokenizers the dialog offers (a custom regex in use is offered as well).
 PRETOKENIZERS = ("whitespace", "gpt2", "gpt4", "o200k")
 #: Config fields whose change alters the words themselves: the corpus must be counted again
-#: (SuperBPE's stage-2 rule cuts the chunks).
-RECOUNT_FIELDS = ("lowercase", "pretokenizer", "superword_rule")
-#: SuperBPE's stage-2 rules, as the dialog offers them.
-SUPERWORD_RULES = (("regex (the authors' current rule)", "regex"), ("digits (their OLMo2 tokenizers')", "digits"))
+#: (and each variant option that ``recounts``: a rule that cuts the corpus anew).
+RECOUNT_FIELDS = ("lowercase", "pretokenizer")
 
 
 def needs_recount(old: TrainerConfig, new: TrainerConfig) -> bool:
     """True when ``new`` cuts or normalises the corpus into other words than ``old`` does."""
-    return any(getattr(old, name) != getattr(new, name) for name in RECOUNT_FIELDS)
+    fields = RECOUNT_FIELDS + tuple(key for key, o in option_fields().items() if o.recounts)
+    return any(getattr(old, name) != getattr(new, name) for name in fields)
+
+
+def _box_id(option: Option) -> str:
+    """The id of an option's box in the dialog: its key, dashed."""
+    return option.key.replace("_", "-")
 
 
 def _pair(pair: tuple, end_of_word: str | None) -> str:
@@ -143,18 +148,12 @@ class SettingsScreen(FormDialog):
             with Horizontal(classes="setting"):
                 yield Label("no merge across")
                 yield Input(cfg.no_merge_across or "", placeholder=r"a class: \d  \s  \p{P}  (blank: none)", id="no-merge-across", compact=True)
-            with Horizontal(classes="setting"):
-                yield Label("PickyBPE τ")
-                yield Input(
-                    "" if cfg.picky is None else f"{cfg.picky:g}", placeholder="0 < τ <= 1 removes tokens (blank: plain BPE)",
-                    id="picky", compact=True,
-                )
-            if cfg.superwords_after is not None:
-                yield from self._superword_rows(cfg)
+            yield from self._variant_rows(cfg)
             if self.start:
                 note = "lowercase and the pre-tokenizer are the start table's"
             elif self.recount:
-                note = "lowercase, the pre-tokenizer" + (" and the superword rule" if cfg.superwords_after is not None else "") + " count the corpus files again"
+                more = "".join(f" and the {o.label}" for o in dialog_options(cfg) if o.recounts)
+                note = f"lowercase, the pre-tokenizer{more} count the corpus files again"
             else:
                 note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
             yield Static(Text(note, style="dim"), classes="hint")
@@ -163,21 +162,23 @@ class SettingsScreen(FormDialog):
                 yield Button("Retrain", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def _superword_rows(self, cfg: TrainerConfig) -> ComposeResult:
-        """SuperBPE's stage-2 options (see :mod:`~bpe_tui.core.engine.superwords`)."""
-        with Horizontal(classes="setting"):
-            yield Label("superword rule")
-            yield Select(list(SUPERWORD_RULES), value=cfg.superword_rule, allow_blank=False, compact=True, id="superword-rule", disabled=not self.recount)
-        with Horizontal(classes="setting"):
-            yield Label("superword words")
-            yield Input(
-                "" if cfg.superword_max_words is None else str(cfg.superword_max_words),
-                placeholder="most words in a token (blank: no limit)", id="superword-max-words", compact=True,
-            )
-        with Horizontal(classes="setting"):
-            yield Label("superword limits")
-            yield Checkbox("no ': ' in a token", cfg.superword_skip_colon_space, id="superword-colon", compact=True)
-            yield Checkbox("drop unused merges", cfg.superwords_drop_unused, id="superwords-drop", compact=True)
+    def _variant_rows(self, cfg: TrainerConfig) -> ComposeResult:
+        """A row for each variant option the registry offers for ``cfg`` (its declared label,
+        a box for its type); one that recounts is fixed where the corpus cannot be counted again."""
+        for option in dialog_options(cfg):
+            value = getattr(cfg, option.key)
+            box = _box_id(option)
+            with Horizontal(classes="setting"):
+                yield Label(option.label or option.key)
+                if option.type is bool:
+                    yield Checkbox(option.note or option.key, bool(value), id=box, compact=True)
+                elif option.choices:
+                    shown = option.choice_labels or tuple(map(str, option.choices))
+                    yield Select(list(zip(shown, option.choices)), value=value, allow_blank=False, compact=True, id=box,
+                                 disabled=option.recounts and not self.recount)
+                else:
+                    yield Input("" if value is None else f"{value:g}" if isinstance(value, float) else str(value),
+                                placeholder=option.note, id=box, compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#tie-break", Select).focus()
@@ -185,14 +186,16 @@ class SettingsScreen(FormDialog):
     def chosen(self) -> TrainerConfig:
         """The config the dialog describes now (BPEError: what is wrong, and in which box)."""
         min_frequency = _number(self.query_one("#min-frequency", Input).value, "min frequency")
-        stage2: dict[str, Any] = {}
-        if self.config.superwords_after is not None:
-            stage2 = dict(
-                superword_rule=str(self.query_one("#superword-rule", Select).value),
-                superword_max_words=_number(self.query_one("#superword-max-words", Input).value, "superword words"),
-                superword_skip_colon_space=self.query_one("#superword-colon", Checkbox).value,
-                superwords_drop_unused=self.query_one("#superwords-drop", Checkbox).value,
-            )
+        variants: dict[str, Any] = {}
+        for option in dialog_options(self.config):
+            box = f"#{_box_id(option)}"
+            if option.type is bool:
+                variants[option.key] = self.query_one(box, Checkbox).value
+            elif option.choices:
+                variants[option.key] = str(self.query_one(box, Select).value)
+            else:
+                text = self.query_one(box, Input).value
+                variants[option.key] = _number(text, option.label or option.key, option.type) if option.type in (int, float) else (text.strip() or None)
         return dataclasses.replace(
             self.config,
             tie_break=cast(TieBreak, str(self.query_one("#tie-break", Select).value)),  # (a Select of TIE_BREAKS)
@@ -201,8 +204,7 @@ class SettingsScreen(FormDialog):
             pretokenizer=str(self.query_one("#pretokenizer", Select).value),
             max_token_length=_number(self.query_one("#max-token-length", Input).value, "max token length"),
             no_merge_across=self.query_one("#no-merge-across", Input).value.strip() or None,
-            **stage2,
-            picky=_number(self.query_one("#picky", Input).value, "PickyBPE τ", float),
+            **variants,
         )
 
     def finished(self, value: object) -> object:

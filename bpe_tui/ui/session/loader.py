@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 
 from ...core.engine.config import TrainerConfig
 from ...core.engine.trainer import Trainer
-from ...core.engine.variants.parity import ParityAware
+from ...core.engine.registry import Variant
 from ...core.errors import BPEError, NotUTF8, one_line
 from ...core.text.languages import paths_of
 from ...core.tables.formats import load
@@ -121,12 +121,17 @@ class Loader(Widget):
         dask: str | None = None,
         start: MergeTable | None = None,
         records: RecordOptions | None = None,
+        variant: Callable[[], Variant | None] | None = None,
+        check: bool = False,
     ) -> None:
         """Count the corpus (on the Dask cluster ``dask`` if given) and build a trainer;
         progress by bytes read, or by blocks counted on Dask, and by records read (JSON lines,
         Parquet: ``records`` says which field holds the text and whether bad records are
         skipped). With ``start`` (``--from``) the trainer goes on from that table (its merges
         applied to the corpus first).
+
+        ``variant``: makes the variant to train with (``--variant``; None: the config's);
+        ``check``: the trainer recounts after every step (``--check-variant``).
 
         ``workers``: processes counting the words (None: by size, see core.corpus.count_files).
         Escape cancels: the next progress report raises, which also stops the worker
@@ -141,16 +146,18 @@ class Loader(Widget):
         )
 
         def build() -> ExploreSession:
+            own = variant() if variant is not None else None
             if start is not None:
-                trainer = Trainer.from_table(start, paths, config, **reading)
+                trainer = Trainer.from_table(start, paths, config, variant=own, **reading)
             else:
-                trainer = Trainer.from_files(paths, config, **reading)
+                trainer = Trainer.from_files(paths, config, variant=own, **reading)
+            trainer.check_variant(check)
             return ExploreSession(
                 trainer, read_preview(paths, counts, records), paths=list(paths), errors=errors, counts=counts, start=start, workers=workers,
                 dask=dask, records=records, read_note="; ".join(report.said()) or None,
             )
 
-        self._open(build, paths, again=lambda: self.corpus(paths, config, "replace", counts, workers, dask, start, records))
+        self._open(build, paths, again=lambda: self.corpus(paths, config, "replace", counts, workers, dask, start, records, variant, check))
 
     def _open(self, build: Callable[[], ExploreSession], paths: list[str], again: Callable[[], object]) -> None:
         """Build a session in this worker and say how it went: :class:`SessionOpened`, or
@@ -182,7 +189,7 @@ class Loader(Widget):
     def languages(
         self, languages: tuple, config: TrainerConfig, errors: str = "strict", workers: int | None = None, records: RecordOptions | None = None,
     ) -> None:
-        """Parity-aware BPE: read every language's corpus and development text
+        """The variant that trains on one corpus per language: read every language's corpus and development text
         (``languages``: ``(corpora, dev, ratio)``, see ``Trainer.from_languages``) and build
         its trainer; progress by bytes read, language by language."""
         corpora, dev, ratio = languages
@@ -276,24 +283,20 @@ class Loader(Widget):
             target = old.trainer.steps_done
             before = old.merged_pairs()
             name = old.trainer.name
-            parity = old.trainer.variant
-            if isinstance(parity, ParityAware):  # parity-aware BPE: the same languages, under the new rules
-                corpora = parity.corpora
-                if recount:
-                    trainer = Trainer.from_languages(
-                        corpora.paths, dev=corpora.dev_paths or None, ratio=dict(zip(corpora.languages, corpora.ratio)) if corpora.ratio else None,
-                        config=config, errors=old.errors, workers=old.workers, progress=counting,
-                    )
-                else:
-                    trainer = Trainer(corpora.union(), config, name=name, variant=ParityAware(corpora))
+            variant = old.trainer.variant
+            # a variant whose corpus is not the files (one per language) counts it again itself
+            counted = variant.recount(config, errors=old.errors, workers=old.workers, progress=counting) if recount else None
+            if counted is not None:
+                words, fresh = counted
+                trainer = Trainer(words, config, name=name, variant=fresh)
             elif recount and old.paths is not None:  # (the dialog offers a recount only for files)
                 trainer = Trainer.from_files(
                     old.paths, config, errors=old.errors, counts=old.counts, workers=old.workers, client=old.dask,
-                    progress=counting, text_field=old.records.text_field, skip_bad_records=old.records.skip_bad,
+                    progress=counting, text_field=old.records.text_field, skip_bad_records=old.records.skip_bad, variant=variant.fresh(),
                 )
             else:
                 words, chunks = old.trainer.corpus_counts()
-                trainer = Trainer(words, config, name=name, start=old.start, chunk_counts=chunks)
+                trainer = Trainer(words, config, name=name, start=old.start, chunk_counts=chunks, variant=variant.fresh())
             session = ExploreSession(
                 trainer, old.preview, paths=old.paths, errors=old.errors, counts=old.counts, start=old.start, workers=old.workers, dask=old.dask,
                 records=old.records,

@@ -35,7 +35,7 @@ class HistoryRow:
     #: What the variant did right after merge ``step`` (PickyBPE's RemovalEvent or
     #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
     after: object | None = None
-    language: str | None = None  # parity-aware BPE: the language that chose it
+    language: str | None = None  # a variant of languages: the language that chose it
 
 
 def row_starts(extras: list[int]) -> list[int]:

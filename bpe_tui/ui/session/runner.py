@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
+from ...core.errors import BPEError
 from ..messages import BATCH_SECONDS, UI_SHARE, Played, Progressed, WorkDone
 from .sessions import ExploreSession
 
@@ -134,6 +135,8 @@ class Runner(Widget):
                 if posted is None or (posted.shown.is_set() and share.allows()):
                     posted = Progressed(session.snapshot(), done, total)
                     self.post_message(posted)
+        except BPEError as exc:  # a variant that failed (one line already): reported, the trainer stays usable
+            error = str(exc)
         except Exception as exc:  # pragma: no cover - reported, never fatal
             error = f"{type(exc).__name__}: {exc}"
         finally:

@@ -19,14 +19,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ...core.engine.trainer import MergeEvent, Trainer
-from ...core.engine.variants.parity import ParityAware
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
 from ...core.text.parts import preview_text
 from ...core.wording import one_line
 from ..keys import key_for
 from .rows import HistoryRow, TableRemoval, row_place, row_starts
-from .snapshot import ParityView, Snapshot
+from .snapshot import Snapshot
 
 #: Pairs shown in the pair table.
 TOP_PAIRS = 50
@@ -181,7 +180,7 @@ class ExploreSession(Session):
         #: Every merge seen, up to the furthest step reached: undone merges stay listed
         #: (dimmed) so the history can re-apply them.
         self.timeline: list[MergeEvent] = []
-        #: With a variant's events after merges (PickyBPE's removals) each has a row under its
+        #: With a variant's events after merges (a removal, say) each has a row under its
         #: merge's: the row of each timeline merge, made when first asked after a change
         #: (None: one row per merge, nothing to look up).
         self._rows: list[int] | None = None
@@ -189,7 +188,7 @@ class ExploreSession(Session):
         self._table: MergeTable | None = None
         self._table_step = -1
         self._order: list[int] | None = None
-        self._order_stage = False  # whether _order lists SuperBPE's chunks
+        self._order_stage = False  # whether _order lists a variant's new cut of the corpus (chunks)
         #: The step last saved: merges are the same at the same step, so a save at step k
         #: covers the trainer whenever it stands at k again. A start table's merges are
         #: saved already.
@@ -197,9 +196,9 @@ class ExploreSession(Session):
 
     @property
     def languages(self) -> tuple[str, ...]:
-        """Parity-aware BPE's languages, in the order given (empty for any other trainer)."""
-        variant = self.trainer.variant
-        return variant.languages if isinstance(variant, ParityAware) else ()
+        """The languages the variant trains on and measures first, in the order given
+        (empty for a trainer of one corpus: its ``measure_languages``)."""
+        return self.trainer.variant.measure_languages()
 
     @property
     def first_step(self) -> int:
@@ -296,7 +295,7 @@ class ExploreSession(Session):
     def word_order(self) -> list[int]:
         """All word indices, most frequent first (computed once per corpus: counts never
         change, but past SuperBPE's transition the corpus is chunks, not words)."""
-        stage = self.trainer.in_superword_stage
+        stage = self.trainer.transition is not None
         if self._order is None or self._order_stage != stage:
             self._order = self.trainer.words_by_frequency()
             self._order_stage = stage
@@ -329,20 +328,22 @@ class ExploreSession(Session):
         start = tr.steps_done - tr.first_step  # an index into tr.history (not the start table's merges)
         done = 0
         with self.lock:
-            while done < max_steps:
-                if respect_target:
-                    if tr.step() is None:
+            try:
+                while done < max_steps:
+                    if respect_target:
+                        if tr.step() is None:
+                            break
+                    else:
+                        before = tr.steps_done
+                        tr.goto(before + 1)
+                        if tr.steps_done == before:
+                            break
+                    done += 1
+                    if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
                         break
-                else:
-                    before = tr.steps_done
-                    tr.goto(before + 1)
-                    if tr.steps_done == before:
-                        break
-                done += 1
-                if (stop is not None and stop()) or (deadline is not None and time.monotonic() >= deadline):
-                    break
-            if done:
-                self._record(tr.history[start:])
+            finally:  # (a variant that fails mid-way: the merges made before it are recorded all the same)
+                if done:
+                    self._record(tr.history[start:])
         return done
 
     def word_counts(self) -> dict[str, int]:
@@ -385,7 +386,8 @@ class ExploreSession(Session):
         between are no longer in the timeline. Call while the trainer is idle."""
         step, first, timeline = self.trainer.steps_done, self.first_step, self.timeline
         lo, hi = min(then, step), max(then, step)
-        k = self.trainer.config.superwords_after
+        recut = self.trainer.transition
+        k = recut.step if recut is not None else self.trainer.variant.recut_step()
         if lo < first or hi - first > len(timeline) or (k is not None and lo < k <= hi):
             return None
         events = timeline[lo - first : hi - first]
@@ -432,11 +434,7 @@ class ExploreSession(Session):
             texts = {w: tr.word_text(w) for w in order}
             planned = tr.planned_pair() if not finished else None
             variant = tr.variant
-            parity = None
-            next_pair = None
-            if isinstance(variant, ParityAware):
-                parity = ParityView(variant.languages, variant.score_history(), variant.ratio_form, variant.next_language())
-                next_pair = variant.next_pair(tr) if not finished and planned is None else None
+            next_pair = variant.next_pick(tr) if not finished and planned is None else None
             return Snapshot(
                 step=k,
                 target=tr.target_steps,
@@ -455,13 +453,14 @@ class ExploreSession(Session):
                 segmentations=segs,
                 frequencies=freqs,
                 texts=texts,
-                superwords=tr.in_superword_stage,
+                recut=tr.transition is not None,
                 transition=tr.transition,
                 planned=planned,
                 planned_count=tr.pair_count(planned) if planned is not None else 0,
                 next_pair=next_pair,
                 next_count=tr.pair_count(next_pair) if next_pair is not None else 0,
-                parity=parity,
+                turn=variant.turn() if next_pair is not None else None,
+                series=variant.series(),
             )
 
 

@@ -10,12 +10,13 @@ merges that saved each language the most tokens. ctrl+o measures another corpus 
 The bars and the curves are charts with axes (:mod:`bpe_tui.charts.evaluation`); each bar's
 label carries its value, each curve's legend entry its first and last value. Under the bars,
 the table across all the corpora (:mod:`bpe_tui.core.analysis.side_by_side`, as ``bpe-tui
-eval`` prints it): vocabulary size, bytes per token, the parity measures, and the shares of
-scaffold, unused and superword tokens.
+eval`` prints it): vocabulary size, bytes per token, the premium measures, and the shares of
+scaffold, unused and space-spanning tokens.
 
-A superword (SuperBPE) trainer's table is measured against the plain table its words give at
+A variant's table (any but plain BPE's) is measured against the plain table its words give at
 the same vocabulary size (trained in the worker): the bars become columns, the two tables side
-by side under each language.
+by side under each language. A variant that trains on languages of its own measures those
+first (its ``measure_languages``); l shows every shipped language, and back.
 
 Everything is computed in a thread worker with a progress bar; escape cancels it (and, when
 nothing runs, goes back).
@@ -55,7 +56,6 @@ from ..keys import bindings_for
 from ..widgets.plot import Chart
 from ..widgets.render import (
     CHIP_CLASSES,
-    SUPERWORD_MARK,
     ChipStyles,
     redraw_on_theme_change,
 )
@@ -108,12 +108,18 @@ class EvalScreen(WorkScreen):
 
     def __init__(
         self, table: MergeTable, name: str, corpora: list[Corpus] | None = None, origin: str = "",
-        plain: tuple[Mapping[str, int], TrainerConfig] | None = None,
+        plain: tuple[Mapping[str, int], TrainerConfig] | None = None, own_languages: tuple[str, ...] = (), mark: str = "",
     ) -> None:
-        """``plain``: the words and rules of a superword trainer, to train the plain table
-        at the same vocabulary size and draw its bars beside this table's."""
+        """``plain``: the words and rules of a variant's trainer, to train the plain table
+        at the same vocabulary size and draw its bars beside this table's. ``own_languages``:
+        the languages the variant trained on, measured first (l: all of them); ``mark``: the
+        variant's mark, shown in the title."""
         super().__init__()
         self.plain = plain
+        self.own_languages = own_languages
+        self.mark = mark
+        #: Every shipped language, when the default corpora are the variant's own (l toggles).
+        self.all_corpora: list[Corpus] | None = None
         self.table = table
         self.table_name = name
         self.origin = origin
@@ -146,6 +152,9 @@ class EvalScreen(WorkScreen):
             except BPEError as exc:
                 self.notify(str(exc), title="no parallel text", severity="warning", timeout=10)
                 self.corpora = []
+            own = [c for c in self.corpora if c.label in self.own_languages]
+            if own and len(own) < len(self.corpora):  # the variant's own languages first
+                self.all_corpora, self.corpora = self.corpora, own
         self._title()
         redraw_on_theme_change(self, self._redraw)
         if self.corpora:
@@ -165,8 +174,11 @@ class EvalScreen(WorkScreen):
         if self.origin:
             head.append(f"  {self.origin}")
         head.append(f"  · {plural(len(self.table), 'token')} · on {plural(len(self.corpora or []), 'corpus', 'corpora')}", "dim")
+        if self.all_corpora is not None:
+            mine = len(self.corpora or []) < len(self.all_corpora)
+            head.append(f" ({'its own languages; l: all' if mine else 'all; l: its own'})", "dim")
         if self.plain is not None:
-            mark = f"{SUPERWORD_MARK} " if self.plain[1].superwords_after is not None else ""
+            mark = f"{self.mark} " if self.mark else ""
             head.append(f"  · {mark}vs plain BPE at the same size", "dim")
         self.query_one("#eval-title", Static).update(head)
 
@@ -245,7 +257,7 @@ class EvalScreen(WorkScreen):
         self.bar_lines = [f"{label:<{width}} {_fmt(attr, value)}" for label, value in zip(result.corpora, values)]
         bars = self.query_one("#eval-bars", Chart)
         short = title.split(" (")[0]  # plotext leaves out a title wider than the chart
-        if len(result.tables) > 1:  # a superword table beside its plain counterpart: columns
+        if len(result.tables) > 1:  # a variant's table beside its plain counterpart: columns
             plain = [metric_value(result, 1, c, attr) for c in range(len(result.corpora))]
             self.bar_lines = [
                 line for c, bar_line in enumerate(self.bar_lines) for line in (bar_line, f"{'':<{width}} {_fmt(attr, plain[c])} plain")
@@ -286,6 +298,16 @@ class EvalScreen(WorkScreen):
         self.metric = (self.metric + delta) % len(METRICS)
         self.render_metric()
 
+    def action_languages(self) -> None:
+        """The variant's own languages, or every shipped one (when it has languages of its own)."""
+        if self.all_corpora is None:
+            self.notify("this table's trainer has no languages of its own: it is measured on every shipped one", timeout=5)
+            return
+        own = [c for c in self.all_corpora if c.label in self.own_languages]
+        self.corpora = list(self.all_corpora) if len(self.corpora or []) < len(self.all_corpora) else own
+        self._title()
+        self.run_evaluation()
+
     def action_corpus(self) -> None:
         from ..screens.dialogs import PathScreen
 
@@ -294,6 +316,7 @@ class EvalScreen(WorkScreen):
                 return
             try:
                 self.corpora = [parse_corpus(os.path.expanduser(path))]
+                self.all_corpora = None  # (another corpus: no languages to switch between)
             except BPEError as exc:
                 self.notify(str(exc), title="cannot evaluate", severity="error", timeout=10)
                 return

@@ -17,7 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from ...core.engine.superwords import is_superword
+from ...core.engine.registry import token_mark as mark_of
 from ...core.look import GRAPHEME, Piece, look, pieces
 
 
@@ -48,7 +48,7 @@ class ChipStyles:
     name: Style  # a name: a table, a corpus, a pane
     special: Style  # a special token (<|endoftext|>), never merged
     different: tuple[Style, Style]  # alternating chips of a span two tables split differently
-    superword: Style  # the SUPERWORD_MARK of a token that spans a space (SuperBPE)
+    marked: Style  # the mark a variant draws beside some tokens (see token_mark)
     #: Draw a character that tokens cut between them once, whole (False: each token's own
     #: bytes, ``<0xE0><0xA4>``): the App's ``show_bytes``, which a key turns over.
     whole: bool = True
@@ -86,7 +86,7 @@ class ChipStyles:
             get("chip--name"),
             get("chip--special"),
             (get("chip--diff-a"), get("chip--diff-b")),
-            get("chip--superword"),
+            get("chip--mark"),
             whole,
         )
 
@@ -134,24 +134,21 @@ CYCLE = 6
 CHIP_CLASSES = {
     "chip--a", "chip--b", "chip--next", "chip--touched", "chip--future", "chip--unknown",
     "chip--good", "chip--bad", "chip--note", "chip--name", "chip--special", "chip--diff-a",
-    "chip--diff-b", "chip--superword",
+    "chip--diff-b", "chip--mark",
 } | {f"chip--cycle-{n}" for n in range(1, CYCLE + 1)}
 
 
-#: PickyBPE's events, readable without colour: a token removed right after a merge (split
-#: back into its parts), and a removed token that a merge made again.
+#: A variant's events after a merge, readable without colour: a token removed right after a
+#: merge (split back into its parts), and a removed token that a merge made again.
 REMOVED_MARK = "-"
 RESTORED_MARK = "+"
 
 
-#: The mark beside a superword token (one that spans a space: SuperBPE, see
-#: :func:`~bpe_tui.core.engine.superwords.is_superword`), in the ``superword`` role.
-SUPERWORD_MARK = "⁀"
-
-
-def superword_mark(surface, look: ChipStyles) -> Text:
-    """:data:`SUPERWORD_MARK` in its role when ``surface`` is a superword, else nothing."""
-    return Text(SUPERWORD_MARK, style=look.superword, end="") if is_superword(surface) else Text(end="")
+def token_mark(surface, look: ChipStyles) -> Text:
+    """The mark a variant draws beside ``surface`` (``⁀`` beside a token that spans a space:
+    :func:`~bpe_tui.core.engine.registry.token_mark`), in the ``marked`` role, else nothing."""
+    mark = mark_of(surface)
+    return Text(mark, style=look.marked, end="") if mark else Text(end="")
 
 
 def label(surface, end_of_word: str | None = None) -> str:

@@ -43,35 +43,42 @@ from __future__ import annotations
 
 import heapq
 from operator import countOf
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import BPEError
 from ...text.languages import LanguageCorpora
 from ...wording import plural
+from ..config import PARITY_VARIANTS, TrainerConfig, named
 from ..events import TIES_LISTED
 from ..rewrite import merge_word
-from ..speed import MAX_TOKEN_ID, key_of, pair_index, pairs_of, surface_pairs, utf8_as_ids
+from ..speed import MAX_TOKEN_ID, key_of, pairs_of, surface_pairs, utf8_as_ids
+from ..state import Merged
+from .options import Option
 from .plain import PlainBPE
-from .seam import Choice, ChoiceTuple, Merged, Variant
+from .languages import NOWHERE, DevTexts, LanguageQueue
+from .seam import Bench, Choice, ChoiceTuple, Series, Variant
 
-__all__ = ["ParityAware", "ParityChoice", "choose_language", "train_languages"]
+if TYPE_CHECKING:
+    from ..events import MergeEvent
+
+__all__ = ["ParityAware", "ParityChoice", "choose_language", "language_counts"]
 
 
-def train_languages(
-    trainer_class: Any, corpora: Any, dev: Any = None, ratio: Any = None, config: Any = None, **count_options: Any,
-) -> Any:
-    """``Trainer.from_languages``: read every language (see
-    :func:`~bpe_tui.core.text.languages.read_languages`) and build a trainer over their words
-    with this variant. ``config`` None: the parity preset, base variant; a config without
-    ``parity``: the base variant. ``count_options`` go to each language's counting
+def language_counts(
+    corpora: Any, dev: Any = None, ratio: Any = None, config: TrainerConfig | None = None, **count_options: Any,
+) -> tuple[dict[str, int], TrainerConfig, "ParityAware", str]:
+    """What ``Trainer.from_languages`` builds a trainer from: every language read (see
+    :func:`~bpe_tui.core.text.languages.read_languages`), as ``(the words of all languages
+    counted together, the config, this variant over them, a name)``. ``config`` None: the
+    parity preset, base variant; a config without ``parity``: the base variant.
+    ``count_options`` go to each language's counting
     (:func:`~bpe_tui.core.text.distributed.count_words`: errors, workers, progress, ...)."""
     from dataclasses import replace
 
     from ...text.distributed import count_words
     from ...text.languages import check_languages, read_languages
-    from ..config import TrainerConfig
 
     if config is None:
         config = TrainerConfig(preset="parity", parity="base")
@@ -79,12 +86,12 @@ def train_languages(
         config = replace(config, parity="base")
     check_languages(corpora, dev, ratio)
     if ratio is not None and config.global_merges:
-        raise BPEError("the ratio form does not go with global_merges (the hybrid): the reference cannot run them together either")
+        raise BPEError(f"the ratio form does not go with {named('global_merges')} (the hybrid): the reference cannot run them together either")
     errors = count_options.get("errors", "strict")
     read = read_languages(corpora, config, dev=dev, ratio=ratio, errors=errors, count=lambda paths, cfg: count_words(paths, cfg, **count_options))
     names = read.languages
     name = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
-    return trainer_class(read.union(), config, name=name, variant=ParityAware(read))
+    return read.union(), config, ParityAware(read), name
 
 
 @dataclass(frozen=True)
@@ -159,101 +166,28 @@ def choose_language(
     return None, waiting
 
 
-class _Nowhere(dict):
-    """An index that files nothing (merge_word files each word under the pairs it gains; the
-    variant's copies of the words are not kept)."""
-
-    def __missing__(self, pair: str) -> dict:
-        return {}
-
-
-_NOWHERE = _Nowhere()
-
-
-class _Queue:
-    """One language's pairs, best first: a heap of queue entries shaped as the trainer's,
-    ``(-count, *tie-break key, pair)``, with lazy invalidation (an entry is trusted when its
-    count is the language's count now; a pair whose count rises is pushed again)."""
-
-    def __init__(self, counts: dict[str, int], entry: Any):
-        self.counts = counts
-        self.entry = entry
-        self.heap = [entry(p, c) for p, c in counts.items()]
-        heapq.heapify(self.heap)
-
-    def push(self, pair: str, count: int) -> None:
-        heapq.heappush(self.heap, self.entry(pair, count))
-
-    def take(self, k: int) -> list:
-        """The best ``k`` valid entries (distinct pairs), taken off the heap."""
-        heap, counts, entry = self.heap, self.counts, self.entry
-        out: list = []
-        while heap and len(out) < k:
-            e = heapq.heappop(heap)
-            pair = e[-1]
-            count = counts.get(pair, 0)
-            if not count:
-                continue
-            fresh = entry(pair, count)
-            if fresh != e:
-                if fresh > e:  # worse since queued: where it belongs now
-                    heapq.heappush(heap, fresh)
-                continue  # (better: a fresher entry was pushed when the count rose)
-            if out and out[-1] == e:
-                continue
-            out.append(e)
-        return out
-
-    def peek(self, k: int) -> list:
-        out = self.take(k)
-        for e in out:
-            heapq.heappush(self.heap, e)
-        return out
-
-
-class _DevTexts:
-    """The development texts' words (id strings, as the trainer's words) with each one's
-    count per language, a pair -> words index, and each language's length in tokens."""
-
-    def __init__(self, corpora: LanguageCorpora, to_ids: Any):
-        assert corpora.dev is not None
-        union: dict[str, list[tuple[int, int]]] = {}
-        for lang, counts in enumerate(corpora.dev):
-            for word, count in counts.items():
-                union.setdefault(word, []).append((lang, count))
-        self.words = [to_ids(word) for word in union]
-        self.langs = [tuple(v) for v in union.values()]
-        self.ones = [1] * len(self.words)  # (merge_word's weights: the changes are not used)
-        _, self.where, _ = pair_index(self.words, self.ones)
-        self.lengths = [0] * len(corpora.languages)
-        for word, langs in zip(self.words, self.langs):
-            for lang, count in langs:
-                self.lengths[lang] += len(word) * count
-
-    def merge(self, pair: str, new: str) -> tuple[list[int], list[str], list[int]]:
-        """Apply a merge (as the trainer does, :func:`~bpe_tui.core.engine.rewrite.merge_word`);
-        return the words rewritten, their old segmentations, and each language's tokens saved."""
-        touched, olds, _, _ = merge_word(self.words, sorted(self.where.pop(pair, ())), pair, new, self.ones, {}, self.where)
-        saved = [0] * len(self.lengths)
-        for w, old in zip(touched, olds):
-            k = len(old) - len(self.words[w])
-            for lang, count in self.langs[w]:
-                saved[lang] += k * count
-        return touched, olds, saved
-
-    def unmerge(self, touched: list[int], olds: list[str]) -> None:
-        for w, old in zip(touched, olds):
-            self.words[w] = old
-            for p in pairs_of(old):
-                self.where[p][w] = None
-
-
 class ParityAware(Variant):
     """Parity-aware BPE over ``corpora`` (see the module docstring); its options are the
     trainer's config's (``parity``, ``parity_window``, ``parity_alpha``, ``global_merges``).
     Made by :meth:`Trainer.from_languages <bpe_tui.core.engine.trainer.Trainer.from_languages>`."""
 
     name = "parity-aware"
+    title = "parity-aware BPE (one corpus per language; Foroutan et al. 2025)"
+    options = (
+        Option("parity", str, None, choices=PARITY_VARIANTS, flag="--parity",
+               help="base (default with --language) or window (moving-window balancing)"),
+        Option("parity_window", int, 100, flag="--parity-window", metavar="N",
+               help="window variant: the last N merges are looked at (default 100)"),
+        Option("parity_alpha", int, 2, flag="--parity-alpha", metavar="A",
+               help="window variant: a language may choose A/languages of them (default 2)"),
+        Option("global_merges", int, 0, flag="--global-merges", metavar="M",
+               help="the hybrid: the first M merges are plain BPE on all languages together"),
+    )
+    #: It trains on one corpus per language (``--language LANG=FILE``), under this preset
+    #: unless another is given, and takes no length limit (the reference has none).
+    takes_languages = True
+    takes_length_limit = False
+    preset = "parity"
     acts_after_merge = True
 
     def __init__(self, corpora: LanguageCorpora):
@@ -261,13 +195,84 @@ class ParityAware(Variant):
         self.languages = corpora.languages
         self._plain = PlainBPE()
 
+    # ------------------------------------------------------------------ the declaration
+
+    @classmethod
+    def wanted(cls, config: TrainerConfig) -> bool:
+        return config.parity is not None
+
+    @classmethod
+    def from_config(cls, config: TrainerConfig, chunk_counts: Mapping[str, int] | None = None) -> "ParityAware":
+        raise BPEError(
+            "parity-aware BPE trains on one corpus per language: Trainer.from_languages({lang: paths}, dev={lang: path}, config) "
+            "(bpe-tui train --language LANG=FILE --dev LANG=FILE ...)"
+        )
+
+    @classmethod
+    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The languages a parity-aware table was trained on, and how they chose."""
+        about = config.get("parity_aware")
+        if not isinstance(about, Mapping):
+            return []
+        languages = [str(lang) for lang in about.get("languages", ())]
+        how = str(about.get("variant", "base"))
+        if how == "window":
+            how += f" (window {about.get('window')}, alpha {about.get('alpha')})"
+        if about.get("global_merges"):
+            how += f", the first {int(about['global_merges']):,} merges global"
+        measured = "target ratios" if "ratio" in about else "development texts"
+        return [("parity-aware", f"{len(languages)} languages ({', '.join(languages)}), {how}; measured on their {measured}")]
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: Callable[[str], str], requested: bool) -> dict[str, Any]:
+        """``parity`` base unless given, and the window and hybrid settings given."""
+        if not requested:
+            return {}
+        if start_merges is not None:
+            raise BPEError(f"parity-aware BPE (--language, {name('parity')}) does not go with --from: it starts from the base alphabet")
+        fields = {o.key: given[o.key] for o in cls.options if given.get(o.key) is not None}
+        fields.setdefault("parity", "base")
+        return fields
+
+    def summary(self, bench: Bench) -> list[str]:
+        """Each language's measure before training and now, and how many merges it chose."""
+        history = self.score_history()
+        chose: dict[str, int] = {}
+        for event in bench.history:
+            reason = event.reason
+            if isinstance(reason, ParityChoice) and reason.language is not None:
+                chose[reason.language] = chose.get(reason.language, 0) + 1
+        what = "compression over target" if self.ratio_form else "development text tokens"
+        shown = (lambda v: f"{v:,}") if not self.ratio_form else (lambda v: f"{v:.3f}")
+        rows = [
+            f"  {lang}: {shown(before)} -> {shown(after)}, chose {plural(chose.get(lang, 0), 'merge')}"
+            for lang, before, after in zip(self.languages, history[0], history[-1])
+        ]
+        return [f"{what} per language, before -> after:", *rows]
+
+    def fresh(self) -> "ParityAware":
+        """The same languages, for a trainer built again under other rules."""
+        return ParityAware(self.corpora)
+
+    def recount(self, config: TrainerConfig, **count_options: Any) -> "tuple[dict[str, int], Variant]":
+        """Every language's corpus and development text read again under ``config``."""
+        corpora = self.corpora
+        ratio = dict(zip(corpora.languages, corpora.ratio)) if corpora.ratio else None
+        words, _, variant, _ = language_counts(corpora.paths, corpora.dev_paths or None, ratio, config, **count_options)
+        return words, variant
+
+    def measure_languages(self) -> tuple[str, ...]:
+        """Its own languages: those its development texts (or ratios) were given for."""
+        return tuple(self.languages)
+
     # ------------------------------------------------------------------ the seam
 
-    def attach(self, trainer: Any) -> None:
-        cfg = trainer.config
+    def attach(self, bench: Bench) -> None:
+        cfg = bench.config
+        st = bench.state
         if cfg.parity is None:
             raise BPEError("parity-aware BPE needs config.parity (base or window)")
-        if trainer.first_step:
+        if bench.first_step:
             raise BPEError("parity-aware BPE cannot go on from a table: it starts from the base alphabet")
         n = len(self.languages)
         self._window = cfg.parity == "window"
@@ -275,27 +280,27 @@ class ParityAware(Variant):
         self._share = cfg.parity_alpha / (n + (1 if cfg.global_merges else 0))  # (the reference counts its global column)
         self._global = cfg.global_merges
         self._min = cfg.min_frequency
-        index = {text: w for w, text in enumerate(trainer._word_text)}
-        langs: list[list[tuple[int, int]]] = [[] for _ in trainer._word_text]
+        index = {text: w for w, text in enumerate(st.word_text)}
+        langs: list[list[tuple[int, int]]] = [[] for _ in st.word_text]
         for lang, counts in enumerate(self.corpora.words):
             for word, count in counts.items():
                 w = index.get(word)
                 if w is not None:
                     langs[w].append((lang, count))
         self._langs = [tuple(v) for v in langs]
-        if any(sum(c for _, c in v) != total for v, total in zip(self._langs, trainer._counts)):
+        if any(sum(c for _, c in v) != total for v, total in zip(self._langs, st.counts)):
             raise BPEError("parity-aware BPE: the trainer's words are not the languages' words counted together")
         self._counts: list[dict[str, int]] = [{} for _ in range(n)]
-        for word, word_langs in zip(trainer._words, self._langs):
+        for word, word_langs in zip(st.words, self._langs):
             for p in pairs_of(word):
                 for lang, count in word_langs:
                     pc = self._counts[lang]
                     pc[p] = pc.get(p, 0) + count
-        self._entry = trainer._entry
-        self._queues = [_Queue(pc, self._entry) for pc in self._counts]
+        self._entry = bench.queue.make_entry
+        self._queues = [LanguageQueue(pc, self._entry) for pc in self._counts]
         self._made: dict[int, object] = {}
         if self.corpora.dev is not None:
-            self._dev: _DevTexts | None = _DevTexts(self.corpora, self._to_ids(trainer))
+            self._dev: DevTexts | None = DevTexts(self.corpora, self._to_ids(bench))
             self._tokens = list(self._dev.lengths)
             self._ratio: tuple[float, ...] | None = None
         else:
@@ -304,7 +309,7 @@ class ParityAware(Variant):
             first = self.corpora.ratio[0]
             self._ratio = tuple(r / first for r in self.corpora.ratio)
             self._tokens = [0] * n
-            for word, word_langs in zip(trainer._words, self._langs):
+            for word, word_langs in zip(st.words, self._langs):
                 for lang, count in word_langs:
                     self._tokens[lang] += len(word) * count
         self._initial = tuple(self._tokens)
@@ -313,10 +318,10 @@ class ParityAware(Variant):
         self._history: list[tuple] = [self.scores()]
         self._pending: tuple[int | None, ParityChoice] | None = None
 
-    def choose(self, trainer: Any, respect_target: bool) -> ChoiceTuple | str:
+    def choose(self, bench: Bench, respect_target: bool) -> ChoiceTuple | str:
         self._pending = None
-        if trainer.steps_done < self._global:
-            choice = self._plain.choose(trainer, respect_target)
+        if bench.steps_done < self._global:
+            choice = self._plain.choose(bench, respect_target)
             if isinstance(choice, str):
                 return choice
             reason = self._reason("global", None, (), choice[1])
@@ -328,7 +333,7 @@ class ParityAware(Variant):
         queue = self._queues[lang]
         taken = queue.take(1)
         entry = taken[0] if taken else None
-        stop = self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+        stop = self._cannot(lang, entry) or bench.stop_reason_for(entry, respect_target)
         if stop is not None:
             if entry is not None:
                 heapq.heappush(queue.heap, entry)
@@ -340,18 +345,19 @@ class ParityAware(Variant):
         reason = self._reason("parity", lang, tuple(self.languages[i] for i in waiting), count)
         self._pending = (lang, reason)
         pair = entry[-1]
-        return Choice(pair, trainer._pair_counts.get(pair, count), tie_count, surface_pairs(trainer._surfaces, tied),
+        st = bench.state
+        return Choice(pair, st.pair_counts.get(pair, count), tie_count, surface_pairs(st.surfaces, tied),
                       entry, tied[0] if tied else None, reason)
 
-    def stop_reason(self, trainer: Any, respect_target: bool) -> str | None:
-        if trainer.steps_done < self._global:
-            return self._plain.stop_reason(trainer, respect_target)
+    def stop_reason(self, bench: Bench, respect_target: bool) -> str | None:
+        if bench.steps_done < self._global:
+            return self._plain.stop_reason(bench, respect_target)
         lang, _ = self._language()
         if lang is None:
             return self._stuck()
         best = self._queues[lang].peek(1)
         entry = best[0] if best else None
-        return self._cannot(lang, entry) or trainer._stop_reason(entry, respect_target)
+        return self._cannot(lang, entry) or bench.stop_reason_for(entry, respect_target)
 
     def _stuck(self) -> str:
         """Why the window variant stops when every language waits."""
@@ -366,24 +372,24 @@ class ParityAware(Variant):
         left = "no pair left" if entry is None else f"its most frequent pair occurs {plural(-entry[0], 'time')}, below min_frequency {self._min}"
         return f"{self.languages[lang]}'s turn, and {left}: parity-aware BPE stops when the language that chooses cannot"
 
-    def peek(self, trainer: Any) -> tuple | None:
-        if trainer.steps_done < self._global:
-            return self._plain.peek(trainer)
+    def peek(self, bench: Bench) -> tuple | None:
+        if bench.steps_done < self._global:
+            return self._plain.peek(bench)
         lang, _ = self._language()
         if lang is None:
             return None
         best = self._queues[lang].peek(1)
         return best[0] if best else None
 
-    def after_merge(self, trainer: Any, merged: Merged) -> tuple:
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
         pick, _ = self._pending if self._pending is not None else (None, None)
         self._pending = None
         new = chr(merged.new_id)
-        surface = trainer._surfaces[merged.new_id]
+        surface = bench.state.surfaces[merged.new_id]
         if merged.created and self._made.setdefault(merged.new_id, surface) != surface:
             self._made[merged.new_id] = surface  # an id made before as another token: keys moved
-            self._queues = [_Queue(pc, self._entry) for pc in self._counts]
-        words = trainer._words
+            self._queues = [LanguageQueue(pc, self._entry) for pc in self._counts]
+        words = bench.state.words
         olds = merged.olds or [words[w].replace(new, merged.pair) for w in merged.touched]
         before = tuple(pc.get(merged.pair, 0) for pc in self._counts)  # (its count drops to 0: undo restores it)
         saved = self._recount(merged.touched, olds, merged.pair, new, forward=True)
@@ -399,7 +405,7 @@ class ParityAware(Variant):
         self._history.append(self.scores())
         return ()
 
-    def undo(self, trainer: Any, event: Any) -> None:
+    def undo(self, bench: Bench, event: "MergeEvent") -> None:
         pick, dev_touched, dev_olds, saved, olds, before = self._steps.pop()
         self._history.pop()
         if pick is not None:
@@ -407,7 +413,7 @@ class ParityAware(Variant):
         touched = event.words_touched
         new, pair = chr(event.new_id), key_of(*event.pair_ids)
         if olds is None:
-            words = trainer._words
+            words = bench.state.words
             olds = [words[w].replace(new, pair) for w in touched]
         self._recount(touched, olds, pair, new, forward=False)
         for lang, count in enumerate(before):
@@ -419,8 +425,8 @@ class ParityAware(Variant):
         for lang, k in enumerate(saved):
             self._tokens[lang] += k
 
-    def table_config(self, trainer: Any) -> dict[str, Any]:
-        cfg = trainer.config
+    def table_config(self, bench: Bench) -> dict[str, Any]:
+        cfg = bench.config
         about: dict[str, Any] = {"variant": cfg.parity, "languages": list(self.languages), "global_merges": cfg.global_merges}
         if cfg.parity == "window":
             about.update(window=cfg.parity_window, alpha=cfg.parity_alpha)
@@ -433,10 +439,10 @@ class ParityAware(Variant):
     def describe(self) -> str:
         return f"parity-aware, {len(self.languages)} languages"
 
-    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
         """Every language's words together: plain BPE chooses each merge by the counts of
         all of them (the languages' sizes decide, which is what parity corrects)."""
-        return None if trainer.first_step else self.corpus_counts(trainer)[0]
+        return None if bench.first_step else self.corpus_counts(bench)[0]
 
     # ------------------------------------------------------------------ questions (the explorer's)
 
@@ -459,13 +465,30 @@ class ParityAware(Variant):
         """Every language's development text in tokens now (the corpus's, in the ratio form)."""
         return tuple(self._tokens)
 
-    def next_pair(self, trainer: Any) -> tuple | None:
+    def next_pair(self, bench: Bench) -> tuple | None:
         """The pair (surfaces) the next step merges by the rules, or None when it would stop."""
-        entry = self.peek(trainer)
+        entry = self.peek(bench)
         if entry is None or -entry[0] < self._min:
             return None
         pair = entry[-1]
-        return trainer._surfaces[ord(pair[0])], trainer._surfaces[ord(pair[1])]
+        surfaces = bench.state.surfaces
+        return surfaces[ord(pair[0])], surfaces[ord(pair[1])]
+
+    def heading(self, bench: Bench) -> str:
+        """The variant as the config describes it (its last phrase), and what it does."""
+        return f" · {bench.config.describe().rsplit(' · ', 1)[-1]}: the language served worst chooses each merge"
+
+    def series(self) -> Series:
+        """Every language's measure over the merges, and whose turn is next."""
+        title = "compression/target" if self.ratio_form else "dev tokens"  # (short: plotext drops a title wider than the chart)
+        return Series(tuple(self.languages), self.score_history(), title, whole=not self.ratio_form, turn=self.next_language())
+
+    def next_pick(self, bench: Bench) -> tuple | None:
+        return self.next_pair(bench)
+
+    def turn(self) -> str | None:
+        lang = self.next_language()
+        return f"{lang}'s turn: its most frequent pair" if lang is not None else None
 
     def next_language(self) -> str | None:
         """The language that chooses the next merge (None in the hybrid's global merges, or
@@ -507,7 +530,7 @@ class ParityAware(Variant):
             if not copies[lang]:
                 continue
             deltas: dict[str, int] = {}
-            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, _NOWHERE, keep_old=False)
+            _, _, saved[lang], _ = merge_word(copies[lang], range(len(copies[lang])), pair, new, weights[lang], deltas, NOWHERE, keep_old=False)
             deltas.pop(pair, None)  # (with a == b the local changes touch it too)
             pc, queue = self._counts[lang], self._queues[lang]
             for p, delta in deltas.items():
@@ -523,12 +546,12 @@ class ParityAware(Variant):
                 pc.pop(pair, None)
         return saved
 
-    def _to_ids(self, trainer: Any) -> Any:
+    def _to_ids(self, bench: Bench) -> Any:
         """How a development word becomes an id string as the trainer's words are: its bytes
         (or characters) as ids, the end-of-word marker after; a character the corpus never had
         is an id no pair holds."""
-        cfg = trainer.config
-        to_id = trainer._surface_to_id
+        cfg = bench.config
+        to_id = bench.state.surface_to_id
         eow = cfg.end_of_word
         tail = "" if eow is None else chr(to_id[eow.encode("utf-8") if cfg.units == "bytes" else eow])
         unknown = chr(MAX_TOKEN_ID)

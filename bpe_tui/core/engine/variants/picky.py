@@ -24,7 +24,7 @@ A string can also be made by another pair than the first time (``abc`` from ``a 
 
 **In the trainer** this variant acts after each merge (see :mod:`~.seam`): it keeps every
 token's standalone frequency (``f`` above) and the pair that first made it, decides removals,
-splits through ``trainer._rewrite`` and reports each removal and restore as an event of its own
+splits through ``state.rewrite`` and reports each removal and restore as an event of its own
 (:class:`RemovalEvent`, :class:`RestoreEvent`, in the merge event's ``after``). It chooses
 pairs as plain BPE does. Under the ``picky`` tie-break rule
 (:class:`~bpe_tui.core.engine.tiebreak.PickyOrder`, the picky preset's) it also keeps that
@@ -42,14 +42,21 @@ token here (the reference counts it as one more, and its pair counts go wrong th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...wording import plural
 from ..speed import ids_of, pairs_of
+from ..state import Merged
 from ..tiebreak import PickyOrder, show
+from .options import Option
 from .plain import PlainBPE
-from .seam import Merged
+from .seam import Bench
+
+if TYPE_CHECKING:
+    from ..config import TrainerConfig
+    from ..events import MergeEvent
 
 __all__ = ["PickyBPE", "RemovalEvent", "RestoreEvent", "ios_text"]
 
@@ -169,30 +176,88 @@ class PickyBPE(PlainBPE):
     order among equal counts, for the picky preset without a threshold)."""
 
     name = "picky"
+    title = "PickyBPE (Chizhov et al. 2024)"
+    options = (
+        Option(
+            "picky", float, None, flag="--picky", metavar="TAU", label="PickyBPE τ", offered=True,
+            note="0 < τ <= 1 removes tokens (blank: plain BPE)",
+            help="PickyBPE (Chizhov et al. 2024): after each merge, remove a part whose share of occurrences inside the new "
+            "token (its IoS) is above TAU, 0 < TAU <= 1, splitting it back into its parts; --preset picky is the authors' setup",
+        ),
+    )
     acts_after_merge = True
 
     def __init__(self, threshold: float | None) -> None:
         self.threshold = threshold
         self.removes_tokens = threshold is not None
 
+    @classmethod
+    def wanted(cls, config: "TrainerConfig") -> bool:
+        """τ given, or the picky tie-break (the reference's order, which this variant keeps)."""
+        return config.picky is not None or config.tie_break == "picky"
+
+    @classmethod
+    def from_config(cls, config: "TrainerConfig", chunk_counts: Mapping[str, int] | None = None) -> "PickyBPE":
+        return cls(config.picky)
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: Callable[[str], str], requested: bool) -> dict[str, Any]:
+        """τ is given anew for every run (None when not given: a start table's does not carry over)."""
+        return {"picky": given.get("picky")}
+
+    @classmethod
+    def save_needs(cls, config: "TrainerConfig") -> dict[str, bool]:
+        """Removals, or ▁ in front of every word (the picky preset's setup), need a format that replays them."""
+        return {"picky": config.picky is not None or config.word_start is not None}
+
+    def summary(self, bench: Bench) -> list[str]:
+        """Its work in one line: how many removals and restores, how many tokens are out."""
+        after = [e for ev in bench.history for e in ev.after]
+        removals = sum(isinstance(e, RemovalEvent) for e in after)
+        restores = sum(isinstance(e, RestoreEvent) for e in after)
+        out = len(bench.state.removed)
+        return [f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(out, 'token')} out of the vocabulary"] if self.threshold is not None else []
+
+    @classmethod
+    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """τ and the removals a PickyBPE table records (none: not PickyBPE's)."""
+        tau, removals = config.get("picky"), config.get("removals")
+        if not isinstance(tau, (int, float)) or isinstance(tau, bool):
+            return []
+        listed = removals if isinstance(removals, list) else []
+        count = len(listed)
+        steps = sorted({r[0] for r in listed if isinstance(r, list) and r})
+        where = f", after {len(steps):,} of its merges (the first after merge {steps[0]:,})" if steps else ""
+        return [("PickyBPE", f"τ {tau:g}: {count:,} token{'s' if count != 1 else ''} removed{where}; encoding replays them in order")]
+
+    @classmethod
+    def encoding_rule(cls, config: Mapping[str, Any], merges: Any, vocab: Any, source: str) -> Any:
+        """The removals, replayed in order with the merges (:class:`~bpe_tui.core.tables.removals.Removals`)."""
+        if not config.get("removals") or merges is None:
+            return None
+        from ...tables.removals import Removals
+
+        return Removals(config["removals"], merges, vocab, source)
+
     def describe(self) -> str:
         return f"PickyBPE τ {self.threshold:g}" if self.threshold is not None else ""
 
-    def plain_words(self, trainer: Any) -> dict[str, int] | None:
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
         """The same words: plain BPE is PickyBPE that never removes."""
-        if self.threshold is None or trainer.first_step:
+        if self.threshold is None or bench.first_step:
             return None
-        return self.corpus_counts(trainer)[0]
+        return self.corpus_counts(bench)[0]
 
     # ------------------------------------------------------------------ building
 
-    def attach(self, trainer: Any) -> None:
-        self.unknown: int | None = trainer._unknown
-        self.end_of_word = trainer.config.end_of_word
+    def attach(self, bench: Bench) -> None:
+        st = bench.state
+        self.unknown: int | None = st.unknown
+        self.end_of_word = bench.config.end_of_word
         #: token -> how often it occurs on its own in the corpus (the IoS's ``f``)
         self.freq: dict[int, int] = {}
         freq = self.freq
-        for word, count in zip(trainer._words, trainer._counts):
+        for word, count in zip(st.words, st.counts):
             for ch in word:
                 t = ord(ch)
                 freq[t] = freq.get(t, 0) + count
@@ -201,27 +266,27 @@ class PickyBPE(PlainBPE):
         self.parts: dict[int, tuple[int, int]] = {}
         #: merged token -> words that may hold it (a superset, as the trainer's pair index)
         self.holders: dict[int, dict[int, None]] = {}
-        for a, b, new in trainer._inherited:  # going on from a table: its merged tokens
+        for a, b, new in st.inherited:  # going on from a table: its merged tokens
             self.parts.setdefault(new, (a, b))
         if self.parts:
-            for w, word in enumerate(trainer._words):
+            for w, word in enumerate(st.words):
                 for ch in word:
                     if ord(ch) in self.parts:
                         self.holders.setdefault(ord(ch), {})[w] = None
         #: removed token -> the merge after which it was removed (for a restore's sentence)
         self.removed_at: dict[int, int] = {}
         self.log: list[_StepLog] = []
-        rule = trainer._rule
+        rule = bench.queue.rule
         self.order: PickyOrder | None = rule if isinstance(rule, PickyOrder) else None
         self.tick = 0
         if self.order is not None:  # the reference's counter starts as the corpus's pairs in order
             stamps = self.order.stamps
-            for word in trainer._words:
+            for word in st.words:
                 for p in pairs_of(word):
                     if p not in stamps and self._valid(p):
                         stamps[p] = self.tick
                         self.tick += 1
-            trainer._requeue_all()
+            bench.queue.requeue_all()
 
     def _valid(self, pair: str) -> bool:
         """Whether the reference counts this pair (never one holding the unknown token)."""
@@ -230,16 +295,17 @@ class PickyBPE(PlainBPE):
 
     # ------------------------------------------------------------------ after a merge
 
-    def after_merge(self, trainer: Any, merged: Merged) -> tuple:
-        step = trainer.steps_done + 1  # (the merge's event is made after this)
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        step = bench.steps_done + 1  # (the merge's event is made after this)
+        st = bench.state
         new = merged.new_id
         a, b = ids_of(merged.pair)
         actual = merged.saved  # how many times the merge joined its parts (before any split)
         log = _StepLog(self.tick)
         events: list = []
-        surfaces = trainer._surfaces
-        if new in trainer._removed:
-            trainer._set_present(new, True)
+        surfaces = st.surfaces
+        if new in st.removed:
+            st.set_present(new, True)
             removed_at = self.removed_at.pop(new)
             log.restored = (new, removed_at)
             events.append(RestoreEvent(step, surfaces[new], new, (surfaces[a], surfaces[b]), removed_at, self.end_of_word))
@@ -248,15 +314,15 @@ class PickyBPE(PlainBPE):
             log.made = new
         self.holders.setdefault(new, {}).update(dict.fromkeys(merged.touched))
         if self.order is not None:
-            self._order_after_merge(trainer, merged, log)
+            self._order_after_merge(bench, merged, log)
         self._add(log, new, actual)
         if a == b:  # (x, x): each merge used two of them
             self._add(log, a, -2 * actual)
-            self._consider(trainer, a, actual, merged, step, log, events)
+            self._consider(bench, a, actual, merged, step, log, events)
         else:
             for part in (a, b):
                 self._add(log, part, -actual)
-                self._consider(trainer, part, actual, merged, step, log, events)
+                self._consider(bench, part, actual, merged, step, log, events)
         self.log.append(log)
         return tuple(events)
 
@@ -265,7 +331,7 @@ class PickyBPE(PlainBPE):
         log.freqs.append((token, old))
         self.freq[token] = old + change
 
-    def _consider(self, trainer: Any, token: int, merged_count: int, merged: Merged, step: int, log: _StepLog, events: list) -> None:
+    def _consider(self, bench: Bench, token: int, merged_count: int, merged: Merged, step: int, log: _StepLog, events: list) -> None:
         """Remove ``token`` if its IoS after this merge is above the threshold."""
         if self.threshold is None or token not in self.parts:
             return
@@ -273,31 +339,32 @@ class PickyBPE(PlainBPE):
         ios = merged_count / (freq + merged_count)
         if not ios > self.threshold:
             return
-        trainer._set_present(token, False)
-        split = self._walk(token, trainer._removed)
+        st = bench.state
+        st.set_present(token, False)
+        split = self._walk(token, st.removed)
         log.removed.append((token, self.removed_at.get(token)))
         self.removed_at[token] = step
         for part in split:
             self._add(log, part, freq)
-        words = trainer._words
+        words = st.words
         mark = chr(token)
         held = sorted(w for w in self.holders.get(token, ()) if mark in words[w])
         entered: list[str] = []
         if self.order is not None:
             entered = self._order_after_removal(token, split, held, words, log)
         spelled = "".join(map(chr, split))
-        trainer._rewrite([(w, words[w].replace(mark, spelled)) for w in held], merged)
+        st.rewrite([(w, words[w].replace(mark, spelled)) for w in held], merged)
         for part in split:
             if part in self.parts:
                 self.holders.setdefault(part, {}).update(dict.fromkeys(held))
         for p in entered:
-            trainer._queue(p)
+            bench.queue.push(p)
         self._add(log, token, -freq)
-        surfaces = trainer._surfaces
+        surfaces = st.surfaces
         events.append(RemovalEvent(
             step, surfaces[token], token, tuple(surfaces[p] for p in split), tuple(split), surfaces[merged.new_id],
-            ios, self.threshold, freq, merged_count, tuple(held), trainer._total_tokens,
-            len(surfaces) - trainer._holes, self.end_of_word,
+            ios, self.threshold, freq, merged_count, tuple(held), st.total_tokens,
+            st.vocab_size, self.end_of_word,
         ))
 
     def _walk(self, token: int, removed: set[int]) -> list[int]:
@@ -330,7 +397,7 @@ class PickyBPE(PlainBPE):
         if pair in stamps:
             log.stamps.append((pair, stamps.pop(pair)))
 
-    def _order_after_merge(self, trainer: Any, merged: Merged, log: _StepLog) -> None:
+    def _order_after_merge(self, bench: Bench, merged: Merged, log: _StepLog) -> None:
         """The reference's counter after a merge: the merged pair and every pair the merge
         took to zero leave it; the new token's pairs enter, words in order, each left to right."""
         changes = merged.changes
@@ -338,14 +405,14 @@ class PickyBPE(PlainBPE):
             if before and before + changes[p] == 0:
                 self._leave(p, log)
         mark = chr(merged.new_id)
-        words = trainer._words
+        words = bench.state.words
         entered = []
         for w in merged.touched:
             for p in pairs_of(words[w]):
                 if mark in p and self._valid(p) and self._enter(p, log):
                     entered.append(p)
         for p in entered:
-            trainer._queue(p)
+            bench.queue.push(p)
 
     def _order_after_removal(self, token: int, split: list[int], held: list[int], words: list[str], log: _StepLog) -> list[str]:
         """The reference's counter as a removal changes it (before the words are split): the
@@ -372,7 +439,7 @@ class PickyBPE(PlainBPE):
 
     # ------------------------------------------------------------------ undo, and the table
 
-    def undo(self, trainer: Any, event: Any) -> None:
+    def undo(self, bench: Bench, event: "MergeEvent") -> None:
         log = self.log.pop()
         if self.order is not None:
             stamps = self.order.stamps
@@ -385,28 +452,29 @@ class PickyBPE(PlainBPE):
                     moved.append(pair)
             self.tick = log.tick
             for pair in moved:  # (their keys got smaller: queue them where they belong again)
-                trainer._queue(pair)
+                bench.queue.push(pair)
         for token, before in reversed(log.freqs):
             self.freq[token] = before
+        st = bench.state
         for token, removed_before in reversed(log.removed):
-            trainer._set_present(token, True)
+            st.set_present(token, True)
             if removed_before is None:
                 del self.removed_at[token]
             else:
                 self.removed_at[token] = removed_before
         if log.restored is not None:
             token, removed_at = log.restored
-            trainer._set_present(token, False)
+            st.set_present(token, False)
             self.removed_at[token] = removed_at
         if log.made is not None:
             del self.parts[log.made]
 
-    def table_config(self, trainer: Any) -> dict[str, Any]:
+    def table_config(self, bench: Bench) -> dict[str, Any]:
         """The removals, for encoding as the reference's tokenizer does: merges and removals
         applied in the order they happened (``removals``: ``[merge number, token id, [the ids
         it split into]]``, each after the merge it follows), and a word that is a token
         itself taken whole (``ignore_merges``)."""
-        return {"ignore_merges": True, "removals": removal_list(trainer.history)}
+        return {"ignore_merges": True, "removals": removal_list(bench.history)}
 
 
 def removal_list(history: Iterable[Any]) -> list[list]:

@@ -16,11 +16,9 @@ explanation compares it with. After the merge, plain BPE does nothing more
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..events import TIES_LISTED
 from ..speed import surface_pairs
-from .seam import ChoiceTuple, Variant
+from .seam import Bench, ChoiceTuple, Variant
 
 __all__ = ["PlainBPE"]
 
@@ -30,13 +28,14 @@ class PlainBPE(Variant):
 
     name = "plain"
 
-    def choose(self, trainer: Any, respect_target: bool) -> ChoiceTuple | str:
-        best = trainer._pop_valid()  # one pop: the stop check and the merge share it
+    def choose(self, bench: Bench, respect_target: bool) -> ChoiceTuple | str:
+        queue = bench.queue
+        best = queue.pop()  # one pop: the stop check and the merge share it
         entry = best[0] if best else None
-        reason = trainer._stop_reason(entry, respect_target)
+        reason = bench.stop_reason_for(entry, respect_target)
         if reason is not None:
             if entry is not None:
-                trainer._put_back(entry)  # not merged: back to the head of the queue
+                queue.put_back(entry)  # not merged: back to the head of the queue
             return reason
         assert entry is not None  # (no entry to merge is a stop reason)
         count = -entry[0]
@@ -44,19 +43,27 @@ class PlainBPE(Variant):
         # Ties: how many other pairs share this count (the pair itself is counted in the
         # histogram), and the first few of them by name. They are exactly the next valid
         # entries, so peek no further than needed.
-        tie_count = trainer._count_hist[count] - 1
+        tie_count = bench.state.count_hist[count] - 1
         if not tie_count:
             return (entry[-1], count, 0, (), entry, None, None)
         listed = tie_count if tie_count < TIES_LISTED else TIES_LISTED
-        tied = trainer._peek_valid(listed)
+        tied = queue.peek(listed)
         # Valid entries come out in order and a valid copy of an entry equals it, so a
         # second valid copy of this pair's entry (rare) would come first: skip it.
         if tied and tied[0] == entry:
-            tied = trainer._peek_valid(listed + 1)[1:]
+            tied = queue.peek(listed + 1)[1:]
         if tied and tied[-1][0] != entry[0]:  # pairs a constraint forbids are counted, never queued
             tied = [e for e in tied if e[0] == entry[0]]
-        return (entry[-1], count, tie_count, surface_pairs(trainer._surfaces, tied), entry, tied[0] if tied else None, None)
+        return (entry[-1], count, tie_count, surface_pairs(bench.state.surfaces, tied), entry, tied[0] if tied else None, None)
 
-    def peek(self, trainer: Any) -> tuple | None:
-        best = trainer._peek_valid(1)
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
+        """None: plain BPE is what the others are measured against."""
+        return None if type(self) is PlainBPE else super().plain_words(bench)
+
+    def next_pick(self, bench: Bench) -> tuple | None:
+        """None: plain BPE's pick is the leader (and so are its subclasses', which keep its choice)."""
+        return None
+
+    def peek(self, bench: Bench) -> tuple | None:
+        best = bench.queue.peek(1)
         return best[0] if best else None

@@ -1,4 +1,4 @@
-"""The one seam through which a BPE variant plugs into the trainer: its contract.
+"""The one seam through which a BPE variant plugs into the trainer: its typed contract.
 
 Plain BPE repeats one rule: merge the most frequent adjacent pair, everywhere. The variants of
 recent papers change one of two things about a step, and nothing else:
@@ -12,12 +12,36 @@ recent papers change one of two things about a step, and nothing else:
 Everything else stays the trainer's: the words and their segmentations, the pair counts and the
 pair -> words index, the priority queue, merging itself, the history, undo and goto, pairs
 chosen by hand, the stop conditions, the events. A variant is a :class:`Variant` subclass, one
-module each in this package, whose docstring teaches its algorithm (plain BPE's is
-:mod:`~bpe_tui.core.engine.variants.plain`, the default).
-:func:`~bpe_tui.core.engine.variants.variant_for` picks one from a
-:class:`~bpe_tui.core.engine.config.TrainerConfig`; a variant that needs more than a config
-(several corpora, a development set) is made by its own constructor and handed to
-``Trainer(..., variant=...)``.
+module each, whose docstring teaches its algorithm (plain BPE's is
+:mod:`~bpe_tui.core.engine.variants.plain`, the default), and it declares its options once
+(:class:`~bpe_tui.core.engine.variants.options.Option`; the built-ins are listed in
+:mod:`~bpe_tui.core.engine.registry`). A variant from outside the package is the same kind of
+class: ``Trainer(..., variant=MyVariant(...))``, ``bpe-tui train --variant module:MyVariant``
+(see the docs page "Write your own variant").
+
+What a variant is handed
+========================
+
+Every hook is given the trainer as a :class:`Bench`: a Protocol naming exactly what a variant
+may use, so that mypy checks the contract. It holds
+
+* ``bench.state``, the :class:`~bpe_tui.core.engine.state.TrainingState`: the corpus (``words``
+  as id strings, ``counts``, ``word_text``), ``pair_counts``, ``count_hist``, ``where``, the
+  vocabulary (``surfaces``, ``surface_to_id``, ``removed``, ``vocab_size``, ``first_merge_id``,
+  ``special_ids``, ``unknown``, ``inherited``: a start table's merges) and ``total_tokens``;
+  read anything, change it only through its methods (``rewrite``, ``set_present``,
+  ``install_corpus``, ``drop_merges`` and ``restore_dropped``, ``set_limit``) and the two
+  attributes ``transition`` and ``initial_total_tokens``;
+* ``bench.queue``, the :class:`~bpe_tui.core.engine.queue.PairQueue`: ``pop(k)``,
+  ``peek(k)``, ``put_back(entry)``, ``push(pair)`` after a key moved, ``requeue_all()``,
+  ``set_rule(rule)``, ``make_entry(pair, count)`` and the ``rule`` in force;
+* the trainer's questions: ``config``, ``name``, ``steps_done``, ``first_step``,
+  ``history``, ``merge_list()``, ``corpus_counts()``, and ``stop_reason_for(entry,
+  respect_target)``: the trainer's own reasons to stop (nothing left, below min_frequency,
+  the target reached), in its order.
+
+No module of a variant touches a name that starts with ``_`` on another object
+(tests/core/test_variants_seam.py reads every variant module's source to check it).
 
 The contract
 ============
@@ -26,146 +50,137 @@ One variant object serves one trainer, which calls it at these points and no oth
 variant that changes only what happens after a merge subclasses
 :class:`~bpe_tui.core.engine.variants.plain.PlainBPE` and keeps its choice):
 
-``attach(trainer)``
+``attach(bench)``
     Once, as the last thing the trainer's constructor does: the corpus is counted, the
     alphabet made, the pair counts, the pair -> words index and the queue are built. The
-    variant builds its own state from them (its per-language pair counts, its token
-    frequencies, its development set's segmentation) or refuses the trainer's config with a
+    variant builds its own state from them or refuses the trainer's config with a
     :class:`~bpe_tui.core.errors.BPEError` of one line (an option it cannot honour).
 
-``choose(trainer, respect_target) -> Choice | str``
+``choose(bench, respect_target) -> Choice | str``
     At every step the rules decide (a pair chosen by hand, or replayed from the trainer's plan,
     is merged without asking). Returns the pair to merge as a :class:`Choice` (or a plain
-    tuple of its seven fields, :data:`ChoiceTuple`), or a ``str``:
-    why training stops here, which becomes the trainer's ``stop_reason``. Check stopping with
-    ``trainer._stop_reason(entry, respect_target)``, which gives the trainer's own reasons
-    (nothing left, below min_frequency, the target reached) in the trainer's order; an entry
-    taken off the queue and not merged goes back with ``trainer._put_back(entry)``.
+    tuple of its seven fields, :data:`ChoiceTuple`), or a ``str``: why training stops here,
+    which becomes the trainer's ``stop_reason``. Check stopping with
+    ``bench.stop_reason_for(entry, respect_target)``; an entry taken off the queue and not
+    merged goes back with ``bench.queue.put_back(entry)``.
 
-``peek(trainer) -> entry | None``
+``peek(bench) -> entry | None``
     The queue entry the rules would merge next, left where it is (None: nothing to merge). It
     must name the pair :meth:`choose` would return if called now: the trainer uses it to say
     whether a pair chosen by hand is the one the rules pick anyway, and to name the rules'
     pick in a hand-chosen merge's explanation.
 
-``stop_reason(trainer, respect_target) -> str | None``
-    Why :meth:`choose` would stop now, in its words, without choosing (None: it would merge):
-    the trainer's ``finished`` and where ``goto`` ends ask it, and ``stop_reason`` is then this.
+``stop_reason(bench, respect_target) -> str | None``
+    Why :meth:`choose` would stop now, in its words, without choosing (None: it would merge).
     The base class gives the trainer's own reasons for :meth:`peek`'s entry; a variant with
-    reasons of its own (parity-aware BPE: the choosing language has no pair left, the window
-    leaves no language) says them here and in :meth:`choose` alike.
+    reasons of its own says them here and in :meth:`choose` alike.
 
-``after_merge(trainer, merged) -> tuple``  (called only when ``acts_after_merge`` is True)
+``after_merge(bench, merged) -> tuple``  (called only when ``acts_after_merge`` is True)
     Right after each merge (chosen by the rules or by hand), before its event is made.
-    ``merged`` (:class:`Merged`) says what the merge did. The variant may change the corpus
-    further, only through ``trainer._rewrite(rewrites, merged)``, and the vocabulary, only
-    through ``trainer._set_present(token_id, present)``; it returns its own events, in the
-    order they happened (PickyBPE's removals), which become the merge event's ``after``.
-    The merge event then reports the whole step: ``total_tokens`` and ``vocab_size`` after
-    the last of them, and ``pair_changes`` the net change of every pair over the step.
+    ``merged`` (:class:`~bpe_tui.core.engine.state.Merged`) says what the merge did. The
+    variant may change the corpus further, only through ``bench.state.rewrite(rewrites,
+    merged)``, and the vocabulary, only through ``bench.state.set_present(token_id,
+    present)``; it returns its own events, in the order they happened (PickyBPE's removals),
+    which become the merge event's ``after`` (an event with an ``explanation`` is shown in
+    the history under its merge). The merge event then reports the whole step.
 
-``after_step(trainer, event)``  (called only when ``acts_after_step`` is True)
-    Once the step is over: its event made and recorded (``event`` is the last of
-    ``trainer.history``, and ``trainer.merge_list()`` holds its merge). Here, and only here, a
-    variant may cut the corpus anew (SuperBPE's transition to chunks): it installs the new
-    corpus with ``trainer._install_corpus(texts, counts, words, rule)``, may leave merges out
-    of the table with ``trainer._drop_merges(ranks)``, may limit what later merges make with
-    ``trainer._set_limit(limit)``, and says what it did as ``trainer.transition`` (and the new
-    corpus's length before any merge as ``trainer.initial_total_tokens``). The step's event
-    stays as it was: it reports the merge over the corpus it was made on.
+``after_step(bench, event)``  (called only when ``acts_after_step`` is True)
+    Once the step is over: its event made and recorded. Here, and only here, a variant may
+    cut the corpus anew (SuperBPE's transition to chunks): ``bench.state.install_corpus(texts,
+    counts, words)`` (after ``bench.queue.set_rule(rule)`` to order by another rule),
+    ``bench.state.drop_merges(bench.merge_list(), ranks)``, ``bench.state.set_limit(limit)``,
+    and says what it did as ``bench.state.transition`` (and the new corpus's length before
+    any merge as ``bench.state.initial_total_tokens``).
 
-``undo(trainer, event)``  (called only when ``acts_after_merge`` or ``acts_after_step`` is True)
+``undo(bench, event)``  (called only when ``acts_after_merge`` or ``acts_after_step`` is True)
     When ``event``, the step's MergeEvent, is undone, first thing: the variant takes back its
-    own state (frequencies, orders, presence through ``_set_present``) as it was before
-    ``after_merge`` ran for it, and what ``after_step`` did (the old corpus installed again,
-    ``trainer._restore_dropped()``, ``_set_limit(None)``, ``transition`` None). The trainer
-    then restores the words :meth:`_rewrite` changed (their old segmentations, last first),
+    own state as it was before ``after_merge`` ran for it, and what ``after_step`` did. The
+    trainer then restores the words ``rewrite`` changed (their old segmentations, last first),
     the pair counts (the event's net changes reversed) and the merge itself. Undo is last-in
     first-out, so the variant may keep a stack.
 
-``corpus_counts(trainer) -> (words, chunks)``
-    The corpus as the trainer was built with it, wherever it stands (``Trainer.corpus_counts``,
-    which builds the same trainer again under other rules): the base class gives the words
-    as they are now and no chunks; a variant that cut the corpus anew gives what it was cut
-    from, and the other cut.
+``corpus_counts(bench) -> (words, chunks)``
+    The corpus as the trainer was built with it, wherever it stands: the base class gives the
+    words as they are now and no chunks; a variant that cut the corpus anew gives what it was
+    cut from, and the other cut.
 
-``table_config(trainer) -> dict``
-    What the variant adds to the config of the trainer's table (``trainer.table``, saved
-    files): what encoding must know to give the tokens training gave (PickyBPE's removals,
-    which encoding applies in event order). Plain BPE adds nothing.
+``plain_words(bench) -> dict | None``
+    The words plain BPE trains on to be measured beside this variant at the same vocabulary
+    size (``eval``'s side-by-side block, the explorer's Evaluate view), or None.
 
-A queue entry is a tuple ``(-count, *tie-break key, pair key)``: ``entry[0]`` is minus the
-pair's count and ``entry[-1]`` its key, the two token ids as a two-character string
-(:func:`~bpe_tui.core.engine.speed.key_of`). The trainer's queue orders every pair of the
-corpus by the config's tie-break rule; a variant that chooses otherwise keeps its own order
-(parity-aware BPE: a queue per language) and returns entries of the same shape.
+``table_config(bench) -> dict``
+    What the variant adds to the config of the trainer's table (saved files): what encoding
+    must know to give the tokens training gave (PickyBPE's removals, which encoding replays
+    through the variant's :meth:`encoding_rule`) and what the variant was (``about``).
 
-What a variant may use on the trainer (nothing else; all of it is the trainer's to change):
-
-* read: ``config``, ``_words`` (each word's segmentation as an id string, see
-  :mod:`~bpe_tui.core.engine.speed`), ``_counts`` (each word's frequency), ``_word_text``,
-  ``_pair_counts`` (pair key -> count, positive counts only), ``_count_hist`` (count -> pairs
-  with it), ``_where`` (pair key -> words that may hold it: a superset), ``_surfaces`` (id ->
-  surface; never shrink or change it), ``_surface_to_id``, ``_first_merge_id`` (ids below it
-  are the alphabet, the special tokens and a start table's tokens), ``_inherited`` (a start
-  table's merges, ``(left, right, new)``), ``_special_ids``, ``_unknown`` (the id standing for
-  characters left out of the alphabet, or None), ``_removed`` (ids taken out of the
-  vocabulary), ``_rule`` (the tie-break rule), ``_total_tokens``, ``_history`` and
-  ``steps_done``;
-* the queue: ``_pop_valid(k)``, ``_peek_valid(k)``, ``_put_back(entry)``,
-  ``_stop_reason(entry, respect_target)``; when the variant keeps the tie-break rule's keys
-  (PickyBPE's order: ``_rule.stamps``), ``_queue(pair)`` after a key moves, and
-  ``_requeue_all()`` in ``attach`` once the keys are set;
-* changing the corpus after a merge: ``_rewrite(rewrites, merged)``, ``_set_present(token_id,
-  present)``;
-* cutting the corpus anew after a step (``after_step``, and back in ``undo``):
-  ``_install_corpus(texts, counts, words, rule=None)``, ``_drop_merges(ranks)`` and
-  ``_restore_dropped()``, ``_set_limit(limit)``, ``merge_list()``, and the attributes
-  ``transition`` and ``initial_total_tokens``; in ``attach``, for a trainer built past such a
-  cut, the same (and ``_inherited``, ``_base_count``, ``_special_ids`` to read).
+``describe()``, ``about_table(config)``, ``measure_languages()``
+    What people read: a few words for the status line, the lines ``inspect`` prints about a
+    saved table this variant made, and the languages the Evaluate view measures first.
 
 Exactness is the trainer's as long as a variant keeps to this: train k steps and undo j equals
 train k - j, whatever the variant did after each merge, because every word it rewrote is
-restored from its old segmentation and every count from the step's net changes.
-
-How the variants fit
-====================
-
-* **PickyBPE** (:mod:`~bpe_tui.core.engine.variants.picky`) acts after each merge: it computes
-  each part's Intersection over Self, removes a part above the threshold with
-  ``_set_present(t, False)`` and splits it everywhere with ``_rewrite``; a later merge that makes
-  a removed surface again gets its old id back, and the variant marks it present.
-* **Parity-aware BPE** is made with one word-count mapping per language and a development
-  text per language: the trainer gets the union of the words (a word's count is the sum over
-  languages); the variant keeps, per word, its count in each language, and in ``attach`` counts
-  the pairs per language and segments the development texts. ``choose`` finds the language
-  whose development text needs the most tokens now (the development texts say the same thing
-  in every language, so their lengths in tokens compare directly; in the ratio form, without
-  them, the language whose training corpus is compressed least against its target), and
-  takes that language's most frequent pair from its own queue (entries shaped as above), with
-  the language and every language's measure then as ``Choice.reason`` (kept on the event as ``MergeEvent.reason``,
-  and said by its explanation). ``after_merge`` (``acts_after_merge = True``, returning no
-  events) updates the per-language counts from ``merged.touched`` (each word's old
-  segmentation is in ``merged.olds``, or, when None, is its new one with ``chr(new_id)``
-  replaced by the pair's key) and applies the merge to the development texts
-  (:func:`~bpe_tui.core.engine.trainer.merge_word` works on any list of id strings); ``undo``
-  takes both back. The trainer's own queue still orders the whole corpus's pairs: it is what
-  the explorer's pair table shows.
-* **SuperBPE** (:mod:`~bpe_tui.core.engine.variants.superbpe`) chooses as plain BPE does and
-  acts in ``after_step``: right after merge K is recorded it installs the chunks (the K merges
-  replayed over them) with ``_install_corpus``, drops the merges that never occur there
-  (``superwords_drop_unused``) with ``_drop_merges`` and sets stage 2's limits with
-  ``_set_limit``; its ``undo`` of merge K installs the words as they stood. It keeps the
-  chunks until then, and the words after, and gives both as ``corpus_counts``.
+restored from its old segmentation and every count from the step's net changes. Check mode
+(``Trainer(..., check=True)``, ``--check-variant``) recounts the whole state after every step
+and undo and names the first breach in one line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-__all__ = ["Choice", "ChoiceTuple", "Merged", "Variant"]
+from ..state import Merged
+
+if TYPE_CHECKING:
+    from ..config import TrainerConfig
+    from ..events import MergeEvent
+    from ..queue import PairQueue
+    from ..state import TrainingState
+    from .options import Option
+
+__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Series", "Variant"]
+
+
+class Bench(Protocol):
+    """What a variant is handed at every hook: the trainer, seen only through these names."""
+
+    config: "TrainerConfig"
+    name: str
+    first_step: int
+    state: "TrainingState"
+    queue: "PairQueue"
+
+    @property
+    def steps_done(self) -> int: ...
+
+    @property
+    def history(self) -> "list[MergeEvent]": ...
+
+    def merge_list(self) -> list[tuple[int, int, int]]: ...
+
+    def corpus_counts(self) -> tuple[dict[str, int], dict[str, int] | None]: ...
+
+    def stop_reason_for(self, best: tuple | None, respect_target: bool) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Series:
+    """A measure a variant follows over the merges, one line per label, for the explorer's
+    Stats tab (parity-aware BPE: every language's development-text tokens).
+
+    labels:  one name per line, in order (its languages)
+    history: each label's value before the first merge and after each merge since, as rows
+    title:   what is measured, in a few words (a chart's title)
+    whole:   whether the values are whole numbers (False: ratios)
+    turn:    whose turn it is next, when the variant takes turns (None: nobody's)
+    """
+
+    labels: tuple[str, ...]
+    history: list[tuple]
+    title: str
+    whole: bool = True
+    turn: str | None = None
 
 
 class Choice(NamedTuple):
@@ -179,7 +194,8 @@ class Choice(NamedTuple):
     other:     the entry it is compared with in the explanation: the next one in the rule's
                order at the same count (None: none)
     reason:    the variant's own account of its choice (None for plain BPE), kept as
-               ``MergeEvent.reason``; ``str(reason)`` ends the event's explanation
+               ``MergeEvent.reason``; ``str(reason)`` ends the event's explanation (the
+               history's why line)
     """
 
     pair: str
@@ -197,87 +213,200 @@ class Choice(NamedTuple):
 ChoiceTuple = tuple[str, int, int, tuple, "tuple | None", "tuple | None", Any]
 
 
-@dataclass(slots=True)
-class Merged:
-    """One merge as :meth:`Variant.after_merge` sees it, and the step's record of what the
-    variant changes after it (``trainer._rewrite`` adds to it).
-
-    pair:      the merged pair's key
-    new_id:    the id of the token it made (an existing id when the surface was known)
-    created:   whether the merge created ``new_id`` (False: the surface was a token already,
-               or one a variant had removed)
-    touched:   the words the merge rewrote, in index order
-    olds:      their segmentations before the merge, in the same order, or None (then each is
-               its segmentation now with ``chr(new_id)`` replaced by ``pair``)
-    saved:     how many tokens the step saved so far (the merge's, less what rewrites added)
-    changes:   pair key -> change of its count over the step so far
-    befores:   pair key -> its count before the step, for each pair whose count changed
-    rewritten: ``(word, segmentation before)`` for every rewrite after the merge, in order
-    """
-
-    pair: str
-    new_id: int
-    created: bool
-    touched: list[int]
-    olds: list[str] | None
-    saved: int
-    changes: dict[str, int]
-    befores: dict[str, int]
-    rewritten: list[tuple[int, str]] = field(default_factory=list)
-
-
 class Variant:
     """A BPE variant: what chooses the next pair, and what happens after a merge (see the
     contract in this module's docstring). The base class is no variant: plain BPE is
     :class:`~bpe_tui.core.engine.variants.plain.PlainBPE`."""
 
-    #: The name people read (``bpe-tui train --help``, the status line).
+    #: The name people read and type (``--variant NAME``, the status line, a saved table).
     name = ""
+    #: Who proposed it, for ``--help``'s heading over its options ("PickyBPE (Chizhov et al. 2024)").
+    title = ""
+    #: Its options (:class:`~bpe_tui.core.engine.variants.options.Option`), declared once:
+    #: ``--variant-option key=value`` on the command line, keyword arguments of the class.
+    options: "Sequence[Option]" = ()
+    #: The preset a run with this variant starts from unless another is given (None: the usual).
+    preset: str | None = None
+    #: Whether it trains on one corpus per language (``--language LANG=FILE``, ``Trainer.from_languages``).
+    takes_languages = False
+    #: Whether the explorer's default ``max_token_length`` may be put on it.
+    takes_length_limit = True
+    #: ``(class, options)`` it was made with by :func:`~bpe_tui.core.engine.registry.make_variant`
+    #: (None: made otherwise); :meth:`fresh` makes another from it.
+    made_with: "tuple[type[Variant], dict[str, Any]] | None" = None
+    #: A mark the explorer draws beside the tokens :meth:`marks` picks ("⁀" beside SuperBPE's
+    #: superwords), and what it means, for the keys' help ("" : no mark).
+    token_mark = ""
+    token_mark_means = ""
     #: Whether :meth:`after_merge` and :meth:`undo` do something; when False the trainer
     #: never calls them (plain BPE pays nothing for the seam on its hot path).
     acts_after_merge = False
     #: Whether :meth:`after_step` and :meth:`undo` do something (False: never called).
     acts_after_step = False
-    #: Whether it may take tokens out of the vocabulary (``_set_present``): then how many
+    #: Whether it may take tokens out of the vocabulary (``set_present``): then how many
     #: merges reach a vocabulary size is not known in advance (``Trainer.target_steps``).
     removes_tokens = False
 
-    def attach(self, trainer: Any) -> None:
-        """Build the variant's state from the trainer just built (see the contract)."""
+    # ------------------------------------------------------------------ the declaration (the class's)
 
-    def choose(self, trainer: Any, respect_target: bool) -> ChoiceTuple | str:
-        raise NotImplementedError
+    @classmethod
+    def wanted(cls, config: "TrainerConfig") -> bool:
+        """Whether ``config`` asks for this variant (a built-in whose options are config
+        fields: one of them set). A variant from elsewhere is asked for by name instead."""
+        return False
 
-    def peek(self, trainer: Any) -> tuple | None:
-        raise NotImplementedError
+    @classmethod
+    def from_config(cls, config: "TrainerConfig", chunk_counts: Mapping[str, int] | None = None) -> "Variant":
+        """The variant ``config`` asks for (see :meth:`wanted`); ``chunk_counts``: the
+        corpus's other cut, for a variant that needs one."""
+        return cls()
 
-    def stop_reason(self, trainer: Any, respect_target: bool) -> str | None:
-        """Why :meth:`choose` would stop now (see the contract); by default the trainer's own
-        reasons for :meth:`peek`'s entry."""
-        return trainer._stop_reason(self.peek(trainer), respect_target)
+    @classmethod
+    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """What ``inspect`` says about a saved table this variant made, from the table's
+        config: ``(label, text)`` rows (none: the table is not this variant's)."""
+        return []
 
-    def after_merge(self, trainer: Any, merged: Merged) -> tuple:
-        return ()
-
-    def after_step(self, trainer: Any, event: Any) -> None:
-        pass
-
-    def undo(self, trainer: Any, event: Any) -> None:
-        pass
-
-    def corpus_counts(self, trainer: Any) -> tuple[dict[str, int], dict[str, int] | None]:
-        """The corpus as the trainer was built with it: ``(word counts, other cut or None)``."""
-        return dict(zip(trainer._word_text, trainer._counts)), None
-
-    def plain_words(self, trainer: Any) -> dict[str, int] | None:
-        """The words plain BPE trains on to be measured against this variant at the same
-        vocabulary size (the explorer's Evaluate trains that table beside it), or None: plain
-        BPE itself, or a trainer that went on from a table (its corpus is not all it learned)."""
+    @classmethod
+    def encoding_rule(cls, config: Mapping[str, Any], merges: Any, vocab: Any, source: str) -> Any:
+        """How a finished table of this variant encodes, when it differs from merges applied
+        by rank (PickyBPE's removals, replayed in order with the merges): an object the
+        table's encoder asks (see :class:`~bpe_tui.core.tables.removals.Removals`), or None."""
         return None
 
-    def table_config(self, trainer: Any) -> Mapping[str, Any]:
+    @classmethod
+    def marks(cls, surface: Any) -> bool:
+        """Whether a token gets this variant's :attr:`token_mark` (any table's token: a
+        superword is one wherever it comes from)."""
+        return False
+
+    @classmethod
+    def said(cls) -> str:
+        """Its name as a sentence says it: its title up to the parenthesis ("PickyBPE")."""
+        return cls.title.split(" (")[0] or cls.name or cls.__name__
+
+    @classmethod
+    def config_notes(cls, config: "TrainerConfig") -> list[str]:
+        """Notes ``bpe-tui train`` says about a config, before saving (SuperBPE: its preset
+        without a transition trains stage 1 only); none for most."""
+        return []
+
+    @classmethod
+    def save_needs(cls, config: "TrainerConfig") -> dict[str, bool]:
+        """What a format must hold to save a table ``config`` trains, as ``check_save``'s
+        keywords (SuperBPE: ``superwords``; PickyBPE: ``picky``); none for most."""
+        return {}
+
+    @classmethod
+    def table_save_needs(cls, table: Any) -> dict[str, bool]:
+        """:meth:`save_needs` for a table read from a file (``bpe-tui convert``)."""
+        return {}
+
+    @classmethod
+    def config_fields(cls, given: Mapping[str, Any], start_merges: int | None, name: "Callable[[str], str]", requested: bool) -> dict[str, Any]:
+        """The TrainerConfig fields the command line's options give this built-in
+        (``given``: option key -> value, None where not given; ``start_merges``: the merges of
+        the ``--from`` table, or None; ``name``: how messages name an option, its flag;
+        ``requested``: whether any of its flags, or the languages it takes, were given). The
+        base class: each option that is a config field, as given."""
+        if not requested:
+            return {}
+        return {o.key: given[o.key] for o in cls.options if given.get(o.key) is not None}
+
+    # ------------------------------------------------------------------ the hooks (the instance's)
+
+    def attach(self, bench: Bench) -> None:
+        """Build the variant's state from the trainer just built (see the contract)."""
+
+    def choose(self, bench: Bench, respect_target: bool) -> ChoiceTuple | str:
+        raise NotImplementedError
+
+    def peek(self, bench: Bench) -> tuple | None:
+        raise NotImplementedError
+
+    def stop_reason(self, bench: Bench, respect_target: bool) -> str | None:
+        """Why :meth:`choose` would stop now (see the contract); by default the trainer's own
+        reasons for :meth:`peek`'s entry."""
+        return bench.stop_reason_for(self.peek(bench), respect_target)
+
+    def after_merge(self, bench: Bench, merged: Merged) -> tuple:
+        return ()
+
+    def after_step(self, bench: Bench, event: "MergeEvent") -> None:
+        pass
+
+    def undo(self, bench: Bench, event: "MergeEvent") -> None:
+        pass
+
+    def corpus_counts(self, bench: Bench) -> tuple[dict[str, int], dict[str, int] | None]:
+        """The corpus as the trainer was built with it: ``(word counts, other cut or None)``."""
+        st = bench.state
+        return dict(zip(st.word_text, st.counts)), None
+
+    def plain_words(self, bench: Bench) -> dict[str, int] | None:
+        """The words plain BPE trains on to be measured against this variant at the same
+        vocabulary size (the explorer's Evaluate trains that table beside it), or None: plain
+        BPE itself, or a trainer that went on from a table (its corpus is not all it learned).
+        By default the corpus the trainer was built with."""
+        return None if bench.first_step else self.corpus_counts(bench)[0]
+
+    def table_config(self, bench: Bench) -> Mapping[str, Any]:
+        """What the variant adds to its table's config (see the contract)."""
         return {}
 
     def describe(self) -> str:
         """A few words for status lines (empty for plain BPE, which needs none)."""
         return ""
+
+    def summary(self, bench: Bench) -> list[str]:
+        """Lines ``bpe-tui train`` prints after training with this variant (what it did)."""
+        return []
+
+    def fresh(self) -> "Variant | None":
+        """A new variant like this one, for a trainer built again under other rules (the
+        explorer's rules dialog); None: the new config's own (``variant_for``)."""
+        if self.made_with is None:
+            return None
+        cls, values = self.made_with
+        made = cls(**values)
+        made.made_with = self.made_with
+        return made
+
+    def recount(self, config: "TrainerConfig", **count_options: Any) -> "tuple[dict[str, int], Variant] | None":
+        """The corpus counted again under ``config``, with a new variant over it, for a
+        variant whose corpus is not the trainer's files (parity-aware BPE: one per language);
+        None: the files are counted as usual."""
+        return None
+
+    def measure_languages(self) -> tuple[str, ...]:
+        """The languages the Evaluate view measures first, by name (empty: all it has)."""
+        return ()
+
+    def heading(self, bench: Bench) -> str:
+        """What the explorer's history says of this variant over its list (" · ..."), or ""."""
+        return ""
+
+    def recut_step(self) -> int | None:
+        """The merge after which this variant cuts the corpus anew (SuperBPE's K), or None:
+        pair counts on either side of it cannot be compared."""
+        return None
+
+    def series(self) -> Series | None:
+        """The measure it follows over the merges, for the explorer's Stats tab (None: none)."""
+        return None
+
+    def next_pick(self, bench: Bench) -> tuple | None:
+        """The pair (surfaces) the next step merges by the rules when this variant chooses
+        otherwise than the corpus's most frequent pair, or None (plain BPE's is the leader).
+        By default :meth:`peek`'s pair, when it is not the queue's first."""
+        mine = self.peek(bench)
+        first = bench.queue.peek(1)
+        if mine is None or (first and first[0][-1] == mine[-1]):
+            return None
+        surfaces = bench.state.surfaces
+        return surfaces[ord(mine[-1][0])], surfaces[ord(mine[-1][1])]
+
+    def turn(self) -> str | None:
+        """Why :meth:`next_pick` is that pair, in a few words for the pair table's caption
+        ("de's turn: its most frequent pair"), or None."""
+        return None

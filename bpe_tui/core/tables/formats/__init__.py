@@ -316,7 +316,7 @@ def save(table: MergeTable, path: str | os.PathLike[str], format: FormatName = "
         table: The table to write.
         path: Where (a directory for the gpt2 and transformers formats).
         format: The format's name: native, hf, gpt2, tiktoken, minbpe, subword-nmt, clip,
-            transformers or picky.
+            transformers, picky or boundless.
         overwrite: False refuses a target that exists at the moment of writing
             (:class:`~bpe_tui.core.errors.AlreadyExists`).
         **options: The writer's own (``legacy_merges=True`` for hf: merges as "a b" strings).

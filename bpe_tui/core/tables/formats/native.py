@@ -6,6 +6,8 @@
       "format": "bpe-tui merge table",
       "version": 2,
       "units": "bytes",                 # or "chars"
+      "variant": "made by the variant ...",  # a variant from outside bpe-tui: which, and whether
+                                        # encoding needs its module (config["variant"] has it too)
       "config": {...},                  # the TrainerConfig it was trained with
       "pretokenizer": "gpt2", "end_of_word": null, "lowercase": false,
       "special_tokens": {"<|endoftext|>": 256},
@@ -35,6 +37,7 @@ import json
 from typing import Any, Final
 
 from ...atomic import atomic_write_text
+from ...engine.registry import about_variant
 from ...engine.units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ...errors import BPEError
 from ...types import Surface
@@ -87,6 +90,7 @@ def write(table: MergeTable, path: str, overwrite: bool = True) -> None:
         "format": MAGIC,
         "version": BOUNDLESS_VERSION if table.is_boundless else PICKY_VERSION if table.removals or table.word_start is not None else VERSION,
         "units": table.units,
+        **({"variant": about_variant(table.config["variant"])} if isinstance(table.config.get("variant"), dict) else {}),
         "config": table.config,
         "pretokenizer": table.pretokenizer,
         "end_of_word": table.end_of_word,
