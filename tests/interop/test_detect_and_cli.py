@@ -16,8 +16,8 @@ from .conftest import FIXTURES
 
 
 def test_registry_names():
-    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip", "picky"}
-    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip", "transformers", "picky"}
+    assert set(readers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "sentencepiece", "clip", "picky", "boundless"}
+    assert set(writers()) == {"native", "gpt2", "hf", "tiktoken", "minbpe", "subword-nmt", "clip", "transformers", "picky", "boundless"}
 
 
 @pytest.mark.parametrize("fmt", ["native", "hf", "tiktoken", "minbpe"])

@@ -5,6 +5,8 @@ notification, the trainer as it was."""
 
 from __future__ import annotations
 
+import pytest
+
 from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.session.sessions import read_preview
@@ -80,3 +82,21 @@ async def test_a_variant_that_fails_is_a_notification_and_the_trainer_stays_usab
         await pilot.press("b")
         await settle(app, pilot)
         assert tr.steps_done == 0
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_own_variant_screen(snap_compare, size):
+    """The picture on docs/variants/your-own.md: MinWords 20 merges in, the history's cursor on
+    a merge it chose over a more frequent pair, its why line saying so."""
+
+    async def to_a_skip(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        app.main.go_to_step(20)
+        await settle(app, pilot)
+        skipped = next(e for e in app.session.trainer.history if "did not" in str(e.reason))
+        app.history.view.focus()
+        app.history.view.move_cursor(skipped.step - 1)
+        await settle(app, pilot)
+
+    assert snap_compare(own_app(lambda: MinWords(5)), terminal_size=size, run_before=to_a_skip)

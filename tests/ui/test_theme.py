@@ -379,6 +379,8 @@ async def test_every_chip_note_and_the_cursor_read_well_in_every_builtin_theme()
             styles = {}
             for field in fields(look):
                 value = getattr(look, field.name)
+                if isinstance(value, bool):
+                    continue  # (a switch of the look, not a colour: whole)
                 for k, style in enumerate(value if isinstance(value, tuple) else (value,)):
                     styles[f"{field.name}[{k}]"] = style
             styles["cursor"] = component_style(app.history.view, "vlist--cursor")
