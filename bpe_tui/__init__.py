@@ -27,6 +27,7 @@ from .core import (
     Trainer,
     TrainerConfig,
 )
+from .core.engine.merge_core import engine_info
 from .core.notebook import show
 from .core.shipped import demo_corpus_path
 from .core.tables.adopt import from_tiktoken, from_tokenizers
@@ -47,6 +48,7 @@ __all__ = [
     "UNK_ID",
     "count_words",
     "demo_corpus_path",
+    "engine_info",
     "from_tiktoken",
     "from_tokenizers",
     "load",
