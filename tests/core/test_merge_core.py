@@ -34,7 +34,7 @@ from tests.conftest import CORPORA, SHARED, need, rank_file
 compiled = merge_core._core
 needs_core = pytest.mark.skipif(compiled is None, reason=f"the compiled merge core is not built here ({merge_core.engine_info()})")
 
-TRICKY = list(" \t\n\r'sdtllvem123 ½中日한éÉ\u0301😀𝐀<|>▁") + ["<|endoftext|>", "<|end|>", "<|e", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]
+TRICKY = list(" \t\n\r'sdtllvem123 ½中日한éÉ\u0301😀𝐀<|>▁") + ["<|endoftext|>", "<|end|>", "<|e", "a" * 40, "abc", " abc", "bc"]
 texts = st.lists(st.one_of(st.characters(), st.sampled_from(TRICKY)), max_size=200).map("".join)
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -84,6 +84,15 @@ def missing_bytes() -> MergeTable:
     return MergeTable("bytes", vocab, merges, pretokenizer="gpt2", end_of_word="</w>", config={"outside_vocab_from": 303})
 
 
+def unreachable() -> MergeTable:
+    """A bytes table with a token its own bytes do not merge into: a, b, c merge a+b first,
+    so "abc" never meets b+c, and the token abc (made from a + bc) is not reached."""
+    vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"bc", 258: b"abc", 259: b" abc"})
+    a, b, c, space = ord("a"), ord("b"), ord("c"), ord(" ")
+    return MergeTable("bytes", vocab, [(a, b, 256), (b, c, 257), (a, 257, 258), (space, 258, 259)], pretokenizer="gpt2")
+
+
 #: name -> how to make it (trained here, or read from ../shared/tables).
 TRAINED = {
     "bytes by merge list": lambda: trained(preset="gpt2", vocab_size=600, special_tokens=["<|endoftext|>", "<|end|>", "<|e"]),
@@ -91,6 +100,7 @@ TRAINED = {
     "bytes, word start and ignore_merges": lambda: rebuilt(trained(preset="gpt2", vocab_size=500), word_start="▁", ignore_merges=True),
     "bytes, ignore_merges": lambda: rebuilt(trained(preset="gpt2", vocab_size=500), ignore_merges=True),
     "bytes, unknown bytes": missing_bytes,
+    "bytes, a token its bytes do not reach": unreachable,
     "chars with </w>": lambda: trained(units="chars", end_of_word="</w>", pretokenizer="gpt4", vocab_size=400),
     "chars, lowercased, o200k": lambda: trained(units="chars", pretokenizer="o200k", lowercase=True, vocab_size=400),
     "chars, ignore_merges": lambda: rebuilt(trained(units="chars", pretokenizer="gpt2", vocab_size=400), ignore_merges=True),
@@ -178,6 +188,17 @@ def test_real_text_same_ids_on_both_paths(name):
         assert fast.encode(text) == pure.encode(text)
 
 
+@needs_core
+def test_a_pretoken_that_is_a_token_its_bytes_do_not_reach_is_merged():
+    """The compiled loop looks a pre-token up as a whole token only where its bytes merge into
+    it (or the table says ignore_merges): "abc" is a token, but merging gives ab + c."""
+    pure, fast = both("bytes, a token its bytes do not reach")
+    for text in ("abc", "abc abc x abc", " abc", "bc abc"):
+        fast._encoder.cache.clear()
+        assert fast.encode(text) == pure.encode(text)
+    assert fast.encode("abc") == [256, ord("c")] and fast.encode(" abc") == [ord(" "), 256, ord("c")]
+
+
 # ---------------------------------------------------------------------- the core's own loops
 
 
@@ -199,7 +220,7 @@ def test_merge_ids_is_merge_pairs(symbols, merges):
         if pair not in ranks:
             ranks[pair], made_by[pair] = rank, 100 + rank % 4
     index = merging.pair_merges(ranks, made_by)
-    core = compiled.Merger("pairs", index, fallback=tuple, check_long=len)
+    core = compiled.Merger("pairs", (ranks, made_by), fallback=tuple, check_long=len)
     assert core.merge_ids(list(symbols)) == merging.merge_pairs(list(symbols), index)
 
 

@@ -115,12 +115,13 @@ static int fits_u32(PyObject *number, uint64_t *out, uint64_t most)
     return 0;
 }
 
-/* Build from merging.pair_merges' index: (left, right) -> rank << 32 | made. */
-static int pairs_build(PairTable *t, PyObject *index)
+/* Build from the merge list's index, the table's (pair_ranks, pair_made): (left, right) -> its
+ * rank, and -> the id it makes (MergeTable._merge_index; merging.pair_merges packs the same two). */
+static int pairs_build(PairTable *t, PyObject *ranks, PyObject *made)
 {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
-    size_t size = table_size(PyDict_GET_SIZE(index));
+    size_t size = table_size(PyDict_GET_SIZE(ranks));
     t->slots = PyMem_Malloc(size * sizeof(PairSlot));
     if (t->slots == NULL) {
         PyErr_NoMemory();
@@ -128,19 +129,25 @@ static int pairs_build(PairTable *t, PyObject *index)
     }
     memset(t->slots, 0xff, size * sizeof(PairSlot));
     t->mask = size - 1;
-    while (PyDict_Next(index, &pos, &key, &value)) {
-        uint64_t a, b, packed;
+    while (PyDict_Next(ranks, &pos, &key, &value)) {
+        uint64_t a, b, rank, new;
         if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a pair index's keys are (left, right) tuples");
+            PyErr_SetString(PyExc_TypeError, "a merge index's keys are (left, right) tuples");
+            return -1;
+        }
+        PyObject *makes = PyDict_GetItemWithError(made, key);
+        if (makes == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, key);
             return -1;
         }
         if (fits_u32(PyTuple_GET_ITEM(key, 0), &a, UINT32_MAX) < 0 || fits_u32(PyTuple_GET_ITEM(key, 1), &b, UINT32_MAX) < 0 ||
-            fits_u32(value, &packed, ((uint64_t)(EMPTY_PAIR - 1) << 32) | UINT32_MAX) < 0)
+            fits_u32(value, &rank, EMPTY_PAIR - 1) < 0 || fits_u32(makes, &new, UINT32_MAX) < 0)
             return -1;
         size_t i = (size_t)mix64(a << 32 | b) & t->mask;
         while (t->slots[i].rank != EMPTY_PAIR)
             i = (i + 1) & t->mask;
-        t->slots[i] = (PairSlot){(uint32_t)a, (uint32_t)b, (uint32_t)(packed >> 32), (uint32_t)packed};
+        t->slots[i] = (PairSlot){(uint32_t)a, (uint32_t)b, (uint32_t)rank, (uint32_t)new};
     }
     return 0;
 }
@@ -192,16 +199,17 @@ typedef struct {
     int64_t single[256]; /* the id of each one-byte token, or NO_ID */
 } TokenTable;
 
-static inline int64_t token_slot(const TokenTable *t, const unsigned char *p, size_t n)
+/* The slot of the token p[0:n] (n >= 2), or SIZE_MAX. */
+static inline size_t token_find(const TokenTable *t, const unsigned char *p, size_t n)
 {
     uint64_t head = head8(p, n);
     size_t i = (size_t)hash_span(p, n, head) & t->mask;
     for (;;) {
         const TokenSlot *s = &t->slots[i];
         if (s->len == 0)
-            return NO_ID;
+            return SIZE_MAX;
         if (s->head == head && s->len == n && (n <= 8 || memcmp(t->arena + t->offset[i] + 8, p + 8, n - 8) == 0))
-            return s->id;
+            return i;
         i = (i + 1) & t->mask;
     }
 }
@@ -216,7 +224,8 @@ static inline int64_t token_id(const TokenTable *t, const unsigned char *p, size
         if (id != UINT32_MAX)
             return id;
     }
-    return token_slot(t, p, n);
+    size_t slot = token_find(t, p, n);
+    return slot == SIZE_MAX ? NO_ID : (int64_t)t->slots[slot].id;
 }
 
 /* Build from a dict of token bytes -> id (the encoder's surface_to_id of a bytes table). */
@@ -452,6 +461,7 @@ typedef struct {
     Py_ssize_t long_from;  /* pieces of this many bytes or more are shown to check_long first */
     PyObject *fallback;    /* word -> tuple of ids: Python's work-out, for what C does not do */
     PyObject *check_long;  /* word -> None, or raises (a pre-token over the size limit) */
+    uint8_t *self_merges;  /* per token slot: 0 not known yet, 1 its bytes merge into it, 2 not */
 } Merger;
 
 /* -- by merge list: ids (n of them, changed in place) -> the merged ids; returns the count */
@@ -773,34 +783,80 @@ static int64_t *id_buffer(int64_t *stack, Py_ssize_t n, int64_t **heap)
     return *heap;
 }
 
-/* The id of a pre-token emitted whole (its UTF-8 is p[0:n], padded), or NO_ID: with
- * ignore_merges, the pre-token (after the word start) when it is a token (Encoder.whole_token). */
-static int64_t whole_id(const Merger *m, const unsigned char *p, Py_ssize_t n)
+static Py_ssize_t merge_ids_any(const Merger *m, int64_t *ids, Py_ssize_t n);
+static Py_ssize_t merge_bytes_any(const Merger *m, const unsigned char *p, Py_ssize_t n, int64_t *ids);
+
+/* Whether merging the bytes of the token in slot (q[0:n]) gives that token back: worked out the
+ * first time, then kept in self_merges (1 yes, 2 no). */
+static int merges_to_itself(Merger *m, size_t slot, const unsigned char *q, Py_ssize_t n)
 {
-    if (!m->ignore_merges || m->eow != NO_ID)
-        return NO_ID;
-    if (m->word_start_len == 0 || m->by_token_rank)  /* (by token rank: no word start, as in Python) */
-        return token_id(&m->tokens, p, (size_t)n);
-    Padded joined;
-    unsigned char *q = pad_reserve(&joined, (size_t)(m->word_start_len + n));
-    if (q == NULL) {
-        PyErr_Clear();
-        return NO_ID;  /* (out of memory: merged instead, the same ids) */
+    if (m->self_merges[slot] == 0) {
+        int64_t stack[HEAP_FROM + 2], *heap, *ids = id_buffer(stack, n, &heap);
+        if (ids == NULL) {
+            PyErr_Clear();
+            return 0;  /* (out of memory: not taken as one, the cache's way gives the same ids) */
+        }
+        Py_ssize_t got;
+        if (m->by_token_rank) {
+            got = merge_bytes_any(m, q, n, ids);
+        } else {
+            for (Py_ssize_t k = 0; k < n; k++)
+                ids[k] = m->base[q[k]];
+            got = merge_ids_any(m, ids, n);
+        }
+        if (got < 0)
+            PyErr_Clear();
+        m->self_merges[slot] = got == 1 && ids[0] == m->tokens.slots[slot].id ? 1 : 2;
+        PyMem_Free(heap);
     }
-    memcpy(q, m->word_start, (size_t)m->word_start_len);
-    memcpy(q + m->word_start_len, p, (size_t)n);
-    memset(q + m->word_start_len + n, 0, PAD);
-    int64_t id = token_id(&m->tokens, q, (size_t)(m->word_start_len + n));
+    return m->self_merges[slot] == 1;
+}
+
+/* The id of a pre-token emitted whole (its UTF-8 is p[0:n], padded; the word start in front),
+ * or NO_ID. With ignore_merges that is the table's rule (Encoder.whole_token). With shortcut,
+ * and without ignore_merges (a table without an end-of-word marker), a pre-token that is a
+ * token whose own bytes merge into it: its merge gives that one id, known without merging. */
+static int64_t whole_id(Merger *m, const unsigned char *p, Py_ssize_t n, int shortcut)
+{
+    if (m->eow != NO_ID || !(m->ignore_merges || (shortcut && m->self_merges != NULL)))
+        return NO_ID;
+    Padded joined;
+    joined.heap = NULL;
+    const unsigned char *q = p;
+    Py_ssize_t total = n;
+    if (m->word_start_len > 0 && !m->by_token_rank) {  /* (by token rank: no word start, as in Python) */
+        unsigned char *key = pad_reserve(&joined, (size_t)(m->word_start_len + n));
+        if (key == NULL) {
+            PyErr_Clear();
+            return NO_ID;  /* (out of memory: merged instead, the same ids) */
+        }
+        memcpy(key, m->word_start, (size_t)m->word_start_len);
+        memcpy(key + m->word_start_len, p, (size_t)n);
+        total = m->word_start_len + n;
+        memset(key + total, 0, PAD);
+        q = key;
+    }
+    int64_t id;
+    if (total < 2) {
+        id = total ? m->tokens.single[q[0]] : m->tokens.empty;
+        if (!m->ignore_merges && total == 0)
+            id = NO_ID;  /* (merged, nothing gives nothing; a one-byte token is its own merge) */
+    } else {
+        size_t slot = token_find(&m->tokens, q, (size_t)total);
+        id = slot == SIZE_MAX ? NO_ID : (int64_t)m->tokens.slots[slot].id;
+        if (id != NO_ID && !m->ignore_merges && !merges_to_itself(m, slot, q, total))
+            id = NO_ID;
+    }
     PyMem_Free(joined.heap);
     return id;
 }
 
 /* The ids of a pre-token whose UTF-8 is p[0:n] (padded): whole, or merged (a tuple). */
-static PyObject *work_out_utf8(Merger *m, const unsigned char *p, Py_ssize_t n)
+static PyObject *work_out_utf8(Merger *m, const unsigned char *p, Py_ssize_t n, int not_whole)
 {
     int64_t stack[HEAP_FROM + 2], *heap, *ids;
     PyObject *out = NULL;
-    int64_t whole = whole_id(m, p, n);
+    int64_t whole = not_whole ? NO_ID : whole_id(m, p, n, 0);
     if (whole != NO_ID)
         return ids_tuple(m, &whole, 1);
     if (m->by_token_rank) {  /* (no word start and no end-of-word marker: EncodeOptions.by_token_rank) */
@@ -850,7 +906,7 @@ static PyObject *work_out(Merger *m, PyObject *word)
         }
         Py_DECREF(checked);
     }
-    out = work_out_utf8(m, p, n);
+    out = work_out_utf8(m, p, n, 0);
     PyMem_Free(b.heap);
     return out;
 }
@@ -943,35 +999,51 @@ static int append_ids(PyObject *out, PyObject *ids)
     return 0;
 }
 
-/* Append the id of a pre-token that is itself a token, when the table emits such a pre-token
- * whole (ignore_merges, no end-of-word marker: what every rank file says): 1 if appended, 0 if
- * the pre-token is not one (or is long: the cache's way then), -1 on error. The pieces cache
- * would hold the same one id for it (work_out emits it whole), so it need not be asked. */
-static int append_whole(Merger *m, PyObject *word, PyObject *out)
+/* Append one pre-token's ids (encode_words, below): p is its UTF-8 (n bytes, padded) when
+ * the token index is to be asked first, else NULL. 0, or -1 with an exception. */
+static int encode_word(Merger *self, PyObject *word, const unsigned char *p, Py_ssize_t n, PyObject *cache, Py_ssize_t limit,
+                       PyObject *out)
 {
-    if (PyUnicode_GET_LENGTH(word) > HEAP_FROM)
-        return 0;
-    Padded b;
-    Py_ssize_t n;
-    const unsigned char *p = utf8_of(word, &b, &n);
-    if (p == NULL) {
-        PyErr_Clear();  /* (a lone surrogate: the cache's way says so) */
-        return 0;
+    int not_whole = 0;
+    if (p != NULL) {
+        int64_t id = whole_id(self, p, n, 1);
+        if (id != NO_ID) {
+            PyObject *object = id_object(self, id);
+            int failed = object == NULL || PyList_Append(out, object) < 0;
+            Py_XDECREF(object);
+            return failed ? -1 : 0;
+        }
+        not_whole = self->ignore_merges;  /* (whole_id asked the table's rule itself) */
     }
-    int64_t id = whole_id(m, p, n);
-    PyMem_Free(b.heap);
-    if (id == NO_ID)
-        return 0;
-    PyObject *object = id_object(m, id);
-    if (object == NULL)
+    PyObject *ids = PyDict_GetItemWithError(cache, word);
+    if (ids != NULL) {
+        Py_INCREF(ids);
+    } else if (!PyErr_Occurred()) {
+        Py_INCREF(word);
+        if (p != NULL)
+            ids = work_out_utf8(self, p, n, not_whole);  /* (short: under long_from) */
+        else
+            ids = PyUnicode_Check(word) ? work_out(self, word) : PyObject_CallOneArg(self->fallback, word);
+        if (ids != NULL && PyDict_GET_SIZE(cache) >= limit)
+            PyDict_Clear(cache);
+        if (ids != NULL && PyDict_SetItem(cache, word, ids) < 0)
+            Py_CLEAR(ids);
+        Py_DECREF(word);
+    }
+    if (ids == NULL)
         return -1;
-    int failed = PyList_Append(out, object);
-    Py_DECREF(object);
-    return failed ? -1 : 1;
+    int failed = append_ids(out, ids);
+    Py_DECREF(ids);
+    return failed;
 }
 
 /* encode_words(words, cache, limit, out): out += the ids of each pre-token, from the cache (a
- * dict; cleared when it holds limit pre-tokens and one more is to be kept, as PieceCache). */
+ * dict; cleared when it holds limit pre-tokens and one more is to be kept, as PieceCache).
+ *
+ * First, a pre-token that is itself a token is looked up in the token index, when the table
+ * emits such a pre-token whole (ignore_merges, no end-of-word marker: what every rank file says)
+ * or its bytes merge into it (see whole_id): the cache would hold the same one id for it, so it
+ * need not be asked (nor filled). Its UTF-8, made for that lookup, serves the merge too. */
 static PyObject *Merger_encode_words(Merger *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyLong_Check(args[2]) || !PyList_Check(args[3])) {
@@ -982,39 +1054,23 @@ static PyObject *Merger_encode_words(Merger *self, PyObject *const *args, Py_ssi
     Py_ssize_t limit = PyLong_AsSsize_t(args[2]);
     if (limit == -1 && PyErr_Occurred())
         return NULL;
-    int whole_first = self->have_tokens && self->ignore_merges && self->eow == NO_ID && (self->by_token_rank || self->base_in_c);
+    int whole_first = self->have_tokens && self->eow == NO_ID && (self->by_token_rank || self->base_in_c) &&
+                      (self->ignore_merges || self->self_merges != NULL);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
         if (k % CHECK_EVERY == CHECK_EVERY - 1 && PyErr_CheckSignals() < 0)
             return NULL;
         PyObject *word = PyList_GET_ITEM(words, k);
-        Py_INCREF(word);
-        if (whole_first && PyUnicode_Check(word)) {
-            int done = append_whole(self, word, out);
-            if (done != 0) {
-                Py_DECREF(word);
-                if (done < 0)
-                    return NULL;
-                continue;
-            }
+        Padded b;
+        b.heap = NULL;
+        const unsigned char *p = NULL;
+        Py_ssize_t n = 0;
+        if (whole_first && PyUnicode_Check(word) && PyUnicode_GET_LENGTH(word) <= HEAP_FROM) {
+            p = utf8_of(word, &b, &n);
+            if (p == NULL)
+                PyErr_Clear();  /* (a lone surrogate: work_out says what is wrong) */
         }
-        PyObject *ids = PyDict_GetItemWithError(cache, word);
-        if (ids != NULL) {
-            Py_INCREF(ids);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(word);
-            return NULL;
-        } else {
-            ids = PyUnicode_Check(word) ? work_out(self, word) : PyObject_CallOneArg(self->fallback, word);
-            if (ids != NULL && PyDict_GET_SIZE(cache) >= limit)
-                PyDict_Clear(cache);
-            if (ids != NULL && PyDict_SetItem(cache, word, ids) < 0)
-                Py_CLEAR(ids);
-        }
-        Py_DECREF(word);
-        if (ids == NULL)
-            return NULL;
-        int failed = append_ids(out, ids);
-        Py_DECREF(ids);
+        int failed = encode_word(self, word, p, n, cache, limit, out);
+        PyMem_Free(b.heap);
         if (failed)
             return NULL;
     }
@@ -1025,7 +1081,7 @@ static PyObject *Merger_encode_words(Merger *self, PyObject *const *args, Py_ssi
 
 /* Merger(rule, index, *, tokens=None, ignore_merges=False, bases=None, word_start=b"", eow=None,
  *        eow_not_after_unknown=False, long_from=..., fallback, check_long)
- *   rule "pairs": index is merging.pair_merges' dict; "ranks": index is token bytes -> id (it is
+ *   rule "pairs": index is the merge list's (pair_ranks, pair_made); "ranks": index is token bytes -> id (it is
  *   also the tokens); "python": no index, every pre-token not in the cache goes to fallback. */
 static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
 {
@@ -1058,11 +1114,12 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
         self->by_token_rank = 1;
         tokens = index;
     } else if (strcmp(rule, "pairs") == 0) {
-        if (!PyDict_Check(index)) {
-            PyErr_SetString(PyExc_TypeError, "Merger: a pairs index is merging.pair_merges' dict");
+        if (!PyTuple_Check(index) || PyTuple_GET_SIZE(index) != 2 || !PyDict_Check(PyTuple_GET_ITEM(index, 0)) ||
+            !PyDict_Check(PyTuple_GET_ITEM(index, 1))) {
+            PyErr_SetString(PyExc_TypeError, "Merger: a pairs index is (pair_ranks, pair_made), two dicts");
             return -1;
         }
-        if (pairs_build(&self->pairs, index) < 0)
+        if (pairs_build(&self->pairs, PyTuple_GET_ITEM(index, 0), PyTuple_GET_ITEM(index, 1)) < 0)
             return -1;
         self->have_pairs = 1;
     } else if (strcmp(rule, "python") != 0) {
@@ -1120,6 +1177,13 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
         if (self->eow == -1 && PyErr_Occurred())
             return -1;
     }
+    if (self->have_tokens && !ignore_merges && self->eow == NO_ID && (self->by_token_rank || self->base_in_c)) {
+        self->self_merges = PyMem_Calloc(self->tokens.mask + 1, 1);
+        if (self->self_merges == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -1131,6 +1195,7 @@ static void Merger_dealloc(Merger *self)
     PyMem_Free(self->tokens.offset);
     PyMem_Free(self->tokens.two);
     PyMem_Free(self->word_start);
+    PyMem_Free(self->self_merges);
     Py_XDECREF(self->fallback);
     Py_XDECREF(self->check_long);
     Py_TYPE(self)->tp_free((PyObject *)self);

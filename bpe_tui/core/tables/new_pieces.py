@@ -152,13 +152,12 @@ class NewPieces:
         elif enc.by_token_rank:
             core = self._compiled.Merger("ranks", enc.surface_to_id, ignore_merges=enc.ignore_merges, **checks)
         elif enc.units == "bytes":
-            whole = enc.ignore_merges and enc.eow_id is None
             core = self._compiled.Merger(
-                "pairs", self.pair_index(), tokens=enc.surface_to_id if whole else None, ignore_merges=whole,
+                "pairs", tuple(enc.merge_index()), tokens=enc.surface_to_id, ignore_merges=enc.ignore_merges and enc.eow_id is None,
                 bases=[enc.base.get(b, UNK_ID) for b in range(256)], word_start=(enc.word_start or "").encode("utf-8"),
                 eow=enc.eow_id, eow_not_after_unknown=enc.outside_from is not None, **checks,
             )
         else:
-            core = self._compiled.Merger("pairs", self.pair_index(), **{**checks, "fallback": self.chars})
+            core = self._compiled.Merger("pairs", tuple(enc.merge_index()), **{**checks, "fallback": self.chars})
         self._core = core
         return core
