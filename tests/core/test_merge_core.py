@@ -270,7 +270,7 @@ def test_lone_surrogates_get_the_same_answer(name):
 @pytest.mark.parametrize("name", ["bytes by merge list", "chars with </w>", "by token rank", "picky (removals)"])
 def test_a_pretoken_over_the_limit_is_refused_the_same_way(name, monkeypatch):
     pure, fast = both(name)
-    monkeypatch.setenv("BPE_TUI_MAX_PRETOKEN_MB", "0.125")
+    monkeypatch.setenv("BPE_TUI_MAX_PRETOKEN_MB", "0.125")  # (the default is 16)
     big = "ab" * 70_000  # 140,000 bytes with no split point, over 0.125 MB (131,072 bytes)
     fast._encoder.cache.clear()
     pure._encoder.cache.clear()
