@@ -25,11 +25,10 @@ from hypothesis import strategies as st
 
 import bpe_tui
 from bpe_tui.core.engine import merge_core, merging
-from bpe_tui.core.engine.config import TrainerConfig
-from bpe_tui.core.engine.trainer import Trainer
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables.table import MergeTable
 from tests.conftest import CORPORA, SHARED, need, rank_file
+from tests.core.test_encoder import trained  # (the demo and multilingual corpora, trained to a config)
 
 compiled = merge_core._core
 needs_core = pytest.mark.skipif(compiled is None, reason=f"the compiled merge core is not built here ({merge_core.engine_info()})")
@@ -58,14 +57,6 @@ def path(pure: bool):
         os.environ.pop(merge_core.PURE_VARIABLE, None)
         if before is not None:
             os.environ[merge_core.PURE_VARIABLE] = before
-
-
-def trained(**config) -> MergeTable:
-    text = (CORPORA / "demo.txt").read_text(encoding="utf-8") + (CORPORA / "multilingual.txt").read_text(encoding="utf-8")
-    trainer = Trainer.from_text(text, TrainerConfig(**config))
-    for _ in trainer.run():
-        pass
-    return trainer.table
 
 
 def rebuilt(table: MergeTable, **config) -> MergeTable:

@@ -466,6 +466,19 @@ typedef struct {
 
 /* -- by merge list: ids (n of them, changed in place) -> the merged ids; returns the count */
 
+/* The leftmost place of the lowest of r[0:m], and that rank in *best (NO_RANK: none). */
+static inline Py_ssize_t lowest(const uint64_t *r, Py_ssize_t m, uint64_t *best)
+{
+    Py_ssize_t at = 0;
+    *best = NO_RANK;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (r[i] < *best) {
+            *best = r[i];
+            at = i;
+        }
+    return at;
+}
+
 static Py_ssize_t merge_ids_scan(const PairTable *t, int64_t *ids, Py_ssize_t n, uint64_t *r)
 {
     if (n < 2)
@@ -474,13 +487,8 @@ static Py_ssize_t merge_ids_scan(const PairTable *t, int64_t *ids, Py_ssize_t n,
     for (Py_ssize_t i = 0; i < m; i++)
         r[i] = pair_value(t, ids[i], ids[i + 1]);
     for (;;) {
-        uint64_t best = NO_RANK;
-        Py_ssize_t at = 0;
-        for (Py_ssize_t i = 0; i < m; i++)
-            if (r[i] < best) {
-                best = r[i];
-                at = i;
-            }
+        uint64_t best;
+        Py_ssize_t at = lowest(r, m, &best);
         if (best == NO_RANK)
             break;
         ids[at] = (int64_t)(best & UINT32_MAX);
@@ -554,6 +562,34 @@ static void chain_heapify(Chain *c, Py_ssize_t n)
         heap_down(h, k);
 }
 
+/* Take the top of the heap, the pair at i of the lowest (rank, position), and join its two
+ * symbols: the one after i leaves the list and the heap. i is left out of the heap, its key as
+ * it was (the pair just merged); the caller writes the new keys of i and of the one before it
+ * (chain_set). Every million merges it looks at Ctrl+C: -1 then, with the exception set. */
+static int64_t chain_pop(Chain *c, uint32_t n, Py_ssize_t *done)
+{
+    if (++*done % (CHECK_EVERY * 256) == 0 && PyErr_CheckSignals() < 0)
+        return -1;
+    uint32_t i = c->heap.heap[0];
+    uint32_t j = c->next[i];
+    heap_remove(&c->heap, i);
+    if (c->key[j] != NO_RANK) {
+        c->key[j] = NO_RANK;
+        heap_remove(&c->heap, j);
+    }
+    c->next[i] = c->next[j];
+    if (c->next[j] < n)
+        c->prev[c->next[j]] = i;
+    return i;
+}
+
+/* The pair at pos now has this key (NO_RANK: none): into its place in the heap, or out. */
+static inline void chain_set(Chain *c, uint32_t pos, uint64_t key)
+{
+    c->key[pos] = key;
+    heap_set(&c->heap, pos);
+}
+
 static Py_ssize_t merge_ids_heap(const PairTable *t, int64_t *ids, Py_ssize_t n)
 {
     Chain c;
@@ -566,29 +602,17 @@ static Py_ssize_t merge_ids_heap(const PairTable *t, int64_t *ids, Py_ssize_t n)
     chain_heapify(&c, n);
     Py_ssize_t count = n, done = 0;
     while (c.heap.size > 0) {
-        if (++done % (CHECK_EVERY * 256) == 0 && PyErr_CheckSignals() < 0) {
+        int64_t popped = chain_pop(&c, (uint32_t)n, &done);
+        if (popped < 0) {
             chain_free(&c);
             return -1;
         }
-        uint32_t i = c.heap.heap[0];
-        uint32_t j = c.next[i];
+        uint32_t i = (uint32_t)popped;
         ids[i] = (int64_t)(c.key[i] & UINT32_MAX);  /* the token the merge makes */
-        heap_remove(&c.heap, i);
-        if (c.key[j] != NO_RANK) {
-            c.key[j] = NO_RANK;
-            heap_remove(&c.heap, j);
-        }
-        c.next[i] = c.next[j];
-        if (c.next[j] < (uint32_t)n)
-            c.prev[c.next[j]] = i;
         count--;
-        c.key[i] = c.next[i] < (uint32_t)n ? pair_value(t, ids[i], ids[c.next[i]]) : NO_RANK;
-        heap_set(&c.heap, i);
-        if (c.prev[i] != UINT32_MAX) {
-            uint32_t left = c.prev[i];
-            c.key[left] = pair_value(t, ids[left], ids[i]);
-            heap_set(&c.heap, left);
-        }
+        chain_set(&c, i, c.next[i] < (uint32_t)n ? pair_value(t, ids[i], ids[c.next[i]]) : NO_RANK);
+        if (c.prev[i] != UINT32_MAX)
+            chain_set(&c, c.prev[i], pair_value(t, ids[c.prev[i]], ids[i]));
     }
     Py_ssize_t k = 0;
     for (uint32_t i = 0; i < (uint32_t)n; i = c.next[i])
@@ -642,13 +666,8 @@ static Py_ssize_t merge_bytes_scan(const TokenTable *t, const unsigned char *p, 
     for (Py_ssize_t i = 0; i < m; i++)
         r[i] = span_rank(t, p, (uint32_t)i, (uint32_t)i + 2);
     while (m > 0) {
-        uint64_t best = NO_RANK;
-        Py_ssize_t at = 0;
-        for (Py_ssize_t i = 0; i < m; i++)
-            if (r[i] < best) {
-                best = r[i];
-                at = i;
-            }
+        uint64_t best;
+        Py_ssize_t at = lowest(r, m, &best);
         if (best == NO_RANK)
             break;
         ids[at] = (int64_t)best;
@@ -679,28 +698,16 @@ static Py_ssize_t merge_bytes_heap(const TokenTable *t, const unsigned char *p, 
     chain_heapify(&c, n);
     Py_ssize_t done = 0;
     while (c.heap.size > 0) {
-        if (++done % (CHECK_EVERY * 256) == 0 && PyErr_CheckSignals() < 0) {
+        int64_t popped = chain_pop(&c, (uint32_t)n, &done);
+        if (popped < 0) {
             chain_free(&c);
             return -1;
         }
-        uint32_t i = c.heap.heap[0];
-        uint32_t j = c.next[i];
-        ids[i] = (int64_t)c.key[i];
-        heap_remove(&c.heap, i);
-        if (c.key[j] != NO_RANK) {
-            c.key[j] = NO_RANK;
-            heap_remove(&c.heap, j);
-        }
-        c.next[i] = c.next[j];
-        if (c.next[j] < (uint32_t)n)
-            c.prev[c.next[j]] = i;
-        c.key[i] = c.next[i] < (uint32_t)n ? span_rank(t, p, i, c.next[c.next[i]]) : NO_RANK;
-        heap_set(&c.heap, i);
-        if (c.prev[i] != UINT32_MAX) {
-            uint32_t left = c.prev[i];
-            c.key[left] = span_rank(t, p, left, c.next[i]);
-            heap_set(&c.heap, left);
-        }
+        uint32_t i = (uint32_t)popped;
+        ids[i] = (int64_t)c.key[i];  /* the rank of the pair = the id of the token it makes */
+        chain_set(&c, i, c.next[i] < (uint32_t)n ? span_rank(t, p, i, c.next[c.next[i]]) : NO_RANK);
+        if (c.prev[i] != UINT32_MAX)
+            chain_set(&c, c.prev[i], span_rank(t, p, c.prev[i], c.next[i]));
     }
     /* the parts in order: their starts into prev (it has n + 1 places), their ids to the front */
     Py_ssize_t parts = 0;
@@ -737,9 +744,10 @@ static inline PyObject *id_object(Merger *m, int64_t id)
     return PyLong_FromLongLong(id);
 }
 
-static PyObject *ids_tuple(Merger *m, const int64_t *ids, Py_ssize_t n)
+/* The ids as a tuple (what the pieces cache holds) or a list (what merging.py returns). */
+static PyObject *ids_object(Merger *m, const int64_t *ids, Py_ssize_t n, int list)
 {
-    PyObject *out = PyTuple_New(n);
+    PyObject *out = list ? PyList_New(n) : PyTuple_New(n);
     if (out == NULL)
         return NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -748,26 +756,16 @@ static PyObject *ids_tuple(Merger *m, const int64_t *ids, Py_ssize_t n)
             Py_DECREF(out);
             return NULL;
         }
-        PyTuple_SET_ITEM(out, k, id);
+        if (list)
+            PyList_SET_ITEM(out, k, id);
+        else
+            PyTuple_SET_ITEM(out, k, id);
     }
     return out;
 }
 
-static PyObject *ids_list(Merger *m, const int64_t *ids, Py_ssize_t n)
-{
-    PyObject *out = PyList_New(n);
-    if (out == NULL)
-        return NULL;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *id = id_object(m, ids[k]);
-        if (id == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, k, id);
-    }
-    return out;
-}
+#define ids_tuple(m, ids, n) ids_object((m), (ids), (n), 0)
+#define ids_list(m, ids, n) ids_object((m), (ids), (n), 1)
 
 /* ------------------------------------------------------------------ one pre-token */
 
