@@ -484,8 +484,8 @@ def part_cli(names: list[str], rounds: int, mix: str, work: Path) -> None:
 
 
 
-def context_line(rounds: int, passes: int, mix_mb: float) -> str:
-    """The run's circumstances, written above its tables."""
+def context_line(what: str, load_start: float) -> str:
+    """The run's circumstances (``what`` was measured), written above its tables."""
     import tiktoken
 
     import bpe_tui
@@ -498,11 +498,13 @@ def context_line(rounds: int, passes: int, mix_mb: float) -> str:
         rival = bpe_openai.__version__
     except ImportError:
         pass
-    load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"`python benchmarks/encode_speed.py` at {commit}, {time.strftime('%Y-%m-%d')}: {os.cpu_count()} CPUs, load average "
-            f"{load_avg:.1f}, Python {sys.version.split()[0]}, {bpe_tui.engine_info()}, tiktoken {tiktoken.__version__}, "
-            f"bpe-openai {rival}; CPU seconds, medians of {rounds}; the mix is {mix_mb:.1f} MB, the 12 languages "
-            f"{passes} passes. A ratio is tiktoken's time over the other's: above 1, faster than tiktoken.")
+    return (f"`python benchmarks/encode_speed.py` at {commit}, {time.strftime('%Y-%m-%d')}: {os.cpu_count()} CPUs shared with "
+            f"other work (load average {load_start:.1f} at the start of the run, {load_average():.1f} at its end), "
+            f"Python {sys.version.split()[0]}, {bpe_tui.engine_info()}, tiktoken {tiktoken.__version__}, bpe-openai {rival}; {what}.")
+
+
+def load_average() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
 def main() -> int:
@@ -533,8 +535,8 @@ def main() -> int:
 
     docs = mix_documents(int(args.mb * 1e6))
     mix = "".join(docs)
-    context = context_line(rounds, args.passes, len(mix.encode("utf-8")) / 1e6)
-    print(context)
+    load_start = load_average()
+    print(context_line("this run", load_start))
     encode_rows: list[dict] = []
     eval_rows: list[dict] = []
     if "encode" in parts:
@@ -551,10 +553,14 @@ def main() -> int:
             part_cli(names, rounds, mix, Path(work))
     if args.write:
         if encode_rows:
+            what = (f"CPU seconds, medians of {rounds} rounds; the mix is {len(mix.encode('utf-8')) / 1e6:.1f} MB, "
+                    f"the 12 languages {args.passes} passes. A ratio is tiktoken's time over the other's: above 1, faster than tiktoken")
             write_between(REPO / "README.md", "summary", markdown_summary(encode_rows))
-            write_between(REPO / "docs" / "encoding-speed.md", "encode", markdown_encode(encode_rows, context))
+            write_between(REPO / "docs" / "encoding-speed.md", "encode", markdown_encode(encode_rows, context_line(what, load_start)))
         if eval_rows:
-            write_between(REPO / "docs" / "encoding-speed.md", "eval", markdown_eval(eval_rows, context))
+            what = (f"{eval_rows[0]['mb']:.0f} MB, 2 worker processes, CPU seconds of the command and its workers (wall in "
+                    f"brackets), medians of {args.eval_rounds} round{'s' if args.eval_rounds > 1 else ''}")
+            write_between(REPO / "docs" / "encoding-speed.md", "eval", markdown_eval(eval_rows, context_line(what, load_start)))
     return 0
 
 

@@ -16,7 +16,10 @@ kind of table):
   holds the table's indices in C and runs the same steps, the loop over a text's pre-tokens
   included (``Merger.encode_words``). For a bytes table it makes the base symbols too; for a
   chars table it asks :meth:`NewPieces.chars` (base symbols in Python, merged in C); a table
-  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure`.
+  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure`. One shortcut is its own: a
+  pre-token that is itself a token, where the table emits it whole (``ignore_merges``) or its
+  bytes merge into it (found out once per token), is looked up in the token index without the
+  cache, which would hold the same one id for it.
 
 Nothing else in bpe-tui knows which way ran. A pre-token longer than the limit on one
 pre-token (:data:`~bpe_tui.core.limits.PRETOKEN`) is refused the same way on both paths, with
