@@ -737,21 +737,16 @@ static Py_ssize_t merge_bytes_any(const Merger *m, const unsigned char *p, Py_ss
 
 /* ------------------------------------------------------------------ Python objects out */
 
-/* The int object of an id. (Made anew each time, as tiktoken does: new objects come from a
- * free list, side by side; keeping one object per id was slower, the kept ones scattered.) */
-static inline PyObject *id_object(Merger *m, int64_t id)
-{
-    return PyLong_FromLongLong(id);
-}
-
-/* The ids as a tuple (what the pieces cache holds) or a list (what merging.py returns). */
-static PyObject *ids_object(Merger *m, const int64_t *ids, Py_ssize_t n, int list)
+/* The ids as a tuple (what the pieces cache holds) or a list (what merging.py returns). Each
+ * int object is made anew, as tiktoken makes them: new objects come from a free list, side by
+ * side, and keeping one object per id was slower (the kept ones scattered in memory). */
+static PyObject *ids_object(const int64_t *ids, Py_ssize_t n, int list)
 {
     PyObject *out = list ? PyList_New(n) : PyTuple_New(n);
     if (out == NULL)
         return NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *id = id_object(m, ids[k]);
+        PyObject *id = PyLong_FromLongLong(ids[k]);
         if (id == NULL) {
             Py_DECREF(out);
             return NULL;
@@ -764,8 +759,8 @@ static PyObject *ids_object(Merger *m, const int64_t *ids, Py_ssize_t n, int lis
     return out;
 }
 
-#define ids_tuple(m, ids, n) ids_object((m), (ids), (n), 0)
-#define ids_list(m, ids, n) ids_object((m), (ids), (n), 1)
+#define ids_tuple(ids, n) ids_object((ids), (n), 0)
+#define ids_list(ids, n) ids_object((ids), (n), 1)
 
 /* ------------------------------------------------------------------ one pre-token */
 
@@ -856,14 +851,14 @@ static PyObject *work_out_utf8(Merger *m, const unsigned char *p, Py_ssize_t n, 
     PyObject *out = NULL;
     int64_t whole = not_whole ? NO_ID : whole_id(m, p, n, 0);
     if (whole != NO_ID)
-        return ids_tuple(m, &whole, 1);
+        return ids_tuple(&whole, 1);
     if (m->by_token_rank) {  /* (no word start and no end-of-word marker: EncodeOptions.by_token_rank) */
         ids = id_buffer(stack, n, &heap);
         if (ids == NULL)
             return NULL;
         Py_ssize_t got = merge_bytes_any(m, p, n, ids);
         if (got >= 0)
-            out = ids_tuple(m, ids, got);
+            out = ids_tuple(ids, got);
         PyMem_Free(heap);
         return out;
     }
@@ -880,7 +875,7 @@ static PyObject *work_out_utf8(Merger *m, const unsigned char *p, Py_ssize_t n, 
         ids[k++] = m->eow;
     Py_ssize_t got = merge_ids_any(m, ids, k);
     if (got >= 0)
-        out = ids_tuple(m, ids, got);
+        out = ids_tuple(ids, got);
     PyMem_Free(heap);
     return out;
 }
@@ -937,7 +932,7 @@ static PyObject *Merger_merge_ids(Merger *self, PyObject *arg)
     }
     Py_DECREF(seq);
     Py_ssize_t got = merge_ids_any(self, ids, n);
-    PyObject *out = got >= 0 ? ids_list(self, ids, got) : NULL;
+    PyObject *out = got >= 0 ? ids_list(ids, got) : NULL;
     PyMem_Free(heap);
     return out;
 }
@@ -958,7 +953,7 @@ static PyObject *Merger_merge_bytes(Merger *self, PyObject *arg)
     if (ids != NULL) {
         Py_ssize_t got = merge_bytes_any(self, p, view.len, ids);
         if (got >= 0)
-            out = ids_list(self, ids, got);
+            out = ids_list(ids, got);
     }
     PyMem_Free(heap);
     PyMem_Free(b.heap);
@@ -1006,7 +1001,7 @@ static int encode_word(Merger *self, PyObject *word, const unsigned char *p, Py_
     if (p != NULL) {
         int64_t id = whole_id(self, p, n, 1);
         if (id != NO_ID) {
-            PyObject *object = id_object(self, id);
+            PyObject *object = PyLong_FromLongLong(id);
             int failed = object == NULL || PyList_Append(out, object) < 0;
             Py_XDECREF(object);
             return failed ? -1 : 0;
