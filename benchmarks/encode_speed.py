@@ -1,46 +1,57 @@
-"""Encoding speed on the real tables, side by side with tiktoken in one run (run by hand; not a test).
+"""Encoding speed on the real tables, side by side with tiktoken and bpe-openai in one run (run by
+hand; not a test).
 
     python benchmarks/encode_speed.py                  # gpt2, cl100k, o200k, llama3; 3 rounds
     python benchmarks/encode_speed.py --quick          # one round
     python benchmarks/encode_speed.py o200k llama3     # some tables
-    python benchmarks/encode_speed.py --only encode    # one part: encode, batch, guard, cli
+    python benchmarks/encode_speed.py --only encode    # one part: encode, eval, batch, guard, cli
+    python benchmarks/encode_speed.py --only encode --only eval --baseline /tmp/base --write
 
 Two corpora, made at run time (nothing is downloaded, nothing is written into the repository):
 
 * **mix**: ``--mb`` MB (default 8) of tinyshakespeare and taylorswift (../shared/corpora), the 12
   parallel texts (corpora/parallel), about 1 MB of the Python installation's documentation files
   (.txt, .rst, .md) and, for the rest, the standard library's own .py files, in sorted order;
-* **12 languages**: the parallel texts alone (26 KB, 8 scripts), encoded ``--passes`` times, each
-  pass with an empty pieces cache: text whose words seldom repeat, where the cache cannot help.
+* **12 languages**: the parallel texts alone (26 KB, 8 scripts), encoded ``--passes`` times: text
+  whose words seldom repeat, where the pieces cache cannot help.
 
 Parts (``--only``):
 
-* **encode**: ``encode_ordinary`` of each corpus by a freshly loaded table (its load not timed)
-  and by tiktoken's own engine on the same ranks and regex (``table.to_tiktoken()``), in turns,
-  every round; CPU seconds of this process and wall seconds, medians; the ratio is tiktoken's
-  time over ours (above 1: ours is faster), the median of the per-round ratios. ``split`` is
-  our pre-tokenizer's split of the same text alone, the floor under everything else: the best
-  ratio the encoder could reach if looking pieces up and merging them cost nothing. ``cached``
-  is the same text encoded again, every piece in the pieces cache (the split and a lookup per
-  piece): the floor of a cold run, whose difference, ``new pieces``, is the merging of the
-  pieces the cache did not hold, in Python.
-* **batch**: ``encode_ordinary_batch`` of the mix's lines on 2 worker processes against
-  tiktoken's ``encode_ordinary_batch`` (its default 8 threads), and of its files (fewer, longer
-  texts); CPU includes the worker processes.
-* **guard**: the time limit bpe-tui puts on a regex it does not know (a file's own, guarding
-  against catastrophic backtracking), against the same regex without it, on the mix.
-* **cli**: ``bpe-tui encode -t TABLE --ids`` reading the mix from stdin, against a process that
-  loads the table and calls ``table.encode`` on the same text (both timed from the process's
-  start, load included), and the command's peak memory on the mix and on four times it.
+* **encode**: ``encode_ordinary`` of each corpus by bpe-tui on the compiled merge core and on the
+  pure-Python path (the same table file loaded twice, once with ``BPE_TUI_PURE=1``), by tiktoken's
+  own engine on the same ranks and regex (``table.to_tiktoken()``) and by bpe-openai (GitHub's
+  rust-gems ``bpe``, its own cl100k and o200k; it has no other table), in turns, every round.
+  *cold*: a freshly loaded table (load not timed) with an empty pieces cache, its first encode of
+  the corpus (on the 12 languages, each pass with an empty cache); *warm*: the same text again,
+  every piece in the cache. tiktoken and bpe-openai keep no cache: one time each. What each does
+  once before its first encode is timed apart, as *setup*, since tiktoken does it when its
+  ``Encoding`` is made (its hash map of ranks, its regex) and bpe-tui when a table first encodes
+  (the compiled core's indices, the regex's ``re`` form): bpe-tui's first call on a short text,
+  and ``tiktoken.Encoding(...)`` on the same ranks. CPU seconds of this process and
+  wall seconds, medians of the rounds; a ratio is tiktoken's time over the other's (above 1: faster
+  than tiktoken), the median of the per-round ratios. Goals (issue 40), cold, compiled: >= 1.0x
+  tiktoken on the mix, >= 0.8x on the 12 languages.
+* **eval**: ``bpe-tui eval TABLE --corpus BIG`` and ``bpe-tui audit TABLE --corpus BIG`` on
+  ``--eval-mb`` MB (default 100: every .py file of the installation, the shared corpora, over and
+  over, each pass numbered differently; benchmarks/compare.py's ``big_corpus``), 2 worker
+  processes, compiled and pure, and with ``--baseline DIR`` (a source tree of an earlier commit,
+  e.g. ``git archive 31379e2 | tar -x -C DIR``) that commit's code too; CPU of the command and its
+  workers, and wall. Goal: >= 3x faster than 31379e2.
+* **batch**, **guard**, **cli**: ``encode_ordinary_batch`` on 2 worker processes against tiktoken's
+  threads; the time limit on a regex bpe-tui does not know; ``bpe-tui encode --ids`` against
+  ``table.encode`` in a process of its own, and its peak memory (see each function).
 
-Ids are checked equal to tiktoken's (and the command line's to the library's) before anything
-is printed. Timings on a shared machine move from one minute to the next: compare the ratios.
+``--write`` puts the tables of the encode and eval parts into README.md's speed section and
+docs/encoding-speed.md, between their ``<!-- speed: ... -->`` markers, as this run printed them.
+Ids are checked equal to tiktoken's (and bpe-openai's, the pure path's, the command line's) before
+anything is printed. Timings on a shared machine move from one minute to the next: compare ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -48,21 +59,26 @@ import sys
 import sysconfig
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from compare import REPO, SHARED, TAYLOR, TINY  # noqa: E402  (benchmarks/compare.py)
+from compare import REPO, SHARED, TAYLOR, TINY, big_corpus  # noqa: E402  (benchmarks/compare.py)
 
 PARALLEL = REPO / "corpora" / "parallel"
 
-#: name -> (path under ../shared/tables, the issue's goal for encode_ordinary vs tiktoken)
+#: name -> (path under ../shared/tables, bpe-openai's name for it or None)
 TABLES = {
-    "gpt2": ("gpt2", 1.0),
-    "cl100k": ("cl100k/cl100k_base.tiktoken", 1.0),
-    "o200k": ("o200k/o200k_base.tiktoken", 0.6),
-    "llama3": ("llama3/tokenizer.model", 0.6),
+    "gpt2": ("gpt2", None),
+    "cl100k": ("cl100k/cl100k_base.tiktoken", "cl100k_base"),
+    "o200k": ("o200k/o200k_base.tiktoken", "o200k_base"),
+    "llama3": ("llama3/tokenizer.model", None),
 }
+#: The issue's goals for a cold encode on the compiled core, against tiktoken.
+GOALS = {"mix": 1.0, "12 languages": 0.8}
+#: The eval and audit goal: this many times faster than the commit before the compiled core.
+EVAL_GOAL = 3.0
 
 
 # ---------------------------------------------------------------------- corpora, made here
@@ -138,77 +154,230 @@ def record(rows: dict[str, list[float]], **values: float) -> None:
         rows.setdefault(key, []).append(value)
 
 
-def split_of(table):
-    """Our pre-tokenizer's split of an ordinary text, as the encoder runs it (no special tokens)."""
-    return table._encoder.words
-
-
 def forget_pieces(table) -> None:
     """Empty the table's pieces cache (what a freshly loaded table has)."""
     table._encoder.cache.clear()
 
 
-def load(name: str):
+@contextmanager
+def engine(pure: bool):
+    """Tables made inside run on the pure-Python path (BPE_TUI_PURE=1) or the compiled core."""
+    before = os.environ.pop("BPE_TUI_PURE", None)
+    if pure:
+        os.environ["BPE_TUI_PURE"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("BPE_TUI_PURE", None)
+        if before is not None:
+            os.environ["BPE_TUI_PURE"] = before
+
+
+def load(name: str, pure: bool = False):
     import bpe_tui
 
-    return bpe_tui.load(str(SHARED / "tables" / TABLES[name][0]))
+    with engine(pure):
+        return bpe_tui.load(str(SHARED / "tables" / TABLES[name][0]))
 
 
-def part_encode(names: list[str], rounds: int, mix: str, passes: int) -> None:
+def bpe_openai_for(name: str):
+    """bpe-openai's encoding of the table, or None (not installed, or not one of its tables)."""
+    known = TABLES[name][1]
+    if known is None:
+        return None
+    try:
+        import bpe_openai
+    except ImportError:
+        return None
+    # (its Rust tokenizer itself: the Python wrapper's encode_ordinary refuses texts of a
+    # million characters or more, and the mix is 8)
+    return bpe_openai.get_encoding(known)._backend
+
+
+# ---------------------------------------------------------------------- encode
+
+
+def part_encode(names: list[str], rounds: int, mix: str, passes: int) -> list[dict]:
+    """One row per table x corpus (printed as it is measured; returned for --write)."""
     languages = parallel_text()
-    mb_mix = len(mix.encode("utf-8")) / 1e6
-    mb_lang = len(languages.encode("utf-8")) * passes / 1e6
-    print(f"\nencode_ordinary, ours vs tiktoken (CPU s / wall s, medians of {rounds}; ratio = tiktoken's time / ours, above 1: ours faster)")
-    print("(split: our pre-tokenizer alone, CPU s, and the ratio if nothing else cost anything; cached: the same text "
-          "again, every piece in the cache, and its ratio; new pieces: what working out the pieces not seen before cost)")
-    print(f"{'table':<8} {'corpus':<13} {'ours CPU':>8} {'wall':>6} {'MB/s':>6}  {'tiktoken':>8} {'wall':>6} {'MB/s':>6}  "
-          f"{'ratio CPU':>9} {'wall':>5}  {'split':>5} {'floor':>6}  {'cached':>6} {'floor':>5}  {'new pcs':>8}  goal")
+    sizes = {"mix": len(mix.encode("utf-8")) / 1e6, "12 languages": len(languages.encode("utf-8")) * passes / 1e6}
+    print(f"\nencode_ordinary: bpe-tui compiled and pure Python, cold (a new table, first encode) and warm, against "
+          f"tiktoken and bpe-openai (CPU s, medians of {rounds}; ratio = tiktoken's time / the other's)")
+    print(f"{'table':<7} {'corpus':<12} {'compiled':>8} {'warm':>6} {'pure':>6} {'warm':>6} {'tiktoken':>8} {'bpe-openai':>10}  "
+          f"{'compiled':>8} {'warm':>6} {'pure':>6} {'bpe-openai':>10} {'wall':>5}  goal  (setup, ms: compiled, pure, tiktoken)")
+    rows = []
+    import tiktoken
+
     for name in names:
-        goal = TABLES[name][1]
         enc = load(name).to_tiktoken()
-        for corpus, text, reps, mb in (("mix", mix, 1, mb_mix), ("12 languages", languages, passes, mb_lang)):
-            rows: dict[str, list[float]] = {}
+        made = {"name": name, "pat_str": enc._pat_str, "mergeable_ranks": enc._mergeable_ranks, "special_tokens": enc._special_tokens}
+        rival = bpe_openai_for(name)
+        for corpus, text, reps in (("mix", mix, 1), ("12 languages", languages, passes)):
+            got: dict[str, list[float]] = {}
             for _ in range(rounds):
-                table = load(name)
-                split = split_of(table)
+                for label, pure in (("c", False), ("p", True)):
+                    table = load(name, pure)
+                    _, setup, _ = timed(lambda table=table: table.encode_ordinary("set up: é"))  # (indices, regex)
+                    record(got, **{f"{label}s": setup})
 
-                def ours():
-                    out = None
-                    for _ in range(reps):
-                        forget_pieces(table)
-                        out = table.encode_ordinary(text)
-                    return out
+                    def cold(table=table):
+                        out = None
+                        for _ in range(reps):
+                            forget_pieces(table)
+                            out = table.encode_ordinary(text)
+                        return out
 
-                def theirs():
-                    out = None
-                    for _ in range(reps):
-                        out = enc.encode_ordinary(text)
-                    return out
+                    def warm(table=table):
+                        return [table.encode_ordinary(text) for _ in range(reps)][-1]
 
-                def split_only():
-                    for _ in range(reps):
-                        split(text)
+                    ids, cc, cw = timed(cold)
+                    again, wc, ww = timed(warm)
+                    assert ids == again
+                    record(got, **{f"{label}c": cc, f"{label}w": wc, f"{label}cw": cw})
+                    got.setdefault("ids", []).append(ids)  # type: ignore[arg-type]
+                fresh, ts, _ = timed(lambda: tiktoken.Encoding(**made))
+                ref, tc, tw = timed(lambda: [fresh.encode_ordinary(text) for _ in range(reps)][-1])
+                record(got, ts=ts)
+                assert all(ids == ref for ids in got.pop("ids")), f"{name} on {corpus}: bpe-tui's ids differ from tiktoken's"
+                record(got, tc=tc, tw=tw, rc=tc / got["cc"][-1], rw=tc / got["cw"][-1], rp=tc / got["pc"][-1],
+                       rwall=tw / got["ccw"][-1])
+                if rival is not None:
+                    theirs, bc, _ = timed(lambda: [rival.encode(text) for _ in range(reps)][-1])
+                    assert list(theirs) == ref, f"{name} on {corpus}: bpe-openai's ids differ from tiktoken's"
+                    record(got, bc=bc, rb=tc / bc)
+            row = {"table": name, "corpus": corpus, "mb": sizes[corpus], **{k: median(v) for k, v in got.items()}}
+            row["verdict"] = "met" if row["rc"] >= GOALS[corpus] else f"missed by {GOALS[corpus] - row['rc']:.2f}x"
+            rows.append(row)
+            b = f"{row['bc']:>10.2f}" if "bc" in row else f"{'-':>10}"
+            rb = f"{row['rb']:>9.2f}x" if "rb" in row else f"{'-':>10}"
+            print(f"{name:<7} {corpus:<12} {row['cc']:>8.2f} {row['cw']:>6.2f} {row['pc']:>6.2f} {row['pw']:>6.2f} {row['tc']:>8.2f} {b}  "
+                  f"{row['rc']:>7.2f}x {row['rw']:>5.2f}x {row['rp']:>5.2f}x {rb} {row['rwall']:>4.2f}x  >= {GOALS[corpus]:g}x: {row['verdict']}"
+                  f"  ({1e3 * row['cs']:.0f}, {1e3 * row['ps']:.0f}, {1e3 * row['ts']:.0f})",
+                  flush=True)
+    return rows
 
-                def warm():  # the same text again: every piece in the cache already
-                    for _ in range(reps):
-                        table.encode_ordinary(text)
 
-                ids, oc, ow = timed(ours)
-                ref, tc, tw = timed(theirs)
-                _, sc, _ = timed(split_only)
-                _, hc, _ = timed(warm)
-                assert ids == ref, f"{name} on {corpus}: the ids differ from tiktoken's"
-                record(rows, oc=oc, ow=ow, tc=tc, tw=tw, sc=sc, hc=hc, rc=tc / oc, rw=tw / ow)
-            oc, ow, tc, tw, sc, hc = (median(rows[k]) for k in ("oc", "ow", "tc", "tw", "sc", "hc"))
-            ratio, floor, cached = median(rows["rc"]), tc / sc, tc / hc
-            verdict = "met" if ratio >= goal else ("below the floor" if min(floor, cached) < goal else "missed")
-            print(
-                f"{name:<8} {corpus:<13} {oc:>8.2f} {ow:>6.2f} {mb / oc:>6.2f}  {tc:>8.2f} {tw:>6.2f} {mb / tc:>6.2f}  "
-                f"{ratio:>8.2f}x {median(rows['rw']):>4.2f}x  {sc:>5.2f} {floor:>5.2f}x  {hc:>5.2f} {cached:>5.2f}x  {oc - hc:>8.2f}  "
-                f">= {goal:g}x: {verdict}",
-                flush=True,
-            )
+# ---------------------------------------------------------------------- eval and audit
 
+
+def _command(python: str, baseline: Path | None) -> tuple[list[str], dict[str, str]]:
+    """How to run bpe-tui's command line: this checkout, or the source tree ``baseline``."""
+    env = dict(os.environ)
+    env.pop("BPE_TUI_PURE", None)
+    if baseline is not None:
+        env["PYTHONPATH"] = str(baseline)
+    return [python, "-m", "bpe_tui.cli"], env
+
+
+def _run(argv: list[str], env: dict[str, str]) -> tuple[str, float, float]:
+    """``(stdout, cpu, wall)`` of a command and the worker processes it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.strip()[-500:]}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return done.stdout, cpu, wall
+
+
+def part_eval(names: list[str], rounds: int, mb: float, baseline: Path | None, work: Path) -> list[dict]:
+    """``bpe-tui eval`` and ``bpe-tui audit --corpus`` on a big corpus, compiled, pure and (with a
+    baseline tree) as that commit ran them; the JSON they print is checked to be the same."""
+    corpus = big_corpus(work / "big.txt", int(mb * 1e6))
+    size = corpus.stat().st_size / 1e6
+    runs = [("compiled", None, {}), ("pure", None, {"BPE_TUI_PURE": "1"})]
+    if baseline is not None:
+        runs.append(("baseline", baseline, {}))
+    print(f"\nbpe-tui eval and audit --corpus on {size:.0f} MB (.py files and the shared corpora, passes numbered), "
+          f"2 worker processes; CPU s of the command and its workers / wall s, medians of {rounds}"
+          + (f"; baseline: the code in {baseline}" if baseline else "; no --baseline given"))
+    print(f"{'table':<7} {'command':<6} " + "  ".join(f"{label:>15}" for label, _, _ in runs) + "  speed-up CPU (wall)  goal")
+    rows = []
+    for name in names:
+        table = str(SHARED / "tables" / TABLES[name][0])
+        for command in ("eval", "audit"):
+            argv_tail = [command, table, "--corpus", str(corpus), "--workers", "2", "-q", "--json"]
+            got: dict[str, list[float]] = {}
+            for _ in range(rounds):
+                outputs = set()
+                for label, tree, extra in runs:
+                    argv, env = _command(sys.executable, tree)
+                    out, cpu, wall = _run([*argv, *argv_tail], {**env, **extra})
+                    outputs.add(re.sub(r'"(?:table|source)": "[^"]*"', "", out))
+                    record(got, **{f"{label}_cpu": cpu, f"{label}_wall": wall})
+                assert len(outputs) == 1, f"{command} {name}: the paths print different results"
+            row = {"table": name, "command": command, "mb": size, **{k: median(v) for k, v in got.items()}}
+            cells = "  ".join(f"{row[f'{label}_cpu']:>7.1f} / {row[f'{label}_wall']:>5.1f}" for label, _, _ in runs)
+            if baseline is not None:
+                row["speedup"] = row["baseline_cpu"] / row["compiled_cpu"]
+                row["speedup_wall"] = row["baseline_wall"] / row["compiled_wall"]
+                row["verdict"] = "met" if row["speedup"] >= EVAL_GOAL else f"missed by {EVAL_GOAL - row['speedup']:.1f}x"
+                tail = f"{row['speedup']:>10.2f}x ({row['speedup_wall']:.2f}x)  >= {EVAL_GOAL:g}x: {row['verdict']}"
+            else:
+                tail = "(give --baseline)"
+            rows.append(row)
+            print(f"{name:<7} {command:<6} {cells}  {tail}", flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------- --write: the tables, as run
+
+
+def markdown_encode(rows: list[dict], context: str) -> str:
+    """The encode part's table for the docs page (every number of the run)."""
+    lines = [
+        context, "",
+        "| table | corpus | compiled cold | warm | pure cold | warm | tiktoken | bpe-openai | compiled / tiktoken | warm | pure / tiktoken | bpe-openai / tiktoken | goal | setup: compiled, pure, tiktoken |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        b, rb = (f"{r['bc']:.2f} s", f"{r['rb']:.2f}x") if "bc" in r else ("—", "—")
+        lines.append(
+            f"| {r['table']} | {r['corpus']} | {r['cc']:.2f} s | {r['cw']:.2f} s | {r['pc']:.2f} s | {r['pw']:.2f} s | {r['tc']:.2f} s | {b} "
+            f"| **{r['rc']:.2f}x** | {r['rw']:.2f}x | {r['rp']:.2f}x | {rb} | >= {GOALS[r['corpus']]:g}x: {r['verdict']} "
+            f"| {1e3 * r['cs']:.0f}, {1e3 * r['ps']:.0f}, {1e3 * r['ts']:.0f} ms |"
+        )
+    return "\n".join(lines)
+
+
+def markdown_summary(rows: list[dict]) -> str:
+    """README's short table: the cold ratios to tiktoken, compiled / pure, per corpus and table."""
+    by = {(r["table"], r["corpus"]): r for r in rows}
+    names = list(dict.fromkeys(r["table"] for r in rows))
+    shown = {"gpt2": "GPT-2", "cl100k": "cl100k", "o200k": "o200k", "llama3": "Llama 3"}
+    lines = ["| corpus | " + " | ".join(shown.get(n, n) for n in names) + " |", "|---|" + "---:|" * len(names)]
+    for corpus, label in (("mix", "8 MB mix of code and prose"), ("12 languages", "12 languages, words seldom repeating")):
+        cells = [f"{by[n, corpus]['rc']:.2f}x / {by[n, corpus]['rp']:.2f}x" if (n, corpus) in by else "—" for n in names]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown_eval(rows: list[dict], context: str) -> str:
+    if not rows:
+        return ""
+    has_base = "baseline_cpu" in rows[0]
+    head = "| table | command | " + ("before (31379e2) | " if has_base else "") + "compiled | pure | speed-up | goal |"
+    lines = [context, "", head, "|---|---|" + ("---:|" if has_base else "") + "---:|---:|---:|---|"]
+    for r in rows:
+        before = f"{r['baseline_cpu']:.1f} s ({r['baseline_wall']:.1f} s) | " if has_base else ""
+        speed = f"**{r['speedup']:.2f}x** ({r['speedup_wall']:.2f}x) | >= {EVAL_GOAL:g}x: {r['verdict']}" if has_base else "— | —"
+        lines.append(f"| {r['table']} | {r['command']} | {before}{r['compiled_cpu']:.1f} s ({r['compiled_wall']:.1f} s) | "
+                     f"{r['pure_cpu']:.1f} s ({r['pure_wall']:.1f} s) | {speed} |")
+    return "\n".join(lines)
+
+
+def write_between(path: Path, marker: str, text: str) -> None:
+    """Replace what is between ``<!-- speed: MARKER -->`` and ``<!-- /speed: MARKER -->`` in ``path``."""
+    page = path.read_text(encoding="utf-8")
+    start, end = f"<!-- speed: {marker} -->", f"<!-- /speed: {marker} -->"
+    if start not in page or end not in page:
+        raise SystemExit(f"{path} has no {start} ... {end} markers")
+    head, rest = page.split(start, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{start}\n{text}\n{end}{tail}", encoding="utf-8")
+    print(f"wrote the {marker} table into {path.relative_to(REPO)}")
 
 def part_batch(names: list[str], rounds: int, docs: list[str]) -> None:
     lines = [line for doc in docs for line in doc.splitlines(keepends=True)]
@@ -313,39 +482,68 @@ def part_cli(names: list[str], rounds: int, mix: str, work: Path) -> None:
               f"{peaks[0]:>10.0f} {peaks[1]:>10.0f}  >= 80%: {'met' if ratio >= 0.8 else 'missed'}", flush=True)
 
 
+
+
+def context_line(what: str, load_start: float) -> str:
+    """The run's circumstances (``what`` was measured), written above its tables."""
+    import tiktoken
+
+    import bpe_tui
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
+    rival = "not installed"
+    try:
+        import bpe_openai
+
+        rival = bpe_openai.__version__
+    except ImportError:
+        pass
+    return (f"`python benchmarks/encode_speed.py` at {commit}, {time.strftime('%Y-%m-%d')}: {os.cpu_count()} CPUs shared with "
+            f"other work (load average {load_start:.1f} at the start of the run, {load_average():.1f} at its end), "
+            f"Python {sys.version.split()[0]}, {bpe_tui.engine_info()}, tiktoken {tiktoken.__version__}, bpe-openai {rival}; {what}.")
+
+
+def load_average() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"tables (default: {', '.join(TABLES)})")
     parser.add_argument("--quick", action="store_true", help="one round instead of three")
     parser.add_argument("--mb", type=float, default=8, help="size of the mix in MB (default 8)")
     parser.add_argument("--passes", type=int, default=40, help="cold passes over the 12 languages (default 40)")
-    parser.add_argument("--only", choices=("encode", "batch", "guard", "cli"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("encode", "eval", "batch", "guard", "cli"), action="append", help="run only these parts")
+    parser.add_argument("--eval-mb", type=float, default=100, help="size of the eval and audit corpus in MB (default 100)")
+    parser.add_argument("--eval-tables", nargs="+", default=["gpt2", "o200k"], help="tables of the eval part (default gpt2 o200k)")
+    parser.add_argument("--baseline", type=Path, help="a source tree of an earlier commit: the eval part runs its code too")
+    parser.add_argument("--eval-rounds", type=int, default=1, help="rounds of the eval part (default 1: each run is a minute)")
+    parser.add_argument("--write", action="store_true", help="write the encode and eval tables into README.md and docs/encoding-speed.md")
     args = parser.parse_args()
     for path in (TINY, TAYLOR, SHARED / "tables"):
         if not path.exists():
             print(f"{path} is absent: this benchmark needs ../shared", file=sys.stderr)
             return 2
     names = args.names or list(TABLES)
-    unknown = [n for n in names if n not in TABLES]
+    unknown = [n for n in names + args.eval_tables if n not in TABLES]
     if unknown:
         parser.error(f"unknown table {unknown[0]!r}; choose from {', '.join(TABLES)}")
-    parts = args.only or ["encode", "batch", "guard", "cli"]
+    if args.baseline is not None and not (args.baseline / "bpe_tui" / "__init__.py").exists():
+        parser.error(f"--baseline {args.baseline}: no bpe_tui package there")
+    parts = args.only or ["encode", "eval", "batch", "guard", "cli"]
     rounds = 1 if args.quick else 3
-
-    import tiktoken
-
-    import bpe_tui
 
     docs = mix_documents(int(args.mb * 1e6))
     mix = "".join(docs)
-    load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"mix: {len(mix.encode('utf-8')) / 1e6:.1f} MB in {len(docs):,} documents; 12 languages: "
-          f"{len(parallel_text().encode('utf-8')) / 1e3:.0f} KB x {args.passes} cold passes")
-    print(f"{os.cpu_count()} CPUs, load average {load_avg:.1f}; Python {sys.version.split()[0]}, "
-          f"bpe-tui {bpe_tui.__version__ if hasattr(bpe_tui, '__version__') else ''} from {Path(bpe_tui.__file__).parent}, "
-          f"tiktoken {tiktoken.__version__ if hasattr(tiktoken, '__version__') else ''}")
+    load_start = load_average()
+    print(context_line("this run", load_start))
+    encode_rows: list[dict] = []
+    eval_rows: list[dict] = []
     if "encode" in parts:
-        part_encode(names, rounds, mix, args.passes)
+        encode_rows = part_encode(names, rounds, mix, args.passes)
+    if "eval" in parts:
+        with tempfile.TemporaryDirectory() as work:
+            eval_rows = part_eval(args.eval_tables, args.eval_rounds, args.eval_mb, args.baseline, Path(work))
     if "batch" in parts:
         part_batch(names, rounds, docs)
     if "guard" in parts:
@@ -353,6 +551,16 @@ def main() -> int:
     if "cli" in parts:
         with tempfile.TemporaryDirectory() as work:
             part_cli(names, rounds, mix, Path(work))
+    if args.write:
+        if encode_rows:
+            what = (f"CPU seconds, medians of {rounds} rounds; the mix is {len(mix.encode('utf-8')) / 1e6:.1f} MB, "
+                    f"the 12 languages {args.passes} passes. A ratio is tiktoken's time over the other's: above 1, faster than tiktoken")
+            write_between(REPO / "README.md", "summary", markdown_summary(encode_rows))
+            write_between(REPO / "docs" / "encoding-speed.md", "encode", markdown_encode(encode_rows, context_line(what, load_start)))
+        if eval_rows:
+            what = (f"{eval_rows[0]['mb']:.0f} MB, 2 worker processes, CPU seconds of the command and its workers (wall in "
+                    f"brackets), medians of {args.eval_rounds} round{'s' if args.eval_rounds > 1 else ''}")
+            write_between(REPO / "docs" / "encoding-speed.md", "eval", markdown_eval(eval_rows, context_line(what, load_start)))
     return 0
 
 

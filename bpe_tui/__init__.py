@@ -30,6 +30,7 @@ from .core import (
 )
 from .core.engine.registry import Bench, Choice, Merged, Option, PlainBPE, Variant
 from .core.errors import VariantError
+from .core.engine.merge_core import engine_info
 from .core.notebook import show
 from .core.shipped import demo_corpus_path
 from .core.tables.adopt import from_tiktoken, from_tokenizers
@@ -57,6 +58,7 @@ __all__ = [
     "UNK_ID",
     "count_words",
     "demo_corpus_path",
+    "engine_info",
     "from_tiktoken",
     "from_tokenizers",
     "load",

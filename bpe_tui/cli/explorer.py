@@ -8,7 +8,6 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .. import __version__
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, TrainerConfig
 from ..core.errors import BPEError
 from .options import (
@@ -22,6 +21,7 @@ from .options import (
     load_table,
     record_options,
     start_from_args,
+    VersionAction,
 )
 from .languages import languages_from_args
 from .variants import own_variant, variant_requested
@@ -38,7 +38,7 @@ def build_explorer_parser() -> argparse.ArgumentParser:
         description="Open the explorer on a corpus (the built-in demo corpus if none is given). "
         f"Subcommands: {', '.join(SUBCOMMANDS)} (bpe-tui COMMAND --help).",
     )
-    p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
+    p.add_argument("--version", action=VersionAction)
     p.add_argument("corpus", nargs="*", help="text files (.gz .bz2 .xz .zst too), JSON lines, Parquet, directories, globs, or - for stdin")
     add_training_options(p)
     return p

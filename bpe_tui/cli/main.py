@@ -27,10 +27,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
 from ..core.errors import BPEError
 from . import analysis, encoding, explorer, serve, tables, train
-from .options import SUBCOMMANDS, OneLineParser, check_workers
+from .options import SUBCOMMANDS, OneLineParser, VersionAction, check_workers
 from .terminal import ending, ending_signals, say
 
 #: Each subcommand's parser, in the order ``bpe-tui --help`` lists them; each module that owns a
@@ -55,7 +54,7 @@ PARSERS = {
 def build_parser() -> OneLineParser:
     """The subcommands' parser: ``bpe-tui COMMAND ...``."""
     p = OneLineParser(prog="bpe-tui", description="Watch Byte Pair Encoding learn; inspect merge tables.")
-    p.add_argument("--version", action="version", version=f"bpe-tui {__version__}")
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for add_parser in PARSERS.values():
         add_parser(sub)

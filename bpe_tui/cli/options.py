@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from .. import __version__
+from ..core.engine.merge_core import engine_info
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
@@ -219,6 +221,23 @@ def add_eval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, metavar="N", help="processes encoding (default: CPU count for 8 MB or more of work, else 1)")
     p.add_argument("--errors", choices=["strict", "replace"], default="strict", help="invalid UTF-8: stop (strict) or substitute U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def version_line() -> str:
+    """What ``bpe-tui --version`` prints: the version, and which merge loop encodes (the
+    compiled core, or pure Python and why)."""
+    return f"bpe-tui {__version__}, {engine_info()}"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: :func:`version_line` on one line, unwrapped (argparse's own wraps it)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and which merge loop encodes, then exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        print(version_line())
+        parser.exit()
 
 
 class OneLineParser(argparse.ArgumentParser):

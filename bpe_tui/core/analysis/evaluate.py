@@ -55,15 +55,14 @@ space put in front of each text) are encoded one whole file at a time.
 from __future__ import annotations
 
 import math
+import operator
 import os
-from bisect import bisect_left, bisect_right
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
 from typing import Any, BinaryIO
-
-import regex
 
 from ..compression import plain_name
 from ..errors import BPEError
@@ -85,9 +84,11 @@ RENYI_ALPHA = 2.5
 #: Pre-tokenizers for which a cut at a line end between two non-whitespace characters is safe.
 CUT_SAFE_PRETOKENIZERS = {"gpt2", "gpt4", "o200k", "whitespace"}
 #: What separates whitespace words (ASCII whitespace, so bytes and characters agree).
-WORD = regex.compile(r"[^ \t\n\r\x0b\x0c]+")
+WORD = re.compile(r"[^ \t\n\r\x0b\x0c]+")  # (Python's re: the class is spelled out, re is faster)
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 _SPACE_CHARS = frozenset(" \t\n\r\x0b\x0c\u2581")
+_ASCII_SPACE_BYTES = bytes(sorted(_ASCII_SPACE))  # (for bytes.translate: deleted)
+_NO_SPACE_CHARS = dict.fromkeys(map(ord, _SPACE_CHARS))  # (for str.translate: deleted)
 
 Progress = Callable[[int, int], None]
 
@@ -264,10 +265,12 @@ class Tallier:
 
     Word metrics need to know which tokens hold which words' characters. Every token's
     non-whitespace length (bytes for a byte-level table, characters otherwise; the end-of-word
-    marker and sentencepiece's ``▁`` count as whitespace, an unknown character as one) is
-    summed along the token sequence, and every word's along the words; a word's tokens are
-    then found by bisection. If the two totals differ, the table changed the text, and the
-    word metrics are marked unknown rather than guessed.
+    marker and sentencepiece's ``▁`` count as whitespace, an unknown character as one) is laid
+    out along the token sequence as a byte string with a 1 where a token ends (``marks``: a
+    token of length 3 is ``00 00 01``), and every word's along the words; a word is split when a
+    token ends inside it, before its last character (``marks.find(1, start, last)``: each step
+    runs in C, over ids and words). If the two totals differ, the table changed the text, and
+    the word metrics are marked unknown rather than guessed.
     """
 
     def __init__(self, table: MergeTable):
@@ -280,23 +283,28 @@ class Tallier:
         for i, surface in vocab.items():
             if isinstance(surface, bytes):
                 raw = surface.replace(eow.encode("utf-8"), b"") if eow else surface
-                lengths[i] = sum(1 for b in raw if b not in _ASCII_SPACE)
+                lengths[i] = len(raw.translate(None, _ASCII_SPACE_BYTES))
             else:
                 text = surface.replace(eow, "") if eow else surface
-                lengths[i] = sum(1 for c in text if c not in _SPACE_CHARS)
+                lengths[i] = len(text.translate(_NO_SPACE_CHARS))
         lengths[UNK_ID] = 1  # the last slot: an unknown character (see _lengths_of)
         self.lengths = lengths
+        #: A length as marks: ``marks[n]`` is n - 1 zero bytes and a 1 (nothing for 0); and each
+        #: id's marks (the unknown id's last).
+        self.marks = [b""] + [bytes(n - 1) + b"\x01" for n in range(1, max(lengths) + 1)]
+        self.id_marks = list(map(self.marks.__getitem__, lengths))
         #: Characters a chars-mode table knows; the others encode as UNK_ID, in text order.
         self.known = {s for s in vocab.values() if isinstance(s, str) and len(s) == 1}
 
-    def _lengths_of(self, ids: list[int], text: str) -> Iterable[int]:
-        """Each token's non-whitespace length; an unknown character counts as what it is
-        (a line break the table has no symbol for is whitespace, a letter is not)."""
-        lengths = self.lengths
+    def _marks_of(self, ids: list[int], text: str) -> bytes:
+        """Each token's non-whitespace length as marks, one byte a character with a 1 where
+        the token ends; an unknown character counts as what it is (a line break the table has
+        no symbol for is whitespace, a letter is not)."""
         if self.bytes_mode or UNK_ID not in ids:
-            return map(lengths.__getitem__, ids)
+            return b"".join(map(self.id_marks.__getitem__, ids))
+        lengths = self.lengths
         unknown = (c for c in text if c not in self.known)
-        return (lengths[i] if i != UNK_ID else int(next(unknown, "x") not in _SPACE_CHARS) for i in ids)
+        return b"".join(map(self.marks.__getitem__, (lengths[i] if i != UNK_ID else int(next(unknown, "x") not in _SPACE_CHARS) for i in ids)))
 
     def add(self, text: str, tally: Tally) -> None:
         ids = self.table.encode(text)
@@ -308,10 +316,10 @@ class Tallier:
         words = WORD.findall(text)
         if not words:
             return
-        ends = list(accumulate(self._lengths_of(ids, text)))  # non-whitespace so far
-        total = ends[-1] if ends else 0
+        marks = self._marks_of(ids, text)  # 1: a token ends here (non-whitespace only)
+        total = len(marks)
         if self.bytes_mode and not text.isascii():
-            sizes = [len(w.encode("utf-8")) for w in words]
+            sizes = list(map(len, map(str.encode, words)))
         else:
             sizes = list(map(len, words))
         if total != sum(sizes):
@@ -319,17 +327,14 @@ class Tallier:
             tally.words += len(words)
             tally.types.update(words)
             return
-        start = 0
-        continued = 0
-        split = tally.split_types
-        for word, end in zip(words, accumulate(sizes)):
-            # A token ends strictly inside the word: the word is split.
-            if bisect_left(ends, end) > bisect_right(ends, start):
-                continued += 1
-                split.add(word)
-            start = end
+        # A token ends inside a word, before its last character: the word is split.
+        word_ends = list(accumulate(sizes))
+        word_starts = [0, *word_ends[:-1]]
+        lasts = map(operator.sub, word_ends, repeat(1))
+        split = list(map(operator.ne, map(marks.find, repeat(1), word_starts, lasts), repeat(-1)))
+        tally.split_types.update(compress(words, split))
         tally.words += len(words)
-        tally.continued += continued
+        tally.continued += sum(split)
         tally.types.update(words)
 
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import heapq
 import operator
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from random import Random
@@ -122,9 +123,10 @@ def _heap(
     """The O(n log n) way: a heap of ``(rank, start)`` over a linked list of symbols."""
     n = len(symbols)
     value = list(symbols)
-    nxt = list(range(1, n + 1))  # n means "no next symbol"
-    prv = list(range(-1, n - 1))
-    alive = [True] * n
+    # (arrays, not lists: a long pre-token's links cost 8 bytes a symbol, not an int object each)
+    nxt = array("q", range(1, n + 1))  # n means "no next symbol"
+    prv = array("q", range(-1, n - 1))
+    alive = bytearray(b"\x01") * n
     count = n
     joined = made is None
     made = made or {}  # (read only when not joined)

@@ -26,10 +26,10 @@ where it lives:
 
 * the split: :meth:`Encoder.words`, Python's ``re`` on the known regexes
   (:mod:`~bpe_tui.core.text.splitting`), with ASCII classes on an ASCII text for GPT-2's;
-* the pieces cache, filled and read in C: :meth:`Encoder._encode_words` and
-  :class:`~bpe_tui.core.engine.merging.PieceCache`;
-* a pre-token not seen before: :meth:`Encoder._work_out`, the fast forms of the merge loop
-  (:func:`~bpe_tui.core.engine.merging.merge_bytes`, :func:`~bpe_tui.core.engine.merging.merge_pairs`);
+* the pieces cache, and a pre-token not seen before: :mod:`~bpe_tui.core.tables.new_pieces`,
+  on the compiled merge core where it is built (the same ids), else in Python with the fast forms
+  of the merge loop (:func:`~bpe_tui.core.engine.merging.merge_bytes`,
+  :func:`~bpe_tui.core.engine.merging.merge_pairs`);
 * a stream of text, a chunk at a time: :mod:`~bpe_tui.core.tables.streaming`.
 
 What stays on the educational path: dropout, traces and offsets (the plain loop with its log:
@@ -40,18 +40,18 @@ from __future__ import annotations
 
 import copy
 import random
-from itertools import chain
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.merging import PieceCache, merge, merge_bytes, merge_pairs, pair_merges
+from ..engine.merging import NEW_ID_BITS, PieceCache, merge
 from ..errors import BPEError
 from ..text.normalize import SentencePieceNormalizer, from_spec
 from ..text.pretokenize import PreTokenizer, ascii_findall, valid_text
 from ..types import UNK_ID, PrefixScheme, Surface
 from . import offsets, special_policy, streaming
 from .boundless import BoundlessEvents, Joiner
+from .new_pieces import NewPieces
 from .removals import Removals
 from .special_policy import Allowed, Disallowed
 
@@ -70,6 +70,20 @@ def check_dropout(p) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise BPEError(f"dropout must be a probability between 0 and 1, not {p!r}")
     return float(p)
+
+
+#: The largest id an ordinary (not special) token may have: the merge loop's index packs an id
+#: into NEW_ID_BITS bits, on both paths (see merging.pair_merges and _merge_core.c).
+MAX_ID = (1 << NEW_ID_BITS) - 1
+
+
+def check_ids(vocab: Mapping[int, Surface], special_ids: set[int], where: str) -> None:
+    """Refuse a table whose ordinary tokens' ids do not fit the merge loop (one line)."""
+    if vocab and 0 <= min(vocab) and max(vocab) <= MAX_ID:
+        return
+    for i in vocab:
+        if i not in special_ids and not (isinstance(i, int) and 0 <= i <= MAX_ID):
+            raise BPEError(f"{where}: token id {i!r} ({vocab[i]!r}) does not fit: ordinary tokens' ids run from 0 to {MAX_ID:,}")
 
 
 def _int(value: object) -> int | None:
@@ -169,6 +183,7 @@ class Encoder:
         made_by_merge: Mapping[int, int],
         merge_index: MergeIndex,
         removals: Removals | None = None,
+        where: str = "table",
     ):
         self.units = units
         self.vocab = vocab
@@ -184,6 +199,7 @@ class Encoder:
         #: Text put in front of every pre-token (see EncodeOptions.word_start).
         self.word_start = options.word_start
         special_ids = set(special_tokens.values())
+        check_ids(vocab, special_ids, where)
         bytes_mode = units == "bytes"
         absent = removals.absent if removals is not None else frozenset()
         self.surface_to_id = surfaces_to_ids({i: s for i, s in vocab.items() if i not in absent} if absent else vocab, special_ids)
@@ -237,12 +253,12 @@ class Encoder:
                         pass
         self.byte_token_values = {i: b for b, i in self.byte_tokens.items()}
         self.fuse_unk = options.fuse_unk
-        #: Pre-token -> its ids; a pre-token not held yet is worked out by :meth:`_work_out`.
-        self.cache = PieceCache(compute=self._work_out)
+        #: How a pre-token the cache does not hold becomes ids (compiled or Python: new_pieces.py).
+        self._pieces = NewPieces(self)
+        #: Pre-token -> its ids; a pre-token not held yet is worked out by NewPieces.work_out.
+        self.cache = PieceCache(compute=self._pieces.work_out)
         #: BoundlessBPE's pass: supermerges join pre-tokens after the cache's ids (boundless.py).
         self.boundless = Joiner(removals, self.cache, self.base_ids) if isinstance(removals, BoundlessEvents) else None
-        #: The merge list's index for merge_pairs, made when first needed (see _work_out).
-        self._pair_merges: dict[tuple[int, int], int] | None = None
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
         self.by_token_rank = options.by_token_rank
         self._single_bytes = [bytes([b]) for b in range(256)]
@@ -381,29 +397,13 @@ class Encoder:
         pair_ranks, pair_made = self._merge_index()
         return merge(symbols, pair_ranks, pair_made, dropout=dropout, rng=rng, log=log)
 
+    def merge_index(self) -> tuple[Mapping[tuple[int, int], int], Mapping[tuple[int, int], int]]:
+        """``(pair_ranks, pair_made)`` of the merge list (built first if need be)."""
+        return self._merge_index()
+
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one pre-token (remembered in the pieces cache)."""
         return self.cache[word]
-
-    def _work_out(self, word: str) -> tuple[int, ...]:
-        """The ids of a pre-token the cache does not hold (its ``compute``): emitted whole, or
-        merged by the fast forms of the merge loop (the same ids as :meth:`merged`)."""
-        if self.by_token_rank:  # (no end-of-word marker: see EncodeOptions.by_token_rank)
-            piece = word.encode("utf-8")
-            whole = self.surface_to_id.get(piece) if self.ignore_merges else None
-            return (whole,) if whole is not None else tuple(merge_bytes(piece, self.surface_to_id))
-        if self.ignore_merges:
-            whole = self.whole_token(word)
-            if whole is not None:
-                return (whole,)
-        if self.boundless is not None:
-            return self.boundless.work_out(word)
-        if self.removals is not None:
-            return tuple(self.merged(self.base_ids(word)))
-        merges = self._pair_merges
-        if merges is None:
-            merges = self._pair_merges = pair_merges(*self._merge_index())
-        return tuple(merge_pairs(self.base_ids(word), merges))
 
     def encode_word_dropout(self, word: str, p: float, rng: random.Random) -> list[int]:
         """BPE-dropout (Provilkov et al. 2020): each candidate merge is skipped with probability p.
@@ -488,9 +488,11 @@ class Encoder:
 
     def _encode_words(self, segment: str, out: list[int]) -> None:
         """Append the ids of normalized text without special tokens: each pre-token's ids
-        from the cache, looked up in C (a miss calls back into :meth:`_work_out`), the tuples
-        chained into the list in C too (BoundlessBPE: then the supermerges across them)."""
-        out += self.boundless.joined(self.words(segment)) if self.boundless is not None else chain.from_iterable(map(self.cache.__getitem__, self.words(segment)))
+        from the cache, a miss worked out (new_pieces.py); BoundlessBPE's supermerges after."""
+        if self.boundless is not None:
+            out += self.boundless.joined(self.words(segment))
+        else:
+            self._pieces.extend(self.words(segment), out)
 
     def _encode_dropout(self, text: str, dropout: float, seed: int | None) -> list[int]:
         out: list[int] = []
@@ -562,12 +564,12 @@ class Encoder:
                 yield [specials[piece]] if is_special else self.inside(encode_word(piece))
             return
         specials = self.special_tokens
-        lookup = self.cache.__getitem__
+        extend = self._pieces.extend
         for parts in streaming.stream_parts(self, chunks):
             ids: list[int] = []
             for special, words in parts:
                 if special is None:
-                    ids += chain.from_iterable(map(lookup, words))
+                    extend(words, ids)
                 else:
                     ids.append(specials[special])
             yield self.inside(ids) if self.outside_from is not None else ids

@@ -141,7 +141,7 @@ class MergeTable:
         #: The encoding path (encoder.py): every encode call is handed to it.
         self._encoder = encoder = Encoder(
             units, self._vocab, self.special_tokens, pretokenizer, end_of_word, lowercase, self.options,
-            self._creator, self._merge_index, self._removals,
+            self._creator, self._merge_index, self._removals, where=source or "table",
         )
         # The encoder's indices the table's questions read too (the same objects).
         self._surface_to_id = encoder.surface_to_id

@@ -1,0 +1,1238 @@
+/*
+ * _merge_core.c -- bpe-tui's optional compiled merge core: the encoder's hot loop, in C.
+ *
+ * WHAT IT COMPUTES. BPE encodes a pre-token by starting from its base symbols and merging,
+ * again and again, the adjacent pair of lowest rank, leftmost on ties, until no adjacent pair
+ * has a rank. This file does that loop for the encoder's two rules, and nothing else. Each
+ * method mirrors a Python function, the reference (as tiktoken's _educational.py is to its core):
+ *
+ *   Merger.merge_ids(ids)      by merge list: the pair (left id, right id) has the rank of the
+ *                              merge that lists it and makes that merge's token.
+ *                              Mirrors merge_pairs() in bpe_tui/core/engine/merging.py.
+ *   Merger.merge_bytes(piece)  by token rank (tiktoken's rule): two adjacent parts of the
+ *                              piece's bytes have the rank of the token their concatenation is;
+ *                              returns the parts' ranks (= ids).
+ *                              Mirrors merge_bytes() in bpe_tui/core/engine/merging.py.
+ *   Merger.work_out(word)      the ids of one pre-token: emitted whole (ignore_merges), or its
+ *                              base symbols (bytes, word start, end-of-word marker) merged.
+ *                              Mirrors NewPieces.pure() in bpe_tui/core/tables/new_pieces.py.
+ *   Merger.encode_words(words, cache, limit, out)
+ *                              out += the ids of a text's pre-tokens: each from the pieces
+ *                              cache (a dict), or worked out and kept there. Mirrors
+ *                              NewPieces.extend()'s Python branch, map(cache.__getitem__, words).
+ *
+ * The Python code is the reference, the teaching path and the fallback: dropout, traces,
+ * offsets and PickyBPE's removals never come here, nor does anything that decides what a
+ * table means (new_pieces.py hands over the indices Python built). A chars table's base symbols
+ * are made in Python (Merger.work_out calls back), merged here. tests/core/test_merge_core.py
+ * holds every method to its Python twin on random text, on every kind of table.
+ *
+ * HOW. A piece of fewer than HEAP_FROM symbols is merged as merge_pairs/merge_bytes do it: an
+ * array of each adjacent pair's rank, the lowest found by a scan, the merge's two neighbours
+ * looked up again (tiktoken's byte_pair_encode). A longer piece (a pasted line with no space,
+ * a long run of one character) goes to a heap of (rank, position) over a doubly linked list of
+ * symbols, as merging._heap does: O(n log n) time, about 30 bytes of memory per symbol. The
+ * heap here is indexed (each position holds at most one entry, moved when its pair changes),
+ * so it never holds stale entries; it pops the same (rank, position) order as _heap.
+ *
+ * The indices are open-addressing hash tables built once per table: pair -> (rank, made), and
+ * token bytes -> id. Ids are 0 .. 2**32 - 1 (the encoder refuses a table whose ordinary ids do
+ * not fit, on both paths: encoder.check_ids); -1 is UNK_ID, an unknown base symbol. One
+ * shortcut is not in the Python loop: in encode_words, a pre-token that is itself a token of a
+ * table that emits such pre-tokens whole (ignore_merges: every rank file) is looked up in the
+ * token index without asking the cache, which would hold the same one id for it.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HEAP_FROM 64           /* merging.HEAP_FROM: pieces this long or longer use the heap */
+#define NO_RANK UINT64_MAX     /* a pair no merge joins (merging._NO_RANK) */
+#define EMPTY_PAIR UINT32_MAX  /* an empty slot of the pair table (no merge has this rank) */
+#define UNK_ID (-1)            /* types.UNK_ID */
+#define NO_ID (-2)             /* "none" for an optional id */
+#define CHECK_EVERY 4096       /* pre-tokens (or heap merges) between two looks at Ctrl+C */
+
+/* ------------------------------------------------------------------ hashing */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static size_t table_size(Py_ssize_t entries)
+{
+    size_t size = 16;
+    while (size < (size_t)entries * 2 + 1)
+        size <<= 1;
+    return size;
+}
+
+/* ------------------------------------------------------------------ pair -> (rank, made) */
+
+typedef struct {
+    uint32_t left, right, rank, made;
+} PairSlot;
+
+typedef struct {
+    PairSlot *slots;
+    size_t mask;
+} PairTable;
+
+/* rank << 32 | made of the pair, or NO_RANK (merge_pairs' packed value: orders by rank). */
+static inline uint64_t pair_value(const PairTable *t, int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
+        return NO_RANK;  /* an unknown symbol is in no pair */
+    size_t i = (size_t)mix64((uint64_t)a << 32 | (uint64_t)b) & t->mask;
+    for (;;) {
+        const PairSlot *s = &t->slots[i];
+        if (s->rank == EMPTY_PAIR)
+            return NO_RANK;
+        if (s->left == (uint32_t)a && s->right == (uint32_t)b)
+            return (uint64_t)s->rank << 32 | s->made;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static int fits_u32(PyObject *number, uint64_t *out, uint64_t most)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(number);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    if (v > most) {
+        PyErr_SetString(PyExc_OverflowError, "a merge index value does not fit the compiled core");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Build from the merge list's index, the table's (pair_ranks, pair_made): (left, right) -> its
+ * rank, and -> the id it makes (MergeTable._merge_index; merging.pair_merges packs the same two). */
+static int pairs_build(PairTable *t, PyObject *ranks, PyObject *made)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    size_t size = table_size(PyDict_GET_SIZE(ranks));
+    t->slots = PyMem_Malloc(size * sizeof(PairSlot));
+    if (t->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(t->slots, 0xff, size * sizeof(PairSlot));
+    t->mask = size - 1;
+    while (PyDict_Next(ranks, &pos, &key, &value)) {
+        uint64_t a, b, rank, new;
+        if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a merge index's keys are (left, right) tuples");
+            return -1;
+        }
+        PyObject *makes = PyDict_GetItemWithError(made, key);
+        if (makes == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, key);
+            return -1;
+        }
+        if (fits_u32(PyTuple_GET_ITEM(key, 0), &a, UINT32_MAX) < 0 || fits_u32(PyTuple_GET_ITEM(key, 1), &b, UINT32_MAX) < 0 ||
+            fits_u32(value, &rank, EMPTY_PAIR - 1) < 0 || fits_u32(makes, &new, UINT32_MAX) < 0)
+            return -1;
+        size_t i = (size_t)mix64(a << 32 | b) & t->mask;
+        while (t->slots[i].rank != EMPTY_PAIR)
+            i = (i + 1) & t->mask;
+        t->slots[i] = (PairSlot){(uint32_t)a, (uint32_t)b, (uint32_t)rank, (uint32_t)new};
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ token bytes -> id */
+
+/* Token bytes are read 8 at a time: every buffer a lookup reads from has PAD readable bytes
+ * past its end (see Padded below), so the first 8 bytes of a span load in one read. */
+#define PAD 8
+
+static inline uint64_t head8(const unsigned char *p, size_t n)
+{
+    uint64_t v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&v, p, 8);
+    if (n < 8)
+        v &= ((uint64_t)1 << (8 * n)) - 1;
+#else
+    v = 0;
+    for (size_t k = 0; k < n && k < 8; k++)
+        v |= (uint64_t)p[k] << (8 * k);
+#endif
+    return v;
+}
+
+static inline uint64_t hash_span(const unsigned char *p, size_t n, uint64_t head)
+{
+    uint64_t h = head + (uint64_t)n * 0x9e3779b97f4a7c15ULL;
+    for (size_t k = 8; k < n; k += 8) {
+        h = mix64(h);
+        h ^= head8(p + k, n - k);
+    }
+    return mix64(h);
+}
+
+typedef struct {
+    uint64_t head;   /* the first 8 bytes (fewer: zeros after) */
+    uint32_t len;    /* 0: an empty slot (the empty token is kept aside) */
+    uint32_t id;
+} TokenSlot;
+
+typedef struct {
+    TokenSlot *slots;
+    uint32_t *offset;    /* offset[slot]: where a token longer than 8 bytes is in arena */
+    size_t mask;
+    unsigned char *arena;
+    uint32_t *two;       /* two[b0 | b1 << 8]: the id of a two-byte token, or UINT32_MAX: look in slots */
+    int64_t empty;       /* the id of the empty token (Whisper has one), or NO_ID */
+    int64_t single[256]; /* the id of each one-byte token, or NO_ID */
+} TokenTable;
+
+/* The slot of the token p[0:n] (n >= 2), or SIZE_MAX. */
+static inline size_t token_find(const TokenTable *t, const unsigned char *p, size_t n)
+{
+    uint64_t head = head8(p, n);
+    size_t i = (size_t)hash_span(p, n, head) & t->mask;
+    for (;;) {
+        const TokenSlot *s = &t->slots[i];
+        if (s->len == 0)
+            return SIZE_MAX;
+        if (s->head == head && s->len == n && (n <= 8 || memcmp(t->arena + t->offset[i] + 8, p + 8, n - 8) == 0))
+            return i;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* The id of the token p[0:n] is, or NO_ID (p has PAD readable bytes past n). */
+static inline int64_t token_id(const TokenTable *t, const unsigned char *p, size_t n)
+{
+    if (n <= 2) {
+        if (n < 2)
+            return n ? t->single[*p] : t->empty;
+        uint32_t id = t->two[p[0] | p[1] << 8];
+        if (id != UINT32_MAX)
+            return id;
+    }
+    size_t slot = token_find(t, p, n);
+    return slot == SIZE_MAX ? NO_ID : (int64_t)t->slots[slot].id;
+}
+
+/* Build from a dict of token bytes -> id (the encoder's surface_to_id of a bytes table). */
+static int tokens_build(TokenTable *t, PyObject *tokens)
+{
+    Py_ssize_t pos = 0, total = 0;
+    PyObject *key, *value;
+    for (int b = 0; b < 256; b++)
+        t->single[b] = NO_ID;
+    t->empty = NO_ID;
+    while (PyDict_Next(tokens, &pos, &key, &value)) {
+        if (!PyBytes_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "a token index's keys are bytes");
+            return -1;
+        }
+        total += PyBytes_GET_SIZE(key);
+    }
+    if (total >= (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "the tokens' bytes do not fit the compiled core");
+        return -1;
+    }
+    size_t size = table_size(PyDict_GET_SIZE(tokens));
+    t->slots = PyMem_Calloc(size, sizeof(TokenSlot));
+    t->offset = PyMem_Calloc(size, sizeof(uint32_t));
+    t->arena = PyMem_Malloc((size_t)total + PAD);
+    t->two = PyMem_Malloc(65536 * sizeof(uint32_t));
+    if (t->slots == NULL || t->offset == NULL || t->arena == NULL || t->two == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(t->two, 0xff, 65536 * sizeof(uint32_t));
+    t->mask = size - 1;
+    uint32_t used = 0;
+    pos = 0;
+    while (PyDict_Next(tokens, &pos, &key, &value)) {
+        uint64_t id;
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(key);
+        size_t n = (size_t)PyBytes_GET_SIZE(key);
+        if (fits_u32(value, &id, UINT32_MAX) < 0)
+            return -1;
+        if (n <= 1) {
+            if (n)
+                t->single[*p] = (int64_t)id;
+            else
+                t->empty = (int64_t)id;
+            continue;
+        }
+        memcpy(t->arena + used, p, n);
+        memset(t->arena + used + n, 0, PAD);  /* (overwritten by the next token, or the pad) */
+        const unsigned char *kept = t->arena + used;
+        uint64_t head = head8(kept, n);
+        size_t i = (size_t)hash_span(kept, n, head) & t->mask;
+        while (t->slots[i].len != 0)
+            i = (i + 1) & t->mask;
+        t->slots[i] = (TokenSlot){head, (uint32_t)n, (uint32_t)id};
+        t->offset[i] = used;
+        if (n == 2)
+            t->two[p[0] | p[1] << 8] = (uint32_t)id;  /* (UINT32_MAX itself: found in slots) */
+        used += (uint32_t)n;
+    }
+    return 0;
+}
+
+/* A buffer with PAD zero bytes past what it holds: on the stack when short, else allocated. */
+typedef struct {
+    unsigned char stack[256];
+    unsigned char *heap;
+} Padded;
+
+static unsigned char *pad_reserve(Padded *b, size_t n)
+{
+    b->heap = NULL;
+    if (n + PAD <= sizeof(b->stack))
+        return b->stack;
+    b->heap = PyMem_Malloc(n + PAD);
+    if (b->heap == NULL)
+        PyErr_NoMemory();
+    return b->heap;
+}
+
+static const unsigned char *padded(Padded *b, const void *src, size_t n)
+{
+    unsigned char *out = pad_reserve(b, n);
+    if (out != NULL) {
+        memcpy(out, src, n);
+        memset(out + n, 0, PAD);
+    }
+    return out;
+}
+
+/* A str's UTF-8, padded (str.encode("utf-8"); a lone surrogate raises what str.encode raises). */
+static const unsigned char *utf8_of(PyObject *word, Padded *b, Py_ssize_t *size)
+{
+    Py_ssize_t len = PyUnicode_GET_LENGTH(word);
+    const void *data = PyUnicode_DATA(word);
+    if (PyUnicode_IS_ASCII(word)) {
+        *size = len;
+        return padded(b, data, (size_t)len);
+    }
+    int kind = PyUnicode_KIND(word);
+    size_t most = (size_t)len * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4);
+    unsigned char *out = pad_reserve(b, most);
+    if (out == NULL)
+        return NULL;
+    size_t k = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 0x80) {
+            out[k++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            out[k++] = (unsigned char)(0xc0 | c >> 6);
+            out[k++] = (unsigned char)(0x80 | (c & 0x3f));
+        } else if (c < 0x10000) {
+            if (c >= 0xd800 && c <= 0xdfff) {  /* let CPython's encoder say what is wrong */
+                Py_ssize_t ignored;
+                PyMem_Free(b->heap);
+                b->heap = NULL;
+                if (PyUnicode_AsUTF8AndSize(word, &ignored) != NULL)
+                    PyErr_SetString(PyExc_UnicodeError, "a surrogate that UTF-8 took");
+                return NULL;
+            }
+            out[k++] = (unsigned char)(0xe0 | c >> 12);
+            out[k++] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+            out[k++] = (unsigned char)(0x80 | (c & 0x3f));
+        } else {
+            out[k++] = (unsigned char)(0xf0 | c >> 18);
+            out[k++] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
+            out[k++] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+            out[k++] = (unsigned char)(0x80 | (c & 0x3f));
+        }
+    }
+    memset(out + k, 0, PAD);
+    *size = (Py_ssize_t)k;
+    return out;
+}
+
+/* ------------------------------------------------------------------ the indexed heap */
+
+/* Positions keyed by (key[pos], pos), the smallest on top; each position at most once. */
+typedef struct {
+    uint32_t *heap;   /* positions */
+    uint32_t *where;  /* where[pos]: its index in heap, or UINT32_MAX */
+    const uint64_t *key;
+    size_t size;
+} Heap;
+
+static inline int heap_less(const Heap *h, uint32_t a, uint32_t b)
+{
+    return h->key[a] < h->key[b] || (h->key[a] == h->key[b] && a < b);
+}
+
+static void heap_up(Heap *h, size_t k)
+{
+    uint32_t pos = h->heap[k];
+    while (k > 0) {
+        size_t parent = (k - 1) / 2;
+        if (!heap_less(h, pos, h->heap[parent]))
+            break;
+        h->heap[k] = h->heap[parent];
+        h->where[h->heap[k]] = (uint32_t)k;
+        k = parent;
+    }
+    h->heap[k] = pos;
+    h->where[pos] = (uint32_t)k;
+}
+
+static void heap_down(Heap *h, size_t k)
+{
+    uint32_t pos = h->heap[k];
+    for (;;) {
+        size_t child = 2 * k + 1;
+        if (child >= h->size)
+            break;
+        if (child + 1 < h->size && heap_less(h, h->heap[child + 1], h->heap[child]))
+            child++;
+        if (!heap_less(h, h->heap[child], pos))
+            break;
+        h->heap[k] = h->heap[child];
+        h->where[h->heap[k]] = (uint32_t)k;
+        k = child;
+    }
+    h->heap[k] = pos;
+    h->where[pos] = (uint32_t)k;
+}
+
+static void heap_remove(Heap *h, uint32_t pos)
+{
+    size_t k = h->where[pos];
+    if (k == UINT32_MAX)
+        return;
+    h->where[pos] = UINT32_MAX;
+    h->size--;
+    if (k == h->size)
+        return;
+    uint32_t last = h->heap[h->size];
+    h->heap[k] = last;
+    h->where[last] = (uint32_t)k;
+    heap_up(h, k);
+    heap_down(h, h->where[last]);
+}
+
+/* The pair at pos now has key[pos] (already written): put it in its place, or out. */
+static void heap_set(Heap *h, uint32_t pos)
+{
+    if (h->key[pos] == NO_RANK) {
+        heap_remove(h, pos);
+    } else if (h->where[pos] == UINT32_MAX) {
+        h->heap[h->size] = pos;
+        h->size++;
+        heap_up(h, h->size - 1);
+    } else {
+        size_t k = h->where[pos];
+        heap_up(h, k);
+        heap_down(h, h->where[pos]);
+    }
+}
+
+/* ------------------------------------------------------------------ the Merger */
+
+typedef struct {
+    PyObject_HEAD
+    int by_token_rank;     /* 1: tiktoken's rule (tokens); 0: by merge list (pairs) */
+    PairTable pairs;
+    TokenTable tokens;     /* by token rank: the ranks; by merge list: whole tokens (ignore_merges) */
+    int have_tokens, have_pairs;
+    int ignore_merges;     /* a pre-token that is itself a token is emitted whole */
+    int base_in_c;         /* by merge list: encode_words makes base ids here (a bytes table) */
+    int64_t base[256];     /* by merge list, bytes: each byte's base id, or UNK_ID */
+    unsigned char *word_start;
+    Py_ssize_t word_start_len;
+    int64_t eow;           /* the end-of-word marker's id, or NO_ID */
+    int eow_not_after_unknown; /* (outside_vocab_from: no marker after an unknown last symbol) */
+    Py_ssize_t long_from;  /* pieces of this many bytes or more are shown to check_long first */
+    PyObject *fallback;    /* word -> tuple of ids: Python's work-out, for what C does not do */
+    PyObject *check_long;  /* word -> None, or raises (a pre-token over the size limit) */
+    uint8_t *self_merges;  /* per token slot: 0 not known yet, 1 its bytes merge into it, 2 not */
+} Merger;
+
+/* -- by merge list: ids (n of them, changed in place) -> the merged ids; returns the count */
+
+/* The leftmost place of the lowest of r[0:m], and that rank in *best (NO_RANK: none). */
+static inline Py_ssize_t lowest(const uint64_t *r, Py_ssize_t m, uint64_t *best)
+{
+    Py_ssize_t at = 0;
+    *best = NO_RANK;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (r[i] < *best) {
+            *best = r[i];
+            at = i;
+        }
+    return at;
+}
+
+static Py_ssize_t merge_ids_scan(const PairTable *t, int64_t *ids, Py_ssize_t n, uint64_t *r)
+{
+    if (n < 2)
+        return n;
+    Py_ssize_t m = n - 1;  /* r[i]: the pair (ids[i], ids[i + 1]) */
+    for (Py_ssize_t i = 0; i < m; i++)
+        r[i] = pair_value(t, ids[i], ids[i + 1]);
+    for (;;) {
+        uint64_t best;
+        Py_ssize_t at = lowest(r, m, &best);
+        if (best == NO_RANK)
+            break;
+        ids[at] = (int64_t)(best & UINT32_MAX);
+        memmove(ids + at + 1, ids + at + 2, (size_t)(n - at - 2) * sizeof(int64_t));
+        memmove(r + at, r + at + 1, (size_t)(m - at - 1) * sizeof(uint64_t));
+        n--;
+        m--;
+        if (at > 0)
+            r[at - 1] = pair_value(t, ids[at - 1], ids[at]);
+        if (at < m)
+            r[at] = pair_value(t, ids[at], ids[at + 1]);
+        if (m == 0)
+            break;
+    }
+    return n;
+}
+
+/* The linked list and heap both rules share for long pieces. */
+typedef struct {
+    uint32_t *next, *prev;
+    uint64_t *key;
+    Heap heap;
+} Chain;
+
+static int chain_init(Chain *c, Py_ssize_t n)
+{
+    memset(c, 0, sizeof(Chain));
+    if ((uint64_t)n >= UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a piece of 2**32 symbols or more does not fit the compiled core");
+        return -1;
+    }
+    c->next = PyMem_Malloc((size_t)n * sizeof(uint32_t));
+    c->prev = PyMem_Malloc((size_t)(n + 1) * sizeof(uint32_t));  /* (+1: merge_bytes_heap lists the parts' starts in it) */
+    c->key = PyMem_Malloc((size_t)n * sizeof(uint64_t));
+    c->heap.heap = PyMem_Malloc((size_t)n * sizeof(uint32_t));
+    c->heap.where = PyMem_Malloc((size_t)n * sizeof(uint32_t));
+    c->heap.key = c->key;
+    c->heap.size = 0;
+    if (!c->next || !c->prev || !c->key || !c->heap.heap || !c->heap.where) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        c->next[i] = (uint32_t)(i + 1);
+        c->prev[i] = (uint32_t)(i - 1);  /* UINT32_MAX for the first */
+        c->heap.where[i] = UINT32_MAX;
+    }
+    return 0;
+}
+
+static void chain_free(Chain *c)
+{
+    PyMem_Free(c->next);
+    PyMem_Free(c->prev);
+    PyMem_Free(c->key);
+    PyMem_Free(c->heap.heap);
+    PyMem_Free(c->heap.where);
+}
+
+/* Build the heap of the initial pairs (key already filled), in O(n). */
+static void chain_heapify(Chain *c, Py_ssize_t n)
+{
+    Heap *h = &c->heap;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (c->key[i] != NO_RANK) {
+            h->heap[h->size] = (uint32_t)i;
+            h->where[i] = (uint32_t)h->size;
+            h->size++;
+        }
+    for (size_t k = h->size / 2; k-- > 0;)
+        heap_down(h, k);
+}
+
+/* Take the top of the heap, the pair at i of the lowest (rank, position), and join its two
+ * symbols: the one after i leaves the list and the heap. i is left out of the heap, its key as
+ * it was (the pair just merged); the caller writes the new keys of i and of the one before it
+ * (chain_set). Every million merges it looks at Ctrl+C: -1 then, with the exception set. */
+static int64_t chain_pop(Chain *c, uint32_t n, Py_ssize_t *done)
+{
+    if (++*done % (CHECK_EVERY * 256) == 0 && PyErr_CheckSignals() < 0)
+        return -1;
+    uint32_t i = c->heap.heap[0];
+    uint32_t j = c->next[i];
+    heap_remove(&c->heap, i);
+    if (c->key[j] != NO_RANK) {
+        c->key[j] = NO_RANK;
+        heap_remove(&c->heap, j);
+    }
+    c->next[i] = c->next[j];
+    if (c->next[j] < n)
+        c->prev[c->next[j]] = i;
+    return i;
+}
+
+/* The pair at pos now has this key (NO_RANK: none): into its place in the heap, or out. */
+static inline void chain_set(Chain *c, uint32_t pos, uint64_t key)
+{
+    c->key[pos] = key;
+    heap_set(&c->heap, pos);
+}
+
+static Py_ssize_t merge_ids_heap(const PairTable *t, int64_t *ids, Py_ssize_t n)
+{
+    Chain c;
+    if (chain_init(&c, n) < 0) {
+        chain_free(&c);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        c.key[i] = i + 1 < n ? pair_value(t, ids[i], ids[i + 1]) : NO_RANK;
+    chain_heapify(&c, n);
+    Py_ssize_t count = n, done = 0;
+    while (c.heap.size > 0) {
+        int64_t popped = chain_pop(&c, (uint32_t)n, &done);
+        if (popped < 0) {
+            chain_free(&c);
+            return -1;
+        }
+        uint32_t i = (uint32_t)popped;
+        ids[i] = (int64_t)(c.key[i] & UINT32_MAX);  /* the token the merge makes */
+        count--;
+        chain_set(&c, i, c.next[i] < (uint32_t)n ? pair_value(t, ids[i], ids[c.next[i]]) : NO_RANK);
+        if (c.prev[i] != UINT32_MAX)
+            chain_set(&c, c.prev[i], pair_value(t, ids[c.prev[i]], ids[i]));
+    }
+    Py_ssize_t k = 0;
+    for (uint32_t i = 0; i < (uint32_t)n; i = c.next[i])
+        ids[k++] = ids[i];
+    chain_free(&c);
+    return count;
+}
+
+static Py_ssize_t merge_ids_any(const Merger *m, int64_t *ids, Py_ssize_t n)
+{
+    if (n >= HEAP_FROM)
+        return merge_ids_heap(&m->pairs, ids, n);
+    uint64_t r[HEAP_FROM];
+    return merge_ids_scan(&m->pairs, ids, n, r);
+}
+
+/* -- by token rank: a piece's bytes (p, with PAD bytes after) -> its parts' ids (n at most) */
+
+/* The parts' ids are known as they are made: a single byte's token, or the rank of the pair a
+ * merge joined (the rank of the token the two make). A single byte with no token of its own
+ * raises KeyError, as Python's ranks[part] does for the first such part. */
+static Py_ssize_t check_parts(const unsigned char *p, const uint32_t *starts, const int64_t *ids, Py_ssize_t parts)
+{
+    for (Py_ssize_t k = 0; k < parts; k++)
+        if (ids[k] == NO_ID) {
+            PyObject *missing = PyBytes_FromStringAndSize((const char *)p + starts[k], starts[k + 1] - starts[k]);
+            if (missing) {
+                PyErr_SetObject(PyExc_KeyError, missing);
+                Py_DECREF(missing);
+            }
+            return -1;
+        }
+    return parts;
+}
+
+static inline uint64_t span_rank(const TokenTable *t, const unsigned char *p, uint32_t a, uint32_t b)
+{
+    int64_t id = token_id(t, p + a, b - a);
+    return id == NO_ID ? NO_RANK : (uint64_t)id;
+}
+
+static Py_ssize_t merge_bytes_scan(const TokenTable *t, const unsigned char *p, Py_ssize_t n, int64_t *ids)
+{
+    uint32_t starts[HEAP_FROM + 1];  /* part k is p[starts[k]:starts[k + 1]] */
+    uint64_t r[HEAP_FROM];           /* r[k]: the rank of parts k and k + 1 joined */
+    Py_ssize_t m = n - 1;
+    for (Py_ssize_t i = 0; i <= n; i++)
+        starts[i] = (uint32_t)i;
+    for (Py_ssize_t i = 0; i < n; i++)
+        ids[i] = t->single[p[i]];
+    for (Py_ssize_t i = 0; i < m; i++)
+        r[i] = span_rank(t, p, (uint32_t)i, (uint32_t)i + 2);
+    while (m > 0) {
+        uint64_t best;
+        Py_ssize_t at = lowest(r, m, &best);
+        if (best == NO_RANK)
+            break;
+        ids[at] = (int64_t)best;
+        memmove(ids + at + 1, ids + at + 2, (size_t)(m - at - 1) * sizeof(int64_t));
+        memmove(starts + at + 1, starts + at + 2, (size_t)(m - at) * sizeof(uint32_t));
+        memmove(r + at, r + at + 1, (size_t)(m - at - 1) * sizeof(uint64_t));
+        m--;
+        if (at > 0)
+            r[at - 1] = span_rank(t, p, starts[at - 1], starts[at + 1]);
+        if (at < m)
+            r[at] = span_rank(t, p, starts[at], starts[at + 2]);
+    }
+    return check_parts(p, starts, ids, m + 1);
+}
+
+static Py_ssize_t merge_bytes_heap(const TokenTable *t, const unsigned char *p, Py_ssize_t n, int64_t *ids)
+{
+    /* Symbol i covers p[i:next[i]]: a part is known by where it starts; ids[i] is its id. */
+    Chain c;
+    if (chain_init(&c, n) < 0) {
+        chain_free(&c);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ids[i] = t->single[p[i]];
+        c.key[i] = i + 1 < n ? span_rank(t, p, (uint32_t)i, (uint32_t)i + 2) : NO_RANK;
+    }
+    chain_heapify(&c, n);
+    Py_ssize_t done = 0;
+    while (c.heap.size > 0) {
+        int64_t popped = chain_pop(&c, (uint32_t)n, &done);
+        if (popped < 0) {
+            chain_free(&c);
+            return -1;
+        }
+        uint32_t i = (uint32_t)popped;
+        ids[i] = (int64_t)c.key[i];  /* the rank of the pair = the id of the token it makes */
+        chain_set(&c, i, c.next[i] < (uint32_t)n ? span_rank(t, p, i, c.next[c.next[i]]) : NO_RANK);
+        if (c.prev[i] != UINT32_MAX)
+            chain_set(&c, c.prev[i], span_rank(t, p, c.prev[i], c.next[i]));
+    }
+    /* the parts in order: their starts into prev (it has n + 1 places), their ids to the front */
+    Py_ssize_t parts = 0;
+    for (uint32_t i = 0; i < (uint32_t)n; i = c.next[i]) {
+        c.prev[parts] = i;
+        ids[parts++] = ids[i];
+    }
+    c.prev[parts] = (uint32_t)n;
+    Py_ssize_t got = check_parts(p, c.prev, ids, parts);
+    chain_free(&c);
+    return got;
+}
+
+static Py_ssize_t merge_bytes_any(const Merger *m, const unsigned char *p, Py_ssize_t n, int64_t *ids)
+{
+    if (n == 0)
+        return 0;
+    if (n == 1) {
+        uint32_t starts[2] = {0, 1};
+        ids[0] = m->tokens.single[p[0]];
+        return check_parts(p, starts, ids, 1);
+    }
+    if (n >= HEAP_FROM)
+        return merge_bytes_heap(&m->tokens, p, n, ids);
+    return merge_bytes_scan(&m->tokens, p, n, ids);
+}
+
+/* ------------------------------------------------------------------ Python objects out */
+
+/* The ids as a tuple (what the pieces cache holds) or a list (what merging.py returns). Each
+ * int object is made anew, as tiktoken makes them: new objects come from a free list, side by
+ * side, and keeping one object per id was slower (the kept ones scattered in memory). */
+static PyObject *ids_object(const int64_t *ids, Py_ssize_t n, int list)
+{
+    PyObject *out = list ? PyList_New(n) : PyTuple_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *id = PyLong_FromLongLong(ids[k]);
+        if (id == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (list)
+            PyList_SET_ITEM(out, k, id);
+        else
+            PyTuple_SET_ITEM(out, k, id);
+    }
+    return out;
+}
+
+#define ids_tuple(ids, n) ids_object((ids), (n), 0)
+#define ids_list(ids, n) ids_object((ids), (n), 1)
+
+/* ------------------------------------------------------------------ one pre-token */
+
+/* A buffer of n ids: on the stack for short pieces, else allocated (*heap to free). */
+static int64_t *id_buffer(int64_t *stack, Py_ssize_t n, int64_t **heap)
+{
+    *heap = NULL;
+    if (n <= HEAP_FROM + 1)
+        return stack;
+    *heap = PyMem_Malloc((size_t)n * sizeof(int64_t));
+    if (*heap == NULL)
+        PyErr_NoMemory();
+    return *heap;
+}
+
+static Py_ssize_t merge_ids_any(const Merger *m, int64_t *ids, Py_ssize_t n);
+static Py_ssize_t merge_bytes_any(const Merger *m, const unsigned char *p, Py_ssize_t n, int64_t *ids);
+
+/* Whether merging the bytes of the token in slot (q[0:n]) gives that token back: worked out the
+ * first time, then kept in self_merges (1 yes, 2 no). */
+static int merges_to_itself(Merger *m, size_t slot, const unsigned char *q, Py_ssize_t n)
+{
+    if (m->self_merges[slot] == 0) {
+        int64_t stack[HEAP_FROM + 2], *heap, *ids = id_buffer(stack, n, &heap);
+        if (ids == NULL) {
+            PyErr_Clear();
+            return 0;  /* (out of memory: not taken as one, the cache's way gives the same ids) */
+        }
+        Py_ssize_t got;
+        if (m->by_token_rank) {
+            got = merge_bytes_any(m, q, n, ids);
+        } else {
+            for (Py_ssize_t k = 0; k < n; k++)
+                ids[k] = m->base[q[k]];
+            got = merge_ids_any(m, ids, n);
+        }
+        if (got < 0)
+            PyErr_Clear();
+        m->self_merges[slot] = got == 1 && ids[0] == m->tokens.slots[slot].id ? 1 : 2;
+        PyMem_Free(heap);
+    }
+    return m->self_merges[slot] == 1;
+}
+
+/* The id of a pre-token emitted whole (its UTF-8 is p[0:n], padded; the word start in front),
+ * or NO_ID. With ignore_merges that is the table's rule (Encoder.whole_token). With shortcut,
+ * and without ignore_merges (a table without an end-of-word marker), a pre-token that is a
+ * token whose own bytes merge into it: its merge gives that one id, known without merging. */
+static int64_t whole_id(Merger *m, const unsigned char *p, Py_ssize_t n, int shortcut)
+{
+    if (m->eow != NO_ID || !(m->ignore_merges || (shortcut && m->self_merges != NULL)))
+        return NO_ID;
+    Padded joined;
+    joined.heap = NULL;
+    const unsigned char *q = p;
+    Py_ssize_t total = n;
+    if (m->word_start_len > 0 && !m->by_token_rank) {  /* (by token rank: no word start, as in Python) */
+        unsigned char *key = pad_reserve(&joined, (size_t)(m->word_start_len + n));
+        if (key == NULL) {
+            PyErr_Clear();
+            return NO_ID;  /* (out of memory: merged instead, the same ids) */
+        }
+        memcpy(key, m->word_start, (size_t)m->word_start_len);
+        memcpy(key + m->word_start_len, p, (size_t)n);
+        total = m->word_start_len + n;
+        memset(key + total, 0, PAD);
+        q = key;
+    }
+    int64_t id;
+    if (total < 2) {
+        id = total ? m->tokens.single[q[0]] : m->tokens.empty;
+        if (!m->ignore_merges && total == 0)
+            id = NO_ID;  /* (merged, nothing gives nothing; a one-byte token is its own merge) */
+    } else {
+        size_t slot = token_find(&m->tokens, q, (size_t)total);
+        id = slot == SIZE_MAX ? NO_ID : (int64_t)m->tokens.slots[slot].id;
+        if (id != NO_ID && !m->ignore_merges && !merges_to_itself(m, slot, q, total))
+            id = NO_ID;
+    }
+    PyMem_Free(joined.heap);
+    return id;
+}
+
+/* The ids of a pre-token whose UTF-8 is p[0:n] (padded): whole, or merged (a tuple). */
+static PyObject *work_out_utf8(Merger *m, const unsigned char *p, Py_ssize_t n, int not_whole)
+{
+    int64_t stack[HEAP_FROM + 2], *heap, *ids;
+    PyObject *out = NULL;
+    int64_t whole = not_whole ? NO_ID : whole_id(m, p, n, 0);
+    if (whole != NO_ID)
+        return ids_tuple(&whole, 1);
+    if (m->by_token_rank) {  /* (no word start and no end-of-word marker: EncodeOptions.by_token_rank) */
+        ids = id_buffer(stack, n, &heap);
+        if (ids == NULL)
+            return NULL;
+        Py_ssize_t got = merge_bytes_any(m, p, n, ids);
+        if (got >= 0)
+            out = ids_tuple(ids, got);
+        PyMem_Free(heap);
+        return out;
+    }
+    /* by merge list, a bytes table: the word start's and the bytes' base ids, the end-of-word marker */
+    ids = id_buffer(stack, m->word_start_len + n + 1, &heap);
+    if (ids == NULL)
+        return NULL;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < m->word_start_len; i++)
+        ids[k++] = m->base[m->word_start[i]];
+    for (Py_ssize_t i = 0; i < n; i++)
+        ids[k++] = m->base[p[i]];
+    if (m->eow != NO_ID && !(m->eow_not_after_unknown && k > 0 && ids[k - 1] == UNK_ID))
+        ids[k++] = m->eow;
+    Py_ssize_t got = merge_ids_any(m, ids, k);
+    if (got >= 0)
+        out = ids_tuple(ids, got);
+    PyMem_Free(heap);
+    return out;
+}
+
+/* The ids of a pre-token not in the cache (a tuple), as NewPieces.work_out makes them. */
+static PyObject *work_out(Merger *m, PyObject *word)
+{
+    if (!m->by_token_rank && !m->base_in_c)
+        return PyObject_CallOneArg(m->fallback, word);
+    Padded b;
+    Py_ssize_t n;
+    const unsigned char *p = utf8_of(word, &b, &n);
+    if (p == NULL)
+        return NULL;
+    PyObject *out = NULL;
+    if (n >= m->long_from) {
+        PyObject *checked = PyObject_CallOneArg(m->check_long, word);
+        if (checked == NULL) {
+            PyMem_Free(b.heap);
+            return NULL;
+        }
+        Py_DECREF(checked);
+    }
+    out = work_out_utf8(m, p, n, 0);
+    PyMem_Free(b.heap);
+    return out;
+}
+
+/* ------------------------------------------------------------------ methods */
+
+static PyObject *Merger_merge_ids(Merger *self, PyObject *arg)
+{
+    if (!self->have_pairs) {
+        PyErr_SetString(PyExc_TypeError, "merge_ids: this Merger does not merge by merge list");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(arg, "merge_ids takes a list of ids");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int64_t stack[HEAP_FROM + 2], *heap, *ids = id_buffer(stack, n, &heap);
+    if (ids == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            PyMem_Free(heap);
+            return NULL;
+        }
+        ids[i] = v;
+    }
+    Py_DECREF(seq);
+    Py_ssize_t got = merge_ids_any(self, ids, n);
+    PyObject *out = got >= 0 ? ids_list(ids, got) : NULL;
+    PyMem_Free(heap);
+    return out;
+}
+
+static PyObject *Merger_merge_bytes(Merger *self, PyObject *arg)
+{
+    if (!self->by_token_rank) {
+        PyErr_SetString(PyExc_TypeError, "merge_bytes: this Merger does not merge by token rank");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Padded b;
+    const unsigned char *p = padded(&b, view.buf, (size_t)view.len);
+    int64_t stack[HEAP_FROM + 2], *heap = NULL, *ids = p ? id_buffer(stack, view.len, &heap) : NULL;
+    PyObject *out = NULL;
+    if (ids != NULL) {
+        Py_ssize_t got = merge_bytes_any(self, p, view.len, ids);
+        if (got >= 0)
+            out = ids_list(ids, got);
+    }
+    PyMem_Free(heap);
+    PyMem_Free(b.heap);
+    PyBuffer_Release(&view);
+    return out;
+}
+
+static PyObject *Merger_work_out(Merger *self, PyObject *word)
+{
+    if (!PyUnicode_Check(word)) {
+        PyErr_SetString(PyExc_TypeError, "work_out takes a pre-token (str)");
+        return NULL;
+    }
+    return work_out(self, word);
+}
+
+static int append_ids(PyObject *out, PyObject *ids)
+{
+    if (PyTuple_CheckExact(ids)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(ids);
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (PyList_Append(out, PyTuple_GET_ITEM(ids, k)) < 0)
+                return -1;
+        return 0;
+    }
+    PyObject *seq = PySequence_Fast(ids, "a pieces cache holds sequences of ids");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyList_Append(out, PySequence_Fast_GET_ITEM(seq, k)) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* Append one pre-token's ids (encode_words, below): p is its UTF-8 (n bytes, padded) when
+ * the token index is to be asked first, else NULL. 0, or -1 with an exception. */
+static int encode_word(Merger *self, PyObject *word, const unsigned char *p, Py_ssize_t n, PyObject *cache, Py_ssize_t limit,
+                       PyObject *out)
+{
+    int not_whole = 0;
+    if (p != NULL) {
+        int64_t id = whole_id(self, p, n, 1);
+        if (id != NO_ID) {
+            PyObject *object = PyLong_FromLongLong(id);
+            int failed = object == NULL || PyList_Append(out, object) < 0;
+            Py_XDECREF(object);
+            return failed ? -1 : 0;
+        }
+        not_whole = self->ignore_merges;  /* (whole_id asked the table's rule itself) */
+    }
+    PyObject *ids = PyDict_GetItemWithError(cache, word);
+    if (ids != NULL) {
+        Py_INCREF(ids);
+    } else if (!PyErr_Occurred()) {
+        Py_INCREF(word);
+        if (p != NULL)
+            ids = work_out_utf8(self, p, n, not_whole);  /* (short: under long_from) */
+        else
+            ids = PyUnicode_Check(word) ? work_out(self, word) : PyObject_CallOneArg(self->fallback, word);
+        if (ids != NULL && PyDict_GET_SIZE(cache) >= limit)
+            PyDict_Clear(cache);
+        if (ids != NULL && PyDict_SetItem(cache, word, ids) < 0)
+            Py_CLEAR(ids);
+        Py_DECREF(word);
+    }
+    if (ids == NULL)
+        return -1;
+    int failed = append_ids(out, ids);
+    Py_DECREF(ids);
+    return failed;
+}
+
+/* encode_words(words, cache, limit, out): out += the ids of each pre-token, from the cache (a
+ * dict; cleared when it holds limit pre-tokens and one more is to be kept, as PieceCache).
+ *
+ * First, a pre-token that is itself a token is looked up in the token index, when the table
+ * emits such a pre-token whole (ignore_merges, no end-of-word marker: what every rank file says)
+ * or its bytes merge into it (see whole_id): the cache would hold the same one id for it, so it
+ * need not be asked (nor filled). Its UTF-8, made for that lookup, serves the merge too. */
+static PyObject *Merger_encode_words(Merger *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyLong_Check(args[2]) || !PyList_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "encode_words(words: list, cache: dict, limit: int, out: list)");
+        return NULL;
+    }
+    PyObject *words = args[0], *cache = args[1], *out = args[3];
+    Py_ssize_t limit = PyLong_AsSsize_t(args[2]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    int whole_first = self->have_tokens && self->eow == NO_ID && (self->by_token_rank || self->base_in_c) &&
+                      (self->ignore_merges || self->self_merges != NULL);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(words); k++) {
+        if (k % CHECK_EVERY == CHECK_EVERY - 1 && PyErr_CheckSignals() < 0)
+            return NULL;
+        PyObject *word = PyList_GET_ITEM(words, k);
+        Padded b;
+        b.heap = NULL;
+        const unsigned char *p = NULL;
+        Py_ssize_t n = 0;
+        if (whole_first && PyUnicode_Check(word) && PyUnicode_GET_LENGTH(word) <= HEAP_FROM) {
+            p = utf8_of(word, &b, &n);
+            if (p == NULL)
+                PyErr_Clear();  /* (a lone surrogate: work_out says what is wrong) */
+        }
+        int failed = encode_word(self, word, p, n, cache, limit, out);
+        PyMem_Free(b.heap);
+        if (failed)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ the type */
+
+/* Merger(rule, index, *, tokens=None, ignore_merges=False, bases=None, word_start=b"", eow=None,
+ *        eow_not_after_unknown=False, long_from=..., fallback, check_long)
+ *   rule "pairs": index is the merge list's (pair_ranks, pair_made); "ranks": index is token bytes -> id (it is
+ *   also the tokens); "python": no index, every pre-token not in the cache goes to fallback. */
+static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"rule", "index", "tokens", "ignore_merges", "bases", "word_start", "eow",
+                            "eow_not_after_unknown", "long_from", "fallback", "check_long", NULL};
+    const char *rule;
+    PyObject *index, *tokens = Py_None, *bases = Py_None, *eow = Py_None, *fallback = NULL, *check_long = NULL;
+    const char *word_start = "";
+    Py_ssize_t word_start_len = 0, long_from = PY_SSIZE_T_MAX;
+    int ignore_merges = 0, eow_not_after_unknown = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|$OpOy#OpnOO", names, &rule, &index, &tokens, &ignore_merges, &bases,
+                                     &word_start, &word_start_len, &eow, &eow_not_after_unknown, &long_from, &fallback,
+                                     &check_long))
+        return -1;
+    if (self->fallback != NULL) {
+        PyErr_SetString(PyExc_TypeError, "Merger: made once");
+        return -1;
+    }
+    if (fallback == NULL || check_long == NULL || !PyCallable_Check(fallback) || !PyCallable_Check(check_long)) {
+        PyErr_SetString(PyExc_TypeError, "Merger: fallback and check_long are callables (word -> ids, word -> None)");
+        return -1;
+    }
+    self->fallback = Py_NewRef(fallback);
+    self->check_long = Py_NewRef(check_long);
+    self->long_from = long_from;
+    self->ignore_merges = ignore_merges;
+    self->eow = NO_ID;
+    self->eow_not_after_unknown = eow_not_after_unknown;
+    if (strcmp(rule, "ranks") == 0) {
+        self->by_token_rank = 1;
+        tokens = index;
+    } else if (strcmp(rule, "pairs") == 0) {
+        if (!PyTuple_Check(index) || PyTuple_GET_SIZE(index) != 2 || !PyDict_Check(PyTuple_GET_ITEM(index, 0)) ||
+            !PyDict_Check(PyTuple_GET_ITEM(index, 1))) {
+            PyErr_SetString(PyExc_TypeError, "Merger: a pairs index is (pair_ranks, pair_made), two dicts");
+            return -1;
+        }
+        if (pairs_build(&self->pairs, PyTuple_GET_ITEM(index, 0), PyTuple_GET_ITEM(index, 1)) < 0)
+            return -1;
+        self->have_pairs = 1;
+    } else if (strcmp(rule, "python") != 0) {
+        PyErr_Format(PyExc_ValueError, "Merger: unknown rule %s (pairs, ranks or python)", rule);
+        return -1;
+    }
+    if (tokens != Py_None) {
+        if (!PyDict_Check(tokens)) {
+            PyErr_SetString(PyExc_TypeError, "Merger: tokens is a dict of token bytes -> id");
+            return -1;
+        }
+        if (tokens_build(&self->tokens, tokens) < 0)
+            return -1;
+        self->have_tokens = 1;
+    }
+    if ((self->by_token_rank || ignore_merges) && !self->have_tokens) {
+        PyErr_SetString(PyExc_TypeError, "Merger: by token rank, or with ignore_merges, give the tokens");
+        return -1;
+    }
+    if (bases != Py_None) {
+        if (!self->have_pairs) {
+            PyErr_SetString(PyExc_TypeError, "Merger: bases are for the pairs rule");
+            return -1;
+        }
+        PyObject *seq = PySequence_Fast(bases, "Merger: bases is 256 ids");
+        if (seq == NULL)
+            return -1;
+        if (PySequence_Fast_GET_SIZE(seq) != 256) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "Merger: bases is 256 ids (UNK_ID for a byte with none)");
+            return -1;
+        }
+        for (int b = 0; b < 256; b++) {
+            long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, b));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            self->base[b] = v;
+        }
+        Py_DECREF(seq);
+        self->base_in_c = 1;
+    }
+    if (word_start_len) {
+        self->word_start = PyMem_Malloc((size_t)word_start_len);
+        if (self->word_start == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(self->word_start, word_start, (size_t)word_start_len);
+        self->word_start_len = word_start_len;
+    }
+    if (eow != Py_None) {
+        self->eow = PyLong_AsLongLong(eow);
+        if (self->eow == -1 && PyErr_Occurred())
+            return -1;
+    }
+    if (self->have_tokens && !ignore_merges && self->eow == NO_ID && (self->by_token_rank || self->base_in_c)) {
+        self->self_merges = PyMem_Calloc(self->tokens.mask + 1, 1);
+        if (self->self_merges == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void Merger_dealloc(Merger *self)
+{
+    PyMem_Free(self->pairs.slots);
+    PyMem_Free(self->tokens.slots);
+    PyMem_Free(self->tokens.arena);
+    PyMem_Free(self->tokens.offset);
+    PyMem_Free(self->tokens.two);
+    PyMem_Free(self->word_start);
+    PyMem_Free(self->self_merges);
+    Py_XDECREF(self->fallback);
+    Py_XDECREF(self->check_long);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Merger_methods[] = {
+    {"merge_ids", (PyCFunction)Merger_merge_ids, METH_O, "merge_ids(ids) -> list: merging.merge_pairs, in C."},
+    {"merge_bytes", (PyCFunction)Merger_merge_bytes, METH_O, "merge_bytes(piece) -> list: merging.merge_bytes, in C."},
+    {"work_out", (PyCFunction)Merger_work_out, METH_O, "work_out(word) -> tuple: the ids of a pre-token not in the cache."},
+    {"encode_words", (PyCFunction)(void (*)(void))Merger_encode_words, METH_FASTCALL,
+     "encode_words(words, cache, limit, out): out += each pre-token's ids, the cache filled as it goes."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MergerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_tui.core.engine._merge_core.Merger",
+    .tp_doc = "A table's merge loop, in C (see the header of _merge_core.c).",
+    .tp_basicsize = sizeof(Merger),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Merger_init,
+    .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_methods = Merger_methods,
+};
+
+static struct PyModuleDef merge_core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_merge_core",
+    .m_doc = "bpe-tui's compiled merge core: the encoder's hot loop in C (bpe_tui/core/engine/_merge_core.c).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__merge_core(void)
+{
+    if (PyType_Ready(&MergerType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&merge_core_module);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "Merger", (PyObject *)&MergerType) < 0 ||
+        PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

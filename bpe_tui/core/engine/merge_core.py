@@ -1,0 +1,54 @@
+"""Which merge loop the encoder runs: the compiled merge core, or the Python one it mirrors.
+
+bpe-tui's merge loop is Python (:mod:`~bpe_tui.core.engine.merging`): the reference, the
+teaching path and the fallback. Beside it sits an optional C extension, ``_merge_core.c`` in this
+folder, that does the encoder's hot loop (merging the pre-tokens a text brings that the pieces
+cache does not hold) with the same results; ``pip install`` builds it where the machine has a C
+compiler. The tests hold the two paths to each other on random text and on every kind of table.
+
+This module says which one runs, once, for everything: the encoder asks :func:`compiled` for the
+extension (None: the Python path), and :func:`engine_info` says it in words (``bpe-tui
+--version`` shows it). ``BPE_TUI_PURE=1`` in the environment forces the Python path; it is read
+when a table is made, so a test can make one table of each kind in one process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+#: The environment variable that forces the pure-Python path (any value but empty or 0).
+PURE_VARIABLE = "BPE_TUI_PURE"
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    """The extension setup.py built, or None and why not (in words)."""
+    try:
+        return importlib.import_module(f"{__package__}._merge_core"), ""
+    except ModuleNotFoundError:  # (setup.py builds it only where there was a C compiler)
+        return None, "no C compiler when bpe-tui was installed"
+    except ImportError as error:  # a build for another Python, a broken file
+        return None, " ".join(str(error).split()) or type(error).__name__
+
+
+_core, _missing = _load()
+
+
+def forced_pure() -> bool:
+    """Whether ``BPE_TUI_PURE`` asks for the pure-Python path."""
+    return os.environ.get(PURE_VARIABLE, "").strip() not in ("", "0")
+
+
+def compiled() -> ModuleType | None:
+    """The compiled merge core, or None where the Python path runs (not built, or forced)."""
+    return None if forced_pure() else _core
+
+
+def engine_info() -> str:
+    """Which merge loop encodes, in words: the compiled core, or pure Python and why."""
+    if _core is None:
+        return f"pure Python (the compiled merge core is not built: {_missing})"
+    if forced_pure():
+        return f"pure Python ({PURE_VARIABLE}={os.environ[PURE_VARIABLE].strip()}; the compiled merge core is there)"
+    return "compiled merge core (C)"
