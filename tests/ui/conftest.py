@@ -39,6 +39,36 @@ def text_app(text: str, **cfg) -> ExplorerApp:
     return ExplorerApp(trainer=trainer, preview=text)
 
 
+class Said(NamedTuple):
+    """A notification the explorer raised, as it was shown."""
+
+    title: str
+    message: str
+    severity: str
+
+
+@pytest.fixture(autouse=True)
+def notifications_kept(monkeypatch):
+    """Every notification an explorer raises is kept in the order it came (see :func:`said`):
+    a toast leaves the screen after a few seconds of wall time, and on a loaded machine those
+    seconds passed before a test looked for it (its assertion then found nothing)."""
+    from bpe_tui.ui.notifications import shown
+
+    real_notify = ExplorerApp.notify
+
+    def notify(self, message, *, title="", severity="information", timeout=None, markup=True):
+        real_notify(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
+        self.__dict__.setdefault("_said_in_test", []).append(Said(shown(title), shown(message), severity))
+
+    monkeypatch.setattr(ExplorerApp, "notify", notify)
+
+
+def said(app) -> list[Said]:
+    """What ``app`` has notified so far, whether or not its toast is still up (the screen's
+    toasts now are ``app._notifications``)."""
+    return list(app.__dict__.get("_said_in_test", []))
+
+
 async def settle(app, pilot) -> None:
     """Wait for workers and pending messages."""
     await app.workers.wait_for_complete()
