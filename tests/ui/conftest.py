@@ -185,10 +185,14 @@ def history_cells(view, text: str) -> HistoryCells:
 
 @pytest.fixture
 def snap_compare(snap_compare):
-    """pytest-textual-snapshot's snap_compare, with the notifications cleared before the
-    picture: a toast lives a few seconds of wall time (an opened table's notes), so whether it
-    was still on screen depended on how loaded the machine was."""
+    """pytest-textual-snapshot's snap_compare, with what wall time decides taken out of the
+    picture: the notifications are cleared (a toast lives a few seconds of wall time, an opened
+    table's notes, so whether it was still on screen depended on how loaded the machine was),
+    and every text box's cursor stops blinking, shown (a blinking cursor was caught on or off
+    by chance: test_encode_specials_refused failed now and then)."""
     import inspect
+
+    from textual.widgets import Input
 
     def compare(app, *args, run_before=None, **kwargs):
         async def before(pilot):
@@ -198,6 +202,8 @@ def snap_compare(snap_compare):
                     await result
             await settle(pilot.app, pilot)
             pilot.app.clear_notifications()
+            for box in pilot.app.screen.query(Input):
+                box.cursor_blink = False  # (and the cursor shown)
             await pilot.pause()
 
         return snap_compare(app, *args, run_before=before, **kwargs)
