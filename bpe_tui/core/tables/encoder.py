@@ -549,10 +549,13 @@ class Encoder:
             specials = self.special_tokens
             encode_word = self.encode_word
             for is_special, piece in streaming.prefix_pieces(self, streaming.stream_pieces(self, chunks)):
-                yield [specials[piece]] if is_special else self.inside(encode_word(piece))
+                yield [specials[piece]] if is_special else self.finish(list(encode_word(piece)))
             return
         specials = self.special_tokens
         lookup = self.cache.__getitem__
+        # finish, as encode does: helper symbols made unknown, an unknown character given the
+        # table's own unknown id (PickyBPE's <UNK>, sentencepiece's <unk>) instead of UNK_ID
+        finishing = self.outside_from is not None or self.unk_id != UNK_ID
         for parts in streaming.stream_parts(self, chunks):
             ids: list[int] = []
             for special, words in parts:
@@ -560,7 +563,7 @@ class Encoder:
                     ids += chain.from_iterable(map(lookup, words))
                 else:
                     ids.append(specials[special])
-            yield self.inside(ids) if self.outside_from is not None else ids
+            yield self.finish(ids) if finishing else ids
 
     def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily."""
