@@ -25,7 +25,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     show(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
+    superwords = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config, d["merges"])
     if superwords is not None:
         print(f"superwords (SuperBPE): {superwords}")
     if d["end_of_word"]:

@@ -397,8 +397,9 @@ class PairsPane(Vertical):
             return
         self.border_title = "The table · type to see its pairs"
         table = session.full_table
-        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config)
-        rows = summary(table.describe(build=False), stages, merges_note=session.merges_note())
+        described = table.describe(build=False)
+        stages = describe_superwords(table.config.get("superwords_after"), table.config.get("pretokenizer"), table.config, described["merges"])
+        rows = summary(described, stages, merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)
         grid.add_column(overflow="fold")
