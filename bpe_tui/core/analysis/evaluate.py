@@ -59,7 +59,7 @@ import os
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, BinaryIO
 
@@ -431,11 +431,42 @@ class Corpus:
     notes: tuple[str, ...] = ()
 
 
-def parse_corpus(spec: str) -> Corpus:
-    """``LABEL=PATH`` or ``PATH`` (labelled by its file name without extension)."""
+def parse_corpora(specs: Sequence[str]) -> list[Corpus]:
+    """``--corpus`` specs as corpora (see :func:`parse_corpus`), their labels told apart: two
+    files of the same name (``en/text.txt``, ``de/text.txt``) are labelled by as much of
+    their paths as tells them apart (``en/text``, ``de/text``), and the same file given twice
+    is numbered (``text``, ``text #2``). A label given twice (``A=x A=y``) is an error: the
+    person chose it."""
+    corpora = [parse_corpus(spec) for spec in specs]
+    named = [_label_and_path(spec)[2] for spec in specs]
+    given = Counter(c.label for c, n in zip(corpora, named) if n)
+    twice = next((label for label, n in given.items() if n > 1), None)
+    if twice is not None:
+        raise BPEError(f"--corpus: the label {twice!r} names two corpora; give each its own")
+    labels = [c.label for c in corpora]
+    for label in {label for label in labels if labels.count(label) > 1}:
+        same = [i for i, c in enumerate(corpora) if c.label == label and not named[i]]
+        paths = [os.path.normpath(_label_and_path(specs[i])[1]).split(os.sep)[:-1] for i in same]
+        depth = 1
+        while depth <= max(map(len, paths)) and len({tuple(p[-depth:]) for p in paths}) < len(paths):
+            depth += 1
+        for n, (i, folders) in enumerate(zip(same, paths), 1):
+            longer = "/".join([*folders[-depth:], label])
+            labels[i] = longer if len({tuple(p[-depth:]) for p in paths}) == len(paths) else (label if n == 1 else f"{label} #{n}")
+    return [replace(c, label=label) for c, label in zip(corpora, labels)]
+
+
+def _label_and_path(spec: str) -> tuple[str, str, bool]:
+    """A ``--corpus`` spec's label, its path, and whether the label was given (``LABEL=``)."""
     label, eq, path = spec.partition("=")
     if not eq or os.path.exists(spec):
-        label, path = os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec  # (a.txt.gz: a)
+        return os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec, False  # (a.txt.gz: a)
+    return label, path, True
+
+
+def parse_corpus(spec: str) -> Corpus:
+    """``LABEL=PATH`` or ``PATH`` (labelled by its file name without extension)."""
+    label, path, _ = _label_and_path(spec)
     if not path:
         raise BPEError(f"--corpus {spec!r}: give a file after the '='")
     notes: list[str] = []
