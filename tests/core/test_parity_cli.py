@@ -103,6 +103,30 @@ def test_bad_files_are_one_line_naming_them(capsys, tmp_path, text, options, nee
     assert not out.exists()
 
 
+@pytest.mark.parametrize("content, said", [
+    (b"\x00\x01binary\x00", "looks like a binary file (NUL byte at byte 0)"),
+    (b"caf\xe9 ol\xe9\n", "not valid UTF-8 at byte 3"),
+], ids=["binary", "not-utf8"])
+@pytest.mark.parametrize("role", ["--language", "--dev"])
+def test_a_bad_file_is_refused_naming_its_language_in_one_line(capsys, tmp_path, content, said, role):
+    """A binary or invalid UTF-8 file as a language's corpus or development text: one line
+    that names the language (issue 42: the development text's, and the UTF-8 refusals, named
+    only the file). With --workers above the machine's CPUs, its note waits for the work: a
+    refusal is still one line."""
+    import os
+
+    bad = tmp_path / "de.txt"
+    bad.write_bytes(content)
+    de = PARALLEL / "de.txt"
+    argv = ["--language", f"en={PARALLEL / 'en.txt'}", "--dev", f"en={PARALLEL / 'en.txt'}"]
+    argv += ["--language", f"de={bad if role == '--language' else de}", "--dev", f"de={bad if role == '--dev' else de}"]
+    out = tmp_path / "out.json"
+    line = error_of(capsys, "train", *argv, "-o", str(out), "--workers", str((os.cpu_count() or 1) + 1))
+    what = "language de" if role == "--language" else "development text of de"
+    assert line.startswith(f"bpe-tui: error: {what}: {bad}: {said}"), line
+    assert not out.exists()
+
+
 def test_count_refuses_languages(capsys, tmp_path):
     line = error_of(capsys, "count", str(CORPORA / "demo.txt"), *language_args("en", "de"), "-o", str(tmp_path / "c.tsv"))
     assert "--language and the parity options belong to train and the explorer" in line
