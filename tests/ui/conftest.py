@@ -45,6 +45,7 @@ class Said(NamedTuple):
     title: str
     message: str
     severity: str
+    timeout: float | None  # as asked (None: Textual's default)
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +59,7 @@ def notifications_kept(monkeypatch):
 
     def notify(self, message, *, title="", severity="information", timeout=None, markup=True):
         real_notify(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
-        self.__dict__.setdefault("_said_in_test", []).append(Said(shown(title), shown(message), severity))
+        self.__dict__.setdefault("_said_in_test", []).append(Said(shown(title), shown(message), severity, timeout))
 
     monkeypatch.setattr(ExplorerApp, "notify", notify)
 
