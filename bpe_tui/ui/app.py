@@ -20,6 +20,7 @@ import os
 import signal
 from collections.abc import Callable, Iterable
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
@@ -53,6 +54,7 @@ from .screens.opening import OpenChoice, OpenScreen
 from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
+from .typeahead import KeyDone, TypeAhead
 from .views.compare import CompareScreen
 
 #: The default target when a config has none.
@@ -131,6 +133,8 @@ class ExplorerApp(App):
         self.session: Session | None = None
         #: The screen that shows it (the start screen while nothing is open).
         self.main: MainScreen = StartScreen(then=self._open_initial)  # see get_default_screen
+        #: Keys one at a time, held while the first corpus or table loads (ui/typeahead.py).
+        self.typeahead = TypeAhead(self)
 
     # ------------------------------------------------------------------ booting
 
@@ -146,7 +150,22 @@ class ExplorerApp(App):
         if session is not None:
             path, self._compare_path = self._compare_path, None
             self.session, self.main = session, screen_for(session, path)
+        elif self._tour_start is None and (table_path is not None or self.languages is not None or paths):
+            self.typeahead.hold_until_ready()  # keys typed while it loads go to its screen
         return self.main
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key from the terminal goes on only once the key before it is done, and waits
+        while the first screen loads (see :mod:`~bpe_tui.ui.typeahead`)."""
+        if isinstance(event, KeyDone):
+            self.typeahead.arrived(event)
+        elif isinstance(event, events.Key) and not event.is_forwarded:
+            if not self.typeahead.takes(event):
+                target = self.screen.focused or self.screen
+                await super().on_event(event)
+                self.typeahead.sent(target)
+        else:
+            await super().on_event(event)
 
     def notify(
         self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
@@ -238,6 +257,7 @@ class ExplorerApp(App):
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
         self.opened(message.session)
+        self.main.call_after_refresh(self.typeahead.ready)  # (once the screen is up, its focus set)
         if message.encode is not None:  # (a retrain: the encode box keeps its text)
             text, dropout = message.encode
             new = self.main
@@ -245,6 +265,7 @@ class ExplorerApp(App):
                 new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
 
     def on_load_failed(self, message: LoadFailed) -> None:
+        self.typeahead.drop()
         if message.compare:
             self.main.hide_progress()
             self.notify(message.message, title="cannot compare", severity="error", timeout=10)
@@ -281,6 +302,7 @@ class ExplorerApp(App):
             self.main.action_compare()
 
     def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self.typeahead.drop()
         self.main.loading_stopped("loading cancelled — press o to open a corpus or a table")
 
     # ------------------------------------------------------------------ opening, quitting

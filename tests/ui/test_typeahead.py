@@ -1,0 +1,84 @@
+"""Keys typed ahead (bpe_tui/ui/typeahead.py): keys typed while the first corpus loads reach
+its screen, and keys that come together go where the key before them sent the focus.
+
+Issue 42: started in tmux, ``e`` pressed as soon as the status line showed and ``zebra``
+typed left the encode box empty and ran z (zoom), b (undo), r (run) and a (the audit)."""
+
+from __future__ import annotations
+
+import threading
+
+from textual import events
+from textual.widgets import Input
+
+from bpe_tui import Trainer, TrainerConfig
+from bpe_tui.ui.app import ExplorerApp
+from bpe_tui.ui.screens.explore import ExploreScreen
+from bpe_tui.ui.screens.layout import StartScreen
+
+from .conftest import DEMO, demo_app, settle, settle_until
+
+
+def nothing_but_typing_happened(app) -> None:
+    """The walk typed text: no merge, no undo, no run, no view, no maximized pane."""
+    assert isinstance(app.screen, ExploreScreen), app.screen
+    assert app.session.trainer.steps_done == 0
+    assert app.screen.maximized is None
+
+
+async def test_keys_typed_while_the_first_corpus_loads_reach_its_encode_box(monkeypatch):
+    loading = threading.Event()
+    go_on = threading.Event()
+    real = Trainer.from_files.__func__
+
+    def held_from_files(cls, paths, config=None, **options):
+        loading.set()
+        go_on.wait(60)  # the corpus is being read while the keys come
+        return real(cls, paths, config, **options)
+
+    monkeypatch.setattr(Trainer, "from_files", classmethod(held_from_files))
+    app = ExplorerApp(paths=[str(DEMO)], config=TrainerConfig(preset="gpt2", vocab_size=1000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not loading.is_set():
+            await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("e", *"zebra")
+        assert isinstance(app.screen, StartScreen)  # still reading
+        go_on.set()
+        await settle_until(app, pilot, lambda: isinstance(app.screen, ExploreScreen) and app.encode.query_one("#encode-input", Input).value == "zebra", "the keys did not reach the encode box")
+        nothing_but_typing_happened(app)
+        assert app.encode.query_one("#encode-input", Input).has_focus
+
+
+async def test_escape_while_the_first_corpus_loads_still_cancels_it(monkeypatch):
+    go_on = threading.Event()
+    loading = threading.Event()
+    real = Trainer.from_files.__func__
+
+    def held_from_files(cls, paths, config=None, **options):
+        loading.set()
+        go_on.wait(60)
+        return real(cls, paths, config, **options)
+
+    monkeypatch.setattr(Trainer, "from_files", classmethod(held_from_files))
+    app = ExplorerApp(paths=[str(DEMO)], config=TrainerConfig(preset="gpt2", vocab_size=1000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not loading.is_set():
+            await pilot.pause()
+        await pilot.press("escape")
+        go_on.set()
+        await settle_until(app, pilot, lambda: "loading cancelled" in app.status.text, "escape did not cancel the loading")
+        assert app.session is None
+
+
+async def test_keys_that_come_together_go_where_the_first_one_sent_the_focus():
+    """Six keys read in one go (a fast typist, a paste, a busy terminal): ``e`` moves the focus
+    to the encode box before ``zebra`` is read, as when they come one by one."""
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert not app.encode.query_one("#encode-input", Input).has_focus
+        for key in "ezebra":
+            app.post_message(events.Key(key, key))
+        await settle_until(app, pilot, lambda: app.encode.query_one("#encode-input", Input).value == "zebra", "zebra did not reach the encode box")
+        nothing_but_typing_happened(app)
