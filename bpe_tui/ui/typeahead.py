@@ -31,8 +31,8 @@ from collections import deque
 
 from textual import events
 from textual.app import App
-from textual.message_pump import MessagePump
 from textual.timer import Timer
+from textual.widget import Widget
 
 #: Keys that act on a loading screen itself, let through while the first screen loads (when
 #: no key is held before them).
@@ -61,7 +61,7 @@ class TypeAhead:
         self._loading = False
         #: The marker on its way, the widget it was sent to, and when.
         self._marker: KeyDone | None = None
-        self._target: MessagePump | None = None
+        self._target: Widget | None = None
         self._sent_at = 0.0
         self._timer: Timer | None = None
         #: The held key let go last: it goes on when it comes round (it waited its turn).
@@ -82,12 +82,12 @@ class TypeAhead:
             return True
         return False
 
-    def sent(self, target: MessagePump) -> None:
+    def sent(self, target: Widget) -> None:
         """A key was just dispatched towards ``target`` (the focused widget or the screen):
         send the marker after it."""
         marker = KeyDone()
         self._marker, self._target, self._sent_at = marker, target, time.monotonic()
-        target._forward_event(marker)  # (as the App forwards a key: behind it in the same queue)
+        target.post_message(marker)  # (behind the key in the same queue, as the App forwards it)
         if self._timer is None:
             self._timer = self.app.set_interval(CHECK_SECONDS, self._check, name="type-ahead")
         else:
@@ -132,6 +132,6 @@ class TypeAhead:
         if self._marker is None:
             return
         target = self._target
-        gone = target is None or not getattr(target, "is_attached", True)
+        gone = target is None or not target.is_attached
         if gone or time.monotonic() - self._sent_at > GIVE_UP_SECONDS:
             self._next()

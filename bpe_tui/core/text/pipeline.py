@@ -159,7 +159,7 @@ def _split_in_digit_blocks(text: str, start: int, end: int, compiled: GuardedPat
     pattern matches an empty string wherever a multiple of three digits follows to the run's
     end, and nothing else of it touches a digit: cut there every DIGIT_BLOCK digits, each
     block splits alone into the same pieces."""
-    cuts = []
+    cuts: list[int] = []
     for run in _DIGIT_RUN.finditer(text, start, end):
         cuts += range(run.end() - DIGIT_BLOCK, run.start(), -DIGIT_BLOCK)[::-1]
     if not cuts:
