@@ -52,3 +52,21 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "reference" / "cli" / "index.html").is_file()
     keys = (tmp_path / "site" / "reference" / "keys" / "index.html").read_text(encoding="utf-8")
     assert "one merge step" in keys  # generated from COMMANDS
+
+
+#: How serve ends, said in one sentence wherever serve's ending is told (issue 42: three pages
+#: told it three ways, and SIGTERM left out the line it printed on Ctrl+C).
+SERVE_ENDING = (
+    "Ctrl+C ends every explorer, then the server, which prints `stopped: every explorer has ended` and exits 0; "
+    "SIGTERM does the same, then ends as every command ends on SIGTERM: `bpe-tui: terminated`, exit status 143"
+)
+
+
+def test_serve_s_ending_is_one_sentence_wherever_it_is_told():
+    told = 0
+    for page in sorted((REPO / "docs").rglob("*.md")) + [REPO / "README.md"]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        if "stopped: every explorer has ended" in text:
+            told += 1
+            assert SERVE_ENDING in text, f"{page.relative_to(REPO)} tells serve's ending in other words"
+    assert told >= 3
