@@ -50,7 +50,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_save(
         args.output, args.format, cfg.units, overwrite=args.force, superwords=cfg.superwords_after is not None,
         end_of_word=cfg.end_of_word is not None, picky=cfg.picky is not None or cfg.word_start is not None,
-        **save_options(args, args.format),
+        pretokenizer=cfg.pretokenizer, **save_options(args, args.format),
     )
     if start is None:
         check_target_before_counting(cfg, args.corpus or list(languages[0] if languages is not None else ()))
