@@ -26,9 +26,10 @@ def nothing_but_typing_happened(app) -> None:
     assert app.screen.maximized is None
 
 
-async def test_keys_typed_while_the_first_corpus_loads_reach_its_encode_box(monkeypatch):
-    loading = threading.Event()
-    go_on = threading.Event()
+def held_loading(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The explorer's reading of its corpus held until the test lets it go: ``(loading,
+    go_on)``, set by the reading when it starts, and by the test to let it finish."""
+    loading, go_on = threading.Event(), threading.Event()
     real = Trainer.from_files.__func__
 
     def held_from_files(cls, paths, config=None, **options):
@@ -37,10 +38,25 @@ async def test_keys_typed_while_the_first_corpus_loads_reach_its_encode_box(monk
         return real(cls, paths, config, **options)
 
     monkeypatch.setattr(Trainer, "from_files", classmethod(held_from_files))
-    app = ExplorerApp(paths=[str(DEMO)], config=TrainerConfig(preset="gpt2", vocab_size=1000))
+    return loading, go_on
+
+
+async def until_reading(loading: threading.Event, pilot) -> None:
+    """Until the held reading has started (the start screen is up, the keys come now)."""
+    while not loading.is_set():
+        await pilot.pause()
+
+
+def demo_corpus_app() -> ExplorerApp:
+    """The explorer as ``bpe-tui`` opens it: the demo corpus read behind the start screen."""
+    return ExplorerApp(paths=[str(DEMO)], config=TrainerConfig(preset="gpt2", vocab_size=1000))
+
+
+async def test_keys_typed_while_the_first_corpus_loads_reach_its_encode_box(monkeypatch):
+    loading, go_on = held_loading(monkeypatch)
+    app = demo_corpus_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        while not loading.is_set():
-            await pilot.pause()
+        await until_reading(loading, pilot)
         assert isinstance(app.screen, StartScreen)
         await pilot.press("e", *"zebra")
         assert isinstance(app.screen, StartScreen)  # still reading
@@ -51,20 +67,10 @@ async def test_keys_typed_while_the_first_corpus_loads_reach_its_encode_box(monk
 
 
 async def test_escape_while_the_first_corpus_loads_still_cancels_it(monkeypatch):
-    go_on = threading.Event()
-    loading = threading.Event()
-    real = Trainer.from_files.__func__
-
-    def held_from_files(cls, paths, config=None, **options):
-        loading.set()
-        go_on.wait(60)
-        return real(cls, paths, config, **options)
-
-    monkeypatch.setattr(Trainer, "from_files", classmethod(held_from_files))
-    app = ExplorerApp(paths=[str(DEMO)], config=TrainerConfig(preset="gpt2", vocab_size=1000))
+    loading, go_on = held_loading(monkeypatch)
+    app = demo_corpus_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        while not loading.is_set():
-            await pilot.pause()
+        await until_reading(loading, pilot)
         await pilot.press("escape")
         go_on.set()
         await settle_until(app, pilot, lambda: "loading cancelled" in app.status.text, "escape did not cancel the loading")
