@@ -17,11 +17,12 @@ corpus the command line named, the start screen has no encode box at all.
   (a screen closed) is given up once the widget is no longer in the DOM, or after
   :data:`GIVE_UP_SECONDS`, so keys are never stuck;
 * while the first corpus or table loads (:meth:`TypeAhead.hold_until_ready`), every key is
-  held, except the keys that act on the loading itself (escape cancels it, ctrl+q quits) when
-  nothing is held before them; once the session's screen is up (:meth:`TypeAhead.ready`), the
-  held keys are delivered to it, one at a time. If the loading stops with a question or a
-  failure instead, the keys typed before it are dropped: they cannot have been meant as its
-  answer.
+  held, except the keys that act on the loading itself, which go at once whatever is held:
+  escape cancels it (a long read must not wait for its own end to be stopped), ctrl+q quits;
+  once the session's screen is up (:meth:`TypeAhead.ready`), the held keys are delivered to
+  it, one at a time. If the loading stops instead (cancelled, failed, or asking a question),
+  the keys typed before it are dropped: they were meant for a screen that did not come, and
+  cannot have been meant as the question's answer.
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from textual.app import App
 from textual.timer import Timer
 from textual.widget import Widget
 
-#: Keys that act on a loading screen itself, let through while the first screen loads (when
-#: no key is held before them).
+#: Keys that act on a loading screen itself, let through at once while the first screen loads.
 LOADING_KEYS = frozenset({"escape", "ctrl+q", "ctrl+c"})
 #: A marker not back after this long is given up (its widget swallowed it): the next key goes.
 GIVE_UP_SECONDS = 5.0
@@ -75,7 +75,7 @@ class TypeAhead:
         if event is self._released:
             self._released = None
             return False
-        if self._loading and not self._held and event.key in LOADING_KEYS:
+        if self._loading and event.key in LOADING_KEYS:
             return False
         if self._loading or self._marker is not None or self._held:
             self._held.append((event.key, event.character))
@@ -112,9 +112,11 @@ class TypeAhead:
                 self._next()
 
     def drop(self) -> None:
-        """The loading ended in a question or a failure: what was typed before it goes."""
-        self._loading = False
-        self._held.clear()
+        """The first loading stopped (cancelled, failed, or asking a question): what was typed
+        for its screen goes. (Any later load's end changes nothing here.)"""
+        if self._loading:
+            self._loading = False
+            self._held.clear()
 
     # ------------------------------------------------------------------ the queue
 

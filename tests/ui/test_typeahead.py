@@ -15,6 +15,7 @@ from bpe_tui import Trainer, TrainerConfig
 from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.screens.explore import ExploreScreen
 from bpe_tui.ui.screens.layout import StartScreen
+from bpe_tui.ui.screens.opening import OpenScreen
 
 from .conftest import DEMO, demo_app, settle, settle_until
 
@@ -71,10 +72,11 @@ async def test_escape_while_the_first_corpus_loads_still_cancels_it(monkeypatch)
     app = demo_corpus_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await until_reading(loading, pilot)
+        await pilot.press("o")  # held for the screen to come, which does not: escape goes first
         await pilot.press("escape")
         go_on.set()
         await settle_until(app, pilot, lambda: "loading cancelled" in app.status.text, "escape did not cancel the loading")
-        assert app.session is None
+        assert app.session is None and not isinstance(app.screen, OpenScreen)  # the o typed for it went too
 
 
 async def test_keys_that_come_together_go_where_the_first_one_sent_the_focus():
