@@ -114,10 +114,14 @@ def run_once(steps: list[list[str]], log: Path) -> tuple[bool, list[str], float]
         for step in steps:
             out.write(f"$ {PYTHON} {' '.join(step)}\n")
             out.flush()
-            done = subprocess.run([str(PYTHON), *step], cwd=REPO, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            out.write(done.stdout)
-            failed += FAILED.findall(done.stdout)
-            if done.returncode != 0:
+            written = out.tell()
+            # the step's output goes to the log as it comes (tail -f it to follow a long run)
+            code = subprocess.run([str(PYTHON), *step], cwd=REPO, env=clean_env(), stdout=out, stderr=subprocess.STDOUT).returncode
+            out.flush()
+            with open(log) as back:
+                back.seek(written)
+                failed += FAILED.findall(back.read())
+            if code != 0:
                 ok = False
                 break
     return ok, failed, time.monotonic() - started
