@@ -15,29 +15,68 @@ draws a text's tokens as chips with their ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .core import (
-    PRESETS,
-    UNK_ID,
-    BPEError,
-    MergeEvent,
-    MergeNode,
-    MergeTable,
-    TraceStep,
-    Trainer,
-    TrainerConfig,
-)
-from .core.engine.registry import Bench, Choice, Merged, Option, PlainBPE, Variant
-from .core.errors import VariantError
-from .core.engine.merge_core import engine_info
-from .core.notebook import show
-from .core.shipped import demo_corpus_path
-from .core.tables.adopt import from_tiktoken, from_tokenizers
-from .core.tables.formats import load, save
-from .core.text.distributed import count_words
+if TYPE_CHECKING:
+    from .core import (
+        PRESETS,
+        UNK_ID,
+        BPEError,
+        MergeEvent,
+        MergeNode,
+        MergeTable,
+        TraceStep,
+        Trainer,
+        TrainerConfig,
+    )
+    from .core.engine.merge_core import engine_info
+    from .core.engine.registry import Bench, Choice, Merged, Option, PlainBPE, Variant
+    from .core.errors import VariantError
+    from .core.notebook import show
+    from .core.shipped import demo_corpus_path
+    from .core.tables.adopt import from_tiktoken, from_tokenizers
+    from .core.tables.formats import load, save
+    from .core.text.distributed import count_words
 
 __version__ = "0.1.0"
+
+#: Where each public name lives. A name is imported when it is first used, so ``import
+#: bpe_tui`` itself imports nothing heavy: the ``bpe-tui`` command (bpe_tui.launch) answers
+#: Ctrl+C before the engine is loaded.
+_HOMES = {
+    **dict.fromkeys(["PRESETS", "UNK_ID", "BPEError", "MergeEvent", "MergeNode", "MergeTable", "TraceStep", "Trainer", "TrainerConfig"], ".core"),
+    "show": ".core.notebook",
+    "demo_corpus_path": ".core.shipped",
+    "from_tiktoken": ".core.tables.adopt",
+    "from_tokenizers": ".core.tables.adopt",
+    "load": ".core.tables.formats",
+    "save": ".core.tables.formats",
+    "count_words": ".core.text.distributed",
+    **dict.fromkeys(["Bench", "Choice", "Merged", "Option", "PlainBPE", "Variant"], ".core.engine.registry"),
+    "VariantError": ".core.errors",
+    "engine_info": ".core.engine.merge_core",
+}
+#: The subpackages, reachable as attributes (``bpe_tui.core.errors`` after ``import bpe_tui``).
+_SUBPACKAGES = ("core", "charts", "cli", "ui")
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (or subpackage), imported on first use and kept."""
+    import importlib
+
+    if name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "BPEError",
@@ -83,6 +122,8 @@ def train(paths: Iterable[str] | str, **config: Any) -> MergeTable:
     Raises:
         BPEError: Bad input or a bad rule, in one line.
     """
+    from .core import Trainer, TrainerConfig
+
     errors = config.pop("errors", "strict")
     if isinstance(paths, str):
         paths = [paths]

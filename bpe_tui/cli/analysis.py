@@ -53,7 +53,7 @@ def table_label(path: str) -> str:
 def cmd_eval(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from ..core.analysis.evaluate import parse_corpus
+    from ..core.analysis.evaluate import parse_corpora
     from ..core.analysis.reports import (
         WHERE_DEFINED,
         format_legend,
@@ -76,7 +76,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise BPEError(f"the following arguments are required: {', '.join(missing)} (see bpe-tui eval --help)")
     if args.plot:
         check_plot_path(args.plot)
-    corpora = [parse_corpus(spec) for spec in args.corpus]
+    corpora = parse_corpora(args.corpus)
     print_notes(note for corpus in corpora for note in corpus.notes)
     tables = [load(path) for path in args.tables]
     names = [table_label(p) for p in args.tables]
@@ -92,7 +92,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         height = bars_height(len(corpora)) if len(tables) == 1 else PLOT_HEIGHT // 2  # columns: any height
         write_plot(args.plot, paint, caption, title="bpe-tui eval", height=height)
     summaries = side_by_side(tables, result)
-    shown = [replace(s, table=one_line(s.table)) for s in summaries]
+    shown = [replace(s, table=one_line(s.table), corpora=tuple(map(one_line, s.corpora))) for s in summaries]
     if args.json:
         print(json.dumps(rows(result, summaries), ensure_ascii=False, indent=1))
         print_notes(filter(None, [size_note(shown)]))

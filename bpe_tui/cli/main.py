@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from ..core.errors import BPEError
 from . import analysis, encoding, explorer, serve, tables, train
-from .options import SUBCOMMANDS, OneLineParser, VersionAction, check_workers
+from .options import HELD_NOTES, SUBCOMMANDS, OneLineParser, VersionAction, check_workers, print_notes
 from .terminal import ending, ending_signals, say
 
 #: Each subcommand's parser, in the order ``bpe-tui --help`` lists them; each module that owns a
@@ -79,9 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     """main's work: one line on stderr and its exit status for everything that goes wrong."""
+    HELD_NOTES.clear()
     try:
         code = _main(argv)
         sys.stdout.flush()
+        print_notes(HELD_NOTES)
         return code
     except BPEError as exc:
         say(f"error: {exc}")

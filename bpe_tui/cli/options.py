@@ -248,8 +248,14 @@ class OneLineParser(argparse.ArgumentParser):
         raise BPEError(f"{message} (see {hint})")
 
 
+#: Notes said once the command has done its work (see :func:`check_workers`); a command that
+#: is refused says only why, in one line.
+HELD_NOTES: list[str] = []
+
+
 def check_workers(args: argparse.Namespace) -> None:
-    """--workers beyond the machine's CPUs is clamped, and the user told so."""
+    """--workers beyond the machine's CPUs is clamped, and the user told so (once the command
+    has worked: a note before a refusal made it two lines)."""
     workers = getattr(args, "workers", None)
     if workers is None:
         return
@@ -257,7 +263,7 @@ def check_workers(args: argparse.Namespace) -> None:
         raise BPEError(f"--workers must be 1 or more, not {workers}")
     cpus = os.cpu_count() or 1
     if workers > cpus:
-        say(f"note: --workers {workers} is more than this machine's {cpus} CPUs; using {cpus}")
+        HELD_NOTES.append(f"--workers {workers} is more than this machine's {cpus} CPUs; used {cpus}")
         args.workers = cpus
 
 

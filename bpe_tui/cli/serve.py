@@ -10,9 +10,10 @@ Each tab that opens the page gets its own explorer: the explorer's own command l
 refuse is refused here, once, before the server listens (not in every student's tab); the port is
 bound here too, so that a port in use is one line naming it (exit 2), and ``--port 0`` takes any
 free one (the line printed says which). The default host is loopback; another address gets a
-warning, since whoever reaches it can read every file the explorer can open. Ctrl+C (SIGINT) or
-SIGTERM ends every explorer (see :mod:`.webserver`); ctrl+c is serve's normal end (exit 0),
-SIGTERM ends it as it ends every command (one line, exit 143). ``--max-tabs`` caps the
+warning, since whoever reaches it can read every file the explorer can open. Ctrl+C ends every
+explorer (see :mod:`.webserver`), then the server, which prints ``stopped: every explorer has
+ended`` and exits 0; SIGTERM does the same, then ends as every command ends on SIGTERM:
+``bpe-tui: terminated``, exit status 143. ``--max-tabs`` caps the
 explorers running at once, ``--idle-minutes`` ends those whose tabs have gone quiet.
 """
 
@@ -192,7 +193,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.run()
     finally:
         sock.close()
-    if server.stopped_by == signal.SIGTERM:  # a service manager's stop: the conventional ending
-        raise Terminated()
     print("stopped: every explorer has ended", flush=True)
+    if server.stopped_by == signal.SIGTERM:  # a service manager's stop: then the conventional ending
+        raise Terminated()
     return 0

@@ -26,7 +26,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     d = table.describe()
     show(f"{args.table}: {d['format']} merge table, {d['units']}, pre-tokenizer {describe_pretokenizer(d['pretokenizer'])}")
     print(f"vocabulary {d['vocab_size']:,} tokens, {d['merges']:,} merges" + (f", tie-break {d['tie_break']}" if d["tie_break"] else ""))
-    for label, text in about_table(table.config):  # what the variant that made it says of it
+    for label, text in about_table(table.config, d["merges"]):  # what the variant that made it says of it
         print(f"{label}: {text}")
     if d["end_of_word"]:
         print(f"end-of-word marker {d['end_of_word']!r}" + (", lowercase" if d["lowercase"] else ""))

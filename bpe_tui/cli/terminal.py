@@ -1,19 +1,25 @@
 """The terminal around the commands: text from stdin and argv (one-line errors where it is not
 UTF-8), progress bars on stderr, and Ctrl+C and SIGTERM that end a command in one line and are
-never lost."""
+never lost (the handlers themselves live in :mod:`bpe_tui.endings`; :mod:`bpe_tui.launch` sets
+them before anything heavy is imported)."""
 
 from __future__ import annotations
 
 import codecs
 import contextlib
-import functools
 import os
-import signal
 import sys
-from typing import Any
 
 from ..core.errors import BPEError
 from ..core.wording import one_line
+from ..endings import (  # noqa: F401  (the CLI's commands and tests reach them here)
+    ENDINGS,
+    Terminated,
+    _Interrupt,
+    ending,
+    ending_signals,
+    stop_if_interrupted,
+)
 
 
 def say(message: str) -> None:
@@ -76,67 +82,6 @@ def counting_label(dask: str | None, records: int = 0) -> str:
     return f"{label}, {records:,} records" if records else label
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is, as Ctrl+C raises KeyboardInterrupt: it unwinds
-    the same way (pools terminated, temporary files removed, see :func:`ending_signals`)."""
-
-
-#: How the command ends after each signal: the line on stderr, and the conventional exit
-#: status (128 + the signal's number).
-ENDINGS = {signal.SIGINT: ("interrupted", 128 + signal.SIGINT), signal.SIGTERM: ("terminated", 128 + signal.SIGTERM)}
-
-
-class _Interrupt:
-    """Ctrl+C (SIGINT) and SIGTERM in the CLI: KeyboardInterrupt (or :class:`Terminated`) at
-    once, and remembered.
-
-    Python swallows an exception raised inside a finalizer or ``__del__`` (it prints
-    "Exception ignored in ..." and goes on), and a signal can land just while a worker pool
-    is being cleaned up. :meth:`unraisable` (``sys.unraisablehook`` while a command runs)
-    keeps that quiet and sends the signal again a moment later, when the finalizer is over;
-    the long loops also ask :func:`stop_if_interrupted`. Only one signal raises at a time
-    (``armed``): a second one, while the first one's exception unwinds the command
-    (terminating a pool, removing a temporary file), must not cut that short."""
-
-    seen: int | None = None  # the first signal that came
-    armed = False
-    #: How long after a swallowed signal it is sent again.
-    AGAIN_SECONDS = 0.05
-
-    @classmethod
-    def handler(cls, signum: int, frame) -> None:
-        if cls.seen is None:
-            cls.seen = signum
-        if cls.armed:
-            cls.armed = False
-            raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt
-
-    @classmethod
-    def unraisable(cls, info: Any, previous: Any) -> None:
-        """An exception Python could not raise (see the class docstring): a signal's is sent
-        again, in silence; any other goes to ``previous``, the hook that was there."""
-        if isinstance(info.exc_value, KeyboardInterrupt) and cls.seen is not None:
-            import threading
-
-            cls.armed = True
-            again = threading.Timer(cls.AGAIN_SECONDS, os.kill, (os.getpid(), cls.seen))
-            again.daemon = True
-            again.start()
-            return
-        previous(info)
-
-
-def stop_if_interrupted() -> None:
-    """Raise KeyboardInterrupt (Terminated) if a signal came and was swallowed somewhere."""
-    if _Interrupt.seen is not None:
-        raise Terminated() if _Interrupt.seen == signal.SIGTERM else KeyboardInterrupt
-
-
-def ending(exc: KeyboardInterrupt) -> tuple[str, int]:
-    """The line and the exit status for a command ended by ``exc``."""
-    return ENDINGS[signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT]
-
-
 def explorer_ended(status: int) -> int:
     """The explorer's exit status, said in one line when SIGINT or SIGTERM ended it (the
     explorer itself gives the terminal back first, then returns 128 + the signal's number:
@@ -145,33 +90,6 @@ def explorer_ended(status: int) -> int:
         if status == code:
             say(line)
     return status
-
-
-@contextlib.contextmanager
-def ending_signals():
-    """While the block runs, SIGINT and SIGTERM raise where the command is (see
-    :class:`_Interrupt`); the handlers that were there before come back after. A handler set
-    by someone else (a test, an embedding program) is left alone, as is any handler outside
-    the main thread, which cannot set one."""
-    import threading
-
-    previous: dict[signal.Signals, Any] = {}
-    _Interrupt.seen = None
-    if threading.current_thread() is threading.main_thread():
-        for signum, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
-            if signal.getsignal(signum) is default:
-                previous[signum] = signal.signal(signum, _Interrupt.handler)
-    hook = sys.unraisablehook
-    if previous:
-        sys.unraisablehook = functools.partial(_Interrupt.unraisable, previous=hook)
-    _Interrupt.armed = True
-    try:
-        yield
-    finally:
-        _Interrupt.armed = False
-        sys.unraisablehook = hook
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def read_stdin_text() -> str:

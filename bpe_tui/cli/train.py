@@ -62,7 +62,7 @@ def _train(args: argparse.Namespace) -> int:
     # Everything that would stop the save is checked now, not after a long run.
     check_save(
         args.output, args.format, cfg.units, overwrite=args.force, end_of_word=cfg.end_of_word is not None,
-        **save_needs(cfg), **save_options(args, args.format),
+        pretokenizer=cfg.pretokenizer, **save_needs(cfg), **save_options(args, args.format),
     )
     if start is None:
         check_target_before_counting(cfg, args.corpus or list(languages[0] if languages is not None else ()))
@@ -134,6 +134,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
+        if cfg.superwords_after is not None and trainer.steps_done <= cfg.superwords_after:
+            print(f"no superwords: training ended at merge {trainer.steps_done:,}, before the transition after merge {cfg.superwords_after:,}")
         show(f"wrote {args.output} ({args.format})")
     return 0
 

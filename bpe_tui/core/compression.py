@@ -84,15 +84,27 @@ except ImportError:  # pragma: no cover
     _zstd = None  # type: ignore[assignment]
 
 
-def compression_of(head: bytes) -> str | None:
+def compression_of(head: bytes, name: str | None = None) -> str | None:
     """The compression whose magic number ``head`` (a file's first :data:`HEAD` bytes)
-    starts with, or None."""
-    for name, magic in MAGIC.items():
+    starts with, or None. ``name``, the file's: a file named ``.bz2`` that ends inside
+    bzip2's ten-byte magic (``BZh9`` and no more) is bzip2 cut short, and its reading then
+    says so, rather than text that happens to start with ``BZh``."""
+    for kind, magic in MAGIC.items():
         if head.startswith(magic):
-            if name == "bzip2" and not (head[3:4] in b"123456789" and head[4:HEAD] in BZIP2_MARKERS):
+            if kind == "bzip2" and not (head[3:4] in b"123456789" and head[4:HEAD] in BZIP2_MARKERS):
+                if name is not None and named_compression(name) == "bzip2" and _cut_bzip2_magic(head):
+                    return kind
                 continue  # ("BZh" and then anything else: text that starts so)
-            return name
+            return kind
     return None
+
+
+def _cut_bzip2_magic(head: bytes) -> bool:
+    """Whether ``head`` is the start of bzip2's magic and the file ends there."""
+    if len(head) >= HEAD or not head.startswith(MAGIC["bzip2"]):
+        return False
+    level, marker = head[3:4], head[4:]
+    return (level == b"" or level in b"123456789") and any(m.startswith(marker) for m in BZIP2_MARKERS)
 
 
 def named_compression(path: str) -> str | None:
@@ -137,7 +149,7 @@ def open_stream(raw: BinaryIO, name: str) -> tuple[BinaryIO, str | None]:
     """
     head = read_head(raw)
     buffered: BinaryIO = io.BufferedReader(_Replayed(head, raw, name))
-    kind = compression_of(head)
+    kind = compression_of(head, name)
     if kind is None:
         return buffered, None
     if kind == "zstd" and _zstd is None:
@@ -307,7 +319,7 @@ def file_compression(path: str) -> str | None:
         return None
     try:
         with open(path, "rb") as f:
-            return compression_of(f.read(HEAD))
+            return compression_of(f.read(HEAD), path)
     except OSError:
         return None
 

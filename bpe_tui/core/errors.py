@@ -29,19 +29,26 @@ class NotUTF8(BPEError):
     which byte (of its decompressed content); ``line``: the JSONL line, when the bytes were
     inside a record. The CLI says to read it with ``--errors replace``; the explorer offers to."""
 
-    def __init__(self, name: str, byte: int, line: int | None = None) -> None:
-        super().__init__(name, byte, line)  # (the arguments: it pickles back from a counting process)
+    def __init__(self, name: str, byte: int, line: int | None = None, within: str | None = None) -> None:
+        super().__init__(name, byte, line, within)  # (the arguments: it pickles back from a counting process)
         self.name = name
         self.byte = byte
         self.line = line
+        #: What the file is to the command, said first (``language de``), or None.
+        self.within = within
 
     def __str__(self) -> str:
         where = self.name if self.line is None else f"{self.name}:{self.line:,}"
-        return f"{where}: not valid UTF-8 at byte {self.byte} (use --errors replace to read it with U+FFFD substitutes)"
+        said = f"{where}: not valid UTF-8 at byte {self.byte} (use --errors replace to read it with U+FFFD substitutes)"
+        return f"{self.within}: {said}" if self.within is not None else said
 
     def rebased(self, lines_before: int) -> "NotUTF8":
         """The same error with its line counted from the file's start (see the module docstring)."""
-        return self if self.line is None else NotUTF8(self.name, self.byte, self.line + lines_before)
+        return self if self.line is None else NotUTF8(self.name, self.byte, self.line + lines_before, self.within)
+
+    def inside(self, within: str) -> "NotUTF8":
+        """The same error, saying first what the file is to the command (``language de``)."""
+        return NotUTF8(self.name, self.byte, self.line, within)
 
 
 class AlreadyExists(BPEError):

@@ -20,6 +20,7 @@ import os
 import signal
 from collections.abc import Callable, Iterable
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
@@ -55,6 +56,7 @@ from .screens.opening import OpenChoice, OpenScreen
 from .session.loader import Loader
 from .session.runner import Runner
 from .session.sessions import ExploreSession, InspectSession, Session
+from .typeahead import KeyDone, TypeAhead
 from .views.compare import CompareScreen
 from .widths import svg_in_cells
 
@@ -146,6 +148,8 @@ class ExplorerApp(App):
         self.show_bytes = False
         #: Published when ``show_bytes`` turns over: what draws chips draws them again.
         self.look_changed_signal: Signal[bool] = Signal(self, "look-changed")
+        #: Keys one at a time, held while the first corpus or table loads (ui/typeahead.py).
+        self.typeahead = TypeAhead(self)
 
     # ------------------------------------------------------------------ booting
 
@@ -161,7 +165,22 @@ class ExplorerApp(App):
         if session is not None:
             path, self._compare_path = self._compare_path, None
             self.session, self.main = session, screen_for(session, path)
+        elif self._tour_start is None and (table_path is not None or self.languages is not None or paths):
+            self.typeahead.hold_until_ready()  # keys typed while it loads go to its screen
         return self.main
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key from the terminal goes on only once the key before it is done, and waits
+        while the first screen loads (see :mod:`~bpe_tui.ui.typeahead`)."""
+        if isinstance(event, KeyDone):
+            self.typeahead.arrived(event)
+        elif isinstance(event, events.Key) and not event.is_forwarded:
+            if not self.typeahead.takes(event):
+                target = self.screen.focused or self.screen
+                await super().on_event(event)
+                self.typeahead.sent(target)
+        else:
+            await super().on_event(event)
 
     def notify(
         self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
@@ -253,6 +272,7 @@ class ExplorerApp(App):
     def on_session_opened(self, message: SessionOpened) -> None:
         self.main.hide_progress()
         self.opened(message.session)
+        self.main.call_after_refresh(self.typeahead.ready)  # (once the screen is up, its focus set)
         if message.encode is not None:  # (a retrain: the encode box keeps its text)
             text, dropout = message.encode
             new = self.main
@@ -260,6 +280,7 @@ class ExplorerApp(App):
                 new.call_after_refresh(lambda: new.encode.set_text(text, dropout))
 
     def on_load_failed(self, message: LoadFailed) -> None:
+        self.typeahead.drop()
         if message.compare:
             self.main.hide_progress()
             self.notify(message.message, title="cannot compare", severity="error", timeout=10)
@@ -296,6 +317,7 @@ class ExplorerApp(App):
             self.main.action_compare()
 
     def on_load_cancelled(self, message: LoadCancelled) -> None:
+        self.typeahead.drop()
         self.main.loading_stopped("loading cancelled — press o to open a corpus or a table")
 
     # ------------------------------------------------------------------ opening, quitting

@@ -248,13 +248,19 @@ def test_progress_amounts_have_thousands_separators():
 
 
 def test_the_educational_demo_piped_into_head_stops_quietly():
-    """``python -m bpe_tui.core.teaching.educational | head`` ends without a BrokenPipeError traceback."""
-    proc = subprocess.Popen([sys.executable, "-m", "bpe_tui.core.teaching.educational"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    """``python -m bpe_tui.core.teaching.educational | head`` ends without a BrokenPipeError
+    traceback and with status 0, in a clean shell too: without PYTHONUNBUFFERED (which a test
+    runner may set) the output waits in a buffer, and its flush at exit once failed past the
+    demo's handler ("Exception ignored ... Broken pipe", status 120)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_tui.core.teaching.educational"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader has gone before the first line
     err = proc.stderr.read()
     proc.wait(timeout=60)
-    assert err == b""
+    assert (err, proc.returncode) == (b"", 0)
 
 
 def test_a_linked_folder_is_read_and_a_link_loop_is_not_followed(tmp_path):
@@ -271,5 +277,25 @@ def test_a_linked_folder_is_read_and_a_link_loop_is_not_followed(tmp_path):
     (corpus / "linked").symlink_to(outside, target_is_directory=True)
     (corpus / "sub" / "up").symlink_to(corpus, target_is_directory=True)  # a loop
     (corpus / "again").symlink_to(outside, target_is_directory=True)  # the same folder twice
-    found = [os.path.relpath(p, corpus) for p in expand_sources([str(corpus)])]
+    notes: list[str] = []
+    found = [os.path.relpath(p, corpus) for p in expand_sources([str(corpus)], notes)]
     assert found == ["a.txt", "again/b.txt"]
+    assert notes == [
+        f"{corpus}: skipped 2 linked folders: linked (the same folder as again, read once), sub/up (a link to {corpus}, a folder that holds it)"
+    ]
+
+
+def test_a_link_up_the_tree_is_skipped_with_a_note(tmp_path, capsys):
+    """A folder holding a link to .. was followed into its parent: count FOLDER counted the
+    files beside it (issue 42). A link to a folder that holds it is skipped, and named."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("inside\n")
+    (tmp_path / "beside.txt").write_text("outside words\n")
+    (corpus / "up").symlink_to("..", target_is_directory=True)
+    (corpus / "root").symlink_to("/", target_is_directory=True)
+    out = tmp_path / "c.tsv"
+    assert main(["count", str(corpus), "-o", str(out)]) == 0
+    assert "outside" not in out.read_text()
+    err = capsys.readouterr().err
+    assert err == f"bpe-tui: note: {corpus}: skipped 2 linked folders: root (a link to /, a folder that holds it), up (a link to .., a folder that holds it)\n"

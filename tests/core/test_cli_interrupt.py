@@ -8,6 +8,7 @@ exist, the parallel count is under way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -49,7 +50,13 @@ def start_cli(*args: str, stdin=None, stdout=subprocess.PIPE) -> subprocess.Pope
     )
 
 
-def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = 60) -> None:
+#: How long a test waits for a state it observes, or for the command to end: a bound for a
+#: machine at any load (the corpus is written and the command imports beside other work),
+#: never a statement about speed.
+PATIENCE = 300.0
+
+
+def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = PATIENCE) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         if proc.poll() is not None:
@@ -64,7 +71,7 @@ def interrupt_when(proc: subprocess.Popen, *states) -> None:
         for condition, what in states:
             wait_until(condition, proc, what)
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
-        _out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=PATIENCE)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -173,3 +180,73 @@ def test_a_signal_python_swallowed_in_a_finalizer_is_sent_again(capsys):
         time.sleep(5)  # the signal sent again ends this wait
     assert "Exception ignored" not in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # and the handlers are given back
+
+
+#: A ``sitecustomize`` that sends the process a signal while it imports the engine: the moment
+#: of the first second (Python up, the command's handlers set, bpe_tui's modules loading) is
+#: observed, not guessed. Before the handlers were set ahead of the imports, this printed a
+#: KeyboardInterrupt traceback (SIGINT) or died without a word (SIGTERM).
+SIGNAL_WHILE_IMPORTING = """
+import importlib.abc, os, signal, sys
+
+class SignalOnImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {signum})
+        return None
+
+sys.meta_path.insert(0, SignalOnImport())
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("module", ["bpe_tui.core.engine.trainer", "bpe_tui.cli.main"])
+def test_a_signal_while_the_command_imports_is_one_line(tmp_path, signum, module):
+    """Ctrl+C or SIGTERM in the command's first second, while it imports: one line and 130
+    or 143, as at any later moment (the installed ``bpe-tui`` command, as a person runs it)."""
+    command = Path(sys.executable).parent / "bpe-tui"
+    if not command.exists():
+        pytest.skip(f"the bpe-tui console script is not installed next to {sys.executable}")
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(SIGNAL_WHILE_IMPORTING.format(module=module, signum=int(signum)))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n")
+    env = dict(os.environ, PYTHONPATH=str(hooks))
+    done = subprocess.run([str(command), "count", str(corpus), "-o", str(tmp_path / "out.tsv")], capture_output=True, text=True, env=env, timeout=300)
+    line, status = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}[signum]
+    assert (done.returncode, done.stderr) == (status, f"bpe-tui: {line}\n")
+    assert not (tmp_path / "out.tsv").exists()
+
+
+def blocked_reading_a_pipe(pid: int) -> bool:
+    """Whether process ``pid`` sleeps in the kernel reading a pipe (its stdin, here)."""
+    try:
+        return "pipe_read" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_second_signal_while_the_command_leaves_changes_nothing(tmp_path, signum):
+    """``timeout -s INT 2 bpe-tui ...`` sends the signal to the command, then to its whole
+    process group: the second one comes while the command is leaving. It once raised a
+    KeyboardInterrupt traceback out of multiprocessing's exit handler. Here the second signal
+    is sent once the first one's line is out, where the command is on its way out."""
+    out = tmp_path / "out.json"
+    proc = start_cli("train", "-", "-o", str(out), stdin=subprocess.PIPE)
+    try:
+        wait_until(lambda: blocked_reading_a_pipe(proc.pid), proc, "the command waiting for its stdin")
+        os.kill(proc.pid, signum)
+        first = proc.stderr.readline()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signum)
+        rest = proc.stderr.read()
+        proc.wait(timeout=PATIENCE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    line, status = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}[signum]
+    assert (proc.returncode, first + rest) == (status, f"bpe-tui: {line}\n")
+    assert not out.exists()

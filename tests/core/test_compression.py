@@ -74,6 +74,27 @@ def test_names():
     assert compression_of(b"BZh91AY") is None and compression_of(b"BZh is text") is None  # (only the start of the magic)
 
 
+@pytest.mark.parametrize("cut", [3, 4, 7], ids=["BZh", "BZh9", "BZh9-and-part-of-its-marker"])
+def test_a_bz2_file_cut_inside_its_magic_is_damaged_not_text(tmp_path, cut, capsys):
+    """A .bz2 file cut inside bzip2's ten-byte magic (issue 42: cut to its 4-byte header) was
+    read as text and counted (exit 0): a file named .bz2 that ends there is bzip2 cut short.
+    A file of another name that starts so stays text (with its note)."""
+    from bpe_tui.cli import main
+
+    head = bz2.compress(TEXT)[:cut]
+    path = tmp_path / "corpus.txt.bz2"
+    path.write_bytes(head)
+    assert compression_of(head, str(path)) == "bzip2" and compression_of(head) is None
+    assert main(["count", str(path), "-o", str(tmp_path / "c.tsv")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bpe-tui: error: {path}: damaged bzip2 data after 0 decompressed bytes: the file ends before the compressed stream does (truncated?)\n"
+    assert not (tmp_path / "c.tsv").exists()
+    text = tmp_path / "corpus.txt"
+    text.write_bytes(head)
+    assert compression_of(head, str(text)) is None
+    assert compression_of(b"BZh9 is a word", str(path)) is None  # (longer than the magic: not cut there)
+
+
 @pytest.mark.parametrize("kind", sorted(COMPRESSORS))
 def test_a_truncated_stream_is_one_error_line(tmp_path, kind):
     path = tmp_path / "cut"

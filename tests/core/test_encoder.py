@@ -103,6 +103,42 @@ def test_streaming_gives_the_whole_texts_ids(group, data, chunks):
     assert list(table.encode_iterable(chunks, **ordinary)) == table.encode_ordinary(text)
 
 
+#: Tables with an unknown token of their own: a character outside their alphabet encodes to it
+#: (not to UNK_ID, -1), streamed or not. Issue 42: encode --ids, which streams, printed -1
+#: for a PickyBPE table where encode and --json gave its <UNK>, 1.
+UNKNOWN_TOKEN = {
+    "PickyBPE (<UNK>)": lambda: trained(preset="picky", picky=0.9, vocab_size=400),
+    "PickyBPE, saved and read back": lambda: _saved_and_read(trained(preset="picky", picky=0.7, vocab_size=350)),
+    "chars with an unk token and coverage": lambda: trained(
+        units="chars", pretokenizer="gpt4", special_tokens=["<unk>"], unk_token="<unk>", character_coverage=0.999, vocab_size=400,
+    ),
+}
+
+
+def _saved_and_read(table: MergeTable) -> MergeTable:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        bpe_tui.save(table, f"{folder}/t.json")
+        return bpe_tui.load(f"{folder}/t.json")
+
+
+@SETTINGS
+@given(data=st.data(), chunks=streams)
+def test_streaming_gives_the_tables_own_unknown_id(data, chunks):
+    name = data.draw(st.sampled_from(sorted(UNKNOWN_TOKEN)))
+    if name not in _made:
+        _made[name] = UNKNOWN_TOKEN[name]()
+    table = _made[name]
+    assert table.unk_id >= 0
+    text = "".join(chunks)
+    whole = table.encode(text)
+    assert bpe_tui.UNK_ID not in whole
+    assert list(table.encode_iterable(chunks)) == whole
+    assert list(table.encode_iterable(iter([text]))) == whole
+    assert [table.unk_id if i == bpe_tui.UNK_ID else i for i, _ in table.pieces_iterable(chunks)] == whole
+
+
 def test_options_are_read_once_from_the_config():
     options = EncodeOptions.from_config(
         {"merge_by": BY_TOKEN_RANK, "ignore_merges": True, "prepend_space": True, "unk_id": True, "fuse_unk": 1,

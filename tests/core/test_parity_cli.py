@@ -103,6 +103,53 @@ def test_bad_files_are_one_line_naming_them(capsys, tmp_path, text, options, nee
     assert not out.exists()
 
 
+@pytest.mark.parametrize("content, said", [
+    (b"\x00\x01binary\x00", "looks like a binary file (NUL byte at byte 0)"),
+    (b"caf\xe9 ol\xe9\n", "not valid UTF-8 at byte 3"),
+], ids=["binary", "not-utf8"])
+@pytest.mark.parametrize("role", ["--language", "--dev"])
+def test_a_bad_file_is_refused_naming_its_language_in_one_line(capsys, tmp_path, content, said, role):
+    """A binary or invalid UTF-8 file as a language's corpus or development text: one line
+    that names the language (issue 42: the development text's, and the UTF-8 refusals, named
+    only the file). With --workers above the machine's CPUs, its note waits for the work: a
+    refusal is still one line."""
+    import os
+
+    bad = tmp_path / "de.txt"
+    bad.write_bytes(content)
+    de = PARALLEL / "de.txt"
+    argv = ["--language", f"en={PARALLEL / 'en.txt'}", "--dev", f"en={PARALLEL / 'en.txt'}"]
+    argv += ["--language", f"de={bad if role == '--language' else de}", "--dev", f"de={bad if role == '--dev' else de}"]
+    out = tmp_path / "out.json"
+    line = error_of(capsys, "train", *argv, "-o", str(out), "--workers", str((os.cpu_count() or 1) + 1))
+    what = "language de" if role == "--language" else "development text of de"
+    assert line.startswith(f"bpe-tui: error: {what}: {bad}: {said}"), line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("fmt", ["gpt2", "tiktoken"])
+def test_a_parity_table_is_not_written_where_its_pre_tokenizer_would_be_lost(capsys, tmp_path, fmt):
+    """parity's pre-tokenizer (Whitespace, then a space before each piece) is a pipeline of
+    steps, which a gpt2 or tiktoken file cannot hold: read back, it split text by GPT-2's regex
+    (94 of 1,184 held-out lines encoded alike; issue 42). train refuses before reading a word,
+    convert and save refuse too, in one line, and nothing is written."""
+    message = f"bpe-tui: error: the {fmt} format cannot hold this table's pre-tokenizer (parity, a pipeline of split steps), so the file would encode otherwise: save as native or hf"
+    out = tmp_path / f"out.{fmt}"
+    assert error_of(capsys, "train", *language_args("en", "de"), "--merges", "40", "--format", fmt, "-o", str(out)) == message
+    assert not out.exists()
+    native = tmp_path / "t.json"
+    code, _, err = run(capsys, "train", *language_args("en", "de"), "--merges", "40", "-o", str(native), "-q")
+    assert code == 0, err
+    assert error_of(capsys, "convert", str(native), str(out), "--to", fmt) == message
+    assert not out.exists()
+    with pytest.raises(BPEError, match="cannot hold this table's pre-tokenizer"):
+        bpe_tui.save(bpe_tui.load(str(native)), str(out), format=fmt)
+    assert not out.exists()
+    # with a regex (--preset gpt2), parity-aware merges go to a gpt2 file as any merges do
+    code, _, err = run(capsys, "train", *language_args("en", "de"), "--preset", "gpt2", "--merges", "40", "--format", fmt, "-o", str(out), "-q")
+    assert code == 0, err
+
+
 def test_count_refuses_languages(capsys, tmp_path):
     line = error_of(capsys, "count", str(CORPORA / "demo.txt"), *language_args("en", "de"), "-o", str(tmp_path / "c.tsv"))
     assert "--language and the variants' options belong to train and the explorer" in line

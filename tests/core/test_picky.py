@@ -265,3 +265,91 @@ def test_the_rarest_characters_become_unknown():
     assert all("<UNK>" not in pair for pair, _ in t.top_pairs(10))
     reason = t.state.forbidden_reason(chr(4) + chr(unk))
     assert reason == "▁ + <UNK> holds the unknown token <UNK>, which stands for characters left out of the alphabet and never merges"
+
+
+# ---------------------------------------------------------------------- the reference's faults (issue 42)
+# Small corpora where the authors' bpe_trainer.py goes wrong and bpe-tui does not: found by
+# running it on random corpora beside bpe-tui, cut down, and run by hand (golden/picky/faults.txt
+# holds what it printed, with the command). docs/variants/picky.md names each.
+
+
+def fault_case(name: str) -> tuple[str, int, float, list[str]]:
+    """``(corpus text, vocab_size, threshold, what the reference gave)`` of a case of
+    faults.txt: its event lines, or ``["! <the error it ended with>"]``."""
+    import ast
+
+    cases: dict[str, tuple[str, int, float, list[str]]] = {}
+    lines: list[str] = []
+    for line in (GOLDEN / "faults.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            found = re.fullmatch(r"## (\S+)  corpus ('.*')  vocab_size (\d+)  threshold (\S+)", line)
+            assert found, line
+            lines = []
+            cases[found.group(1)] = (ast.literal_eval(found.group(2)), int(found.group(3)), float(found.group(4)), lines)
+        elif not line.startswith("#"):
+            lines.append(line)
+    return cases[name]
+
+
+def train_checking_every_merge(text: str, vocab: int, tau: float) -> Trainer:
+    """Train to ``vocab``, checking before each merge that its pair is a most frequent one by
+    a recount from scratch, and after it the incremental state (check_state)."""
+    t = Trainer.from_text(text, TrainerConfig(preset="picky", picky=tau, vocab_size=vocab))
+    while not t.finished:
+        counts = t.recount_pairs()
+        event = t.step()
+        assert event.count == counts[event.pair] == max(counts.values()), (event.pair, event.count)
+        check_state(t)
+    return t
+
+
+def test_a_merge_that_makes_a_token_the_word_already_holds_keeps_the_counts_right():
+    """Merge 15 of this run (a + b, event 23) makes ab while the same words still hold the ab
+    of merge 9 (the removal of baabb split it into b a a b b). The reference then counts that
+    word's pairs with ab twice: it merges b + ab next, which the corpus does not hold, where
+    bpe-tui merges the most frequent pair, ▁ + b."""
+    text, vocab, tau, reference = fault_case("re-made")
+    t = train_checking_every_merge(text, vocab, tau)
+    ours = event_lines(t)
+    assert ours[:23] == reference[:23]  # the same events until then
+    assert reference[22] == "M\ta\tb\tab" and "M\ta\tb\tab" in reference[:22]  # ab made a second time
+    assert (reference[23], ours[23]) == ("M\tb\tab\tbab", "M\t▁\tb\t▁b")
+    t.goto(sum(line.startswith("M") for line in ours[:23]))
+    counts = t.recount_pairs()
+    assert counts.get(("b", "ab"), 0) == 0 and counts[("▁", "b")] == max(counts.values())
+
+
+def test_where_the_reference_fails_after_such_a_merge_training_goes_on():
+    """Here the same miscount ends the reference in 'Token ab is not present in the
+    vocabulary' (ValueError); bpe-tui trains on, each merge a most frequent pair, until no
+    pair is left (its removals keep the vocabulary under the size asked). Random corpora found
+    the reference failing with KeyError and ZeroDivisionError the same way."""
+    text, vocab, tau, reference = fault_case("absent")
+    assert reference == ["! ValueError: Token ab (0) is not present in the vocabulary."]
+    t = train_checking_every_merge(text, vocab, tau)
+    assert t.steps_done == 35 and t.stop_reason.startswith("nothing left to merge")
+
+
+def test_when_no_pair_is_left_training_stops_with_its_reason():
+    """The reference asks its empty pair counter for the most common pair (IndexError) when
+    no pair is left before the vocabulary size; bpe-tui stops and says why."""
+    text, vocab, tau, reference = fault_case("no-pair-left")
+    assert reference == ["! IndexError: list index out of range"]
+    t = train_checking_every_merge(text, vocab, tau)
+    assert event_lines(t) == ["M\t▁\tb\t▁b"] and t.vocab_size == vocab - 1
+    assert t.stop_reason.startswith("nothing left to merge")
+
+
+def test_a_token_whose_ios_equals_tau_is_kept_as_the_reference_keeps_it():
+    """IoS = τ exactly (▁ + ab: ab occurs 5 times, 3 of them merged: 3/5 = 0.6) keeps the token,
+    as the reference's code does (IoS > τ removes), whatever the paper's figure says (≥):
+    bpe-tui follows the code, whose output it matches event for event, and under > τ = 1 is
+    plain BPE (no IoS is above 1), as the paper says it is; under ≥ a token all of whose
+    occurrences went into the merge would go at τ = 1."""
+    for name, removed in (("ios-equals-tau", False), ("ios-above-tau", True)):
+        text, vocab, tau, reference = fault_case(name)
+        t = Trainer.from_text(text, TrainerConfig(preset="picky", picky=tau, vocab_size=vocab))
+        for _ in t.run():
+            pass
+        assert event_lines(t) == reference
+        assert ("S\tab\ta\tb" in reference) is removed

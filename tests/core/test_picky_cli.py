@@ -4,6 +4,8 @@ nothing written."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import bpe_tui
@@ -35,6 +37,44 @@ def test_train_with_picky_then_encode_and_trace(capsys, tmp_path):
     word = next(w for w in open(DEMO, encoding="utf-8").read().split() if any(s.split for s in table.trace(w)))
     code, out, _ = run(capsys, "trace", "-t", str(out_path), word)
     assert code == 0 and " removal" in out.splitlines()[0] and ": removed " in out
+
+
+def test_encode_gives_the_tables_unk_id_in_every_output(picky_table, capsys, tmp_path):
+    """Characters the table does not know are its <UNK> (id 1) in --ids (which streams), in
+    --json and in the plain listing alike: --ids printed -1 for them (issue 42)."""
+    path = tmp_path / "pk.json"
+    bpe_tui.save(picky_table, str(path))
+    text = "x 日本 x"
+    expected = picky_table.encode(text)
+    assert picky_table.unk_id == 1 and expected.count(1) == 2
+    _, out, _ = run(capsys, "encode", "-t", str(path), "--ids", text)
+    assert out.split() == [str(i) for i in expected]
+    _, out, _ = run(capsys, "encode", "-t", str(path), "--json", text)
+    assert json.loads(out)["ids"] == expected
+    _, out, _ = run(capsys, "encode", "-t", str(path), text)
+    assert [int(line.split("\t")[0]) for line in out.splitlines()] == expected
+
+
+def test_a_table_trained_with_an_end_of_word_marker_encodes_with_offsets(capsys, tmp_path):
+    """PickyBPE with --end-of-word (which training accepts): encode --json raised IndexError
+    (issue 42), for the replay's spans counted a token's characters as base symbols, and
+    </w> is one symbol of four characters. The spans are the tokens' own characters."""
+    path = tmp_path / "pk-eow.json"
+    code, _, err = run(capsys, "train", DEMO, "--preset", "picky", "--picky", "0.7", "--vocab-size", "300", "--end-of-word", "</w>", "-o", str(path))
+    assert code == 0, err
+    table = bpe_tui.load(str(path))
+    assert table.removals and table.end_of_word == "</w>"
+    lines = open(DEMO, encoding="utf-8").read().splitlines()[:40] + ["the lowest x 日本", "newest newest", ""]
+    for line in lines:
+        ids, spans = table.encode_with_offsets(line)
+        assert ids == table.encode(line)
+        for token_id, (start, end) in zip(ids, spans):
+            surface = table.vocab.get(token_id, "")
+            shown = surface.replace("</w>", "").replace("▁", "") if token_id != table.unk_id else line[start:end]
+            assert line[start:end].endswith(shown) or (shown == "" and start <= end), (line, token_id, surface, start, end)
+    code, out, err = run(capsys, "encode", "-t", str(path), "--json", "the lowest x 日本")
+    assert code == 0, err
+    assert json.loads(out)["ids"] == table.encode("the lowest x 日本")
 
 
 def test_saved_tables_keep_the_removals(picky_table, tmp_path):

@@ -200,3 +200,48 @@ def test_pairs_of_the_brute_superword_agree_with_is_superword_on_edge_cases():
     for text in ("by the", " in the", ", and", "the ", "Citizen:\n", " the", ".\n", ";\n//", "  ", "a", " é x"):
         assert brute_superword(text) == is_superword(text), text
     assert all(brute_superword(a + " " + b) for a, b in combinations("ab1", 2))
+
+
+# ---------------------------------------------------------------------- eval's labels (issue 42)
+
+
+@pytest.fixture
+def small_table(tmp_path):
+    import bpe_tui
+
+    path = tmp_path / "t.json"
+    bpe_tui.save(bpe_tui.train(str(CORPORA / "demo.txt"), merges=50), str(path))
+    return str(path)
+
+
+def test_corpora_of_the_same_file_name_get_labels_apart(tmp_path, small_table, capsys):
+    """eval showed two corpora under one label when their file names matched."""
+    import json
+
+    from bpe_tui.cli import main
+    from bpe_tui.core.analysis.evaluate import parse_corpora
+
+    for folder in ("en", "de"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "text.txt").write_text(f"{folder} words of {folder}\n", encoding="utf-8")
+    en, de = str(tmp_path / "en" / "text.txt"), str(tmp_path / "de" / "text.txt")
+    assert [c.label for c in parse_corpora([en, de])] == ["en/text", "de/text"]
+    assert [c.label for c in parse_corpora([en, en])] == ["text", "text #2"]
+    assert [c.label for c in parse_corpora(["text=" + en, de])] == ["text", "de/text"]
+    assert [c.label for c in parse_corpora([en, str(CORPORA / "demo.txt")])] == ["text", "demo"]
+    assert main(["eval", small_table, "--corpus", en, "--corpus", de, "--json"]) == 0
+    assert [row["corpus"] for row in json.loads(capsys.readouterr().out) if "corpus" in row][:2] == ["en/text", "de/text"]
+    assert main(["eval", small_table, "--corpus", f"a={en}", "--corpus", f"a={de}"]) == 2
+    assert capsys.readouterr().err == "bpe-tui: error: --corpus: the label 'a' names two corpora; give each its own\n"
+
+
+def test_the_side_by_side_block_shows_a_label_escaped(tmp_path, small_table, capsys):
+    """eval's side-by-side block printed a corpus label holding terminal escapes raw."""
+    from bpe_tui.cli import main
+
+    path = tmp_path / "\x1b[2Jred.txt"
+    path.write_text("red words\n", encoding="utf-8")
+    assert main(["eval", small_table, "--corpus", str(path), "--corpus", str(CORPORA / "demo.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "bytes/tok \\x1b[2Jred" in out

@@ -104,3 +104,41 @@ def test_a_known_regex_by_its_text_is_not_guarded():
         assert isinstance(PreTokenizer("regex:" + pattern).pattern, KnownPattern)
     assert isinstance(PreTokenizer("gpt2").pattern, KnownPattern)
     assert isinstance(PreTokenizer("regex:" + LLAMA3_PATTERN + "|x").pattern, GuardedPattern)
+
+
+# ---------------------------------------------------------------------- digit groups (issue 42)
+
+#: Digits of several scripts, other numerics (not \d: ½ ²), letters, marks and spaces.
+DIGITY = list("0123456789") * 6 + list("٠١٢٣۴५½² aZé.,-\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(DIGITY), st.integers(1, 700).map(lambda n: "9" * n)), max_size=12).map("".join))
+def test_digit_groups_cut_in_blocks_give_the_pieces_of_the_plain_split(text):
+    """SuperBPE's stage-1 split and its digits rule cut long digit runs into blocks before the
+    regex runs (linear time): the pieces are those the regex gives the whole text."""
+    from bpe_tui.core.text.pipeline import SplitPipeline
+    from bpe_tui.core.text.pretokenize import SUPERBPE_STAGE1_PRETOKENIZER
+    from bpe_tui.core.text.superword_rules import SUPERWORD_DIGITS_PRETOKENIZER
+
+    for spelled in (SUPERBPE_STAGE1_PRETOKENIZER, SUPERWORD_DIGITS_PRETOKENIZER):
+        blocked = SplitPipeline.from_json(spelled.removeprefix("pipeline:"))
+        plain = SplitPipeline.from_json(spelled.removeprefix("pipeline:"))
+        assert blocked._by_digit_blocks
+        plain._by_digit_blocks.clear()
+        assert blocked.findall(text) == plain.findall(text)
+
+
+def test_a_line_of_twenty_thousand_digits_is_split_and_trained_on(tmp_path, capsys):
+    """The digit groups' lookahead is quadratic in a run's length: a line of 20,000 digits
+    gave up after 5 s, so train --preset superbpe and encode refused valid text (issue 42)."""
+    from bpe_tui.cli import main
+
+    corpus = tmp_path / "digits.txt"
+    corpus.write_text("1" * 20_000 + "\n", encoding="utf-8")
+    table = tmp_path / "t.json"
+    assert main(["train", str(corpus), "--preset", "superbpe", "--merges", "10", "-o", str(table), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["encode", "-t", str(table), "--ids", "7" * 20_001]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and len(out.split()) == 20_001  # 7 is not merged: a token a digit

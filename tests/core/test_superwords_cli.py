@@ -38,11 +38,35 @@ def test_train_superwords_after_k(capsys, tmp_path):
         (["--superwords-after", "10", "--preset", "classic"], "needs byte-level units"),
         (["--superwords-after", "10", "--format", "gpt2"], "the gpt2 format cannot hold a superword"),
         (["--superwords-after", "10", "--counts"], "word-count files cannot say which words stood side by side"),
+        # the transition at or past the target's last merge (issue 42): no superword would be made
+        (["--superwords-after", "500", "--vocab-size", "400"],
+         "--superwords-after 500 is past the last merge: the target ends training at merge 144 (vocabulary 400 = 256 bytes + 144 merges)"),
+        (["--superwords-after", "200", "--merges", "200"], "--superwords-after 200 is past the last merge: the target ends training at merge 200"),
     ],
 )
 def test_bad_superword_options_are_one_line(capsys, tmp_path, argv, message):
     line = error_of(capsys, "train", str(CORPORA / "demo.txt"), *argv, "-o", str(tmp_path / "out"), "-q")
     assert message in line
+
+
+def test_training_that_ends_before_the_transition_says_so_and_inspect_names_no_merge_it_lacks(capsys, tmp_path):
+    """With no target, training ends where the pairs do: before merge K it makes no superword,
+    and says so; inspect then describes the merges the table has ("merges 1-200" of a table
+    of 7 merges, and "merges 1-0", were issue 42's)."""
+    out = tmp_path / "t.json"
+    code, printed, err = run(capsys, "train", str(CORPORA / "low_lower_lowest.txt"), "--preset", "superbpe", "--superwords-after", "200", "-o", str(out))
+    assert code == 0, err
+    table = bpe_tui.load(str(out))
+    assert "no superwords: training ended at merge 7, before the transition after merge 200" in printed.splitlines()
+    code, printed, _ = run(capsys, "inspect", str(out))
+    assert "superwords (SuperBPE): merges 1-7 under superbpe-stage1; no superwords (they were to start after merge 200)" in printed
+    assert "1-200" not in printed and table.num_merges == 7
+    zero = tmp_path / "zero.json"
+    code, _, err = run(capsys, "train", str(CORPORA / "demo.txt"), "--preset", "superbpe", "--superwords-after", "0", "--merges", "20", "-o", str(zero), "-q")
+    assert code == 0, err
+    code, printed, _ = run(capsys, "inspect", str(zero))
+    assert "superwords (SuperBPE): pairs may span spaces from merge 1 (no merges under superbpe-stage1 first)" in printed
+    assert "1-0" not in printed
 
 
 def test_from_gpt2_with_superwords_extends_gpt2_and_tokenizers_agrees(capsys, tmp_path):

@@ -80,3 +80,21 @@ def test_every_page_that_describes_a_screen_shows_it():
                 assert shown, f"{where} describes a screen and shows none"
                 for name in shown:
                     assert name in pictures or name.endswith("-plot.svg"), f"{where}: no snapshot makes {name}"
+
+
+#: How serve ends, said in one sentence wherever serve's ending is told (issue 42: three pages
+#: told it three ways, and SIGTERM left out the line it printed on Ctrl+C).
+SERVE_ENDING = (
+    "Ctrl+C ends every explorer, then the server, which prints `stopped: every explorer has ended` and exits 0; "
+    "SIGTERM does the same, then ends as every command ends on SIGTERM: `bpe-tui: terminated`, exit status 143"
+)
+
+
+def test_serve_s_ending_is_one_sentence_wherever_it_is_told():
+    told = 0
+    for page in sorted((REPO / "docs").rglob("*.md")) + [REPO / "README.md"]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        if "stopped: every explorer has ended" in text:
+            told += 1
+            assert SERVE_ENDING in text, f"{page.relative_to(REPO)} tells serve's ending in other words"
+    assert told >= 3

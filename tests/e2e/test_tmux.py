@@ -162,6 +162,22 @@ def test_explore_step_undo_encode_save_and_reopen(tmux, tmp_path):
     wait_exit(tmux)
 
 
+def test_keys_typed_as_soon_as_the_first_screen_shows_reach_the_encode_box(tmux):
+    """Issue 42: e pressed the moment the first status line shows and zebra typed at once
+    (no wait for the corpus, nor for the cursor) put zebra in the encode box; they used to
+    be lost on the loading screen or run as z, b, r and a (zoom, undo, run, the audit)."""
+    tmux.start()  # the demo corpus: the first screen shows while it is read
+    tmux.wait_until(lambda screen: screen.strip() != "", "the first screen", timeout=60)
+    tmux.keys("e")
+    tmux.keys("zebra", literal=True)
+    screen = tmux.wait_for("trace of “zebra”", timeout=60)
+    assert "step 0/744" in screen  # no merge made, none undone, no run
+    assert "Corpus —" in screen and "Pairs —" in screen  # no pane maximized
+    assert "Audit" not in screen
+    tmux.keys("C-q")
+    wait_exit(tmux)
+
+
 # ---------------------------------------------------------------------- real work (issue 10)
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

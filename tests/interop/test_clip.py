@@ -26,8 +26,9 @@ import bpe_tui
 from bpe_tui.core.engine.units import bytes_to_unicode
 from bpe_tui.core.tables.context import context_note, context_of
 from bpe_tui.core.text.normalize import from_hf
-from tests.conftest import CORPORA
+from tests.conftest import CORPORA, TINYSHAKESPEARE
 from tests.core.test_cli import run
+from tests.parity_texts import shakespeare_lines
 from tests.parity_texts import texts as parity_texts
 
 transformers = pytest.importorskip("transformers")
@@ -116,9 +117,12 @@ def test_a_clip_file_made_here_encodes_as_transformers_clip_tokenizer(trained, t
     _, path = trained
     tokenizer = clip_tokenizer(path, tmp_path / "hf")
     table = bpe_tui.load(str(path))
-    n = assert_same_ids(table, tokenizer, parity_texts([START, END]) + TRICKY)
-    assert n > 100
     assert len(table) == table.n_vocab == tokenizer.vocab_size == len(tokenizer.get_vocab())
+    n = assert_same_ids(table, tokenizer, parity_texts([START, END]) + TRICKY)
+    if not shakespeare_lines():
+        # the built-in texts were compared (above); the hundreds more lines come from ../shared
+        pytest.skip(f"{TINYSHAKESPEARE} is absent (the shared data directory is not here): compared the {n} built-in texts only")
+    assert n > 100
 
 
 def glued(tokens: list[bytes]) -> list[bytes]:

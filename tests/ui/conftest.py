@@ -39,6 +39,37 @@ def text_app(text: str, **cfg) -> ExplorerApp:
     return ExplorerApp(trainer=trainer, preview=text)
 
 
+class Said(NamedTuple):
+    """A notification the explorer raised, as it was shown."""
+
+    title: str
+    message: str
+    severity: str
+    timeout: float | None  # as asked (None: Textual's default)
+
+
+@pytest.fixture(autouse=True)
+def notifications_kept(monkeypatch):
+    """Every notification an explorer raises is kept in the order it came (see :func:`said`):
+    a toast leaves the screen after a few seconds of wall time, and on a loaded machine those
+    seconds passed before a test looked for it (its assertion then found nothing)."""
+    from bpe_tui.ui.notifications import shown
+
+    real_notify = ExplorerApp.notify
+
+    def notify(self, message, *, title="", severity="information", timeout=None, markup=True):
+        real_notify(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
+        self.__dict__.setdefault("_said_in_test", []).append(Said(shown(title), shown(message), severity, timeout))
+
+    monkeypatch.setattr(ExplorerApp, "notify", notify)
+
+
+def said(app) -> list[Said]:
+    """What ``app`` has notified so far, whether or not its toast is still up (the screen's
+    toasts now are ``app._notifications``)."""
+    return list(app.__dict__.get("_said_in_test", []))
+
+
 async def settle(app, pilot) -> None:
     """Wait for workers and pending messages."""
     await app.workers.wait_for_complete()
@@ -155,10 +186,14 @@ def history_cells(view, text: str) -> HistoryCells:
 
 @pytest.fixture
 def snap_compare(snap_compare):
-    """pytest-textual-snapshot's snap_compare, with the notifications cleared before the
-    picture: a toast lives a few seconds of wall time (an opened table's notes), so whether it
-    was still on screen depended on how loaded the machine was."""
+    """pytest-textual-snapshot's snap_compare, with what wall time decides taken out of the
+    picture: the notifications are cleared (a toast lives a few seconds of wall time, an opened
+    table's notes, so whether it was still on screen depended on how loaded the machine was),
+    and every text box's cursor stops blinking, shown (a blinking cursor was caught on or off
+    by chance: test_encode_specials_refused failed now and then)."""
     import inspect
+
+    from textual.widgets import Input
 
     def compare(app, *args, run_before=None, **kwargs):
         async def before(pilot):
@@ -168,6 +203,8 @@ def snap_compare(snap_compare):
                     await result
             await settle(pilot.app, pilot)
             pilot.app.clear_notifications()
+            for box in pilot.app.screen.query(Input):
+                box.cursor_blink = False  # (and the cursor shown)
             await pilot.pause()
 
         return snap_compare(app, *args, run_before=before, **kwargs)

@@ -15,7 +15,7 @@ from bpe_tui.ui.views import audit as audit_ui
 from bpe_tui.ui.views.audit import AuditScreen, words_counts
 from bpe_tui.ui.views.evaluate import METRICS, EvalScreen
 
-from .conftest import demo_app, settle
+from .conftest import demo_app, said, settle
 
 
 async def _open(pilot, key: str) -> None:
@@ -127,7 +127,7 @@ async def test_evaluate_bad_corpus_is_a_notification(tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen and len(screen.bar_lines) == 12
-        assert any("no such file" in str(n.message) for n in app._notifications)
+        assert any("no such file" in str(n.message) for n in said(app))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

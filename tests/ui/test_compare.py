@@ -16,7 +16,7 @@ from bpe_tui.ui.screens.dialogs import PathScreen
 from bpe_tui.ui.session.sessions import InspectSession
 from bpe_tui.ui.views.compare import CompareScreen
 
-from .conftest import CORPORA, demo_app, settle, wait_for_screen
+from .conftest import CORPORA, demo_app, said, settle, wait_for_screen
 
 
 def expected_summary(side) -> str:
@@ -174,7 +174,7 @@ async def test_bad_second_table_notifies_and_keeps_what_was_there(compare_tables
         await settle(app, pilot)
         app.main.compare_with(str(garbage))
         await settle(app, pilot)
-        errors = [n for n in app._notifications if n.severity == "error"]
+        errors = [n for n in said(app) if n.severity == "error"]
         assert any("missing.json" in n.message and "no such file" in n.message for n in errors)
         assert any("garbage.json" in n.message for n in errors)
         assert not isinstance(app.screen, CompareScreen)

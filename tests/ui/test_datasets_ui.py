@@ -22,7 +22,7 @@ from bpe_tui.ui.screens.opening import OpenScreen
 from bpe_tui.ui.widgets.toggle import Checkbox
 from tests.dataset_files import write_jsonl, write_parquet
 
-from .conftest import demo_app, open_settings, settle, settle_until
+from .conftest import demo_app, open_settings, said, settle, settle_until
 from .test_real_work import record_reports
 
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
@@ -59,7 +59,7 @@ async def test_a_jsonl_gz_opens_from_the_dialog(tmp_path):
         await pilot.press("N")
         await settle(app, pilot)
         assert app.session.step == 10
-        errors = [n for n in app._notifications if n.severity == "error"]
+        errors = [n for n in said(app) if n.severity == "error"]
         assert not errors, [n.message for n in errors]
 
 
@@ -70,7 +70,7 @@ async def test_a_nested_field_set_in_the_dialog_and_a_missing_one_named(tmp_path
         await settle(app, pilot)
         await open_from_dialog(app, pilot, path)  # the default field, "text", is not there
         await settle(app, pilot)
-        failed = [n.message for n in app._notifications if n.severity == "error"]
+        failed = [n.message for n in said(app) if n.severity == "error"]
         assert any("no column 'text' (its columns: id, meta)" in m for m in failed), failed
         assert app.session.name == "demo.txt"  # what was open stays open
         await open_from_dialog(app, pilot, path, field="meta.body")
@@ -102,11 +102,11 @@ async def test_bad_records_skipped_are_said_when_the_corpus_opens(tmp_path):
         await settle(app, pilot)
         await open_from_dialog(app, pilot, path)
         await settle(app, pilot)
-        failed = [n.message for n in app._notifications if n.severity == "error"]
+        failed = [n.message for n in said(app) if n.severity == "error"]
         assert any("mixed.jsonl:301: no field 'text' (its fields: body)" in m for m in failed), failed
         await open_from_dialog(app, pilot, path, skip=True)
         await settle_until(app, pilot, lambda: app.session.name == "mixed.jsonl", "skipping did not open it")
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in said(app)]
         assert any(m.startswith("skipped 2 bad records of 302") for m in notes), notes
 
 

@@ -21,7 +21,7 @@ from bpe_tui.ui.panes.status import lay_out
 from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.session.sessions import ExploreSession, read_preview
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, settle, text_app, wait_for_screen
+from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, said, settle, text_app, wait_for_screen
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -282,7 +282,7 @@ async def test_escape_cancels_a_run_before_it_restores_the_layout(monkeypatch):
         await pilot.press("escape")
         await settle(app, pilot)
         assert not app.session.busy and app.screen.maximized is not None  # the run stopped, the pane stays
-        assert any("cancelled" in n.message for n in app._notifications)
+        assert any("cancelled" in n.message for n in said(app))
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen.maximized is None

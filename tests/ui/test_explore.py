@@ -23,7 +23,7 @@ from bpe_tui.ui.screens.explore import ExploreScreen
 from bpe_tui.ui.session import runner
 from bpe_tui.ui.session.sessions import ExploreSession, InspectSession
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, settle, text_app
+from .conftest import CORPORA, DEMO, classic_app, demo_app, said, settle, settle_until, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -239,7 +239,7 @@ async def test_escape_stops_a_run_within_a_step_or_two_however_slow_the_screen(m
         assert not app.session.busy
         assert tr.steps_done - at_escape <= 2 * PER_SHOWN, f"{tr.steps_done - at_escape} merges after escape"
         assert f"step {tr.steps_done:,}/" in app.status.text
-        assert any("cancelled after" in n.message for n in app._notifications)
+        assert any("cancelled after" in n.message for n in said(app))
 
 
 async def test_goto_prompt_forward_and_back():
@@ -543,13 +543,13 @@ async def test_failed_save_notifies_and_keeps_the_app(tmp_path):
         # chars table cannot be written as gpt2: an error, not a crash
         assert not app.main.save_table(str(tmp_path / "g"), "gpt2")
         await pilot.pause()
-        assert any("gpt2 format holds byte-level" in n.message for n in app._notifications)
+        assert any("gpt2 format holds byte-level" in n.message for n in said(app))
         # an unwritable place
         blocker = tmp_path / "file"
         blocker.write_text("x")
         assert not app.main.save_table(str(blocker / "t.json"), "native")
         await pilot.pause()
-        assert any("t.json" in n.message and n.severity == "error" for n in app._notifications)
+        assert any("t.json" in n.message and n.severity == "error" for n in said(app))
         assert blocker.read_text() == "x"
         assert app.session.trainer.steps_done == 1
 
@@ -568,7 +568,7 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         app.open_path(str(tmp_path / "missing.txt"))
         await settle(app, pilot)
         assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
-        assert any("missing.txt" in n.message for n in app._notifications)
+        assert any("missing.txt" in n.message for n in said(app))
         # a typo in the dialog is said at once, before unsaved merges are asked about
         await pilot.press("o")
         await pilot.pause()
@@ -576,13 +576,13 @@ async def test_open_table_then_corpus_and_bad_inputs(tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert not isinstance(app.screen, ConfirmScreen)
-        assert any("typo.txt: no such file or directory" in n.message for n in app._notifications)
+        assert any("typo.txt: no such file or directory" in n.message for n in said(app))
         assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
         # binary garbage as a corpus: notification naming the file
         app.open_path(str(bad))
         await settle(app, pilot)
         assert isinstance(app.session, ExploreSession) and app.session.trainer.steps_done == 1
-        assert any("bad.json" in n.message for n in app._notifications)
+        assert any("bad.json" in n.message for n in said(app))
         # o opens a table through the dialog: inspect mode
         await pilot.press("o")
         await pilot.pause()
@@ -608,7 +608,7 @@ async def test_bad_corpus_at_startup_keeps_the_app_up(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         assert app.session is None
-        assert any("nope.txt" in n.message for n in app._notifications)
+        assert any("nope.txt" in n.message for n in said(app))
         assert "could not open" in app.status.text
         await pilot.press("space")  # nothing loaded: a notice, no crash
         await settle(app, pilot)
@@ -660,25 +660,25 @@ async def test_auto_play_and_rate():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.play_rate == 4
+        # (each key's effect is waited for: on a loaded machine a key press can return first)
         await pilot.press("plus", "plus", "plus")
-        assert app.play_rate == 32
+        await settle_until(app, pilot, lambda: app.play_rate == 32, "three + did not make 32/s")
         await pilot.press("minus")
-        assert app.play_rate == 16
+        await settle_until(app, pilot, lambda: app.play_rate == 16, "- did not make 16/s")
         await pilot.press("p")
-        assert app.playing
-        assert "playing 16/s" in app.status.text
-        await pilot.pause(0.5)
+        await settle_until(app, pilot, lambda: app.playing and "playing 16/s" in app.status.text, "p did not start auto-play")
         tr = app.session.trainer
-        assert tr.steps_done >= 2
+        await settle_until(app, pilot, lambda: tr.steps_done >= 2, "auto-play made no merges")
         await pilot.press("p")
-        assert not app.playing
+        await settle_until(app, pilot, lambda: not app.playing, "p did not stop auto-play")
         steps = tr.steps_done
-        await pilot.pause(0.2)
+        await settle(app, pilot)  # nothing is left to merge once play has stopped
         assert tr.steps_done == steps
         # escape stops auto-play too
         await pilot.press("p")
+        await settle_until(app, pilot, lambda: app.playing, "p did not start auto-play again")
         await pilot.press("escape")
-        assert not app.playing
+        await settle_until(app, pilot, lambda: not app.playing, "escape did not stop auto-play")
 
 
 async def test_auto_play_stops_itself_at_the_target():
@@ -688,12 +688,9 @@ async def test_auto_play_stops_itself_at_the_target():
         await pilot.press(*["plus"] * 6)  # 64 merges per second
         await pilot.press("p")
         tr = app.session.trainer
-        for _ in range(100):  # wait for the ticks, not for a fixed time
-            await pilot.pause(0.05)
-            if not app.playing:
-                break
-        assert not app.playing and tr.steps_done == 3
-        assert any(n.title == "auto-play stopped" and "3 merges" in n.message for n in app._notifications)
+        await settle_until(app, pilot, lambda: not app.playing, "auto-play did not stop at the target")
+        assert tr.steps_done == 3
+        assert any(n.title == "auto-play stopped" and "3 merges" in n.message for n in said(app))
         assert "playing" not in app.status.text
         # the table on screen is the trainer's: three rows of history
         assert app.history.view.count == 3

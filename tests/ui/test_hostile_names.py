@@ -17,14 +17,14 @@ from bpe_tui.ui.panes.status import StatusLine
 from bpe_tui.ui.screens.dialogs import ConfirmScreen
 from bpe_tui.ui.screens.opening import OpenScreen
 
-from .conftest import demo_app, settle, settle_until
+from .conftest import demo_app, said, settle, settle_until
 
 EVIL = "clear\x1b[2J title\x1b]0;PWNED\x07 line\nbreak"
 SHOWN = "clear\\x1b[2J title\\x1b]0;PWNED\\x07 line\\nbreak"
 
 
 def notifications(app) -> list[tuple[str, str]]:
-    return [(str(n.title), str(n.message)) for n in app._notifications]
+    return [(str(n.title), str(n.message)) for n in said(app)]
 
 
 def plain(text: str) -> bool:

@@ -18,6 +18,7 @@ from bpe_tui.ui.session.sessions import InspectSession
 from tests import hostile_inputs as hostile
 
 from .conftest import demo_app, settle, settle_until
+from .conftest import said as notifications_said
 from .test_datasets_ui import open_from_dialog
 
 pytest.importorskip("zstandard", reason="the zstd extra is not installed")
@@ -30,7 +31,7 @@ def inputs(tmp_path_factory):
 
 
 def said(app, severity: str | None = None) -> list[str]:
-    return [n.message for n in app._notifications if severity is None or n.severity == severity]
+    return [n.message for n in notifications_said(app) if severity is None or n.severity == severity]
 
 
 async def refused(app, pilot, path, fragment: str) -> None:

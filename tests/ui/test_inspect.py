@@ -10,7 +10,7 @@ from bpe_tui.ui.panes.corpus import CorpusPane
 from bpe_tui.ui.panes.pairs import INSPECT_COLUMNS
 from bpe_tui.ui.session.sessions import InspectSession
 
-from .conftest import CORPORA, settle
+from .conftest import CORPORA, said, settle
 
 
 def small_table(tmp_path):
@@ -132,4 +132,4 @@ async def test_open_bad_table_notifies(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         assert app.session is None
-        assert any("table.json" in n.message for n in app._notifications)
+        assert any("table.json" in n.message for n in said(app))

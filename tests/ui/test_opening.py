@@ -21,7 +21,7 @@ from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.widgets.workbar import WorkBar
 from tests.conftest import SHARED, need, rank_file
 
-from .conftest import settle
+from .conftest import said, settle
 
 #: Tokens after the 256 bytes: ranks 256.. (" the" is made of " t" + "he"; "xabcdy" is one no
 #: merge reaches: tiktoken emits it only whole).
@@ -75,7 +75,7 @@ def head(app) -> str:
 
 
 def notes(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in said(app)]
 
 
 async def test_screen_shows_and_encodes_while_the_merge_list_builds(small_rank_file, monkeypatch):
@@ -246,7 +246,7 @@ async def test_a_folder_holding_one_table_opens_it_and_a_folder_of_several_names
         app.open_path(str(several))
         await settle(app, pilot)
         assert not isinstance(app.screen, (InspectScreen, ExploreScreen))
-        assert any("a folder of 2 merge tables; open one of them: a.tiktoken, b.model" in str(n.message) for n in app._notifications)
+        assert any("a folder of 2 merge tables; open one of them: a.tiktoken, b.model" in str(n.message) for n in said(app))
         app.open_path(str(one))
         await settle(app, pilot)
         assert isinstance(app.screen, InspectScreen)

@@ -12,7 +12,7 @@ from bpe_tui.ui.app import ExplorerApp
 from bpe_tui.ui.session.sessions import read_preview
 from bpe_tui.ui.widgets.plot import Chart
 
-from .conftest import CORPORA, settle, settle_until
+from .conftest import CORPORA, said, settle, settle_until
 from .test_explore import history_rows
 
 PARALLEL = CORPORA / "parallel"
@@ -139,8 +139,8 @@ async def test_languages_that_cannot_train_are_a_notification(tmp_path):
     dev = {"en": corpora["en"], "de": str(short)}
     app = ExplorerApp(languages=(corpora, dev, None), config=TrainerConfig(preset="parity", parity="base", vocab_size=400))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle_until(app, pilot, lambda: bool(app._notifications), "the refusal")
-        messages = [n.message for n in app._notifications]
+        await settle_until(app, pilot, lambda: bool(said(app)), "the refusal")
+        messages = [n.message for n in said(app)]
         assert any("development texts are not parallel" in m and "(de) has 1 line" in m for m in messages), messages
 
 

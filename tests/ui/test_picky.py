@@ -17,7 +17,7 @@ from bpe_tui.ui.screens.settings import SettingsScreen
 from bpe_tui.ui.session.sessions import read_preview
 from bpe_tui.ui.widgets.render import REMOVED_MARK
 
-from .conftest import DEMO, history_cells, settle, settle_until
+from .conftest import DEMO, history_cells, said, settle, settle_until
 
 #: On the demo corpus at τ 0.7, merge 13 (▁a + nd) is followed by the first removal: nd.
 FIRST_REMOVAL = 13
@@ -31,7 +31,7 @@ def picky_app(tau: float | None = 0.7, vocab_size: int = 400) -> ExplorerApp:
 
 
 def notes(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in said(app)]
 
 
 async def step_to(app, pilot, k: int) -> None:

@@ -17,7 +17,7 @@ from bpe_tui.ui.views.audit import AuditScreen
 from bpe_tui.ui.views.evaluate import EvalScreen
 from bpe_tui.ui.widgets.plot import Chart
 
-from .conftest import DEMO, demo_app, settle, settle_until, wait_for_screen
+from .conftest import DEMO, demo_app, said, settle, settle_until, wait_for_screen
 
 
 def chart(app, name: str) -> Chart:
@@ -263,7 +263,7 @@ async def test_picture_key_saves_the_screen_beside_the_corpus(tmp_path):
         assert saved.is_file()
         svg = saved.read_text(encoding="utf-8")
         assert "little.txt" in svg and "step&#160;10" in svg  # the status line, as drawn
-        assert any(str(saved) in str(n.message) for n in app._notifications)
+        assert any(str(saved) in str(n.message) for n in said(app))
         await pilot.press("P")  # never over the first
         await settle(app, pilot)
         assert (tmp_path / "little-explore-step10-2.svg").is_file()
@@ -310,7 +310,7 @@ async def test_picture_where_it_cannot_be_written_is_a_notification(tmp_path):
         shutil.rmtree(corpus.parent)  # the corpus's directory went away meanwhile
         await pilot.press("P")
         await settle(app, pilot)
-        problems = [n for n in app._notifications if n.severity == "error"]
+        problems = [n for n in said(app) if n.severity == "error"]
         assert len(problems) == 1 and problems[0].title == "cannot save the picture"
         assert "\n" not in str(problems[0].message) and "gone" in str(problems[0].message)
         assert not corpus.parent.exists()

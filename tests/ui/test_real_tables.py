@@ -8,20 +8,21 @@ import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
 from tests.conftest import SHARED, need
 
+from .conftest import said
+
 
 async def test_opening_llama3_shows_what_was_recognised():
     path = need(SHARED / "tables" / "llama3" / "tokenizer.model")
     app = ExplorerApp(table_path=str(path))
     async with app.run_test(size=(120, 40)) as pilot:
-        # The notes are read when the table opens, before its merge list is built (which can
-        # outlast the notification's few seconds on a loaded machine): look while they show.
+        # The notes are said when the table opens, before its merge list is built.
         def noted():
-            return [n for n in app._notifications if "notes" in (n.title or "")]
+            return [n for n in said(app) if "notes" in (n.title or "")]
 
         deadline = time.monotonic() + 120  # a bound for a loaded machine, not a speed claim
         while not noted():
             assert time.monotonic() < deadline, "the reader's notes were not shown"
-            await pilot.pause(0.05)
+            await pilot.pause()
         notes = noted()
         assert "sha256" in notes[0].message and "Llama 3" in notes[0].message
         await app.workers.wait_for_complete()
@@ -40,7 +41,7 @@ async def test_a_table_without_notes_opens_quietly(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.session is not None
-        assert not [n for n in app._notifications if "notes" in (n.title or "")]
+        assert not [n for n in said(app) if "notes" in (n.title or "")]
 
 
 async def test_trace_says_a_pre_token_is_emitted_whole():

@@ -16,7 +16,7 @@ from bpe_tui.ui.widgets.render import label
 
 from bpe_tui import Trainer, TrainerConfig
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, open_settings, settle, text_app
+from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, open_settings, said, settle, text_app
 
 
 def history_rows(app) -> list[str]:
@@ -32,7 +32,7 @@ async def yes_lose_unsaved(app, pilot) -> None:
 
 
 def notes(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in said(app)]
 
 
 # ---------------------------------------------------------------------- explain

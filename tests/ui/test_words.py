@@ -16,11 +16,11 @@ from bpe_tui.ui.screens.explore import ExploreScreen
 from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.views.compare import CompareScreen
 
-from .conftest import CORPORA, DEMO, demo_app, settle, text_app, wait_for_screen
+from .conftest import CORPORA, DEMO, demo_app, said, settle, text_app, wait_for_screen
 
 
 def notes(app) -> list:
-    return list(app._notifications)
+    return said(app)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

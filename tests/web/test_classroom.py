@@ -184,9 +184,11 @@ def test_a_signal_with_five_tabs_open_ends_them_all_without_a_traceback(signum, 
         assert served.proc.wait(30) == status
         out, err = served.proc.stdout.read(), served.proc.stderr.read()
         assert "Traceback" not in err
+        # both: every explorer ended, and said (issue 42: SIGTERM left the line out)
+        assert out.splitlines()[-1] == "stopped: every explorer has ended"
         if signum == signal.SIGINT:  # ctrl+c: serve's normal end
-            assert "stopped: every explorer has ended" in out and err == ""
-        else:
+            assert err == ""
+        else:  # then the ending of every command on SIGTERM
             assert err.splitlines() == ["bpe-tui: terminated"]
         assert [pid for pid in explorers if alive(pid)] == []
 

@@ -64,9 +64,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 from typing import Any, BinaryIO
 
-from ..compression import plain_name
 from ..errors import BPEError
-from ..shipped import shipped
 from ..tables.table import UNK_ID, MergeTable
 from ..text.blocks import iter_text_blocks, plan_ranges
 from ..text.corpus import (
@@ -76,8 +74,9 @@ from ..text.corpus import (
     worker_pool,
 )
 from ..text.parts import file_kind
-from ..text.sources import corpus_name, corpus_where, expand_sources
+from ..text.sources import corpus_where
 from .audit import Cancelled, inside_counts
+from .corpora import PARALLEL_DIR, PARALLEL_LANGUAGES, Corpus, parallel_set, parse_corpora, parse_corpus  # noqa: F401  (re-exported)
 
 #: The Rényi order of Zouhar et al. 2023.
 RENYI_ALPHA = 2.5
@@ -419,49 +418,6 @@ def _first_safe(chunk: bytes, start: int) -> int | None:
 
 
 # ---------------------------------------------------------------------- running it
-
-#: The parallel text set shipped with bpe-tui (corpora/parallel), English first.
-PARALLEL_DIR = str(shipped("parallel"))
-PARALLEL_LANGUAGES = ["en", "de", "fr", "es", "tr", "ru", "el", "ar", "hi", "zh", "ja", "ko"]
-
-
-@dataclass(frozen=True)
-class Corpus:
-    """A labelled corpus: one or more files (a directory is expanded to its text files)."""
-
-    label: str
-    paths: tuple[str, ...]
-    #: What finding and sniffing its files assumed or left out, one line each (see
-    #: :func:`~bpe_tui.core.text.sources.expand_sources` and :mod:`~bpe_tui.core.text.kinds`).
-    notes: tuple[str, ...] = ()
-
-
-def parse_corpus(spec: str) -> Corpus:
-    """``LABEL=PATH`` or ``PATH`` (labelled by its file name without extension)."""
-    label, eq, path = spec.partition("=")
-    if not eq or os.path.exists(spec):
-        label, path = os.path.splitext(os.path.basename(plain_name(os.path.normpath(spec))))[0] or spec, spec  # (a.txt.gz: a)
-    if not path:
-        raise BPEError(f"--corpus {spec!r}: give a file after the '='")
-    notes: list[str] = []
-    sources = expand_sources([path], notes)
-    if "-" in sources:
-        raise BPEError("eval reads files, not stdin: give --corpus FILE")
-    notes += [kind.note for kind in map(file_kind, sources) if kind.note is not None]
-    return Corpus(label or corpus_name(sources), tuple(sources), tuple(notes))
-
-
-def parallel_set(directory: str = PARALLEL_DIR) -> list[Corpus]:
-    """The shipped parallel text set as labelled corpora, English (the premium's reference) first."""
-    corpora = [
-        Corpus(lang, (os.path.join(directory, f"{lang}.txt"),))
-        for lang in PARALLEL_LANGUAGES
-        if os.path.isfile(os.path.join(directory, f"{lang}.txt"))
-    ]
-    if not corpora:
-        raise BPEError(f"{directory}: the parallel text set is not there (it ships with bpe-tui: reinstall it, or give corpora)")
-    return corpora
-
 
 _WORKER_TABLES: list[Tallier] = []
 

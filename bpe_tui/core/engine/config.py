@@ -247,9 +247,30 @@ class TrainerConfig:
         _whole_number("superwords_after", self.superwords_after, 0)
         if self.superwords_after is not None and (self.units != "bytes" or self.end_of_word is not None):
             raise BPEError(f"{named('superwords_after')} needs byte-level units without an end-of-word marker (SuperBPE is byte-level BPE); choose a bytes preset such as gpt2")
+        self._check_superwords_in_reach()
         self._check_stage2()
         self._check_picky_setup()
         self._check_parity()
+
+    def _check_superwords_in_reach(self) -> None:
+        """SuperBPE's transition after merge K must come before the target's last merge: at or
+        past it, training would make no superword and say nothing of it (issue 42)."""
+        after = self.superwords_after
+        if after is None:
+            return
+        if self.merges is not None:
+            last, why = self.merges, f"merges {self.merges:,}"
+        elif self.vocab_size is not None:
+            last = self.vocab_size - 256 - len(self.special_tokens)
+            specials = f" + {plural(len(self.special_tokens), 'special token')}" if self.special_tokens else ""
+            why = f"vocabulary {self.vocab_size:,} = 256 bytes{specials} + {plural(last, 'merge')}"
+        else:
+            return  # no target: training goes on while pairs are left (the trainer says where it ended)
+        if 0 <= last <= after:
+            raise BPEError(
+                f"{named('superwords_after')} {after:,} is past the last merge: the target ends training at merge {last:,} ({why}), "
+                f"so no superword would be made; choose a merge below {last:,}"
+            )
 
     def _check_picky_setup(self) -> None:
         """The PickyBPE options: each a value it can be, and none with an option it cannot honour."""

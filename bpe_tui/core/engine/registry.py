@@ -180,12 +180,13 @@ def token_marks() -> list[tuple[str, str]]:
     return [(cls.token_mark, cls.token_mark_means) for cls in BUILT_IN if cls.token_mark]
 
 
-def about_table(config: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What each variant says about a saved table's config (``inspect``): ``(label, text)``
-    rows, from the built-ins' ``about_table`` and a line naming any other variant."""
+def about_table(config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
+    """What each variant says about a saved table's config and merge count (``inspect``):
+    ``(label, text)`` rows, from the built-ins' ``about_table`` and a line naming any other
+    variant."""
     rows: list[tuple[str, str]] = []
     for cls in BUILT_IN:
-        rows += cls.about_table(config)
+        rows += cls.about_table(config, merges)
     other = config.get("variant")
     if isinstance(other, Mapping):
         rows.append(("variant", about_variant(other)))

@@ -557,14 +557,14 @@ class Encoder:
         if self.boundless is not None:  # (its pre-tokenizer takes text as it is)
             yield from self.boundless.blocks(streaming.stream_parts(self, chunks), self.special_tokens)
             return
-        if not streaming.streams_as_is(self):
-            specials = self.special_tokens
-            encode_word = self.encode_word
-            for is_special, piece in streaming.prefix_pieces(self, streaming.stream_pieces(self, chunks)):
-                yield [specials[piece]] if is_special else self.inside(encode_word(piece))
-            return
         specials = self.special_tokens
+        if not streaming.streams_as_is(self):
+            for is_special, piece in streaming.prefix_pieces(self, streaming.stream_pieces(self, chunks)):
+                yield [specials[piece]] if is_special else self.finish(list(self.encode_word(piece)))
+            return
         extend = self._pieces.extend
+        # finished as encode does: helper symbols unknown, an unknown character as the table's own id (<UNK>)
+        finishing = self.outside_from is not None or self.unk_id != UNK_ID
         for parts in streaming.stream_parts(self, chunks):
             ids: list[int] = []
             for special, words in parts:
@@ -572,7 +572,7 @@ class Encoder:
                     extend(words, ids)
                 else:
                     ids.append(specials[special])
-            yield self.inside(ids) if self.outside_from is not None else ids
+            yield self.finish(ids) if finishing else ids
 
     def pieces_iterable(self, chunks: Iterable[str]) -> Iterator[tuple[int, bytes | str]]:
         """``(id, surface)`` per token of a stream of text, lazily."""

@@ -255,7 +255,12 @@ def word_spans(table: Encoder, word: str, dropout: float, rng: random.Random) ->
         runs: list[tuple[int, Span]] = []
         i = 0
         for token_id in table.merged(symbols, dropout, rng if dropout else None):
-            j = i + (1 if token_id == UNK_ID else len(table.vocab[token_id]))
+            # as many base symbols as spell the token (the end-of-word marker is one symbol of
+            # several characters: counting characters ran past the word's symbols)
+            j, spelled, length = i, 0, (1 if token_id == UNK_ID else len(table.vocab[token_id]))
+            while spelled < length:
+                spelled += 1 if symbols[j] == UNK_ID else len(table.vocab[symbols[j]])
+                j += 1
             runs.append((token_id, (units[i][0], units[j - 1][1])))
             i = j
         return runs

@@ -72,14 +72,25 @@ def describe_prefix_space(scheme: str) -> str:
     return f"a space is put before {PREFIX_SPACE_WHERE.get(scheme, scheme)} ({scheme})"
 
 
-def describe_superwords(superwords_after: object, pretokenizer: object, config: Mapping[str, Any] | None = None) -> str | None:
+def describe_superwords(
+    superwords_after: object, pretokenizer: object, config: Mapping[str, Any] | None = None, merges: int | None = None,
+) -> str | None:
     """SuperBPE's two stages from a table's config values ``superwords_after`` and
     ``pretokenizer`` (None when it records none): ``merges 1-K under gpt2, then pairs may
     span spaces``; with the table's whole ``config``, its stage-2 options and the merges
-    dropped at the transition too (``... (digits rule, ≤ 4 words, 8 unused merges dropped)``)."""
+    dropped at the transition too (``... (digits rule, ≤ 4 words, 8 unused merges dropped)``).
+    ``merges``, the table's merge count: a table that ends at or before merge K says it has no
+    superwords, rather than naming merges it does not have."""
     if not isinstance(superwords_after, int):
         return None
-    text = f"merges 1-{superwords_after:,} under {describe_pretokenizer(str(pretokenizer))}, then pairs may span spaces"
+    under = describe_pretokenizer(str(pretokenizer))
+    if merges is not None and superwords_after >= merges:
+        made = f"merges 1-{merges:,} under {under}" if merges else "no merges"
+        text = f"{made}; no superwords (they were to start after merge {superwords_after:,})"
+    elif superwords_after == 0:
+        text = f"pairs may span spaces from merge 1 (no merges under {under} first)"
+    else:
+        text = f"merges 1-{superwords_after:,} under {under}, then pairs may span spaces"
     options = stage2_phrases(config or {})
     return f"{text} ({', '.join(options)})" if options else text
 

@@ -236,5 +236,9 @@ def demo(out=None) -> None:
 if __name__ == "__main__":
     try:
         demo()
+        # Written here, inside the try: a pipe's output is buffered, and what is left for the
+        # interpreter to flush at exit would fail past this handler ("Exception ignored ...
+        # Broken pipe", exit status 120) when the reader has gone.
+        sys.stdout.flush()
     except BrokenPipeError:  # `| head` stopped reading: stop quietly, as command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -49,7 +49,7 @@ def raw_blocks(
             stream, kind = open_stream(raw, name)
         else:
             try:
-                kind = compression_of(read_head(raw))
+                kind = compression_of(read_head(raw), name)
             except OSError as exc:
                 raise BPEError(f"{name}: cannot read at byte 0: {exc.strerror or exc}") from None
             if kind is not None:

@@ -58,7 +58,7 @@ def kind_from(name: str, head: bytes, tail: bytes = b"") -> FileKind:
     parquet_named = inner.endswith(PARQUET_ENDINGS)
     if head.startswith(PARQUET_MAGIC) and (parquet_named or tail == PARQUET_MAGIC):
         return FileKind(PARQUET)
-    compression = compression_of(head)
+    compression = compression_of(head, name)
     if parquet_named:
         return FileKind(PARQUET, compression)  # (compressed or not Parquet at all: its reader says which)
     kind = JSONL if inner.endswith(JSONL_ENDINGS) else TEXT

@@ -130,8 +130,8 @@ def read_languages(
     for name in languages:
         try:
             counts = counter(paths[name], config)
-        except NotUTF8:
-            raise  # (it names the file and the byte; the explorer offers to read it again)
+        except NotUTF8 as exc:  # (still a NotUTF8: the explorer offers to read it again)
+            raise exc.inside(f"language {name}") from None
         except BPEError as exc:
             raise BPEError(f"language {name}: {exc}") from None
         if not counts:
@@ -151,7 +151,12 @@ def read_languages(
     dev_words, lines = [], {}
     for name in languages:
         seen = [0]
-        counts = dict(count_lines(_counted(iter_file_lines(dev_paths[name], errors), seen), pre))
+        try:
+            counts = dict(count_lines(_counted(iter_file_lines(dev_paths[name], errors), seen), pre))
+        except NotUTF8 as exc:
+            raise exc.inside(f"development text of {name}") from None
+        except BPEError as exc:
+            raise BPEError(f"development text of {name}: {exc}") from None
         lines[name] = seen[0]
         if not counts:
             raise BPEError(f"development text of {name}: {dev_paths[name]}: no words in it")

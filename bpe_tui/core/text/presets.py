@@ -69,6 +69,19 @@ SPACE_SUFFIX_PATTERN = r"[^ ]+ ?| "
 SPACE_RUNS_PATTERN = r"[^ ]+| +[^ ]*"
 
 #: Every known regex's text.
+#: Digit runs cut in threes from the right (``1234567``: ``1 234 567``), once a ``Digits`` step
+#: has made each run a piece: the empty matches where a multiple of three digits ends the run.
+#: Run as a regex it is quadratic in a run's length (each position looks to the run's end):
+#: :mod:`~bpe_tui.core.text.pipeline` cuts a long run first (see DIGIT_GROUP_SPLITS).
+DIGIT_GROUPS = r"(?=(\d{3})+(?!\d))"
+#: The SuperBPE authors' stage-1 split (their OLMo2 tokenizers): digit runs in threes, then
+#: GPT-2's regex without its contractions (see SUPERBPE_STAGE1_PRETOKENIZER in pretokenize.py).
+SUPERBPE_STAGE1_SPLIT = DIGIT_GROUPS + r"""| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: Split patterns that touch a decimal digit only through DIGIT_GROUPS's empty matches: none
+#: of their other alternatives matches a digit, so a run of digits may be cut wherever a
+#: multiple of three digits follows to its end, and each part split alone, with the same pieces.
+DIGIT_GROUP_SPLITS = frozenset({DIGIT_GROUPS, SUPERBPE_STAGE1_SPLIT})
+
 KNOWN_PATTERNS = frozenset(
     {
         GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN, CLIP_PATTERN, LLAMA3_PATTERN, QWEN_PATTERN,

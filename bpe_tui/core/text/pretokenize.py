@@ -20,7 +20,15 @@ import regex
 
 from ..errors import BPEError
 from ..types import PREFIX_SCHEMES, PrefixScheme
-from .presets import CLIP_PATTERN, GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN, WHITESPACE_PATTERN  # noqa: F401  (re-exported)
+from .presets import (  # noqa: F401  (re-exported)
+    CLIP_PATTERN,
+    DIGIT_GROUPS,
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    O200K_PATTERN,
+    SUPERBPE_STAGE1_SPLIT,
+    WHITESPACE_PATTERN,
+)
 from .specials import SpecialMatcher, special_token_list
 from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
     REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern,
@@ -134,14 +142,11 @@ CLIP_PRETOKENIZER = PIPELINE + json.dumps(
     [{"pattern": CLIP_PATTERN, "behavior": "Removed", "invert": True}, {"pattern": GPT2_PATTERN, "behavior": "Removed", "invert": True}],
     ensure_ascii=False,
 )
-#: Digit runs cut in threes from the right (``1234567``: ``1 234 567``), once a ``Digits`` step
-#: has made each run a piece: the empty matches where a multiple of three digits ends the run.
-DIGIT_GROUPS = r"(?=(\d{3})+(?!\d))"
 #: Hugging Face's ``Digits(individual_digits=False)`` as the tokenizer.json reader spells it.
 DIGIT_RUNS_STEP = {"pattern": r"\p{N}+", "behavior": "Isolated"}
 #: The SuperBPE authors' stage-1 pre-tokenizer (their OLMo2 tokenizers): digit runs in threes,
-#: then GPT-2's regex without its contractions; ``superbpe-stage1``, the superbpe preset's.
-SUPERBPE_STAGE1_SPLIT = DIGIT_GROUPS + r"""| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+#: then GPT-2's regex without its contractions (SUPERBPE_STAGE1_SPLIT, in presets.py);
+#: ``superbpe-stage1``, the superbpe preset's.
 SUPERBPE_STAGE1_PRETOKENIZER = PIPELINE + json.dumps(
     [DIGIT_RUNS_STEP, {"pattern": SUPERBPE_STAGE1_SPLIT, "behavior": "Isolated", "invert": False}], ensure_ascii=False
 )

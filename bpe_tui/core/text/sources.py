@@ -61,18 +61,31 @@ def expand_sources(paths: Iterable[str], notes: list[str] | None = None) -> list
 
 
 def _directory(path: str, notes: list[str] | None) -> list[str]:
-    """The corpus files below ``path``, in sorted order; the others named in ``notes``."""
+    """The corpus files below ``path``, in sorted order; the others named in ``notes``.
+
+    A linked folder is read like any other (corpora/parallel links to the package's copy of
+    the parallel texts), each real folder once. A link up the tree, to a folder that holds
+    the one it sits in (``..``, the corpus folder itself, ``/``), is skipped: followed, it
+    read the files beside and above the folder given, or went round in a loop. Each link
+    skipped is named in ``notes``, as is a folder met a second time through another link."""
     found: list[str] = []
     left_out: list[str] = []
-    # A linked folder is read like any other (corpora/parallel is one); each real folder once,
-    # so a link back up the tree is no loop.
-    seen = {os.path.realpath(path)}
+    skipped: list[str] = []
+    seen = {os.path.realpath(path): "."}  # each real folder read, and where it was met first
     for root, dirs, files in os.walk(path, followlinks=True):
         kept = []
+        here = os.path.realpath(root)
         for d in sorted(d for d in dirs if not d.startswith(".")):
-            real = os.path.realpath(os.path.join(root, d))
-            if real not in seen:
-                seen.add(real)
+            full = os.path.join(root, d)
+            real = os.path.realpath(full)
+            shown = os.path.relpath(full, path)
+            if _holds(real, here):
+                target = os.readlink(full) if os.path.islink(full) else real
+                skipped.append(f"{shown} (a link to {target}, a folder that holds it)")
+            elif real in seen:
+                skipped.append(f"{shown} (the same folder as {seen[real]}, read once)")
+            else:
+                seen[real] = shown
                 kept.append(d)
         dirs[:] = kept
         for name in sorted(files):
@@ -84,11 +97,18 @@ def _directory(path: str, notes: list[str] | None) -> list[str]:
                 found.append(full)
             else:
                 left_out.append(f"{os.path.relpath(full, path)} ({why})")
+    if skipped and notes is not None:
+        notes.append(f"{path}: skipped {plural(len(skipped), 'linked folder')}: {_first_few(skipped)}")
     if not found:
         raise BPEError(f"{path}: directory holds no text files" + (f": {_first_few(left_out)}" if left_out else ""))
     if left_out and notes is not None:
         notes.append(f"{path}: left out {plural(len(left_out), 'file')} the readers cannot take: {_first_few(left_out)}")
     return found
+
+
+def _holds(folder: str, other: str) -> bool:
+    """Whether real path ``folder`` is ``other`` or one of the folders above it."""
+    return other == folder or other.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _first_few(items: list[str]) -> str:
@@ -107,7 +127,7 @@ def _not_corpus(path: str) -> str | None:
         return f"cannot be opened: {exc.strerror or exc}"
     if head.startswith(PARQUET_MAGIC):
         return None
-    kind = compression_of(head)
+    kind = compression_of(head, path)
     if kind is not None:
         try:
             stream, _ = open_file(path)

@@ -407,7 +407,8 @@ class PairsPane(Vertical):
             return
         self.border_title = "The table · type to see its pairs"
         table = session.full_table
-        rows = summary(table.describe(build=False), about_table(table.config), merges_note=session.merges_note())
+        described = table.describe(build=False)
+        rows = summary(described, about_table(table.config, described["merges"]), merges_note=session.merges_note())
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True, style=look.name)
         grid.add_column(overflow="fold")

@@ -209,7 +209,7 @@ class ParityAware(Variant):
         )
 
     @classmethod
-    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def about_table(cls, config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
         """The languages a parity-aware table was trained on, and how they chose."""
         about = config.get("parity_aware")
         if not isinstance(about, Mapping):

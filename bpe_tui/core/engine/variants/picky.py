@@ -219,7 +219,7 @@ class PickyBPE(PlainBPE):
         return [f"{plural(removals, 'removal')}, {plural(restores, 'restore')}: {plural(out, 'token')} out of the vocabulary"] if self.threshold is not None else []
 
     @classmethod
-    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def about_table(cls, config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
         """τ and the removals a PickyBPE table records (none: not PickyBPE's)."""
         tau, removals = config.get("picky"), config.get("removals")
         if not isinstance(tau, (int, float)) or isinstance(tau, bool):

@@ -113,7 +113,7 @@ variant that changes only what happens after a merge subclasses
     must know to give the tokens training gave (PickyBPE's removals, which encoding replays
     through the variant's :meth:`encoding_rule`) and what the variant was (``about``).
 
-``describe()``, ``about_table(config)``, ``measure_languages()``
+``describe()``, ``about_table(config, merges)``, ``measure_languages()``
     What people read: a few words for the status line, the lines ``inspect`` prints about a
     saved table this variant made, and the languages the Evaluate view measures first.
 
@@ -262,9 +262,10 @@ class Variant:
         return cls()
 
     @classmethod
-    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def about_table(cls, config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
         """What ``inspect`` says about a saved table this variant made, from the table's
-        config: ``(label, text)`` rows (none: the table is not this variant's)."""
+        config and its merge count (``merges``, when known): ``(label, text)`` rows (none: the
+        table is not this variant's)."""
         return []
 
     @classmethod

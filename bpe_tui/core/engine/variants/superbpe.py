@@ -222,14 +222,14 @@ class SuperBPE(PlainBPE):
         return cls(chunk_counts)
 
     @classmethod
-    def about_table(cls, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def about_table(cls, config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
         """A superword table's two stages (see :func:`~bpe_tui.core.tables.summary.describe_superwords`)."""
         k = config.get("superwords_after")
         if not isinstance(k, int) or isinstance(k, bool):
             return []
         from ...tables.summary import describe_superwords
 
-        stages = describe_superwords(k, config.get("pretokenizer"), config)
+        stages = describe_superwords(k, config.get("pretokenizer"), config, merges)
         return [("superwords (SuperBPE)", stages)] if stages else []
 
     @classmethod

@@ -237,12 +237,13 @@ BOUNDLESS_FORMATS = ("native", "boundless")
 
 def check_save(
     path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
-    superwords: bool = False, end_of_word: bool = False, picky: bool = False, **options: Any,
+    superwords: bool = False, end_of_word: bool = False, picky: bool = False, pretokenizer: str | None = None, **options: Any,
 ) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
     format and its options, the units it holds, whether it is a superword table or one of
-    PickyBPE's setup (``picky``: removals, or ▁ in front of every word), and the target path. The CLI asks this before a long training run; ``save`` checks again when it
-    writes."""
+    PickyBPE's setup (``picky``: removals, or ▁ in front of every word), its ``pretokenizer``
+    (a pipeline of steps goes only where one is stored), and the target path. The CLI asks
+    this before a long training run; ``save`` checks again when it writes."""
     from ...atomic import resolve_target
 
     path = os.fspath(path)
@@ -272,7 +273,27 @@ def check_save(
         )
     if picky:
         _check_picky(format, "PickyBPE's setup (removals, ▁ in front of every word)")
+    if pretokenizer is not None:
+        _check_pipeline(format, pretokenizer)
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
+
+
+#: Formats that store no pre-tokenizer (gpt2: its readers assume GPT-2's regex) or none with the
+#: file (a tiktoken rank file: the caller passes a regex): a table split by a pipeline of steps
+#: (parity-aware BPE's Whitespace then a space before each piece) would be split otherwise
+#: when read back. (minbpe stores one regex, and refuses a pipeline itself.)
+NO_PIPELINE_FORMATS = ("gpt2", "tiktoken")
+
+
+def _check_pipeline(format: FormatName, pretokenizer: str) -> None:
+    from ...text.pretokenize import PIPELINE, short_name
+
+    if format in NO_PIPELINE_FORMATS and pretokenizer.startswith(PIPELINE):
+        name = short_name(pretokenizer)
+        named = f"{name}, a pipeline of split steps" if name != pretokenizer else "a pipeline of split steps"
+        raise BPEError(
+            f"the {format} format cannot hold this table's pre-tokenizer ({named}), so the file would encode otherwise: save as native or hf"
+        )
 
 
 def _check_picky(format: FormatName, what: str) -> None:
@@ -285,8 +306,10 @@ def check_table(table: MergeTable, format: FormatName) -> None:
     a transformers folder promises the table's own ids from ``AutoTokenizer``, so a table that
     a Hugging Face tokenizer encodes otherwise (sentencepiece's normalizer, an end-of-word
     symbol of its own, ...) is refused; the hf format writes such a table, with notes. A table
-    of PickyBPE's setup goes only to the formats that replay its removals in order, and a
-    BoundlessBPE table only to those that hold its supermerges."""
+    of PickyBPE's setup goes only to the formats that replay its removals in order, a
+    BoundlessBPE table only to those that hold its supermerges, and one split by a pipeline of
+    steps only to those that store it."""
+    _check_pipeline(format, table.pretokenizer)
     if table.is_boundless:
         if format not in BOUNDLESS_FORMATS:
             raise BPEError(

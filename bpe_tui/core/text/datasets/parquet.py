@@ -65,7 +65,7 @@ class ParquetText:
         except OSError as exc:
             raw.close()
             raise BPEError(f"{name}: cannot read at byte 0: {exc.strerror or exc}") from None
-        packed = compression_of(head)
+        packed = compression_of(head, name)
         if packed is not None:
             raw.close()
             raise BPEError(f"{name}: is {packed}-compressed: Parquet compresses inside the file; give it unpacked")
