@@ -134,8 +134,6 @@ def _train(args: argparse.Namespace) -> int:
         print(f"tokens {trainer.initial_total_tokens:,} -> {trainer.total_tokens:,} ({ratio:.2f} characters per token)")
         if trainer.stop_reason and "reached" not in trainer.stop_reason:
             print(f"stopped early: {trainer.stop_reason}")
-        if cfg.superwords_after is not None and trainer.steps_done <= cfg.superwords_after:
-            print(f"no superwords: training ended at merge {trainer.steps_done:,}, before the transition after merge {cfg.superwords_after:,}")
         show(f"wrote {args.output} ({args.format})")
     return 0
 

@@ -221,6 +221,12 @@ class SuperBPE(PlainBPE):
     def from_config(cls, config: TrainerConfig, chunk_counts: Mapping[str, int] | None = None) -> "SuperBPE":
         return cls(chunk_counts)
 
+    def summary(self, bench: Bench) -> list[str]:
+        """A run that ended at or before the transition says that it made no superwords."""
+        if self.k is not None and bench.steps_done <= self.k:
+            return [f"no superwords: training ended at merge {bench.steps_done:,}, before the transition after merge {self.k:,}"]
+        return []
+
     @classmethod
     def about_table(cls, config: Mapping[str, Any], merges: int | None = None) -> list[tuple[str, str]]:
         """A superword table's two stages (see :func:`~bpe_tui.core.tables.summary.describe_superwords`)."""
