@@ -15,6 +15,9 @@ docs/variants/boundless.md.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import regex
 
 #: The text of a token a supermerge may take (matched with ``regex``'s ``match``, so from its
@@ -41,13 +44,93 @@ ULTIMATE_PATTERN = (
 )
 
 
-def may_join(token: bytes) -> bool:
-    """Whether a whole pre-token with these bytes may take part in a supermerge."""
+def may_join(token: bytes, pattern: str = MERGE_PATTERN) -> bool:
+    """Whether a whole pre-token with these bytes may take part in a supermerge (under the
+    merge pattern ``pattern``, the reference's by default)."""
     try:
         text = token.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return _MERGEABLE.match(text) is not None
+    compiled = _MERGEABLE if pattern == MERGE_PATTERN else regex.compile(pattern)
+    return compiled.match(text) is not None
 
 
-__all__ = ["MERGE_PATTERN", "ULTIMATE_PATTERN", "may_join"]
+# ---------------------------------------------------------------------- the second cut: runs
+
+
+#: The name of BoundlessBPE's second cut of a corpus, as a pre-tokenizer: this prefix, then a
+#: JSON object ``{"pre": <the pre-tokenizer>, "join": <the merge pattern>}``.
+RUNS_PREFIX = "boundless-runs:"
+#: What stands between two pre-tokens in a run's text (no pre-token a supermerge may take holds it).
+UNIT_SEPARATOR = "\x1f"
+#: What a run's text starts with when the run is all of the text it was cut from (a document).
+WHOLE_TEXT_MARK = "\x1e"
+
+
+def runs_pretokenizer(pretokenizer: str, merge_pattern: str = MERGE_PATTERN) -> str:
+    """The pre-tokenizer name that cuts text into BoundlessBPE's runs under ``pretokenizer``."""
+    return RUNS_PREFIX + json.dumps({"pre": pretokenizer, "join": merge_pattern}, ensure_ascii=False, sort_keys=True)
+
+
+def runs_parts(name: str) -> tuple[str, str]:
+    """``(pre-tokenizer, merge pattern)`` of a runs name (:func:`runs_pretokenizer`)."""
+    try:
+        spec = json.loads(name[len(RUNS_PREFIX):])
+        return str(spec["pre"]), str(spec["join"])
+    except (ValueError, KeyError, TypeError):
+        from ..errors import BPEError
+
+        raise BPEError(f"{name[:60]!r}: expected {RUNS_PREFIX}{{\"pre\": ..., \"join\": ...}}") from None
+
+
+class RunsPattern:
+    """BoundlessBPE's second cut of a text, answering ``findall`` as a pre-tokenizer does: each
+    *run* of two or more adjacent pre-tokens (under ``base``) that the merge pattern takes, as
+    one piece, its pre-tokens joined by :data:`UNIT_SEPARATOR`, and :data:`WHOLE_TEXT_MARK` in
+    front where the run is the whole text. Only there can a supermerge ever join two pre-tokens
+    (a pre-token the pattern refuses never becomes one that may join), so a trainer keeps only
+    these, each distinct run once with its count, instead of every document whole."""
+
+    def __init__(self, base: Any, merge_pattern: str):
+        self.base = base
+        self.pattern = merge_pattern
+        self._joins = regex.compile(merge_pattern).match
+        self._seen: dict[str, bool] = {}
+
+    def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[str]:
+        pieces = self.base.findall(text) if pos == 0 and endpos is None else self.base.findall(text[pos:endpos])
+        seen, joins = self._seen, self._joins
+        out: list[str] = []
+        run: list[str] = []
+        for piece in pieces:
+            ok = seen.get(piece)
+            if ok is None:
+                ok = seen[piece] = joins(piece) is not None
+                if len(seen) > 1 << 20:  # (bounded: a corpus of millions of distinct pre-tokens)
+                    seen.clear()
+            if ok:
+                run.append(piece)
+                continue
+            if len(run) > 1:
+                out.append(UNIT_SEPARATOR.join(run))
+            run = []
+        if len(run) > 1:
+            out.append((WHOLE_TEXT_MARK if len(run) == len(pieces) else "") + UNIT_SEPARATOR.join(run))
+        return out
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+        from ..errors import BPEError
+
+        raise BPEError("BoundlessBPE's runs are a second cut for training, not a pre-tokenizer to encode with")
+
+
+def run_units(run: str) -> tuple[list[str], bool]:
+    """The pre-tokens of a run's text (:class:`RunsPattern`), and whether it was a whole text."""
+    whole = run.startswith(WHOLE_TEXT_MARK)
+    return (run[1:] if whole else run).split(UNIT_SEPARATOR), whole
+
+
+__all__ = [
+    "MERGE_PATTERN", "RUNS_PREFIX", "RunsPattern", "ULTIMATE_PATTERN", "UNIT_SEPARATOR", "WHOLE_TEXT_MARK", "may_join", "run_units",
+    "runs_parts", "runs_pretokenizer",
+]
