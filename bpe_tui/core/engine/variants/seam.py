@@ -113,9 +113,24 @@ variant that changes only what happens after a merge subclasses
     must know to give the tokens training gave (PickyBPE's removals, which encoding replays
     through the variant's :meth:`encoding_rule`) and what the variant was (``about``).
 
+``check(bench) -> str | None``
+    In check mode, after the trainer's own recount: the variant's own state against a recount
+    of its own, the first thing that disagrees in words (None: all agrees). By default None.
+
 ``describe()``, ``about_table(config)``, ``measure_languages()``
     What people read: a few words for the status line, the lines ``inspect`` prints about a
     saved table this variant made, and the languages the Evaluate view measures first.
+
+Merges of units the variant keeps itself
+========================================
+
+Some variants count pairs in a second state of their own beside the trainer's words
+(BoundlessBPE: every document as a sequence of whole pre-tokens, where two neighbours may
+join). To merge such a pair, ``choose`` returns a Choice whose ``reason`` is a
+:class:`MergedElsewhere`: the trainer then makes the new token and the step's event as for any
+merge, but rewrites no word and leaves the pair counts alone (the pair may stand in the words
+too, where it is not merged); ``after_merge`` is called with ``merged.elsewhere`` True and
+makes the merge in the variant's own state, and ``undo`` takes it back there.
 
 Exactness is the trainer's as long as a variant keeps to this: train k steps and undo j equals
 train k - j, whatever the variant did after each merge, because every word it rewrote is
@@ -139,7 +154,7 @@ if TYPE_CHECKING:
     from ..state import TrainingState
     from .options import Option
 
-__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Series", "Variant"]
+__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "MergedElsewhere", "Series", "Variant"]
 
 
 class Bench(Protocol):
@@ -205,6 +220,16 @@ class Choice(NamedTuple):
     won: tuple | None = None
     other: tuple | None = None
     reason: Any = None
+
+
+class MergedElsewhere:
+    """The kind of :attr:`Choice.reason` that says the pair is merged in units the variant
+    keeps itself, not in the trainer's words (see "Merges of units the variant keeps itself"
+    in this module's docstring): BoundlessBPE's supermerge of two whole pre-tokens. A variant
+    subclasses it for its own reason; ``str(reason)`` ends the event's explanation as any
+    reason's does, and ``kind`` names the kind of merge in a word or two for the history."""
+
+    kind = "merge elsewhere"
 
 
 #: What :meth:`Variant.choose` returns when it merges: a :class:`Choice`, or a plain tuple of
@@ -353,6 +378,11 @@ class Variant:
     def table_config(self, bench: Bench) -> Mapping[str, Any]:
         """What the variant adds to its table's config (see the contract)."""
         return {}
+
+    def check(self, bench: Bench) -> str | None:
+        """Check mode: the variant's own state against a recount, the first thing that
+        disagrees in words (see the contract); None: nothing to check, or all agrees."""
+        return None
 
     def describe(self) -> str:
         """A few words for status lines (empty for plain BPE, which needs none)."""
