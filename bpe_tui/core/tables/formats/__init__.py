@@ -237,7 +237,7 @@ BOUNDLESS_FORMATS = ("native", "boundless")
 
 def check_save(
     path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
-    superwords: bool = False, end_of_word: bool = False, picky: bool = False, **options: Any,
+    superwords: bool = False, end_of_word: bool = False, picky: bool = False, boundless: bool = False, **options: Any,
 ) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
     format and its options, the units it holds, whether it is a superword table or one of
@@ -272,12 +272,22 @@ def check_save(
         )
     if picky:
         _check_picky(format, "PickyBPE's setup (removals, ▁ in front of every word)")
+    if boundless:
+        _check_boundless(format)
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
 
 
 def _check_picky(format: FormatName, what: str) -> None:
     if format not in PICKY_FORMATS:
         raise BPEError(f"the {format} format cannot hold {what}, so the file would encode otherwise: save as {' or '.join(PICKY_FORMATS)} (picky: the authors' model, for their picky_tokenize.py)")
+
+
+def _check_boundless(format: FormatName) -> None:
+    if format not in BOUNDLESS_FORMATS:
+        raise BPEError(
+            f"the {format} format cannot hold BoundlessBPE's supermerges and deletions (they join pre-tokens and replay in order), "
+            f"so the file would encode otherwise: save as {' or '.join(BOUNDLESS_FORMATS)} (boundless: the authors' word v1 .model)"
+        )
 
 
 def check_table(table: MergeTable, format: FormatName) -> None:
@@ -288,11 +298,7 @@ def check_table(table: MergeTable, format: FormatName) -> None:
     of PickyBPE's setup goes only to the formats that replay its removals in order, and a
     BoundlessBPE table only to those that hold its supermerges."""
     if table.is_boundless:
-        if format not in BOUNDLESS_FORMATS:
-            raise BPEError(
-                f"the {format} format cannot hold BoundlessBPE's supermerges and deletions (they join pre-tokens and replay in order), "
-                f"so the file would encode otherwise: save as {' or '.join(BOUNDLESS_FORMATS)} (boundless: the authors' word v1 .model)"
-            )
+        _check_boundless(format)
     elif table.removals:
         _check_picky(format, "PickyBPE's removals (merges and removals replayed in order)")
     if table.word_start is not None:
