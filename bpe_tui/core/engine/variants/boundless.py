@@ -115,6 +115,8 @@ class BoundlessBPE(Variant):
     preset = "boundless"
     takes_length_limit = False
     acts_after_merge = True
+    elsewhere_kind = "supermerge"
+    split_kind = "deletion"
 
     def __init__(self, boundless: float = 0.9, boundless_deletions: str = "bytes", boundless_merge_pattern: str | None = None,
                  chunk_counts: Mapping[str, int] | None = None) -> None:

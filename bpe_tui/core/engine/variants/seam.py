@@ -271,6 +271,12 @@ class Variant:
     #: Whether it may take tokens out of the vocabulary (``set_present``): then how many
     #: merges reach a vocabulary size is not known in advance (``Trainer.target_steps``).
     removes_tokens = False
+    #: What its merges of units it keeps itself are called, for the history's legend
+    #: ("supermerge": see :class:`MergedElsewhere`); "": it makes none.
+    elsewhere_kind = ""
+    #: What its events after a merge that split a token are called, for the history's legend
+    #: ("deletion"); "": none, or PickyBPE's removals and restores (``removes_tokens``).
+    split_kind = ""
 
     # ------------------------------------------------------------------ the declaration (the class's)
 
