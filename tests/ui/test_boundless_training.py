@@ -112,3 +112,30 @@ def test_boundless_screen(snap_compare, size):
         await settle(app, pilot)
 
     assert snap_compare(boundless_app(), terminal_size=size, run_before=mid_supermerge)
+
+
+async def test_evaluate_sets_it_beside_plain_bpe_at_the_same_size():
+    """``v`` trains plain BPE on the same pre-tokens to the size of the table encoding gives
+    (deleted tokens keep their ids but encode to nothing) and sets the two side by side: the
+    supermerges are superwords, plain BPE has none."""
+    from bpe_tui.core.analysis.side_by_side import side_by_side
+    from bpe_tui.core.engine.trainer import plain_counterpart
+    from bpe_tui.ui.views.evaluate import EvalScreen
+
+    app = boundless_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await step_to(app, pilot, 150)
+        await pilot.press("v")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, EvalScreen) and screen.plain is not None
+        table = app.session.table()
+        assert "vs plain BPE at the same size" in str(screen.query_one("#eval-title", Static).render())
+        side = str(screen.query_one("#eval-side", Static).render()).splitlines()
+        rows = {line.split("  ")[0]: line for line in side[3:]}
+        assert rows["vocabulary"].split()[-2:] == [f"{len(table):,}"] * 2
+        supermerges = len(table.supermerges)
+        assert supermerges == 4 and rows["superwords"].split()[-2:] == ["0.0%", "(0)"]
+        assert screen.summaries[0].superwords == supermerges and screen.summaries[1].superwords == 0
+        plain = plain_counterpart(app.session.trainer.corpus_counts()[0], app.session.trainer.config, len(table))
+        assert [s.as_dict() for s in screen.summaries] == [s.as_dict() for s in side_by_side([table, plain], screen.result)]

@@ -298,8 +298,11 @@ class TrainerConfig:
             return
         if self.units != "bytes" or self.end_of_word is not None:
             raise BPEError(f"{named('boundless')} needs byte-level units without an end-of-word marker (BoundlessBPE is byte-level BPE); choose a bytes preset such as boundless")
-        if self.tie_break != "lexical-min":
-            raise BPEError(f"{named('boundless')} breaks ties as its authors' trainer does, by the smallest pair: it needs the lexical-min tie-break, not {self.tie_break}")
+        if self.tie_break in ("first-seen", "picky"):
+            raise BPEError(
+                f"{named('boundless')} breaks ties among the pairs of both its states by one order of pairs, and {self.tie_break}'s "
+                "follows the words alone: choose lexical-min (its authors', as --preset boundless does), lexical-max, hf, rustbpe or subword-nmt"
+            )
         for name in ("superwords_after", "picky", "parity", "max_token_length", "no_merge_across"):
             if getattr(self, name) is not None:
                 raise BPEError(f"{named('boundless')} and {named(name)} do not go together: BoundlessBPE has no such rule (its reference trains without it)")

@@ -54,9 +54,10 @@ def count_stages(
     pre-tokenizer and the chunks under SuperBPE's stage-2 rule, or, for a trainer that starts
     at or past the transition, only the chunks, as its words. With ``boundless``: the words,
     and BoundlessBPE's runs of pre-tokens that may join as the chunks (:func:`runs_config`)."""
-    if config.boundless is not None:
-        words, runs = count([config, runs_config(config)])
-        return words, runs
+    if config.boundless is not None:  # (one pass: the pre-tokens and the runs, told apart after)
+        from ..text.boundless_rules import split_counts
+
+        return split_counts(count([runs_config(config)])[0])
     k = config.superwords_after
     if k is None:
         return count([config])[0], None
@@ -67,12 +68,13 @@ def count_stages(
 
 
 def runs_config(config: TrainerConfig) -> TrainerConfig:
-    """The config that counts BoundlessBPE's second cut of a corpus: the runs of adjacent
-    pre-tokens its merge pattern takes (:class:`~bpe_tui.core.text.boundless_rules.RunsPattern`),
-    under the config's pre-tokenizer, lowercase and special tokens."""
+    """The config that counts a corpus for BoundlessBPE in one pass: its pre-tokens, and its
+    second cut, the runs of adjacent pre-tokens the merge pattern takes, marked
+    (:class:`~bpe_tui.core.text.boundless_rules.RunsPattern`; ``split_counts`` tells them
+    apart), under the config's pre-tokenizer, lowercase and special tokens."""
     from ..text.boundless_rules import MERGE_PATTERN, runs_pretokenizer
 
-    pattern = runs_pretokenizer(config.pretokenizer, config.boundless_merge_pattern or MERGE_PATTERN)
+    pattern = runs_pretokenizer(config.pretokenizer, config.boundless_merge_pattern or MERGE_PATTERN, words=True)
     return replace(config, pretokenizer=pattern, boundless=None, boundless_deletions="bytes", boundless_merge_pattern=None, vocab_size=None, merges=None)
 
 

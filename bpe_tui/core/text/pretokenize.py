@@ -107,7 +107,7 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
         raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
     name_or_regex = NAMED_PIPELINES.get(name_or_regex, name_or_regex)
     if name_or_regex.startswith(RUNS_PREFIX):  # BoundlessBPE's second cut (boundless_rules.py)
-        base, join = runs_parts(name_or_regex)
+        base, join, _ = runs_parts(name_or_regex)
         resolve_pattern(base)
         try:
             regex.compile(join)
@@ -214,8 +214,8 @@ def compile_pattern(name: str, pattern_text: str) -> Pattern:
     if name.startswith(PIPELINE):
         return SplitPipeline.from_json(pattern_text)
     if name.startswith(RUNS_PREFIX):
-        base, join = runs_parts(name)
-        return RunsPattern(compile_pattern(*resolve_pattern(base)), join)
+        base, join, words = runs_parts(name)
+        return RunsPattern(compile_pattern(*resolve_pattern(base)), join, words)
     if is_known(pattern_text):
         return known_pattern(pattern_text)
     return GuardedPattern(regex.compile(pattern_text))

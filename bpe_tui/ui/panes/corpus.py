@@ -43,7 +43,7 @@ BOUNDARY = "|"
 CROSSING = "⁀"
 
 
-def crossing_label(surface: bytes, cuts: tuple[int, ...], end_of_word: str | None) -> str:
+def crossing_label(surface: bytes | str, cuts: tuple[int, ...], end_of_word: str | None) -> str:
     """A supermerge's token with :data:`CROSSING` at each pre-token boundary it crosses
     (``·of⁀·the``): the pieces between ``cuts`` (offsets in its bytes) labelled one by one."""
     edges = (0, *cuts, len(surface))

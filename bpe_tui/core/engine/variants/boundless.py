@@ -27,8 +27,9 @@ where a pre-token takes part only once a word merge has made it one whole token 
 *unlocked*). Both count pairs without overlap in runs of one token (``x x x`` holds one
 ``(x, x)``: the trainer's words count overlaps, so the few such pairs are corrected here), and
 skip pairs whose token exists already. At each step each state names its best pair (the
-highest count, ties to the smallest pair by bytes); the word merge is taken only if its count
-is **strictly greater**, else the supermerge.
+highest count, ties by the config's rule: the reference's is the smallest pair by bytes,
+lexical-min, which ``--preset boundless`` sets); the word merge is taken only if its count is
+**strictly greater**, else the supermerge.
 
 **In the trainer** a word merge is an ordinary merge: after it this variant updates the token
 counts, deletes through ``state.rewrite`` (:class:`DeletionEvent` in the merge event's
@@ -43,7 +44,8 @@ What the reference does, rule by rule, is docs/variants/boundless.md; its golden
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -81,7 +83,7 @@ class _StepLog:
         self.corrections: list[tuple[int, dict[str, int] | None]] = []  # (word, its correction before)
         self.made: int | None = None  # the token a word merge made
         self.unlocked: tuple[str, int] | None = None  # (pre-token text, token) unlocked
-        self.supermerge: tuple[str, int, list[int], int] | None = None  # (pair, new, runs, joins)
+        self.supermerge: tuple[str, int, tuple[int, ...], int] | None = None  # (pair, new, runs, joins)
         self.deleted: list[int] = []
 
 
@@ -192,8 +194,8 @@ class BoundlessBPE(Variant):
         cfg = bench.config
         if bench.first_step:
             raise BPEError(f"{bench.name}: BoundlessBPE trains from the bytes up: it does not go on from a table")
-        if cfg.units != "bytes" or cfg.end_of_word is not None or cfg.tie_break != "lexical-min":
-            raise BPEError("BoundlessBPE needs bytes, no end-of-word marker and the lexical-min tie-break (--preset boundless)")
+        if cfg.units != "bytes" or cfg.end_of_word is not None or bench.queue.rule.moving_keys:
+            raise BPEError("BoundlessBPE needs bytes, no end-of-word marker and a tie-break rule whose order of pairs stays put (--preset boundless)")
         if self.runs is None:
             raise BPEError(
                 f"{bench.name}: BoundlessBPE needs the corpus's runs of pre-tokens as well as its words "
@@ -213,13 +215,19 @@ class BoundlessBPE(Variant):
         #: pair (x, x) -> its overlapping count less its count without overlap, and each word's share
         self.correction: dict[str, int] = {}
         self.shares: dict[int, dict[str, int]] = {}
+        #: the side queue: pairs of two equal tokens with a correction, by their count without
+        #: overlap (lazy, as the trainer's queue), and what it reads
+        self.side: list[tuple] = []
+        self.pair_counts = st.pair_counts
+        self.make_entry = bench.queue.make_entry
         for w, word in enumerate(st.words):
             if _RUN_OF_THREE.search(word):
                 self._set_share(w, word, st.counts[w])
         #: token -> the pair of the word merge that made it (a deletion into the pair splits it so)
         self.made_by: dict[int, tuple[int, int]] = {}
-        #: token -> words that may hold it (a superset)
-        self.holders: dict[int, dict[int, None]] = {}
+        #: token -> lists of words that may hold it (together a superset: the words each
+        #: merge that made it or split into it rewrote)
+        self.holders: dict[int, list[Sequence[int]]] = {}
         #: deleted token -> the merge after which it was deleted
         self.deleted: dict[int, int] = {}
         #: pre-token text -> its word, for the pre-tokens the runs hold (to unlock them)
@@ -228,7 +236,7 @@ class BoundlessBPE(Variant):
         for w, text in enumerate(st.word_text):
             if text in lock_of:
                 self.word_of[text] = w
-        self.log: list[_StepLog] = []
+        self.log: list[tuple] = []
         self.pending: Supermerge | None = None
 
     def _set_share(self, w: int, word: str, n: int) -> dict[str, int] | None:
@@ -248,7 +256,18 @@ class BoundlessBPE(Variant):
             self.shares[w] = share
             for p, k in share.items():
                 corr[p] = corr.get(p, 0) + k
+        self._requeue(before, share)
         return before
+
+    def _requeue(self, *changed: dict[str, int] | None) -> None:
+        """Queue the pairs of two equal tokens whose correction moved, in the side queue, by
+        their count without overlap (see :meth:`_best_word`)."""
+        pc, corr, entry, side = self.pair_counts, self.correction, self.make_entry, self.side
+        for pairs in changed:
+            for p in pairs or ():
+                count = pc.get(p, 0) - corr.get(p, 0)
+                if count > 0:
+                    heapq.heappush(side, entry(p, count))
 
     # ------------------------------------------------------------------ choosing
 
@@ -260,13 +279,14 @@ class BoundlessBPE(Variant):
     def _best_word(self, bench: Bench) -> tuple | None:
         """The word state's best entry with its count without overlap: ``(-count, *key,
         pair)``, or None. Pairs that would make an existing token leave the queue (undo queues
-        them again); the queue's counts of ``(x, x)`` are corrected, so entries are taken until
-        none behind could do better, and put back."""
+        them again). A pair of two equal tokens with a correction (a run of three or more of
+        them somewhere: the queue counts it with overlap) leaves the trainer's queue for the
+        side queue, where its count is the one without overlap; the best is the better of the
+        trainer's first valid entry (left in place) and the side queue's."""
         queue = bench.queue
         made = self._made(bench)
         corr = self.correction
-        taken: list[tuple] = []
-        best: tuple | None = None
+        word: tuple | None = None
         while True:
             got = queue.pop(1)
             if not got:
@@ -275,32 +295,40 @@ class BoundlessBPE(Variant):
             pair = entry[-1]
             if made(pair):
                 continue  # (never merged while its token exists)
-            taken.append(entry)
-            if best is not None and entry > best:
-                break
-            k = corr.get(pair, 0) if pair[0] == pair[1] else 0
-            mine = entry if not k else (entry[0] + k, *entry[1:])
-            if mine[0] < 0 and (best is None or mine < best):
-                best = mine
-            if not k:
-                break
-        for entry in reversed(taken):
+            if pair[0] == pair[1] and pair in corr:
+                self._requeue({pair: 0})  # (to the side queue, counted without overlap)
+                continue
             queue.put_back(entry)
-        return best
+            word = entry
+            break
+        side, pc, make = self.side, self.pair_counts, self.make_entry
+        while side:
+            top = side[0]
+            pair = top[-1]
+            count = pc.get(pair, 0) - corr.get(pair, 0)
+            if count <= 0 or made(pair):
+                heapq.heappop(side)
+                continue
+            if count != -top[0]:
+                heapq.heapreplace(side, make(pair, count))
+                continue
+            return top if word is None or top < word else word
+        return word
 
-    def _choice(self, bench: Bench) -> tuple[tuple | None, bool]:
-        """``(entry, is it a supermerge)`` of what the next step takes (entry None: nothing)."""
+    def _choice(self, bench: Bench) -> tuple[tuple | None, bool, tuple | None]:
+        """``(entry, is it a supermerge, the other state's best entry)`` of what the next
+        step takes (entry None: nothing)."""
         word = self._best_word(bench)
         sup = self.units.best(self._made(bench))
         if sup is not None and (word is None or -sup[0] >= -word[0]):
-            return sup, True
-        return word, False
+            return sup, True, word
+        return word, False, sup
 
     def peek(self, bench: Bench) -> tuple | None:
         return self._choice(bench)[0]
 
     def choose(self, bench: Bench, respect_target: bool) -> Any:
-        entry, supermerge = self._choice(bench)
+        entry, supermerge, rival = self._choice(bench)
         stop = bench.stop_reason_for(entry, respect_target)
         if stop is not None:
             return stop
@@ -309,7 +337,6 @@ class BoundlessBPE(Variant):
         surfaces = bench.state.surfaces
         a, b = ids_of(pair)
         if supermerge:
-            rival = self._best_word(bench)
             units = self.units.token_counts
             reason: Any = Supermerge(
                 surfaces[a], surfaces[b], count, units[a], units[b],
@@ -318,7 +345,6 @@ class BoundlessBPE(Variant):
             )
             self.pending = reason
         else:
-            rival = self.units.best(self._made(bench))
             reason = WordMerge(
                 count, self.counts.get(a, 0), self.counts.get(b, 0),
                 ((surfaces[ord(rival[-1][0])], surfaces[ord(rival[-1][1])]), -rival[0]) if rival is not None else None,
@@ -332,14 +358,14 @@ class BoundlessBPE(Variant):
             st = bench.state
             raise BPEError(f"BoundlessBPE never makes a token twice: {show_pair(ids_surfaces(st.surfaces, merged.pair))} makes {show(st.surfaces[merged.new_id])}, which exists")
         log = _StepLog()
-        self.log.append(log)
-        if merged.elsewhere:
-            return self._after_supermerge(bench, merged, log)
-        return self._after_word_merge(bench, merged, log)
+        events = self._after_supermerge(bench, merged, log) if merged.elsewhere else self._after_word_merge(bench, merged, log)
+        # (kept as a tuple of tuples: the garbage collector stops walking it)
+        self.log.append((tuple(log.counts), tuple(log.corrections), log.made, log.unlocked, log.supermerge, tuple(log.deleted)))
+        return events
 
     def _after_supermerge(self, bench: Bench, merged: Merged, log: _StepLog) -> tuple:
         touched, joins, unlocked = self.units.merge(merged.pair, merged.new_id)
-        log.supermerge = (merged.pair, merged.new_id, touched, joins)
+        log.supermerge = (merged.pair, merged.new_id, tuple(touched), joins)
         self.pending = None
         return ()
 
@@ -373,7 +399,7 @@ class BoundlessBPE(Variant):
         self._count(log, new, joins)
         self.made_by[new] = (a, b)
         log.made = new
-        self.holders.setdefault(new, {}).update(dict.fromkeys(merged.touched))
+        self.holders.setdefault(new, []).append(merged.touched)  # (the merge's own list: no copy)
         self._recorrect(bench, merged.touched, log, new)
         events: list[DeletionEvent] = []
         for part in (a, b):
@@ -405,12 +431,12 @@ class BoundlessBPE(Variant):
         left = self.counts.get(part, 0)
         mark = chr(part)
         words = st.words
-        held = sorted(w for w in self.holders.get(part, ()) if mark in words[w])
+        held = sorted({w for listed in self.holders.get(part, ()) for w in listed if mark in words[w]})
         if held:
             spelled = "".join(map(chr, split))
             st.rewrite([(w, words[w].replace(mark, spelled)) for w in held], merged)
             for p in split:
-                self.holders.setdefault(p, {}).update(dict.fromkeys(held))
+                self.holders.setdefault(p, []).append(held)
             self._recorrect(bench, held, log)
         for p in split:
             self._count(log, p, left)
@@ -425,29 +451,30 @@ class BoundlessBPE(Variant):
     # ------------------------------------------------------------------ undo
 
     def undo(self, bench: Bench, event: "MergeEvent") -> None:
-        log = self.log.pop()
-        if log.supermerge is not None:
-            pair, new, touched, joins = log.supermerge
+        changed_counts, corrections, made, unlocked, supermerge, deleted = self.log.pop()
+        if supermerge is not None:
+            pair, new, touched, joins = supermerge
             self.units.unmerge(pair, new, touched, joins)
-        if log.unlocked is not None:
-            self.units.relock(*log.unlocked)
-        for token in log.deleted:
+        if unlocked is not None:
+            self.units.relock(*unlocked)
+        for token in deleted:
             self.deleted.pop(token, None)
         st = bench.state
-        for w, share in reversed(log.corrections):
+        for w, share in reversed(corrections):
             self._set_share(w, "", 0)
             if share:
                 self.shares[w] = share
                 for p, k in share.items():
                     self.correction[p] = self.correction.get(p, 0) + k
+                self._requeue(share)
         counts = self.counts
-        for token, before in reversed(log.counts):
+        for token, before in reversed(changed_counts):
             if before:
                 counts[token] = before
             else:
                 counts.pop(token, None)
-        if log.made is not None:
-            del self.made_by[log.made]
+        if made is not None:
+            del self.made_by[made]
         # The token this step made is taken back: pairs that would make it may be merged again.
         surface = st.surfaces[event.new_id]
         to_id = st.surface_to_id
@@ -457,6 +484,8 @@ class BoundlessBPE(Variant):
                 pair = chr(left) + chr(right)
                 bench.queue.push(pair)
                 self.units.push(pair)
+                if pair in self.correction:
+                    self._requeue({pair: 0})
 
     # ------------------------------------------------------------------ the table, and checking
 

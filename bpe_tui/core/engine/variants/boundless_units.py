@@ -25,8 +25,8 @@ of one token counts without overlap (``x x x``: one ``(x, x)``), as the referenc
 count is kept up to date: unlocking adds the pairs around each place the pre-token stands,
 a supermerge recounts the runs it rewrote; nothing is ever counted again from scratch (but in
 check mode, :meth:`UnitState.problem`). The best pair comes from a heap with lazy invalidation,
-as the trainer's queue (:mod:`~bpe_tui.core.engine.queue`): ``(-count, left, right, pair)``, the
-smallest pair by bytes first among equal counts.
+as the trainer's queue (:mod:`~bpe_tui.core.engine.queue`): ``(-count, *tie-break key, pair)``,
+the smallest pair by bytes first among equal counts under the reference's rule, lexical-min.
 
 Everything here is undone exactly, last in first out (:meth:`UnitState.relock`,
 :meth:`UnitState.unmerge`), from what each change can tell of itself: a token made by the step
@@ -139,8 +139,8 @@ class UnitState:
         #: superword token counts, which its supermerges print)
         self.token_counts: dict[int, int] = {}
         self.heap: list[tuple] = []
-        #: ``make_entry(pair, count)``: the heap entry of a pair (the trainer's queue's: the
-        #: lexical-min rule's, which the reference's order is); set by the variant
+        #: ``make_entry(pair, count)``: the heap entry of a pair (the trainer's queue's, under
+        #: the config's tie-break rule: the reference's order is lexical-min's); set by the variant
         self.make_entry: Callable[[str, int], tuple] = lambda p, c: (-c, p)
 
     def check_room(self, vocab_size: int) -> None:
@@ -210,25 +210,21 @@ class UnitState:
         free = self.free
         deltas: dict[str, int] = {}
         get = deltas.get
-        double = c + c
         self.token_runs[token] = set(self.holders[lock])
         for r in self.holders[lock]:
             run = runs[r].replace(lock, c)
             runs[r] = run
             w = weights[r]
-            if double in run:
-                pairs = _pairs_with(run, c, free)
-            else:  # (the usual case, inline: each place's two neighbours)
-                pairs = []
-                i = run.find(c)
-                last = len(run) - 1
-                while i >= 0:
-                    if i and run[i - 1] in free:
-                        pairs.append(run[i - 1] + c)
-                    if i < last and run[i + 1] in free:
-                        pairs.append(c + run[i + 1])
-                    i = run.find(c, i + 1)
-            for p in pairs:
+            i = run.find(c)
+            if run.find(c, i + 1) < 0:  # (the usual case, inline: one place, its two neighbours)
+                if i and (x := run[i - 1]) in free:
+                    p = x + c
+                    deltas[p] = get(p, 0) + w
+                if i + 1 < len(run) and (y := run[i + 1]) in free:
+                    p = c + y
+                    deltas[p] = get(p, 0) + w
+                continue
+            for p in _pairs_with(run, c, free):
                 deltas[p] = get(p, 0) + w
         self._apply(deltas)
         return True
