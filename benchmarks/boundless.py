@@ -1,8 +1,9 @@
-"""BoundlessBPE: the authors' trainer on 1 MB and 10 MB, and encoding with their largest model
-(run by hand; not a test).
+"""BoundlessBPE: the authors' trainer against bpe-tui's on 1 MB and 10 MB, bpe-tui's against
+plain BPE on 100 MB, and encoding with their largest model (run by hand; not a test).
 
-    python benchmarks/boundless.py train                   # 1 MB and 10 MB, 4,096 tokens
+    python benchmarks/boundless.py train                   # 1 MB and 10 MB, 4,096 tokens, both trainers
     python benchmarks/boundless.py train --sizes 1 --vocab-size 2048 --timeout 600
+    python benchmarks/boundless.py big                     # 100 MB to 32,768: BoundlessBPE and plain BPE
     python benchmarks/boundless.py encode                  # the 114,688-token model vs o200k
 
 ``train`` runs the authors' ``FasterHalfDirectRegexTokenizer`` (their checkout, found at
@@ -13,8 +14,16 @@ tau 0.9, deletions into bytes) and its bookkeeping check once per 1,000 steps, a
 did. The corpora: tinyshakespeare's first 1 MB, and 10 MB of this Python's standard library
 (its ``.py`` files in sorted order, one document each, made here). It prints CPU and wall
 seconds; a run past ``--timeout`` is stopped and its rate so far printed, with how long the
-whole run would take at that rate. bpe-tui's own BoundlessBPE trainer joins the table (same
-documents, the ratio) once it trains them.
+whole run would take at that rate. Then bpe-tui's trainer (``--preset boundless``, the same
+setup) trains the same documents in a fresh process, counting included as the reference's
+pre-tokenization is, and the ratio of CPU seconds is printed (it checks that both made the
+same number of events of each kind).
+
+``big`` trains 100 MB (the standard library's ``.py`` files, then this environment's
+site-packages ``.py`` files, sorted, one document each) to 32,768 tokens with bpe-tui's
+BoundlessBPE and with plain BPE under the same rules (``--preset boundless`` with the
+variant off: GPT-4o's regex, ties to the smallest pair), each in a fresh process, counting
+included, and prints their CPU and wall seconds and the ratio (the goal: at most 3).
 
 ``encode`` opens the largest published model the snapshot holds (114,688 tokens: the 131,072
 ones are not in it) and o200k (../shared/tables), and encodes tinyshakespeare with each in a
@@ -71,11 +80,63 @@ def stdlib_documents(size: int) -> list[str]:
     return docs
 
 
+def python_documents(size: int) -> list[str]:
+    """The standard library's .py files, then this environment's site-packages .py files
+    (each sorted), one document each, until ``size`` bytes."""
+    roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
+    docs, total = [], 0
+    for k, root in enumerate(roots):
+        for path in sorted(root.rglob("*.py")):
+            if k == 0 and "site-packages" in path.parts:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            docs.append(text)
+            total += len(text.encode("utf-8"))
+            if total >= size:
+                return docs
+    return docs
+
+
 def corpus(size_mb: int) -> tuple[str, list[str]]:
     if size_mb == 1:
         r = recipe()
         return "tinyshakespeare, first 1 MB", r.documents(r.corpus_slice(str(TINY), 1_000_000))
+    if size_mb > 30:
+        return f"Python {sys.version_info.major}.{sys.version_info.minor} stdlib + site-packages .py, {size_mb} MB", python_documents(size_mb * 1_000_000)
     return f"Python {sys.version_info.major}.{sys.version_info.minor} standard library .py, {size_mb} MB", stdlib_documents(size_mb * 1_000_000)
+
+
+_OURS = r"""
+import json, sys, time
+from bpe_tui import Trainer, TrainerConfig
+data, vocab, boundless = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+docs = [json.loads(line)["text"] for line in open(data, encoding="utf-8")]
+cpu0, wall0 = time.process_time(), time.perf_counter()
+config = TrainerConfig(preset="boundless", vocab_size=vocab) if boundless else TrainerConfig(preset="boundless", boundless=None, vocab_size=vocab)
+trainer = Trainer.from_iterator(docs, config)
+counted = time.process_time() - cpu0
+for _ in trainer.run():
+    pass
+cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+kinds = {"w": 0, "s": 0, "wd": 0}
+for event in trainer.history:
+    kinds["s" if getattr(event.reason, "kind", "") == "supermerge" else "w"] += 1
+    kinds["wd"] += len(event.after)
+print(json.dumps({"cpu": cpu, "wall": wall, "count": counted, "steps": trainer.steps_done, "kinds": kinds}))
+"""
+
+
+def train_ours(docs: list[str], vocab: int, boundless: bool = True) -> dict:
+    """bpe-tui's trainer on ``docs`` in a fresh process (counting included): CPU and wall seconds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "docs.jsonl")
+        with open(data, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps({"text": d}) + "\n" for d in docs)
+        out = subprocess.run([sys.executable, "-c", _OURS, data, str(vocab), "1" if boundless else "0"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 _REFERENCE = r"""
@@ -131,11 +192,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not TINY.exists():
         print(f"{TINY} is absent: this benchmark needs ../shared", file=sys.stderr)
         return 2
-    print(f"the authors' FasterHalfDirectRegexTokenizer, GPT-4o regex, tau 0.9, deletions into bytes, to {args.vocab_size:,} tokens")
+    print(f"the authors' FasterHalfDirectRegexTokenizer and bpe-tui's --preset boundless: GPT-4o regex, tau 0.9, deletions into bytes, to {args.vocab_size:,} tokens")
     print(f"{'corpus':<48} {'docs':>6} {'MB':>5} {'steps':>6} {'CPU s':>8} {'wall s':>8}  note")
     for size in args.sizes:
         name, docs = corpus(size)
         mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+        ours = train_ours(docs, args.vocab_size)
+        made = f"{ours['kinds']['w']:,} word merges, {ours['kinds']['s']:,} supermerges, {ours['kinds']['wd']:,} deletions"
+        print(f"{'  bpe-tui: ' + name:<48} {len(docs):>6,} {mb:>5.1f} {ours['steps']:>6,} {ours['cpu']:>8.1f} {ours['wall']:>8.1f}  {made} (counting {ours['count']:.1f} s CPU)", flush=True)
         r = train_reference(docs, args.vocab_size, args.timeout)
         want = args.vocab_size - 256
         made = f"{r['kinds']['w']:,} word merges, {r['kinds']['s']:,} supermerges, {r['kinds']['wd']:,} deletions"
@@ -146,7 +210,29 @@ def cmd_train(args: argparse.Namespace) -> int:
             note = f"stopped at --timeout: {r['steps']:,} of {want:,} steps ({made}), {rate:.2f} s a step; the whole run ~{r['pretokenize'] + rate * want:,.0f} s wall"
         else:
             note = "stopped at --timeout before its first step"
-        print(f"{name:<48} {len(docs):>6,} {mb:>5.1f} {r['steps']:>6,} {r['cpu']:>8.1f} {r['wall']:>8.1f}  {note}", flush=True)
+        print(f"{'  reference: ' + name:<48} {len(docs):>6,} {mb:>5.1f} {r['steps']:>6,} {r['cpu']:>8.1f} {r['wall']:>8.1f}  {note}", flush=True)
+        if r["finished"]:
+            same = "the same events of each kind" if r["kinds"] == ours["kinds"] else f"NOT the same events: {r['kinds']} against {ours['kinds']}"
+            print(f"  reference / bpe-tui: {r['cpu'] / ours['cpu']:.0f}x CPU, {r['wall'] / ours['wall']:.0f}x wall ({same})", flush=True)
+        elif r["steps"]:
+            rate = r["cpu"] / max(1, r["steps"])
+            print(f"  reference / bpe-tui, at the reference's CPU rate so far: ~{rate * ours['steps'] / ours['cpu']:.0f}x CPU", flush=True)
+    return 0
+
+
+def cmd_big(args: argparse.Namespace) -> int:
+    """100 MB to 32,768 tokens: bpe-tui's BoundlessBPE against plain BPE under the same rules."""
+    name, docs = corpus(args.size)
+    mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    print(f"{name}: {len(docs):,} documents, {mb:.1f} MB, to {args.vocab_size:,} tokens, fresh processes, counting included")
+    print(f"{'trainer':<36} {'steps':>7} {'count s':>8} {'CPU s':>8} {'wall s':>8}  made")
+    rows = {}
+    for label, boundless in (("plain BPE (same rules)", False), ("BoundlessBPE (--preset boundless)", True)):
+        r = rows[label] = train_ours(docs, args.vocab_size, boundless)
+        made = f"{r['kinds']['w']:,} word merges, {r['kinds']['s']:,} supermerges, {r['kinds']['wd']:,} deletions"
+        print(f"{label:<36} {r['steps']:>7,} {r['count']:>8.1f} {r['cpu']:>8.1f} {r['wall']:>8.1f}  {made}", flush=True)
+    plain, ours = rows["plain BPE (same rules)"], rows["BoundlessBPE (--preset boundless)"]
+    print(f"BoundlessBPE / plain BPE: {ours['cpu'] / plain['cpu']:.2f}x CPU, {ours['wall'] / plain['wall']:.2f}x wall (the goal: at most 3)")
     return 0
 
 
@@ -198,6 +284,9 @@ def main() -> int:
     t.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1, 10], help="corpus sizes in MB (1: tinyshakespeare; more: the standard library)")
     t.add_argument("--vocab-size", type=int, default=4096)
     t.add_argument("--timeout", type=float, default=3600, help="seconds a run may take before it is stopped (its rate is still printed)")
+    b = sub.add_parser("big", help="100 MB to 32,768 tokens: BoundlessBPE against plain BPE")
+    b.add_argument("--size", type=int, default=100, help="MB (default 100)")
+    b.add_argument("--vocab-size", type=int, default=32768)
     e = sub.add_parser("encode", help="the 114,688-token model against o200k")
     e.add_argument("--model", help="another .model file")
     e.add_argument("--rounds", type=int, default=3)
@@ -205,7 +294,7 @@ def main() -> int:
     if args.ref:
         global CHECKOUT
         CHECKOUT = Path(args.ref)
-    return cmd_train(args) if args.command == "train" else cmd_encode(args)
+    return {"train": cmd_train, "big": cmd_big, "encode": cmd_encode}[args.command](args)
 
 
 if __name__ == "__main__":

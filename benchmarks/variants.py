@@ -1,4 +1,4 @@
-"""Plain BPE, PickyBPE, parity-aware BPE and SuperBPE side by side (run by hand; not a test).
+"""Plain BPE, PickyBPE, parity-aware BPE, SuperBPE and BoundlessBPE side by side (run by hand; not a test).
 
     python benchmarks/variants.py                              # 200 KB a language, vocabulary 3,000
     python benchmarks/variants.py --max-bytes 400000 --vocab-size 3500
@@ -18,7 +18,9 @@ The material, the same for every variant:
 Every variant trains under GPT-2's rules (bytes, GPT-2's regex, ties by the greatest pair) to
 the same vocabulary size: plain BPE; PickyBPE with τ ``--picky`` (0.9); parity-aware BPE,
 base; SuperBPE with its transition after ``--superwords-share`` (0.8) of the merges and its
-stage-2 rule (the trainer's defaults; not the ``superbpe`` preset's limits). Each runs in a
+stage-2 rule (the trainer's defaults; not the ``superbpe`` preset's limits); BoundlessBPE with
+deletions at τ ``--picky`` too (its vocabulary size counts its deleted tokens, as its authors'
+trainer does, so its table encodes with fewer). Each runs in a
 fresh Python process that counts the corpus and trains, timed in CPU and wall seconds, one
 after another in this run, and saves its table. Then the four tables are measured on the
 evaluation text with ``bpe-tui eval``'s numbers (:mod:`bpe_tui.core.analysis.side_by_side`),
@@ -43,7 +45,7 @@ sys.path.insert(0, str(REPO))
 from tests.catalogues import LANGUAGES, build  # noqa: E402
 
 PARALLEL = REPO / "corpora" / "parallel"
-VARIANTS = ("plain", "picky", "parity", "superbpe")
+VARIANTS = ("plain", "picky", "parity", "superbpe", "boundless")
 
 _CHILD = r"""
 import json, sys, time
@@ -58,7 +60,7 @@ base = dict(preset="gpt2", vocab_size=vocab)
 if variant == "parity":
     trainer = Trainer.from_languages(corpora, dev=dev, config=TrainerConfig(parity="base", **base))
 else:
-    extra = {"picky": dict(picky=tau), "superbpe": dict(superwords_after=round(share * (vocab - 256)))}.get(variant, {})
+    extra = {"picky": dict(picky=tau), "superbpe": dict(superwords_after=round(share * (vocab - 256))), "boundless": dict(boundless=tau)}.get(variant, {})
     trainer = Trainer.from_files(list(corpora.values()), TrainerConfig(**base, **extra))
 c1 = clock()
 for _ in trainer.run():

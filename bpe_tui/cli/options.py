@@ -15,7 +15,7 @@ from ..core.engine.merge_core import engine_info
 from ..core.engine.config import EXPLORER_MAX_TOKEN_LENGTH, PRESETS, TrainerConfig
 from ..core.errors import BPEError
 from ..core.types import TIE_BREAKS, UNITS
-from .variants import add_variant_options, built_in_fields, checked_config, preset_asked, variant_requested
+from .variants import add_variant_options, built_in_fields, checked_config, preset_asked, preset_takes_no_limit, variant_requested
 from .terminal import say
 
 #: The subcommands, in the order the help lists them; any other first word opens the explorer.
@@ -142,7 +142,7 @@ def config_from_args(args: argparse.Namespace, default_vocab: int | None = 1000,
         kw["min_frequency"] = args.min_frequency
     kw.update(built_in_fields(args))
     # (a variant that takes no length limit does not get the explorer's default put on it)
-    limitless = any(not cls.takes_length_limit for cls in variant_requested(args))
+    limitless = any(not cls.takes_length_limit for cls in variant_requested(args)) or preset_takes_no_limit(preset)
     limit = args.max_token_length if args.max_token_length is not None or limitless else default_max_length
     kw["max_token_length"] = limit or None  # 0: no limit
     kw["no_merge_across"] = args.no_merge_across

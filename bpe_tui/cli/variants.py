@@ -82,6 +82,12 @@ def preset_asked(args: argparse.Namespace) -> str | None:
     return next((cls.preset for cls in variant_requested(args) if cls.preset), None)
 
 
+def preset_takes_no_limit(preset: str) -> bool:
+    """Whether ``preset`` is a variant's own setup and that variant takes no length limit
+    (``--preset boundless``: the explorer's default limit is not put on it)."""
+    return any(cls.preset == preset and not cls.takes_length_limit for cls in BUILT_IN)
+
+
 def built_in_fields(args: argparse.Namespace, start_merges: int | None = None) -> dict[str, Any]:
     """The TrainerConfig fields the built-ins' flags give (each variant checks its own)."""
     if args.variant:

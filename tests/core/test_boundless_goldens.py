@@ -1,8 +1,7 @@
 """The BoundlessBPE authors' trainer, as its goldens show it (tests/core/golden/boundless/*.events,
-made by their FasterHalfDirectRegexTokenizer: see README.md there). Until bpe-tui trains
-BoundlessBPE itself (then these runs are trained again and compared event for event), the
-goldens are checked for what docs/variants/boundless.md says of the reference, from its own
-output: each events file is a model bpe-tui opens, that model is the one the trainer saved
+made by their FasterHalfDirectRegexTokenizer: see README.md there). bpe-tui's own trainer is
+held to them event for event in test_boundless_training.py; here the goldens are checked for
+what docs/variants/boundless.md says of the reference, from its own output: each events file is a model bpe-tui opens, that model is the one the trainer saved
 (the ids its inference gave match), deletions follow the rule and tau as told, supermerges
 join tokens of the merge pattern, nothing is made twice, and the notes restated as a naive
 trainer (boundless_naive.py) give the same events."""
@@ -72,7 +71,10 @@ def test_each_run_is_a_model_with_the_reference_rules(name, tmp_path):
         due = [part for part, count in ((left, c_a), (right, c_b)) if len(part) > 1 and c_ab / count >= tau]
         assert following == due, f"event {k}: {left!r} + {right!r} ({c_ab}, {c_a}, {c_b}) deletes {following}, not {due}"
         deleted.update(following)
-    assert deleted <= made and len(table.removals) == sum(e[0] == "D" for e in events)
+    # A token deleted twice (into the pair, which can bring a deleted token back) is deleted
+    # at its last deletion only, as the authors' inference reads the file.
+    deletions = [e[1] for e in events if e[0] == "D"]
+    assert deleted <= made and len(table.removals) == len(set(deletions))
 
 
 @pytest.mark.parametrize("line", [line for line in (GOLDEN / "trained.ids").read_text().splitlines() if not line.startswith("#")])

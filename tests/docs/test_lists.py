@@ -41,7 +41,7 @@ def test_the_glossary_has_the_variants_words():
     for heading in ("IoS (Intersection over Self)", "Removal", "Restore", "Development text", "Parity (parity-aware BPE)",
                     "Supermerge", "Superword stage"):
         assert f"### {heading}\n" in text
-    assert "issue 38" in entry("glossary.md", "Supermerge")
+    assert "(variants/boundless.md)" in entry("glossary.md", "Supermerge") and "--preset boundless" in entry("glossary.md", "Supermerge")
 
 
 def test_the_rules_page_defines_every_tie_break_and_shows_every_preset():

@@ -12,6 +12,7 @@ o200k      bytes   o200k            none         lexical-max  1
 superbpe   bytes   superbpe-stage1  none         hf           1
 picky      chars   whitespace       none         picky        1
 parity     bytes   parity           none         subword-nmt  2
+boundless  bytes   o200k            none         lexical-min  1
 =========  ======  ===============  ===========  ===========  =============
 
 ``classic`` is the textbook algorithm of Sennrich et al. (2016) as the tutorials teach it;
@@ -30,6 +31,10 @@ itself is ``picky=τ`` (without it, plain BPE on that setup).
 ``parity`` is the setup of parity-aware BPE's reference code (Foroutan et al. 2025, built on
 subword-nmt): Hugging Face's Whitespace split with a space in front of every piece, subword-nmt's
 order among equal counts, and no pair merged that occurs fewer than 2 times.
+``boundless`` is BoundlessBPE as its authors trained the models of their paper (Schmidt et al.
+2025, github kensho-technologies/boundlessbpe): GPT-4o's regex, ties to the smallest pair,
+supermerges of whole pre-tokens beside ordinary merges, and deletions at τ 0.9 into bytes
+(``boundless=τ``; see :mod:`~bpe_tui.core.engine.variants.boundless`).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         alphabet="first-seen",
     ),
     "parity": dict(units="bytes", pretokenizer="parity", end_of_word=None, tie_break="subword-nmt", min_frequency=2),
+    "boundless": dict(units="bytes", pretokenizer="o200k", end_of_word=None, tie_break="lexical-min", min_frequency=1, boundless=0.9),
 }
 
 #: What SuperBPE's stage-2 options are where a preset does not set them: the authors' current
@@ -73,7 +79,12 @@ STAGE2_DEFAULTS: dict[str, Any] = dict(
 )
 
 #: What a preset that does not say takes: the settings only the picky preset uses, off.
-PRESET_DEFAULTS: dict[str, Any] = dict(word_start=None, special_tokens=[], unk_token=None, character_coverage=None, alphabet="code-point")
+PRESET_DEFAULTS: dict[str, Any] = dict(
+    word_start=None, special_tokens=[], unk_token=None, character_coverage=None, alphabet="code-point", boundless=None,
+)
+
+#: How BoundlessBPE splits a deleted token (TrainerConfig.boundless_deletions).
+BOUNDLESS_DELETIONS = ("bytes", "pair")
 
 #: The orders the base symbols take ids in (see TrainerConfig.alphabet).
 ALPHABETS = ("code-point", "first-seen")
@@ -123,7 +134,7 @@ class TrainerConfig:
 
     Attributes:
         preset: The rule set to start from: "classic", "gpt2", "gpt4", "o200k", "superbpe",
-            "picky" or "parity" (``PRESETS``).
+            "picky", "parity" or "boundless" (``PRESETS``).
         units: "chars" (Unicode characters) or "bytes" (UTF-8 bytes, 256 base tokens).
         pretokenizer: "whitespace", "gpt2", "gpt4", "o200k", "clip", or a regex (optionally
             written "regex:...").
@@ -188,6 +199,16 @@ class TrainerConfig:
             there).
         global_merges: The hybrid: the first this many merges are plain BPE on all languages
             together, parity-aware after (0: none).
+        boundless: BoundlessBPE's deletion threshold τ (Schmidt et al. 2025, see
+            :mod:`~bpe_tui.core.engine.variants.boundless`): merges across pre-tokens
+            (*supermerges* of two whole pre-tokens side by side) beside ordinary merges, and
+            after each ordinary merge a part whose IoS is at least τ is deleted (τ above 1: no
+            deletions; the authors' runs without them use 1.1). None: off (the ``boundless``
+            preset sets 0.9). Byte-level, no end-of-word marker, ties to the smallest pair.
+        boundless_deletions: What a deleted token is split into: "bytes" (the paper) or
+            "pair" (the pair that made it: the paper's ablation).
+        boundless_merge_pattern: The regex a whole pre-token must match to take part in a
+            supermerge (None: the authors', :data:`~bpe_tui.core.text.boundless_rules.MERGE_PATTERN`).
     """
 
     preset: str = "gpt2"
@@ -216,6 +237,9 @@ class TrainerConfig:
     parity_window: int = 100
     parity_alpha: int = 2
     global_merges: int = 0
+    boundless: float | None = field(default=_FROM_PRESET)
+    boundless_deletions: str = "bytes"
+    boundless_merge_pattern: str | None = None
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -251,6 +275,40 @@ class TrainerConfig:
         self._check_stage2()
         self._check_picky_setup()
         self._check_parity()
+        self._check_boundless()
+
+    def _check_boundless(self) -> None:
+        """BoundlessBPE's options: their values, and the setup it needs."""
+        tau = self.boundless
+        if tau is not None and (isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau > 0 or tau != tau):
+            raise BPEError(f"{named('boundless')}: the deletion threshold must be a number above 0 (above 1: no deletions), not {tau!r}")
+        if self.boundless_deletions not in BOUNDLESS_DELETIONS:
+            raise BPEError(f"{named('boundless_deletions')} must be bytes or pair, not {self.boundless_deletions!r}")
+        join = self.boundless_merge_pattern
+        if join is not None:
+            if not isinstance(join, str) or not join:
+                raise BPEError(f"{named('boundless_merge_pattern')} must be a regex, not {join!r}")
+            try:
+                regex.compile(join)
+            except regex.error as exc:
+                raise BPEError(f"{named('boundless_merge_pattern')}: {join!r} does not compile: {exc}") from None
+        if tau is None:
+            if self.boundless_deletions != "bytes" or join is not None:
+                given = "boundless_deletions" if self.boundless_deletions != "bytes" else "boundless_merge_pattern"
+                raise BPEError(f"{named(given)} is an option of BoundlessBPE: give {named('boundless')} TAU too (or --preset boundless)")
+            return
+        if self.units != "bytes" or self.end_of_word is not None:
+            raise BPEError(f"{named('boundless')} needs byte-level units without an end-of-word marker (BoundlessBPE is byte-level BPE); choose a bytes preset such as boundless")
+        if self.tie_break in ("first-seen", "picky"):
+            raise BPEError(
+                f"{named('boundless')} breaks ties among the pairs of both its states by one order of pairs, and {self.tie_break}'s "
+                "follows the words alone: choose lexical-min (its authors', as --preset boundless does), lexical-max, hf, rustbpe or subword-nmt"
+            )
+        for name in ("superwords_after", "picky", "parity", "max_token_length", "no_merge_across"):
+            if getattr(self, name) is not None:
+                raise BPEError(f"{named('boundless')} and {named(name)} do not go together: BoundlessBPE has no such rule (its reference trains without it)")
+        if self.word_start is not None or self.character_coverage is not None:
+            raise BPEError(f"{named('boundless')} does not take the picky setup (word_start, character_coverage): BoundlessBPE starts from the 256 bytes")
 
     def _check_superwords_in_reach(self) -> None:
         """SuperBPE's transition after merge K must come before the target's last merge: at or
@@ -346,6 +404,10 @@ class TrainerConfig:
             window = f" {self.parity_window}/{self.parity_alpha}" if self.parity == "window" else ""
             hybrid = f", {self.global_merges:,} global first" if self.global_merges else ""
             parts.append(f"parity-aware {self.parity}{window}{hybrid}")
+        if self.boundless is not None:
+            deletions = "no deletions" if self.boundless > 1 else f"τ {self.boundless:g}" + (", deletions into the pair" if self.boundless_deletions == "pair" else "")
+            pattern = ", own merge pattern" if self.boundless_merge_pattern is not None else ""
+            parts.append(f"BoundlessBPE {deletions}{pattern}")
         return " · ".join(parts)
 
     def stage2_options(self, dropped: int = 0) -> list[str]:
@@ -422,4 +484,4 @@ def check_vocab_size(vocab_size: int | None, base_count: int, special_count: int
 
 
 def _is_named(pretokenizer: str) -> bool:
-    return pretokenizer in ("whitespace", "gpt2", "gpt4", "o200k")
+    return pretokenizer in ("whitespace", "gpt2", "gpt4", "o200k", "ultimate2")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import BPEError
@@ -51,7 +52,12 @@ def count_stages(
 
     Without superwords_after: the words, no chunks. With it: the words under the config's
     pre-tokenizer and the chunks under SuperBPE's stage-2 rule, or, for a trainer that starts
-    at or past the transition, only the chunks, as its words."""
+    at or past the transition, only the chunks, as its words. With ``boundless``: the words,
+    and BoundlessBPE's runs of pre-tokens that may join as the chunks (:func:`runs_config`)."""
+    if config.boundless is not None:  # (one pass: the pre-tokens and the runs, told apart after)
+        from ..text.boundless_rules import split_counts
+
+        return split_counts(count([runs_config(config)])[0])
     k = config.superwords_after
     if k is None:
         return count([config])[0], None
@@ -59,6 +65,17 @@ def count_stages(
         return count([chunk_config(config)])[0], None
     words, chunks = count([config, chunk_config(config)])
     return words, chunks
+
+
+def runs_config(config: TrainerConfig) -> TrainerConfig:
+    """The config that counts a corpus for BoundlessBPE in one pass: its pre-tokens, and its
+    second cut, the runs of adjacent pre-tokens the merge pattern takes, marked
+    (:class:`~bpe_tui.core.text.boundless_rules.RunsPattern`; ``split_counts`` tells them
+    apart), under the config's pre-tokenizer, lowercase and special tokens."""
+    from ..text.boundless_rules import MERGE_PATTERN, runs_pretokenizer
+
+    pattern = runs_pretokenizer(config.pretokenizer, config.boundless_merge_pattern or MERGE_PATTERN, words=True)
+    return replace(config, pretokenizer=pattern, boundless=None, boundless_deletions="bytes", boundless_merge_pattern=None, vocab_size=None, merges=None)
 
 
 def count_each(count: Callable[[TrainerConfig, bool], dict[str, int]]) -> Callable[[list[TrainerConfig]], list[dict[str, int]]]:
@@ -70,10 +87,11 @@ def count_each(count: Callable[[TrainerConfig, bool], dict[str, int]]) -> Callab
 
 def no_chunks_from_counts(config: TrainerConfig, paths: list[str]) -> None:
     """Refuse SuperBPE on word-count files: they cannot say which words stood side by side."""
-    if config.superwords_after is not None:
-        from ..text.corpus import corpus_where
+    for field_name in ("superwords_after", "boundless"):
+        if getattr(config, field_name) is not None:
+            from ..text.corpus import corpus_where
 
-        raise BPEError(f"{corpus_where(paths)}: {named('superwords_after')} needs the text itself: word-count files cannot say which words stood side by side")
+            raise BPEError(f"{corpus_where(paths)}: {named(field_name)} needs the text itself: word-count files cannot say which words stood side by side")
 
 
 def _check_words(word_counts: Mapping[str, int], paths: list[str]) -> None:

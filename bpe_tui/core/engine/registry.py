@@ -31,15 +31,16 @@ from typing import Any
 from ..errors import BPEError, VariantError, one_line
 from .config import TrainerConfig
 from .variants.options import Option, parse_options
+from .variants.boundless import BoundlessBPE
 from .variants.parity import ParityAware
 from .variants.picky import PickyBPE
 from .variants.plain import PlainBPE
 from .state import Merged
-from .variants.seam import Bench, Choice, Series, Variant
+from .variants.seam import Bench, Choice, MergedElsewhere, Series, Variant
 from .variants.superbpe import SuperBPE
 
 __all__ = [
-    "BUILT_IN", "ENTRY_POINTS", "Bench", "Choice", "Merged", "Option", "PlainBPE", "Series", "Variant", "about_table", "built_in", "config_fields", "config_notes", "dialog_options", "encoding_rule", "flag_of",
+    "BUILT_IN", "ENTRY_POINTS", "Bench", "Choice", "Merged", "MergedElsewhere", "Option", "PlainBPE", "Series", "Variant", "about_table", "built_in", "config_fields", "config_notes", "dialog_options", "encoding_rule", "flag_of",
     "installed_variants", "languages_variant", "load_variant", "make_variant", "option_pairs", "plain_config", "requested", "save_needs", "table_save_needs", "token_mark", "token_marks",
     "variant_for", "variant_of_table", "variant_record", "about_variant", "describe_run", "own_variant",
 ]
@@ -49,6 +50,7 @@ BUILT_IN: tuple[type[Variant], ...] = (
     PickyBPE,
     ParityAware,
     SuperBPE,
+    BoundlessBPE,
 )
 
 #: The entry-point group an installed package offers its variants in.

@@ -96,6 +96,9 @@ class Merged:
     changes:   pair key -> change of its count over the step so far
     befores:   pair key -> its count before the step, for each pair whose count changed
     rewritten: ``(word, segmentation before)`` for every rewrite after the merge, in order
+    elsewhere: whether the pair was merged where the variant keeps it, not in the words (the
+               variant's Choice said so with a :class:`~bpe_tui.core.engine.variants.seam.MergedElsewhere`
+               reason): then no word was rewritten and ``after_merge`` makes the merge itself
     """
 
     pair: str
@@ -107,6 +110,7 @@ class Merged:
     changes: dict[str, int]
     befores: dict[str, int]
     rewritten: list[tuple[int, str]] = field(default_factory=list)
+    elsewhere: bool = False
 
 
 class TrainingState:

@@ -53,6 +53,7 @@ from .start import table_config
 from .state import Merged, TrainingState
 from .tiebreak import make_rule, show_pair
 from .variants import Variant
+from .variants.seam import MergedElsewhere
 from .registry import plain_config, variant_for
 from .variants.superbpe import plain_words, segment_chunks  # (their old home: kept importable from here)
 from .verify import guard, guarded
@@ -394,6 +395,8 @@ class Trainer(Questions):
             return None
         self.stop_reason = None
         pair, count, tie_count, ties, won, other, reason = choice
+        if reason is not None and isinstance(reason, MergedElsewhere):  # (the pair lives in the variant's own units)
+            return self._apply(pair, count, tie_count, ties, won, other, reason, False, True)
         return self._apply(pair, count, tie_count, ties, won, other, reason)
 
     def _step_by_hand(self, pair: tuple) -> MergeEvent | None:
@@ -457,13 +460,14 @@ class Trainer(Questions):
 
     def _apply(
         self, pair: str, count: int, tie_count: int, ties: tuple, won: tuple | None, other: tuple | None,
-        reason: object = None, manual: bool = False,
+        reason: object = None, manual: bool = False, elsewhere: bool = False,
     ) -> MergeEvent:
         """Merge ``pair`` (an internal key) everywhere, let the variant act after it, and
         return the event; the rest of the arguments are what the event reports and explains
         (the first seven are a variant's Choice; ``won`` and ``other`` are queue entries: see
         MergeEvent's ``_won`` and ``_other``; ``reason``: the variant's account of its choice;
-        ``manual``: the pair was chosen by hand)."""
+        ``manual``: the pair was chosen by hand; ``elsewhere``: the variant merges it in units
+        of its own, the words are left as they are: see seam.MergedElsewhere)."""
         st = self.state
         a, b = ids_of(pair)
         surfaces = st.surfaces
@@ -486,11 +490,16 @@ class Trainer(Questions):
         changes: dict[str, int] = {}
         pc = st.pair_counts
         where = st.where
-        touched, olds, saved, occurrences = merge_word(st.words, sorted(where.pop(pair, ())), pair, new, st.counts, changes, where, not created)
-
-        # The merged pair is gone everywhere (with a == b the local deltas above also touched
-        # it; every occurrence has been merged or absorbed, so its count is exactly zero).
-        changes[pair] = -pc.get(pair, 0)
+        touched: list[int]
+        olds: list[str]
+        occurrences: dict[int, int]
+        if elsewhere:
+            touched, olds, saved, occurrences = [], [], 0, {}
+        else:
+            touched, olds, saved, occurrences = merge_word(st.words, sorted(where.pop(pair, ())), pair, new, st.counts, changes, where, not created)
+            # The merged pair is gone everywhere (with a == b the local deltas above also touched
+            # it; every occurrence has been merged or absorbed, so its count is exactly zero).
+            changes[pair] = -pc.get(pair, 0)
         st.total_tokens -= saved
         befores = st.apply_changes(changes)
         if created and stale_keys:
@@ -498,7 +507,7 @@ class Trainer(Questions):
         after: tuple = ()
         rewritten = None
         if self._after is not None:  # the seam: what the variant does after the merge
-            merged = Merged(pair, new_id, created, touched, None if created else olds, saved, changes, befores)
+            merged = Merged(pair, new_id, created, touched, None if created else olds, saved, changes, befores, elsewhere=elsewhere)
             try:
                 after = self._after(self, merged)
             except Exception:  # (a variant's own: the merge is taken back, the trainer stays usable)

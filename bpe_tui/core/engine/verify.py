@@ -146,7 +146,8 @@ class StateCheck:
             return "the count histogram disagrees with a recount"
         if total != st.total_tokens:
             return f"the corpus holds {total:,} tokens, the state says {st.total_tokens:,}"
-        return None
+        variant = getattr(self.trainer, "variant", None)
+        return variant.check(self.trainer) if variant is not None else None
 
     def _shown(self, pair: str) -> str:
         surfaces = self.trainer.state.surfaces

@@ -42,7 +42,7 @@ from ..engine.merging import CACHE_LIMIT, PieceCache, merge_pairs, pair_merges
 from ..errors import BPEError
 from .removals import SLOTS, Removals, ReplayLog
 
-__all__ = ["BoundlessEvents", "Join", "Joiner", "supermerge_numbers"]
+__all__ = ["BoundlessEvents", "Join", "Joiner", "crossings", "supermerge_numbers"]
 
 #: Where a pre-token is one whole token: ``(token id, since, until)`` in event positions (it is
 #: whole after the event at ``since`` and before the one at ``until``); None where it never is
@@ -69,6 +69,19 @@ def supermerge_numbers(config: Mapping[str, Any], merges: int, where: str) -> li
     if len(set(numbers)) != len(numbers):
         raise BPEError(f"{where}: config.supermerges: a merge is listed twice")
     return sorted(numbers)
+
+
+def crossings(merges: Sequence[tuple[int, int, int]], supermerges: Iterable[int], surface: Callable[[int], Any]) -> dict[int, tuple[int, ...]]:
+    """Where each supermerge's token crosses pre-token boundaries: token id -> the offsets
+    (in its bytes) of every boundary inside it (``·of·the``: (3,); ``·of·the·king``: (3, 7)).
+    ``merges``: the table's ``(left, right, new)``; ``supermerges``: the 1-based numbers of
+    those that are supermerges; ``surface``: a token's bytes by id."""
+    out: dict[int, tuple[int, ...]] = {}
+    for number in sorted(supermerges):
+        a, b, new = merges[number - 1]
+        cut = len(surface(a))
+        out[new] = out.get(a, ()) + (cut,) + tuple(cut + x for x in out.get(b, ()))
+    return out
 
 
 class BoundlessEvents(Removals):

@@ -32,7 +32,7 @@ from ..wording import merge_number  # noqa: F401  (re-exported: where callers ha
 from . import batch, decoding, explain, handoff, offsets, search, special_policy
 from .encoder import BY_TOKEN_RANK, EncodeOptions, Encoder, check_dropout  # noqa: F401  (BY_TOKEN_RANK, check_dropout: re-exported)
 from .explain import MergeNode, TraceStep  # noqa: F401  (re-exported)
-from .boundless import BoundlessEvents, supermerge_numbers
+from .boundless import BoundlessEvents
 from .removals import Removals, renumbered
 from .special_policy import Allowed, Disallowed
 
@@ -127,16 +127,10 @@ class MergeTable:
         else:
             self._index_merges(list(merges), _like)
         #: How the variant that made the table says it encodes, when not by merges alone
-        #: (PickyBPE's removals, replayed in order with the merges: removals.py); the registry
-        #: asks each variant's ``encoding_rule`` of the table's config. A BoundlessBPE table's
-        #: deletions and supermerges (boundless.py) are read here until its variant trains.
-        self._removals: Removals | None
-        if "supermerges" in self.config and self._merges is not None:
-            where = source or "table"
-            numbers = supermerge_numbers(self.config, len(self._merges), where)
-            self._removals = BoundlessEvents(self.config.get("removals") or [], self._merges, self._vocab, where, numbers)
-        else:
-            self._removals = encoding_rule(self.config, self._merges, self._vocab, source or "table")
+        #: (PickyBPE's removals, replayed in order with the merges: removals.py; BoundlessBPE's
+        #: word merges, deletions and supermerges: boundless.py); the registry asks each
+        #: variant's ``encoding_rule`` of the table's config.
+        self._removals: Removals | None = encoding_rule(self.config, self._merges, self._vocab, source or "table")
         absent: frozenset[int] = self._removals.absent if self._removals is not None else frozenset()
         #: The encoding path (encoder.py): every encode call is handed to it.
         self._encoder = encoder = Encoder(

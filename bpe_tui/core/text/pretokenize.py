@@ -34,12 +34,14 @@ from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-
     REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern,
 )
 from .pipeline import SplitPipeline
+from .boundless_rules import RUNS_PREFIX, ULTIMATE_PATTERN, RunsPattern, runs_parts
 
 NAMED_PATTERNS = {
     "whitespace": WHITESPACE_PATTERN,
     "gpt2": GPT2_PATTERN,
     "gpt4": GPT4_PATTERN,
     "o200k": O200K_PATTERN,
+    "ultimate2": ULTIMATE_PATTERN,  # BoundlessBPE's authors' own (their COLM paper's), see boundless_rules.py
 }
 
 #: GPT-2's pattern made safe to run over many lines at once. Per line, a whitespace run that
@@ -112,6 +114,14 @@ def resolve_pattern(name_or_regex: str) -> tuple[str, str]:
     if not isinstance(name_or_regex, str):
         raise BPEError(f"pre-tokenizer must be a name or a regex, not {name_or_regex!r}")
     name_or_regex = NAMED_PIPELINES.get(name_or_regex, name_or_regex)
+    if name_or_regex.startswith(RUNS_PREFIX):  # BoundlessBPE's second cut (boundless_rules.py)
+        base, join, _ = runs_parts(name_or_regex)
+        resolve_pattern(base)
+        try:
+            regex.compile(join)
+        except regex.error as exc:
+            raise BPEError(f"merge pattern {join!r} does not compile: {exc}") from None
+        return name_or_regex, name_or_regex[len(RUNS_PREFIX) :]
     if name_or_regex.startswith(PIPELINE):
         SplitPipeline.from_json(name_or_regex[len(PIPELINE) :])  # checks it
         return name_or_regex, name_or_regex[len(PIPELINE) :]
@@ -208,6 +218,9 @@ def compile_pattern(name: str, pattern_text: str) -> Pattern:
     :class:`SplitPipeline` (its regexes guarded too) for a pipeline. See splitting.py."""
     if name.startswith(PIPELINE):
         return SplitPipeline.from_json(pattern_text)
+    if name.startswith(RUNS_PREFIX):
+        base, join, words = runs_parts(name)
+        return RunsPattern(compile_pattern(*resolve_pattern(base)), join, words)
     if is_known(pattern_text):
         return known_pattern(pattern_text)
     return GuardedPattern(regex.compile(pattern_text))

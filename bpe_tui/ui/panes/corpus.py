@@ -1,7 +1,8 @@
 """The corpus pane: words by frequency drawn as token chips, or the corpus as running text.
 
 Each word shows its current segmentation (alternating chip colours, whitespace visible) and
-its frequency; the words the last merge touched are marked. Past SuperBPE's transition the
+its frequency; the words the last merge touched are marked. In the running text a token that
+crossed pre-token boundaries (BoundlessBPE's supermerges) shows each crossing as ``⁀``. Past SuperBPE's transition the
 rows are the corpus's chunks (where merges may span spaces), not its words. A filter box narrows the list by
 text; choosing a pair in the pair table narrows it to the words containing that pair.
 """
@@ -15,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from ...core.engine.units import text_of
+from ...core.tables.boundless import crossings
 from ..messages import TokenSelected
 from ..session.sessions import ExploreSession
 from ..session.snapshot import Snapshot
@@ -26,6 +28,7 @@ from ..widgets.render import (
     chip_pieces,
     chips,
     fmt_int,
+    label,
     piece_label,
     redraw_on_theme_change,
 )
@@ -36,6 +39,15 @@ from ..widgets.vlist import VirtualList
 FILTER_LIMIT = 20_000
 #: Drawn between two tokens when boundaries are shown.
 BOUNDARY = "|"
+#: Drawn inside a token where it crosses a pre-token boundary (BoundlessBPE's supermerges).
+CROSSING = "⁀"
+
+
+def crossing_label(surface: bytes | str, cuts: tuple[int, ...], end_of_word: str | None) -> str:
+    """A supermerge's token with :data:`CROSSING` at each pre-token boundary it crosses
+    (``·of⁀·the``): the pieces between ``cuts`` (offsets in its bytes) labelled one by one."""
+    edges = (0, *cuts, len(surface))
+    return CROSSING.join(label(surface[x:y], end_of_word) for x, y in zip(edges, edges[1:]))
 
 
 class CorpusWords(VirtualList):
@@ -197,10 +209,17 @@ class CorpusPane(Vertical):
         eow = session.end_of_word
         look = ChipStyles.of(self)
         line_start = True
+        # A supermerge's token (BoundlessBPE) shows where it crossed pre-token boundaries.
+        crossed = crossings(table.merge_ids, table.supermerges, table.surface) if table.is_boundless else {}
         for k, piece in enumerate(chip_pieces(surfaces, look.whole)):
             style = look.unknown if tokens[piece.first][0] < 0 else look.pair[k % 2]
             if self.boundaries and not line_start:
                 text.append(BOUNDARY)
+            cuts = crossed.get(tokens[piece.first][0]) if crossed and not piece.cut else None
+            if cuts:
+                text.append(crossing_label(surfaces[piece.first], cuts, eow), style)
+                line_start = False
+                continue
             text.append(piece_label(surfaces, piece, eow), style + CUT if piece.cut else style)
             line_start = any("\n" in text_of(s) for s in surfaces[piece.first : piece.end])
             if line_start:

@@ -6,11 +6,13 @@ marked ``·``, and choosing one re-applies forward to it.
 
 The rows are a table (:class:`HistoryColumns`): a state mark (``●`` the merge the trainer
 stands at, ``·`` undone), the merge number, a mark that needs no colour to read (``=`` when a
-tie decided the merge, ``h`` when it was chosen by hand), left, right, the new token (``⁀``
-after a token that spans a space: a variant's mark) and the count, right-aligned. What a BPE
-variant did right after a merge has rows of its own under the merge's, with the same number:
-removals (``-``: the token removed, ``→`` the parts it was split into, and how many
-occurrences were split) and restores (``+``: a removed token made again). Widths are
+tie decided the merge, ``h`` when it was chosen by hand, ``⁀`` when it joined two whole
+pre-tokens: BoundlessBPE's supermerge, whose left and right are the two pre-tokens), left,
+right, the new token (``⁀`` after a token that spans a space: a variant's mark) and the count,
+right-aligned. What a BPE variant did right after a merge has rows of its own under the
+merge's, with the same number: removals and deletions (``-``: the token removed, ``→`` the
+parts it was split into, and how many occurrences were split) and restores (``+``: a removed
+token made again). Widths are
 terminal cells (CJK and emoji take two). The number and count columns are as wide as the
 largest number in the whole list (known without drawing it); the token columns are as wide as
 the widest token drawn since the list was filled: they only grow, so scrolling back never
@@ -48,6 +50,8 @@ from ..widgets.vlist import VirtualList
 #: colour).
 MANUAL_MARK = "h"
 TIE_MARK = "="
+#: A merge of two whole pre-tokens side by side (BoundlessBPE's supermerge): the boundary crossed.
+JOIN_MARK = "⁀"
 DROPPED_MARK = "x"
 UNDONE_MARK = "·"
 #: The state column: the merge the trainer stands at (a trainer's timeline).
@@ -118,12 +122,14 @@ def widest_count(session: Session) -> int | None:
 
 def row_mark(row: HistoryRow) -> str:
     """One character that says how this merge was chosen (" ": the leader, no tie), that
-    SuperBPE's transition dropped it, or, on a variant's row, what happened (a removal, a
-    restore)."""
+    SuperBPE's transition dropped it, that it joined two whole pre-tokens (a supermerge), or,
+    on a variant's row, what happened (a removal or deletion, a restore)."""
     if row.dropped:
         return DROPPED_MARK
     if row.after is not None:
         return REMOVED_MARK if row.new is not None else RESTORED_MARK
+    if row.joined:
+        return JOIN_MARK
     if row.manual:
         return MANUAL_MARK
     if row.ties:
@@ -179,6 +185,8 @@ def why_text(row: HistoryRow | None, eow, latest: int | None = None, transition:
         text.append(f"[{MANUAL_MARK}] " + (ev.explanation if ev is not None else "chosen by hand when the table was trained"))
         return text
     reason = ev.reason if ev is not None else None
+    if row.joined:  # two whole pre-tokens joined: the mark, then why (both whole, how often side by side)
+        text.append(f"[{JOIN_MARK}] ")
     if reason is not None:  # a variant's account of its choice (which language chose it, and why)
         text.append(str(reason))
     if ev is not None and ev.tie_count:
@@ -213,6 +221,9 @@ def history_head(session: ExploreSession, length: int, current: int) -> str:
     described = variant.describe()
     if described and variant.removes_tokens:  # (its removals and restores are rows)
         head += f" · {described} ({REMOVED_MARK} removal, {RESTORED_MARK} restore)"
+    elif described and (variant.elsewhere_kind or variant.split_kind):  # (BoundlessBPE's supermerges and deletions)
+        marks = [f"{JOIN_MARK} {variant.elsewhere_kind}"] * bool(variant.elsewhere_kind) + [f"{REMOVED_MARK} {variant.split_kind}"] * bool(variant.split_kind)
+        head += f" · {described} ({', '.join(marks)})"
     return head + variant.heading(trainer)  # what the variant says over its list
 
 

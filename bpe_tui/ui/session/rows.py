@@ -36,6 +36,9 @@ class HistoryRow:
     #: RestoreEvent), shown as a row of its own under the merge's; None: the merge's row.
     after: object | None = None
     language: str | None = None  # a variant of languages: the language that chose it
+    #: merged in units the variant keeps itself (BoundlessBPE's supermerge: two whole
+    #: pre-tokens joined), not inside the words
+    joined: bool = False
 
 
 def row_starts(extras: list[int]) -> list[int]:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ...core.engine.registry import MergedElsewhere
 from ...core.engine.trainer import MergeEvent, Trainer
 from ...core.tables.table import MergeTable, merge_number
 from ...core.text.datasets.records import RecordOptions
@@ -259,7 +260,7 @@ class ExploreSession(Session):
         return HistoryRow(
             ev.step, ev.pair[0], ev.pair[1], ev.new_token, ev.new_id, ev.count, future,
             ties=ev.tie_count, manual=ev.manual, event=ev, dropped=ev.step in self.trainer.dropped_merges,
-            language=getattr(ev.reason, "language", None),
+            language=getattr(ev.reason, "language", None), joined=isinstance(ev.reason, MergedElsewhere),
         )
 
     def _row_index(self) -> list[int]:

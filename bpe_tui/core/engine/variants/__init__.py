@@ -11,6 +11,6 @@ from __future__ import annotations
 from ..state import Merged
 from .options import Option
 from .plain import PlainBPE
-from .seam import Bench, Choice, ChoiceTuple, Series, Variant
+from .seam import Bench, Choice, ChoiceTuple, MergedElsewhere, Series, Variant
 
-__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Option", "PlainBPE", "Series", "Variant"]
+__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "MergedElsewhere", "Option", "PlainBPE", "Series", "Variant"]

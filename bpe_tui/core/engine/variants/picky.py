@@ -233,7 +233,7 @@ class PickyBPE(PlainBPE):
     @classmethod
     def encoding_rule(cls, config: Mapping[str, Any], merges: Any, vocab: Any, source: str) -> Any:
         """The removals, replayed in order with the merges (:class:`~bpe_tui.core.tables.removals.Removals`)."""
-        if not config.get("removals") or merges is None:
+        if not config.get("removals") or merges is None or "supermerges" in config:  # (supermerges: BoundlessBPE's events)
             return None
         from ...tables.removals import Removals
 

@@ -113,9 +113,24 @@ variant that changes only what happens after a merge subclasses
     must know to give the tokens training gave (PickyBPE's removals, which encoding replays
     through the variant's :meth:`encoding_rule`) and what the variant was (``about``).
 
+``check(bench) -> str | None``
+    In check mode, after the trainer's own recount: the variant's own state against a recount
+    of its own, the first thing that disagrees in words (None: all agrees). By default None.
+
 ``describe()``, ``about_table(config, merges)``, ``measure_languages()``
     What people read: a few words for the status line, the lines ``inspect`` prints about a
     saved table this variant made, and the languages the Evaluate view measures first.
+
+Merges of units the variant keeps itself
+========================================
+
+Some variants count pairs in a second state of their own beside the trainer's words
+(BoundlessBPE: every document as a sequence of whole pre-tokens, where two neighbours may
+join). To merge such a pair, ``choose`` returns a Choice whose ``reason`` is a
+:class:`MergedElsewhere`: the trainer then makes the new token and the step's event as for any
+merge, but rewrites no word and leaves the pair counts alone (the pair may stand in the words
+too, where it is not merged); ``after_merge`` is called with ``merged.elsewhere`` True and
+makes the merge in the variant's own state, and ``undo`` takes it back there.
 
 Exactness is the trainer's as long as a variant keeps to this: train k steps and undo j equals
 train k - j, whatever the variant did after each merge, because every word it rewrote is
@@ -139,7 +154,7 @@ if TYPE_CHECKING:
     from ..state import TrainingState
     from .options import Option
 
-__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "Series", "Variant"]
+__all__ = ["Bench", "Choice", "ChoiceTuple", "Merged", "MergedElsewhere", "Series", "Variant"]
 
 
 class Bench(Protocol):
@@ -207,6 +222,16 @@ class Choice(NamedTuple):
     reason: Any = None
 
 
+class MergedElsewhere:
+    """The kind of :attr:`Choice.reason` that says the pair is merged in units the variant
+    keeps itself, not in the trainer's words (see "Merges of units the variant keeps itself"
+    in this module's docstring): BoundlessBPE's supermerge of two whole pre-tokens. A variant
+    subclasses it for its own reason; ``str(reason)`` ends the event's explanation as any
+    reason's does, and ``kind`` names the kind of merge in a word or two for the history."""
+
+    kind = "merge elsewhere"
+
+
 #: What :meth:`Variant.choose` returns when it merges: a :class:`Choice`, or a plain tuple of
 #: the same seven fields in the same order (plain BPE's, made at every step: a NamedTuple's
 #: own constructor is a Python call, 1% of a training run's instructions).
@@ -246,6 +271,12 @@ class Variant:
     #: Whether it may take tokens out of the vocabulary (``set_present``): then how many
     #: merges reach a vocabulary size is not known in advance (``Trainer.target_steps``).
     removes_tokens = False
+    #: What its merges of units it keeps itself are called, for the history's legend
+    #: ("supermerge": see :class:`MergedElsewhere`); "": it makes none.
+    elsewhere_kind = ""
+    #: What its events after a merge that split a token are called, for the history's legend
+    #: ("deletion"); "": none, or PickyBPE's removals and restores (``removes_tokens``).
+    split_kind = ""
 
     # ------------------------------------------------------------------ the declaration (the class's)
 
@@ -354,6 +385,11 @@ class Variant:
     def table_config(self, bench: Bench) -> Mapping[str, Any]:
         """What the variant adds to its table's config (see the contract)."""
         return {}
+
+    def check(self, bench: Bench) -> str | None:
+        """Check mode: the variant's own state against a recount, the first thing that
+        disagrees in words (see the contract); None: nothing to check, or all agrees."""
+        return None
 
     def describe(self) -> str:
         """A few words for status lines (empty for plain BPE, which needs none)."""

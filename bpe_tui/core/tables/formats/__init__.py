@@ -237,7 +237,8 @@ BOUNDLESS_FORMATS = ("native", "boundless")
 
 def check_save(
     path: str | os.PathLike[str], format: FormatName, units: str | None = None, overwrite: bool = True,
-    superwords: bool = False, end_of_word: bool = False, picky: bool = False, pretokenizer: str | None = None, **options: Any,
+    superwords: bool = False, end_of_word: bool = False, picky: bool = False, boundless: bool = False, pretokenizer: str | None = None,
+    **options: Any,
 ) -> None:
     """Everything that would stop ``save`` that can be known before there is a table: the
     format and its options, the units it holds, whether it is a superword table or one of
@@ -275,6 +276,8 @@ def check_save(
         _check_picky(format, "PickyBPE's setup (removals, ▁ in front of every word)")
     if pretokenizer is not None:
         _check_pipeline(format, pretokenizer)
+    if boundless:
+        _check_boundless(format)
     resolve_target(path, overwrite, kind="directory" if format in DIRECTORY_FORMATS else "file")
 
 
@@ -301,6 +304,14 @@ def _check_picky(format: FormatName, what: str) -> None:
         raise BPEError(f"the {format} format cannot hold {what}, so the file would encode otherwise: save as {' or '.join(PICKY_FORMATS)} (picky: the authors' model, for their picky_tokenize.py)")
 
 
+def _check_boundless(format: FormatName) -> None:
+    if format not in BOUNDLESS_FORMATS:
+        raise BPEError(
+            f"the {format} format cannot hold BoundlessBPE's supermerges and deletions (they join pre-tokens and replay in order), "
+            f"so the file would encode otherwise: save as {' or '.join(BOUNDLESS_FORMATS)} (boundless: the authors' word v1 .model)"
+        )
+
+
 def check_table(table: MergeTable, format: FormatName) -> None:
     """What would stop ``save`` that only the table itself tells (after :func:`check_save`):
     a transformers folder promises the table's own ids from ``AutoTokenizer``, so a table that
@@ -311,11 +322,7 @@ def check_table(table: MergeTable, format: FormatName) -> None:
     steps only to those that store it."""
     _check_pipeline(format, table.pretokenizer)
     if table.is_boundless:
-        if format not in BOUNDLESS_FORMATS:
-            raise BPEError(
-                f"the {format} format cannot hold BoundlessBPE's supermerges and deletions (they join pre-tokens and replay in order), "
-                f"so the file would encode otherwise: save as {' or '.join(BOUNDLESS_FORMATS)} (boundless: the authors' word v1 .model)"
-            )
+        _check_boundless(format)
     elif table.removals:
         _check_picky(format, "PickyBPE's removals (merges and removals replayed in order)")
     if table.word_start is not None:

@@ -172,11 +172,17 @@ def read(path: str, deletions: str | None = None) -> MergeTable:
         raise BPEError(f"deletions must be one of {', '.join(DELETIONS)}, not {mode!r}")
     table = _events_table(path, pattern, vocab, token_id, by_spelling, specials, events, mode)
     how = "as asked" if deletions is not None else "as the file's name says, by the authors' naming" if deletions_of(path) else "by default: the file does not say"
+    twice = table.config.pop("deleted_twice", 0)
     table.config["notes"] = [
         f"read from a BoundlessBPE model (kensho-technologies/boundlessbpe): {table.num_merges - len(table.supermerges):,} word merges, "
         f"{len(table.supermerges):,} supermerges, {len(table.removals):,} deletions, each deleted token split into "
         f"{'its bytes' if mode == 'bytes' else 'the pair that made it'} ({how})",
     ]
+    if twice:
+        table.config["notes"].append(
+            f"{twice:,} token{'s are' if twice != 1 else ' is'} deleted twice in the file; each is deleted at its last deletion only, "
+            "as the authors' inference does (it keeps one deletion per token)"
+        )
     return table
 
 
@@ -190,7 +196,13 @@ def _events_table(
     made: dict[bytes, tuple[int, str, tuple[int, int] | None]] = {bytes([b]): (-1, "byte", None) for b in range(256)}
     merges: list[tuple[int, int, int]] = []
     supermerges: list[int] = []
-    removals: list[list] = []
+    removals: list[list | None] = []
+    #: token -> its deletion's place in removals. The authors' inference keeps one deletion per
+    #: token, the last in the file (it maps each deleted token to one event index), so a token
+    #: deleted twice (trained with deletions into the pair, which can bring a deleted token
+    #: back) is deleted at its last deletion only, here too.
+    deleted_at: dict[bytes, int] = {}
+    twice: set[bytes] = set()
     after = 0  # deletions since the last merge
     for index, lineno, kind, tokens in events:
         what = "a supermerge" if kind == "super" else "a word merge" if kind == "word" else "a deletion"
@@ -226,8 +238,15 @@ def _events_table(
             raise fail(path, f"line {lineno}", "a third deletion after one merge (the trainer deletes at most the two tokens a merge joined)")
         pair = made[token][2]
         assert pair is not None
+        if token in deleted_at:  # deleted again (a split into the pair brought it back): only the last counts
+            removals[deleted_at[token]] = None
+            twice.add(token)
+        deleted_at[token] = len(removals)
         removals.append([len(merges), token_id[token], [token_id[token[x : x + 1]] for x in range(len(token))] if mode == "bytes" else list(pair)])
-    config = {"supermerges": supermerges, "removals": removals, "deletions": mode, "merge_pattern": MERGE_PATTERN}
+    config = {
+        "supermerges": supermerges, "removals": [r for r in removals if r is not None], "deletions": mode, "merge_pattern": MERGE_PATTERN,
+        "deleted_twice": len(twice),
+    }
     try:
         return MergeTable("bytes", vocab, merges, specials, pretokenizer=pattern_name(pattern), config=config, source_format=NAME, source=path)
     except BPEError as exc:
@@ -255,6 +274,15 @@ def problems(table: MergeTable) -> list[str]:
             out.append(f"special token {s!r} is empty or holds whitespace, which the format's lines cannot")
     vocab = {**table.vocab, **{i: table.surface(i) for i in table.removed}}
     made = {new: (a, b) for a, b, new in reversed(table.merge_ids)}
+    seen: dict[int, int] = {}
+    for k, token, _ in table.removals:
+        if token in seen:
+            out.append(
+                f"it deletes {vocab[token]!r} twice (after merges {seen[token]:,} and {k:,}), and the authors' inference keeps one "
+                "deletion per token (the last): it would encode otherwise (save as native)"
+            )
+            break
+        seen[token] = k
     for k, token, parts in table.removals:
         surface = vocab[token]
         if isinstance(surface, bytes) and list(parts) != [table.token_id(bytes([x])) for x in surface] and tuple(parts) != made.get(token):
