@@ -91,7 +91,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     table = load(args.input)
     check_save(
         args.output, args.to, table.units, overwrite=args.force, end_of_word=table.end_of_word is not None,
-        **table_save_needs(table), **save_options(args, args.to),
+        pretokenizer=table.pretokenizer, **table_save_needs(table), **save_options(args, args.to),
     )
     check_table(table, args.to)
     for warning in conversion_losses(table, args.to):
