@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable, Mapping
 from types import ModuleType
 
 #: The environment variable that forces the pure-Python path (any value but empty or 0).
@@ -52,3 +53,23 @@ def engine_info() -> str:
     if forced_pure():
         return f"pure Python ({PURE_VARIABLE}={os.environ[PURE_VARIABLE].strip()}; the compiled merge core is there)"
     return "compiled merge core (C)"
+
+
+def pair_merger(ranks: Mapping[tuple[int, int], int], made: Mapping[tuple[int, int], int]) -> Callable[[list[int]], list[int]]:
+    """A merge loop by merge list over ids, for code that merges ids it made itself (a
+    BoundlessBPE table's pre-tokens between their deletions): ``merge(ids) -> ids`` as
+    :func:`~bpe_tui.core.engine.merging.merge_pairs` gives them, run by the compiled core where
+    it runs. ``ranks``: pair -> its rank (the smaller merges first); ``made``: pair -> the token
+    it makes."""
+    from .merging import merge_pairs, pair_merges
+
+    core = compiled()
+    if core is None:
+        index = pair_merges(ranks, made)
+        return lambda ids: merge_pairs(list(ids), index)
+    return core.Merger("pairs", (dict(ranks), dict(made)), fallback=_ids_only, check_long=_ids_only).merge_ids
+
+
+def _ids_only(word: str) -> None:
+    """A :func:`pair_merger`'s Merger is asked for ids only (``merge_ids``), never for a word."""
+    raise TypeError("this merge loop merges ids, not words: use merge_ids")

@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-from ..engine.merging import CACHE_LIMIT, PieceCache, merge_pairs, pair_merges
+from ..engine.merge_core import pair_merger
+from ..engine.merging import CACHE_LIMIT, PieceCache
 from ..errors import BPEError
 from .removals import SLOTS, Removals, ReplayLog
 
@@ -135,7 +136,7 @@ class BoundlessEvents(Removals):
             self.made_at.setdefault(new, pos)
             if new in self.split_at or a in tainted or b in tainted:
                 tainted.add(new)
-        self._word_merges = pair_merges(word_ranks, made_by)
+        self._merge_words = pair_merger(word_ranks, made_by)
         self._tainted = frozenset(tainted)
 
     # ------------------------------------------------------------------ one pre-token
@@ -146,7 +147,7 @@ class BoundlessEvents(Removals):
         Fast path: merged by rank as plain BPE (:func:`~bpe_tui.core.engine.merging.merge_pairs`),
         which is the replay itself when no token made on the way was ever deleted (every token
         made on the way is in the merge tree of a token it ends with: none is "tainted")."""
-        merged = merge_pairs(list(symbols), self._word_merges)
+        merged = self._merge_words(symbols)
         if self._tainted.isdisjoint(merged):
             if len(merged) != 1 or merged[0] not in self.joining:
                 return tuple(merged), None
