@@ -31,7 +31,7 @@ from .presets import (  # noqa: F401  (re-exported)
 )
 from .specials import SpecialMatcher, special_token_list
 from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
-    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern,
+    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern, splits_compiled,
 )
 from .pipeline import SplitPipeline
 from .boundless_rules import RUNS_PREFIX, ULTIMATE_PATTERN, RunsPattern, runs_parts
@@ -81,7 +81,10 @@ ASCII_PATTERNS = {
 
 def ascii_findall(pretokenizer: str, line_safe: bool = False) -> Callable[[str], list[str]] | None:
     """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
-    the named pre-tokenizer (or of its line-safe form); None where there is none."""
+    the named pre-tokenizer (or of its line-safe form); None where there is none, or where
+    the compiled core splits the pre-tokenizer's regex (2.4x faster than this on ASCII)."""
+    if not line_safe and splits_compiled(NAMED_PATTERNS.get(pretokenizer, "")):
+        return None
     pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
     return re.compile(pattern).findall if pattern is not None and _ASCII_OK else None
 
