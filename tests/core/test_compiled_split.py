@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from bpe_tui.core.engine import merge_core
 from bpe_tui.core.text import char_classes
 from bpe_tui.core.text.char_classes import BITS, CLASSES, PLANE, SPLIT_PATTERNS, fill_plane, plane_bits
-from bpe_tui.core.text.splitting import known_pattern
+from bpe_tui.core.text.splitting import _known_pattern, known_pattern
 
 needs_core = pytest.mark.skipif(merge_core._core is None, reason=f"the compiled core is not built here ({merge_core.engine_info()})")
 pytestmark = needs_core
@@ -48,7 +48,9 @@ TRICKY = SPACES + LETTERS + MARKS + DIGITS + OTHERS + WIDE
 
 
 def splitter(pattern: str):
-    split = known_pattern(pattern)
+    """The known pattern split by the compiled core (whatever BPE_TUI_PURE says: CI runs the
+    encoder's tests again with it set)."""
+    split = _known_pattern(pattern, merge_core._core)
     assert split._split is not None, "the compiled core does not split a known regex"
     return split
 
