@@ -1518,6 +1518,10 @@ static int Splitter_init(Splitter *self, PyObject *args, PyObject *kw)
     PyObject *classes, *ready;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "iOO", names, &self->pattern, &classes, &ready))
         return -1;
+    if (self->classes.obj != NULL || self->ready.obj != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a Splitter is made once");
+        return -1;
+    }
     if (self->pattern < SPLIT_GPT2 || self->pattern > SPLIT_O200K) {
         PyErr_SetString(PyExc_ValueError, "no such known pattern");
         return -1;
