@@ -25,6 +25,7 @@ from .presets import (  # noqa: F401  (re-exported)
     DIGIT_GROUPS,
     GPT2_PATTERN,
     GPT4_PATTERN,
+    LOOKS_PAST,
     O200K_PATTERN,
     SUPERBPE_STAGE1_SPLIT,
     WHITESPACE_PATTERN,
@@ -263,6 +264,8 @@ class PreTokenizer:
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)
+        #: Characters that must follow a pre-token before a stream takes it as final (LOOKS_PAST).
+        self.looks_past = LOOKS_PAST.get(self.pattern_text, 1)
         self.lowercase = lowercase
         self.normalizer = normalizer
         self.text_normalizer = text_normalizer
