@@ -1505,11 +1505,15 @@ static inline Py_ssize_t match_at(const Scan *s, int pattern, Py_ssize_t i)
     }
 }
 
+#define RECENT 4096        /* pieces findall remembers, to hand out the same str again */
+#define RECENT_LONGEST 24  /* characters of the longest piece it remembers */
+
 typedef struct {
     PyObject_HEAD
     int pattern;
     Py_buffer classes;     /* uint16 per code point (held: the array cannot be resized) */
     Py_buffer ready;       /* one byte per plane: 1 once its classes are filled */
+    PyObject *recent[RECENT]; /* str pieces made lately, by a hash of their characters */
 } Splitter;
 
 static int Splitter_init(Splitter *self, PyObject *args, PyObject *kw)
@@ -1542,6 +1546,8 @@ static int Splitter_init(Splitter *self, PyObject *args, PyObject *kw)
 
 static void Splitter_dealloc(Splitter *self)
 {
+    for (size_t k = 0; k < RECENT; k++)
+        Py_XDECREF(self->recent[k]);
     if (self->classes.obj != NULL)
         PyBuffer_Release(&self->classes);
     if (self->ready.obj != NULL)
@@ -1575,6 +1581,38 @@ static int scan_of(Splitter *self, PyObject *text, Scan *s)
     return 0;
 }
 
+/* The str of text[i:e]. Text repeats its words, so a short piece is looked for among the
+ * pieces made lately, and the same str is handed out again: no new object, and its hash (the
+ * pieces cache is a dict keyed by str) and UTF-8 form are already worked out. */
+static PyObject *piece_of(Splitter *self, PyObject *text, const Scan *s, Py_ssize_t i, Py_ssize_t e)
+{
+    Py_ssize_t n = e - i;
+    if (n > RECENT_LONGEST)
+        return PyUnicode_Substring(text, i, e);
+    uint64_t h = (uint64_t)n;
+    for (Py_ssize_t k = i; k < e; k++)
+        h = (h ^ ch(s, k)) * 0x100000001b3ULL;
+    PyObject **slot = &self->recent[(h ^ (h >> 32)) & (RECENT - 1)];
+    PyObject *old = *slot;
+    if (old != NULL && PyUnicode_GET_LENGTH(old) == n) {
+        int okind = PyUnicode_KIND(old);
+        const void *odata = PyUnicode_DATA(old);
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_READ(okind, odata, k) == ch(s, i + k))
+            k++;
+        if (k == n) {
+            Py_INCREF(old);
+            return old;
+        }
+    }
+    PyObject *piece = PyUnicode_Substring(text, i, e);
+    if (piece == NULL)
+        return NULL;
+    Py_INCREF(piece);
+    Py_XSETREF(*slot, piece);
+    return piece;
+}
+
 /* The pieces of `text` as str (findall) or as (start, end) (spans), or the number of a plane
  * whose classes are to be filled first. */
 static PyObject *split(Splitter *self, PyObject *text, int as_spans)
@@ -1593,7 +1631,7 @@ static PyObject *split(Splitter *self, PyObject *text, int as_spans)
             i++;
             continue;
         }
-        PyObject *piece = as_spans ? Py_BuildValue("(nn)", i, e) : PyUnicode_Substring(text, i, e);
+        PyObject *piece = as_spans ? Py_BuildValue("(nn)", i, e) : piece_of(self, text, &s, i, e);
         if (piece == NULL || PyList_Append(out, piece) < 0) {
             Py_XDECREF(piece);
             Py_DECREF(out);
