@@ -103,6 +103,17 @@ def test_streaming_gives_the_whole_texts_ids(group, data, chunks):
     assert list(table.encode_iterable(chunks, **ordinary)) == table.encode_ordinary(text)
 
 
+@pytest.mark.parametrize("name", ["o200k", "chars, lowercased, o200k"])
+def test_a_stream_waits_for_o200ks_contraction_after_a_word(name):
+    """o200k's words take a contraction after them: "a'" then "sa" is "a's", "a", not "a",
+    "'", "sa" (a stream took every pre-token but the last as final; hypothesis found it)."""
+    table = table_named(name)
+    for chunks in (["a'", "sa"], ["A'", "SA"], ["a'r", "e x"], ["a'l", "l"], ["a", "'", "s", "a"], ["xy'", "VE?"], ["é'", "ſ"]):
+        text = "".join(chunks)
+        assert list(table.encode_iterable(chunks)) == table.encode(text), chunks
+        assert list(table.pieces_iterable(chunks)) == table.pieces(text), chunks
+
+
 #: Tables with an unknown token of their own: a character outside their alphabet encodes to it
 #: (not to UNK_ID, -1), streamed or not. Issue 42: encode --ids, which streams, printed -1
 #: for a PickyBPE table where encode and --json gave its <UNK>, 1.

@@ -21,11 +21,23 @@
  *                              cache (a dict), or worked out and kept there. Mirrors
  *                              NewPieces.extend()'s Python branch, map(cache.__getitem__, words).
  *
+ * Beside the merge loop, the split before it, for the regexes bpe-tui knows (GPT-2's, cl100k's,
+ * o200k's, Llama 3's, Qwen's, in bpe_tui/core/text/presets.py):
+ *
+ *   Splitter.findall(text)     the pre-tokens of a text: regex.findall(PATTERN, text), each
+ *   Splitter.spans(text)       pattern's alternatives written out with regex's backtracking
+ *                              (see the split section below). Mirrors KnownPattern.findall and
+ *                              .finditer in bpe_tui/core/text/splitting.py, whose Python path
+ *                              is the regex package itself. What each character is (a letter,
+ *                              a digit, a space ...) is a table regex filled, handed over from
+ *                              bpe_tui/core/text/char_classes.py.
+ *
  * The Python code is the reference, the teaching path and the fallback: dropout, traces,
- * offsets and PickyBPE's removals never come here, nor does anything that decides what a
- * table means (new_pieces.py hands over the indices Python built). A chars table's base symbols
- * are made in Python (Merger.work_out calls back), merged here. tests/core/test_merge_core.py
- * holds every method to its Python twin on random text, on every kind of table.
+ * offsets and PickyBPE's removals never come to the merge loop here, nor does anything that
+ * decides what a table means (new_pieces.py hands over the indices Python built). A chars
+ * table's base symbols are made in Python (Merger.work_out calls back), merged here.
+ * tests/core/test_merge_core.py holds every merge method to its Python twin on random text,
+ * on every kind of table; tests/core/test_compiled_split.py holds the split to regex's.
  *
  * HOW. A piece of fewer than HEAP_FROM symbols is merged as merge_pairs/merge_bytes do it: an
  * array of each adjacent pair's rank, the lowest found by a scan, the merge's two neighbours
@@ -1215,6 +1227,454 @@ static PyTypeObject MergerType = {
     .tp_methods = Merger_methods,
 };
 
+/* ------------------------------------------------------------------ the split of a known regex */
+/*
+ * Splitter(pattern, classes, ready).findall(text) is regex.findall(PATTERN, text) for the known
+ * regexes below, without a regex engine: each pattern is written out as the alternatives it
+ * tries at a place, in its order, each with the backtracking regex would do (worked out in the
+ * comments). What a character is (a letter, a digit, a space, o200k's two letter classes, a
+ * letter of a contraction under (?i)) is never decided here: `classes` is one uint16 per code
+ * point, filled by bpe_tui/core/text/char_classes.py with the `regex` package itself, plane by
+ * plane as texts need them (`ready[plane]` is 1 once a plane is filled). The Python twin is
+ * regex.findall (KnownPattern.findall in bpe_tui/core/text/splitting.py runs one or the other).
+ */
+
+/* A character's class bits (char_classes.py writes the same numbers). */
+#define CL_L 0x01      /* \p{L} */
+#define CL_N 0x02      /* \p{N} */
+#define CL_S 0x04      /* \s */
+#define CL_UP 0x08     /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] (o200k) */
+#define CL_LOW 0x10    /* [\p{Ll}\p{Lm}\p{Lo}\p{M}] (o200k) */
+#define CI_S 0x0100    /* (?i:s) ... the letters of the contractions under (?i) */
+#define CI_T 0x0200
+#define CI_R 0x0400
+#define CI_E 0x0800
+#define CI_V 0x1000
+#define CI_M 0x2000
+#define CI_L 0x4000
+#define CI_D 0x8000
+
+/* The known regexes this splits (char_classes.SPLIT_PATTERNS names their texts). */
+enum { SPLIT_GPT2 = 1, SPLIT_CL100K = 2, SPLIT_LLAMA3 = 3, SPLIT_QWEN = 4, SPLIT_O200K = 5 };
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    const uint16_t *cls;
+} Scan;
+
+static inline Py_UCS4 ch(const Scan *s, Py_ssize_t i)
+{
+    return PyUnicode_READ(s->kind, s->data, i);
+}
+
+/* The class bits of the character at i; none past the end. */
+static inline unsigned cl(const Scan *s, Py_ssize_t i)
+{
+    return i < s->n ? s->cls[ch(s, i)] : 0;
+}
+
+/* The end of the run of characters with one of `bits`, from i. */
+static inline Py_ssize_t run_of(const Scan *s, Py_ssize_t i, unsigned bits)
+{
+    while (i < s->n && (s->cls[ch(s, i)] & bits))
+        i++;
+    return i;
+}
+
+/* [^\s\p{L}\p{N}]: neither a space, a letter nor a digit. */
+static inline int is_other(const Scan *s, Py_ssize_t i)
+{
+    return i < s->n && !(s->cls[ch(s, i)] & (CL_S | CL_L | CL_N));
+}
+
+static inline Py_ssize_t run_of_other(const Scan *s, Py_ssize_t i)
+{
+    while (is_other(s, i))
+        i++;
+    return i;
+}
+
+/* [^\r\n\p{L}\p{N}]: the one character allowed before a word. */
+static inline int is_lead(const Scan *s, Py_ssize_t i)
+{
+    if (i >= s->n)
+        return 0;
+    Py_UCS4 c = ch(s, i);
+    return c != '\r' && c != '\n' && !(s->cls[c] & (CL_L | CL_N));
+}
+
+static inline int is_crlf(const Scan *s, Py_ssize_t i)
+{
+    return i < s->n && (ch(s, i) == '\r' || ch(s, i) == '\n');
+}
+
+static inline int is_char(const Scan *s, Py_ssize_t i, Py_UCS4 c)
+{
+    return i < s->n && ch(s, i) == c;
+}
+
+static inline int has(const Scan *s, Py_ssize_t i, unsigned bit)
+{
+    return (cl(s, i) & bit) != 0;
+}
+
+/* 's|'t|'re|'ve|'m|'ll|'d at i: its end, or -1. No alternative is a prefix of another, so
+ * the order they are tried in does not matter. Case-sensitive (GPT-2's), or under (?i) (the
+ * others': cl100k's '(?i:[sdmt]|ll|ve|re) matches the same texts), where the letters are the
+ * characters regex says match each one case-insensitively. */
+static Py_ssize_t contraction(const Scan *s, Py_ssize_t i, int ignore_case)
+{
+    if (!is_char(s, i, '\''))
+        return -1;
+    if (!ignore_case) {
+        if (is_char(s, i + 1, 's') || is_char(s, i + 1, 't') || is_char(s, i + 1, 'm') || is_char(s, i + 1, 'd'))
+            return i + 2;
+        if ((is_char(s, i + 1, 'r') && is_char(s, i + 2, 'e')) || (is_char(s, i + 1, 'v') && is_char(s, i + 2, 'e')) ||
+            (is_char(s, i + 1, 'l') && is_char(s, i + 2, 'l')))
+            return i + 3;
+        return -1;
+    }
+    unsigned a = cl(s, i + 1);
+    if (a & (CI_S | CI_T | CI_M | CI_D))
+        return i + 2;
+    if (((a & (CI_R | CI_V)) && has(s, i + 2, CI_E)) || ((a & CI_L) && has(s, i + 2, CI_L)))
+        return i + 3;
+    return -1;
+}
+
+/* The whitespace alternatives at i, where a space is (the earlier ones did not match):
+ *   \s*[\r\n]+ (cl100k: \s*[\r\n], the same ends): \s* takes the whole run of spaces and gives
+ *       characters back one at a time until a line break follows it, so the match ends just
+ *       after the run's last \r or \n; there is none: no match.  (`line_breaks` 0: GPT-2 has none)
+ *   \s+(?!\S): the whole run where the text ends there; else the run less its last space, so
+ *       that what follows it is a space, when that leaves one; else no match.
+ *   \s+: the whole run. */
+static Py_ssize_t spaces(const Scan *s, Py_ssize_t i, int line_breaks)
+{
+    Py_ssize_t j = run_of(s, i, CL_S);
+    if (j == i)
+        return -1;
+    if (line_breaks) {
+        for (Py_ssize_t k = j - 1; k >= i; k--)
+            if (ch(s, k) == '\r' || ch(s, k) == '\n')
+                return k + 1;
+    }
+    return (j < s->n && j - i >= 2) ? j - 1 : j;
+}
+
+/* GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * ` ?X+`: the space is taken where an X follows it, else X+ must start at i (a space is no
+ * letter, digit or other, so it is never both). */
+static Py_ssize_t match_gpt2(const Scan *s, Py_ssize_t i)
+{
+    Py_ssize_t e = contraction(s, i, 0);
+    if (e >= 0)
+        return e;
+    int space = is_char(s, i, ' ');
+    unsigned here = cl(s, i), next = space ? cl(s, i + 1) : 0;
+    if (next & CL_L)
+        return run_of(s, i + 1, CL_L);
+    if (here & CL_L)
+        return run_of(s, i, CL_L);
+    if (next & CL_N)
+        return run_of(s, i + 1, CL_N);
+    if (here & CL_N)
+        return run_of(s, i, CL_N);
+    if (space && is_other(s, i + 1))
+        return run_of_other(s, i + 1);
+    if (is_other(s, i))
+        return run_of_other(s, i);
+    return spaces(s, i, 0);
+}
+
+/* \p{N}{1,3} (Qwen: \p{N}) at i: its end, or -1. */
+static inline Py_ssize_t digits(const Scan *s, Py_ssize_t i, Py_ssize_t most)
+{
+    Py_ssize_t j = i;
+    while (j - i < most && has(s, j, CL_N))
+        j++;
+    return j > i ? j : -1;
+}
+
+/* ` ?[^\s\p{L}\p{N}]+` followed by a run of `tail` characters (line breaks; o200k's also '/'),
+ * or -1. The possessive ++ of cl100k changes nothing: the tail holds no "other" character. */
+static Py_ssize_t others(const Scan *s, Py_ssize_t i, int slash)
+{
+    Py_ssize_t j;
+    if (is_char(s, i, ' ') && is_other(s, i + 1))
+        j = run_of_other(s, i + 1);
+    else if (is_other(s, i))
+        j = run_of_other(s, i);
+    else
+        return -1;
+    while (is_crlf(s, j) || (slash && is_char(s, j, '/')))
+        j++;
+    return j;
+}
+
+/* cl100k:  '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*
+ *          |\s*[\r\n]|\s+(?!\S)|\s+
+ * Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
+ *          |\s*[\r\n]+|\s+(?!\S)|\s+          (Qwen's: \p{N} for \p{N}{1,3})
+ * The same ends, alternative by alternative: `[^\r\n\p{L}\p{N}]?\p{L}+` takes the leading
+ * character where a letter follows it; given back (or never taken, ?+), \p{L}+ must start at i,
+ * and the leading character is no letter. */
+static Py_ssize_t match_cl100k(const Scan *s, Py_ssize_t i, Py_ssize_t most_digits)
+{
+    Py_ssize_t e = contraction(s, i, 1);
+    if (e >= 0)
+        return e;
+    if (is_lead(s, i) && has(s, i + 1, CL_L))
+        return run_of(s, i + 1, CL_L);
+    if (has(s, i, CL_L))
+        return run_of(s, i, CL_L);
+    if ((e = digits(s, i, most_digits)) >= 0)
+        return e;
+    if ((e = others(s, i, 0)) >= 0)
+        return e;
+    return spaces(s, i, 1);
+}
+
+/* o200k's word at p, without its leading character: [UP]*[LOW]+ (`upper_first` 0) or
+ * [UP]+[LOW]* (1), where UP = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], LOW = [\p{Ll}\p{Lm}\p{Lo}\p{M}].
+ * The classes overlap (Lm, Lo, M are in both), so [UP]* may have to give characters back:
+ *   [UP]*[LOW]+: [UP]* takes the run of UP from p, to q. Where the character at q is LOW,
+ *       [LOW]+ takes the run of LOW from there. Else [UP]* gives back one character at a time
+ *       until [LOW]+ can start: at the last character of the run that is also LOW, and [LOW]+
+ *       ends just after it (the next one is UP but not LOW, or is q). None: no match.
+ *   [UP]+[LOW]*: the run of UP, then the run of LOW (never needs to give back). */
+static Py_ssize_t o200k_word(const Scan *s, Py_ssize_t p, int upper_first)
+{
+    Py_ssize_t q = p, last_low = -1;
+    while (q < s->n) {
+        unsigned c = s->cls[ch(s, q)];
+        if (!(c & CL_UP))
+            break;
+        if (c & CL_LOW)
+            last_low = q;
+        q++;
+    }
+    if (upper_first)
+        return q > p ? run_of(s, q, CL_LOW) : -1;
+    if (has(s, q, CL_LOW))
+        return run_of(s, q, CL_LOW);
+    return last_low >= 0 ? last_low + 1 : -1;
+}
+
+/* o200k: [^\r\n\p{L}\p{N}]?[UP]*[LOW]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+ *       |[^\r\n\p{L}\p{N}]?[UP]+[LOW]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+ *       |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * Each word alternative is tried with the leading character taken (where there is one), then
+ * without it (a mark is both a leading character and UP and LOW). Its contraction is optional
+ * and ends the alternative: taken where it is there, never given back for anything. */
+static Py_ssize_t match_o200k(const Scan *s, Py_ssize_t i)
+{
+    int lead = is_lead(s, i);
+    Py_ssize_t e = -1;
+    for (int upper_first = 0; upper_first <= 1 && e < 0; upper_first++) {
+        if (lead)
+            e = o200k_word(s, i + 1, upper_first);
+        if (e < 0)
+            e = o200k_word(s, i, upper_first);
+    }
+    if (e >= 0) {
+        Py_ssize_t c = contraction(s, e, 1);
+        return c >= 0 ? c : e;
+    }
+    if ((e = digits(s, i, 3)) >= 0)
+        return e;
+    if ((e = others(s, i, 1)) >= 0)
+        return e;
+    return spaces(s, i, 1);
+}
+
+static inline Py_ssize_t match_at(const Scan *s, int pattern, Py_ssize_t i)
+{
+    switch (pattern) {
+    case SPLIT_GPT2:
+        return match_gpt2(s, i);
+    case SPLIT_CL100K:
+    case SPLIT_LLAMA3:
+        return match_cl100k(s, i, 3);
+    case SPLIT_QWEN:
+        return match_cl100k(s, i, 1);
+    default:
+        return match_o200k(s, i);
+    }
+}
+
+#define RECENT 4096        /* pieces findall remembers, to hand out the same str again */
+#define RECENT_LONGEST 24  /* characters of the longest piece it remembers */
+
+typedef struct {
+    PyObject_HEAD
+    int pattern;
+    Py_buffer classes;     /* uint16 per code point (held: the array cannot be resized) */
+    Py_buffer ready;       /* one byte per plane: 1 once its classes are filled */
+    PyObject *recent[RECENT]; /* str pieces made lately, by a hash of their characters */
+} Splitter;
+
+static int Splitter_init(Splitter *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"pattern", "classes", "ready", NULL};
+    PyObject *classes, *ready;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOO", names, &self->pattern, &classes, &ready))
+        return -1;
+    if (self->classes.obj != NULL || self->ready.obj != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a Splitter is made once");
+        return -1;
+    }
+    if (self->pattern < SPLIT_GPT2 || self->pattern > SPLIT_O200K) {
+        PyErr_SetString(PyExc_ValueError, "no such known pattern");
+        return -1;
+    }
+    if (PyObject_GetBuffer(classes, &self->classes, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (PyObject_GetBuffer(ready, &self->ready, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&self->classes);
+        self->classes.obj = NULL;
+        return -1;
+    }
+    if (self->classes.len != 0x110000 * 2 || self->ready.len != 17) {
+        PyErr_SetString(PyExc_ValueError, "classes: 0x110000 uint16; ready: 17 bytes");
+        return -1;
+    }
+    return 0;
+}
+
+static void Splitter_dealloc(Splitter *self)
+{
+    for (size_t k = 0; k < RECENT; k++)
+        Py_XDECREF(self->recent[k]);
+    if (self->classes.obj != NULL)
+        PyBuffer_Release(&self->classes);
+    if (self->ready.obj != NULL)
+        PyBuffer_Release(&self->ready);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Read `text` for splitting: 0; -1 and an error; or 1 + the number of a plane whose classes
+ * are not filled yet (Python fills it and asks again). */
+static int scan_of(Splitter *self, PyObject *text, Scan *s)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "split: a str");
+        return -1;
+    }
+    if (PyUnicode_READY(text) < 0)
+        return -1;
+    const unsigned char *ready = self->ready.buf;
+    s->kind = PyUnicode_KIND(text);
+    s->data = PyUnicode_DATA(text);
+    s->n = PyUnicode_GET_LENGTH(text);
+    s->cls = self->classes.buf;
+    if (!ready[0])
+        return 1;
+    if (s->kind == PyUnicode_4BYTE_KIND) {
+        const Py_UCS4 *c = s->data;
+        for (Py_ssize_t i = 0; i < s->n; i++)
+            if (c[i] > 0xFFFF && !ready[c[i] >> 16])
+                return 1 + (int)(c[i] >> 16);
+    }
+    return 0;
+}
+
+/* The str of text[i:e]. Text repeats its words, so a short piece is looked for among the
+ * pieces made lately, and the same str is handed out again: no new object, and its hash (the
+ * pieces cache is a dict keyed by str) and UTF-8 form are already worked out. */
+static PyObject *piece_of(Splitter *self, PyObject *text, const Scan *s, Py_ssize_t i, Py_ssize_t e)
+{
+    Py_ssize_t n = e - i;
+    if (n > RECENT_LONGEST)
+        return PyUnicode_Substring(text, i, e);
+    uint64_t h = (uint64_t)n;
+    for (Py_ssize_t k = i; k < e; k++)
+        h = (h ^ ch(s, k)) * 0x100000001b3ULL;
+    PyObject **slot = &self->recent[(h ^ (h >> 32)) & (RECENT - 1)];
+    PyObject *old = *slot;
+    if (old != NULL && PyUnicode_GET_LENGTH(old) == n) {
+        int okind = PyUnicode_KIND(old);
+        const void *odata = PyUnicode_DATA(old);
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_READ(okind, odata, k) == ch(s, i + k))
+            k++;
+        if (k == n) {
+            Py_INCREF(old);
+            return old;
+        }
+    }
+    PyObject *piece = PyUnicode_Substring(text, i, e);
+    if (piece == NULL)
+        return NULL;
+    Py_INCREF(piece);
+    Py_XSETREF(*slot, piece);
+    return piece;
+}
+
+/* The pieces of `text` as str (findall) or as (start, end) (spans), or the number of a plane
+ * whose classes are to be filled first. */
+static PyObject *split(Splitter *self, PyObject *text, int as_spans)
+{
+    Scan s;
+    int missing = scan_of(self, text, &s);
+    if (missing != 0)
+        return missing < 0 ? NULL : PyLong_FromLong(missing - 1);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t i = 0, found = 0;
+    while (i < s.n) {
+        Py_ssize_t e = match_at(&s, self->pattern, i);
+        if (e < 0) {  /* (no known pattern leaves a character unmatched; regex would skip it) */
+            i++;
+            continue;
+        }
+        PyObject *piece = as_spans ? Py_BuildValue("(nn)", i, e) : piece_of(self, text, &s, i, e);
+        if (piece == NULL || PyList_Append(out, piece) < 0) {
+            Py_XDECREF(piece);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(piece);
+        i = e;
+        if (++found % (CHECK_EVERY * 16) == 0 && PyErr_CheckSignals() < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static PyObject *Splitter_findall(Splitter *self, PyObject *text)
+{
+    return split(self, text, 0);
+}
+
+static PyObject *Splitter_spans(Splitter *self, PyObject *text)
+{
+    return split(self, text, 1);
+}
+
+static PyMethodDef Splitter_methods[] = {
+    {"findall", (PyCFunction)Splitter_findall, METH_O, "findall(text) -> list of str (or a plane to fill first)."},
+    {"spans", (PyCFunction)Splitter_spans, METH_O, "spans(text) -> list of (start, end) (or a plane to fill first)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SplitterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_tui.core.engine._merge_core.Splitter",
+    .tp_doc = "A known regex's split, in C (see the split section of _merge_core.c).",
+    .tp_basicsize = sizeof(Splitter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Splitter_init,
+    .tp_dealloc = (destructor)Splitter_dealloc,
+    .tp_methods = Splitter_methods,
+};
+
 static struct PyModuleDef merge_core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "_merge_core",
@@ -1224,12 +1684,13 @@ static struct PyModuleDef merge_core_module = {
 
 PyMODINIT_FUNC PyInit__merge_core(void)
 {
-    if (PyType_Ready(&MergerType) < 0)
+    if (PyType_Ready(&MergerType) < 0 || PyType_Ready(&SplitterType) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&merge_core_module);
     if (module == NULL)
         return NULL;
     if (PyModule_AddObjectRef(module, "Merger", (PyObject *)&MergerType) < 0 ||
+        PyModule_AddObjectRef(module, "Splitter", (PyObject *)&SplitterType) < 0 ||
         PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0) {
         Py_DECREF(module);
         return NULL;

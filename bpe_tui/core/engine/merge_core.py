@@ -7,8 +7,9 @@ cache does not hold) with the same results; ``pip install`` builds it where the 
 compiler. The tests hold the two paths to each other on random text and on every kind of table.
 
 This module says which one runs, once, for everything: the encoder asks :func:`compiled` for the
-extension (None: the Python path), and :func:`engine_info` says it in words (``bpe-tui
---version`` shows it). ``BPE_TUI_PURE=1`` in the environment forces the Python path; it is read
+extension (None: the Python path), and so does the split of the known regexes, which the
+extension also does (``known_pattern`` in core/text/splitting.py); :func:`engine_info` says it
+in words (``bpe-tui --version`` shows it). ``BPE_TUI_PURE=1`` in the environment forces the Python path; it is read
 when a table is made, so a test can make one table of each kind in one process.
 """
 

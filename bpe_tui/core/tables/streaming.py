@@ -102,7 +102,7 @@ def _decided(encoder: Streamed, text: str, final: bool) -> tuple[list[tuple[str 
             break
     if last is None:  # no piece at all yet: nothing is decided
         return [], 0
-    cut = min(last, len(text) - pre.special_prefix_len(text))
+    cut = min(last, len(text) - pre.special_prefix_len(text), len(text) - pre.looks_past)
     for n, (start, end, special) in enumerate(segments):
         if special is not None:
             if end > cut:
@@ -153,7 +153,7 @@ def stream_pieces(encoder: Streamed, chunks: Iterable[str]) -> Iterator[tuple[bo
         # at characters that are already here. The last piece, and any tail that could be
         # the start of a special token, wait for more text.
         cut = spans[-1][1] if spans else len(pending)
-        cut = min(cut, len(pending) - raw.special_prefix_len(original))
+        cut = min(cut, len(pending) - raw.special_prefix_len(original), len(pending) - raw.looks_past)
         ready = [(sp, head + pending[s:e]) for sp, s, e, head in spans if e <= cut]
         if not ready:
             continue

@@ -33,6 +33,12 @@ O200K_PATTERN = "|".join(
     ]
 )
 
+#: How many characters after a pre-token a known regex reads before that pre-token is settled,
+#: where that is more than one (the next piece's first): o200k's words take a contraction after
+#: them ('s ... 'll, up to three characters), so a stream's "A'" may yet become "A'S". A stream's
+#: pre-tokens wait until this much text follows them (core/tables/streaming.py).
+LOOKS_PAST = {O200K_PATTERN: 3}
+
 #: Whitespace splitting (Python's ``str.split()``): words without their spaces.
 WHITESPACE_PATTERN = r"""\S+"""
 

@@ -25,13 +25,14 @@ from .presets import (  # noqa: F401  (re-exported)
     DIGIT_GROUPS,
     GPT2_PATTERN,
     GPT4_PATTERN,
+    LOOKS_PAST,
     O200K_PATTERN,
     SUPERBPE_STAGE1_SPLIT,
     WHITESPACE_PATTERN,
 )
 from .specials import SpecialMatcher, special_token_list
 from .splitting import (  # noqa: F401  (REGEX_TIMEOUT, Match, RegexTimeout: re-exported)
-    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern,
+    REGEX_TIMEOUT, GuardedPattern, Match, Pattern, RegexTimeout, is_known, known_pattern, splits_compiled,
 )
 from .pipeline import SplitPipeline
 from .boundless_rules import RUNS_PREFIX, ULTIMATE_PATTERN, RunsPattern, runs_parts
@@ -81,7 +82,10 @@ ASCII_PATTERNS = {
 
 def ascii_findall(pretokenizer: str, line_safe: bool = False) -> Callable[[str], list[str]] | None:
     """``findall`` of an ``re`` pattern that gives, on ASCII text, exactly the pre-tokens of
-    the named pre-tokenizer (or of its line-safe form); None where there is none."""
+    the named pre-tokenizer (or of its line-safe form); None where there is none, or where
+    the compiled core splits the pre-tokenizer's regex (2.4x faster than this on ASCII)."""
+    if not line_safe and splits_compiled(NAMED_PATTERNS.get(pretokenizer, "")):
+        return None
     pattern = (ASCII_LINE_PATTERNS if line_safe else ASCII_PATTERNS).get(pretokenizer)
     return re.compile(pattern).findall if pattern is not None and _ASCII_OK else None
 
@@ -260,6 +264,8 @@ class PreTokenizer:
     ):
         self.name, self.pattern_text = resolve_pattern(pretokenizer)
         self.pattern = compile_pattern(self.name, self.pattern_text)
+        #: Characters that must follow a pre-token before a stream takes it as final (LOOKS_PAST).
+        self.looks_past = LOOKS_PAST.get(self.pattern_text, 1)
         self.lowercase = lowercase
         self.normalizer = normalizer
         self.text_normalizer = text_normalizer
