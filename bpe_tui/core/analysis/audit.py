@@ -91,6 +91,7 @@ _SCRIPT_RE = regex.compile(
     + "|(?P<CJK>" + "|".join(f"\\p{{Script={name}}}" for name in CJK) + ")"
 )
 _LETTER = regex.compile(r"\p{L}")
+_ASCII_LETTER = regex.compile(r"[A-Za-z]")
 
 #: What each category means, in the order reports list them: (key, title, meaning).
 CATEGORIES: list[tuple[str, str, str]] = [
@@ -342,6 +343,8 @@ def tree_text(table: MergeTable, token_id: int) -> str:
 
 def scripts_of(text: str) -> list[str]:
     """The scripts of a text's letters, in order of first appearance (CJK as one group)."""
+    if text.isascii():  # (the letters of ASCII are Latin's A-Z and a-z: most tokens, at once)
+        return ["Latin"] if _ASCII_LETTER.search(text) else []
     seen: list[str] = []
     for m in _SCRIPT_RE.finditer(text):
         name = m.lastgroup

@@ -58,12 +58,14 @@ import math
 import operator
 import os
 import re
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 from typing import Any, BinaryIO
 
+from ..engine import merge_core
 from ..errors import BPEError
 from ..tables.table import UNK_ID, MergeTable
 from ..text.blocks import iter_text_blocks, plan_ranges
@@ -270,6 +272,12 @@ class Tallier:
     token ends inside it, before its last character (``marks.find(1, start, last)``: each step
     runs in C, over ids and words). If the two totals differ, the table changed the text, and
     the word metrics are marked unknown rather than guessed.
+
+    :meth:`add_each` is that computation in Python, the reference. Where the compiled merge
+    core runs (:func:`~bpe_tui.core.engine.merge_core.compiled`), :meth:`add` hands the ids and
+    the text to its ``tally_words``, which does the same in one pass over each without making
+    the marks or the list of words; the Python path decides a text that holds an unknown
+    character of a chars table.
     """
 
     def __init__(self, table: MergeTable):
@@ -294,6 +302,9 @@ class Tallier:
         self.id_marks = list(map(self.marks.__getitem__, lengths))
         #: Characters a chars-mode table knows; the others encode as UNK_ID, in text order.
         self.known = {s for s in vocab.values() if isinstance(s, str) and len(s) == 1}
+        #: The compiled word tally and the lengths as it reads them (None: the Python path).
+        self.core = merge_core.compiled()
+        self.length_buffer = array("q", lengths)
 
     def _marks_of(self, ids: list[int], text: str) -> bytes:
         """Each token's non-whitespace length as marks, one byte a character with a 1 where
@@ -306,7 +317,28 @@ class Tallier:
         return b"".join(map(self.marks.__getitem__, (lengths[i] if i != UNK_ID else int(next(unknown, "x") not in _SPACE_CHARS) for i in ids)))
 
     def add(self, text: str, tally: Tally) -> None:
+        """Encode ``text`` and tally it: in the compiled core where it runs, else as
+        :meth:`add_each` does (the same numbers)."""
         ids = self.table.encode(text)
+        core = self.core
+        done = None if core is None else core.tally_words(text, ids, self.length_buffer, self.bytes_mode, tally.counts, tally.types, tally.split_types)
+        if done is None:
+            self.tally_ids(text, ids, tally)
+            return
+        words, continued, aligned = done
+        tally.tokens += len(ids)
+        tally.bytes += len(text.encode("utf-8")) if not text.isascii() else len(text)
+        tally.chars += len(text)
+        tally.words += words
+        tally.continued += continued
+        tally.aligned = tally.aligned and aligned
+
+    def add_each(self, text: str, tally: Tally) -> None:
+        """Encode ``text`` and tally it in Python: the reference :meth:`add` is held to."""
+        self.tally_ids(text, self.table.encode(text), tally)
+
+    def tally_ids(self, text: str, ids: list[int], tally: Tally) -> None:
+        """Tally ``text`` encoded as ``ids``, per id and per word (the class docstring)."""
         tally.tokens += len(ids)
         data_len = len(text.encode("utf-8")) if not text.isascii() else len(text)
         tally.bytes += data_len

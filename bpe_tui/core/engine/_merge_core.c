@@ -1674,6 +1674,7 @@ static PyTypeObject SplitterType = {
     .tp_dealloc = (destructor)Splitter_dealloc,
     .tp_methods = Splitter_methods,
 };
+static int add_tally_functions(PyObject *module);  /* the word tally's section, at the end of the file */
 
 static struct PyModuleDef merge_core_module = {
     PyModuleDef_HEAD_INIT,
@@ -1691,9 +1692,181 @@ PyMODINIT_FUNC PyInit__merge_core(void)
         return NULL;
     if (PyModule_AddObjectRef(module, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObjectRef(module, "Splitter", (PyObject *)&SplitterType) < 0 ||
-        PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0) {
+        PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0 || add_tally_functions(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
     return module;
+}
+
+
+/* ================================================================== the word tally (eval)
+ *
+ * tally_words(text, ids, lengths, bytes_mode, counts, types, split_types)
+ *     -> (words, continued, aligned), or None
+ *
+ * Mirrors Tallier.add_each() in bpe_tui/core/analysis/evaluate.py, after the encoding: the
+ * counts of the ids, the whitespace words of the text (runs of characters other than space,
+ * tab, line feed, carriage return, vertical tab and form feed), and which words a token ends
+ * inside. ``lengths`` (a buffer of int64, one per id; the last for UNK_ID) holds each token's
+ * non-whitespace length in units (bytes for a byte-level table, characters otherwise). Token
+ * ends and words are laid along the non-whitespace units; a word is split when a token ends
+ * at one of its units before its last. When the tokens' units and the words' differ in total,
+ * the words are not lined up with the tokens: every word goes into ``types`` and aligned is
+ * False (a text without words is aligned). ``counts`` (a dict: id -> count) gets each id's count, new ids in order of first
+ * occurrence (as Counter.update(ids)); ``types`` gets every word, ``split_types`` the split
+ * ones. None (nothing changed): an unknown id in a chars table (the Python path pairs it with
+ * the text's characters) or an id outside ``lengths``.
+ */
+
+static inline int is_word_space(Py_UCS4 c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0x0b || c == 0x0c;
+}
+
+static inline Py_ssize_t units_of(Py_UCS4 c, int bytes_mode)
+{
+    if (!bytes_mode || c < 0x80)
+        return 1;
+    return c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+/* counts[id] += how often, for the ids in ``order`` (first occurrence first). */
+static int add_counts(PyObject *counts, const int64_t *order, Py_ssize_t distinct, const int64_t *seen, Py_ssize_t slots)
+{
+    for (Py_ssize_t k = 0; k < distinct; k++) {
+        int64_t id = order[k];
+        int64_t n = seen[id < 0 ? slots - 1 : id];
+        PyObject *key = PyLong_FromLongLong(id);
+        if (key == NULL)
+            return -1;
+        PyObject *old = PyDict_GetItemWithError(counts, key);
+        PyObject *value = NULL;
+        if (old != NULL) {
+            PyObject *more = PyLong_FromLongLong(n);
+            value = more == NULL ? NULL : PyNumber_Add(old, more);
+            Py_XDECREF(more);
+        } else if (!PyErr_Occurred()) {
+            value = PyLong_FromLongLong(n);
+        }
+        int failed = value == NULL || PyDict_SetItem(counts, key, value) < 0;
+        Py_DECREF(key);
+        Py_XDECREF(value);
+        if (failed)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *tally_words(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 7 || !PyUnicode_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[4]) ||
+        !PySet_Check(args[5]) || !PySet_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "tally_words(text: str, ids: list, lengths: buffer of int64, bytes_mode: bool, counts: dict, types: set, split_types: set)");
+        return NULL;
+    }
+    PyObject *text = args[0], *ids = args[1], *counts = args[4], *types = args[5], *split_types = args[6];
+    int bytes_mode = PyObject_IsTrue(args[3]);
+    if (bytes_mode < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const int64_t *lengths = (const int64_t *)view.buf;
+    Py_ssize_t slots = view.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n_ids = PyList_GET_SIZE(ids);
+    PyObject *result = NULL;
+    int64_t *seen = PyMem_Calloc(slots > 0 ? (size_t)slots : 1, sizeof(int64_t));
+    int64_t *order = PyMem_Malloc((n_ids > 0 ? (size_t)n_ids : 1) * sizeof(int64_t));
+    if (seen == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+
+    /* The ids: their counts (in C first), and their units in total. */
+    Py_ssize_t distinct = 0, token_units = 0;
+    for (Py_ssize_t k = 0; k < n_ids; k++) {
+        int64_t id = PyLong_AsLongLong(PyList_GET_ITEM(ids, k));
+        if (id == -1 && PyErr_Occurred())
+            goto done;
+        if (id == UNK_ID ? !bytes_mode : (id < 0 || id >= slots - 1)) {
+            result = Py_NewRef(Py_None);  /* the Python path decides */
+            goto done;
+        }
+        Py_ssize_t slot = id < 0 ? slots - 1 : (Py_ssize_t)id;
+        if (seen[slot]++ == 0)
+            order[distinct++] = id;
+        token_units += lengths[slot];
+    }
+    if (add_counts(counts, order, distinct, seen, slots) < 0)
+        goto done;
+
+    /* The words: how many, and their units in total. */
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), words = 0, word_units = 0;
+    int in_word = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (is_word_space(c)) {
+            in_word = 0;
+        } else {
+            words += !in_word;
+            in_word = 1;
+            word_units += units_of(c, bytes_mode);
+        }
+    }
+    int aligned = words == 0 || token_units == word_units;  /* (no word: nothing to line up) */
+
+    /* Each word into types; with aligned units, a word a token ends inside into split_types. */
+    Py_ssize_t continued = 0, k = 0, token_end = -1, at = 0;  /* token_end: the unit a token ends at */
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (is_word_space(PyUnicode_READ(kind, data, i))) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i, units = 0;
+        while (i < n && !is_word_space(PyUnicode_READ(kind, data, i)))
+            units += units_of(PyUnicode_READ(kind, data, i++), bytes_mode);
+        int split = 0;
+        if (aligned) {  /* the first token end at or after the word's first unit: before its last? */
+            while (token_end < at && k < n_ids) {
+                int64_t id = PyLong_AsLongLong(PyList_GET_ITEM(ids, k++));
+                int64_t length = lengths[id < 0 ? slots - 1 : id];
+                if (length > 0)
+                    token_end = (token_end < 0 ? 0 : token_end + 1) + length - 1;
+            }
+            split = token_end >= at && token_end < at + units - 1;
+            at += units;
+        }
+        PyObject *word = PyUnicode_Substring(text, start, i);
+        if (word == NULL || PySet_Add(types, word) < 0 || (split && PySet_Add(split_types, word) < 0)) {
+            Py_XDECREF(word);
+            goto done;
+        }
+        Py_DECREF(word);
+        continued += split;
+    }
+    result = Py_BuildValue("nnO", words, aligned ? continued : 0, aligned ? Py_True : Py_False);
+
+done:
+    PyMem_Free(seen);
+    PyMem_Free(order);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef tally_functions[] = {
+    {"tally_words", (PyCFunction)(void (*)(void))tally_words, METH_FASTCALL,
+     "tally_words(text, ids, lengths, bytes_mode, counts, types, split_types) -> (words, continued, aligned) or None: "
+     "Tallier.add_each's counts and word metrics, in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int add_tally_functions(PyObject *module)
+{
+    return PyModule_AddFunctions(module, tally_functions);
 }

@@ -140,6 +140,7 @@ class MergeTable:
         # The encoder's indices the table's questions read too (the same objects).
         self._surface_to_id = encoder.surface_to_id
         self._base = encoder.base  # byte value (int) or character (str) -> id
+        self._base_id_set = frozenset(encoder.base.values())  # (asked once a token by encodes_to_itself)
         self._continuing_base = encoder.continuing_base
         self._eow_id = encoder.eow_id
         self._pre = encoder.pre
@@ -670,7 +671,7 @@ class MergeTable:
         of a word. A byte token that is not valid UTF-8 alone has no text: only its merges
         are checked. Special tokens and base symbols encode to themselves.
         """
-        if token_id in self._special_surfaces or token_id in self.base_ids():
+        if token_id in self._special_surfaces or token_id in self._base_id_set:
             return True
         surface: Any = self._vocab[token_id]  # bytes in a bytes table, str in a chars table
         eow = self.end_of_word
