@@ -30,7 +30,9 @@ from tests.core.test_merge_core import REAL, TRAINED, made, needs_core, path
 TRICKY = list(" \t\n\r\x0b\x0c\xa0\u3000'sdtllvem123 ½中日한éÉ\u0301😀𝐀<|>▁") + [
     "<|endoftext|>", "<|end|>", "</w>", "a" * 40, "abc", " abc", "bc", "don't", "x.\n/y", "  \n\n  ",
 ]
-texts = st.lists(st.one_of(st.characters(), st.sampled_from(TRICKY)), max_size=200).map("".join)
+#: (No lone surrogates: eval reads text decoded from files, strictly or with replacement, so
+#: none arrives; a str holding one has no UTF-8 length to tally, on either path.)
+texts = st.lists(st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from(TRICKY)), max_size=200).map("".join)
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
