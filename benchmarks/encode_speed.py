@@ -313,7 +313,7 @@ def part_eval(names: list[str], rounds: int, mb: float, baseline: Path | None, w
             if baseline is not None:
                 row["speedup"] = row["baseline_cpu"] / row["compiled_cpu"]
                 row["speedup_wall"] = row["baseline_wall"] / row["compiled_wall"]
-                row["verdict"] = "met" if row["speedup"] >= EVAL_GOAL else f"missed by {EVAL_GOAL - row['speedup']:.1f}x"
+                row["verdict"] = "met" if row["speedup"] >= EVAL_GOAL else f"missed by {EVAL_GOAL - row['speedup']:.2f}x"
                 tail = f"{row['speedup']:>10.2f}x ({row['speedup_wall']:.2f}x)  >= {EVAL_GOAL:g}x: {row['verdict']}"
             else:
                 tail = "(give --baseline)"
