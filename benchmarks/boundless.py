@@ -62,28 +62,11 @@ def recipe():
     return module
 
 
-def stdlib_documents(size: int) -> list[str]:
-    """The standard library's .py files in sorted order, one document each, until ``size`` bytes."""
-    root = Path(sysconfig.get_paths()["stdlib"])
-    docs, total = [], 0
-    for path in sorted(root.rglob("*.py")):
-        if "site-packages" in path.parts:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        docs.append(text)
-        total += len(text.encode("utf-8"))
-        if total >= size:
-            break
-    return docs
-
-
-def python_documents(size: int) -> list[str]:
-    """The standard library's .py files, then this environment's site-packages .py files
-    (each sorted), one document each, until ``size`` bytes."""
-    roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
+def python_documents(size: int, site_packages: bool = True) -> list[str]:
+    """The standard library's .py files, then (``site_packages``) this environment's
+    site-packages .py files, each folder sorted, one document each, until ``size`` bytes."""
+    paths = sysconfig.get_paths()
+    roots = [Path(paths["stdlib"])] + ([Path(paths["purelib"])] if site_packages else [])
     docs, total = [], 0
     for k, root in enumerate(roots):
         for path in sorted(root.rglob("*.py")):
@@ -106,7 +89,7 @@ def corpus(size_mb: int) -> tuple[str, list[str]]:
         return "tinyshakespeare, first 1 MB", r.documents(r.corpus_slice(str(TINY), 1_000_000))
     if size_mb > 30:
         return f"Python {sys.version_info.major}.{sys.version_info.minor} stdlib + site-packages .py, {size_mb} MB", python_documents(size_mb * 1_000_000)
-    return f"Python {sys.version_info.major}.{sys.version_info.minor} standard library .py, {size_mb} MB", stdlib_documents(size_mb * 1_000_000)
+    return f"Python {sys.version_info.major}.{sys.version_info.minor} standard library .py, {size_mb} MB", python_documents(size_mb * 1_000_000, site_packages=False)
 
 
 _OURS = r"""
