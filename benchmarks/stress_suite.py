@@ -14,8 +14,8 @@ shell would (``env -i HOME=$HOME PATH=$PATH``: no PYTHONUNBUFFERED, no virtualen
 and reports how many runs passed, which tests failed in how many runs, and the load average
 seen. The busy loops are ended by their own process ids when the runs are over.
 
-With no test paths, each run is the README's test command (its two pytest halves, after
-mypy): the whole suite, which takes an hour or more at load 10 on 2 cores. With paths (or
+With no test paths, each run is the README's test command after its install step, read from
+README.md (mypy, the parallel half, the serial half, the pure-Python path): the whole suite, which takes an hour or more at load 10 on 2 cores. With paths (or
 ``-k``), each run is ``pytest -q -p no:cacheprovider -n WORKERS`` over them: the way to run the
 tests that wait on signals, toasts or timers many times under load.
 """
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -36,12 +37,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = REPO / ".venv" / "bin" / "python"
-#: The README's test command after its install step: mypy, the parallel half, the serial half.
-README_STEPS = [
-    ["-m", "mypy", "bpe_tui"],
-    ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "worksteal", "-m", "not serial"],
-    ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "serial"],
-]
+def readme_steps() -> list[str]:
+    """The README's test command after its install step (its venv and pip commands), one shell
+    command per ``&&``: read from README.md itself, so this runs what a new user runs."""
+    for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("python3 -m venv") and "pytest" in line:
+            return [step.strip() for step in line.split(" && ")][2:]
+    raise SystemExit("README.md holds no test command (a line starting 'python3 -m venv' that runs pytest)")
 
 
 def start_busy_loops(n: int) -> list[subprocess.Popen]:
@@ -104,7 +106,7 @@ def clean_env() -> dict[str, str]:
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 
 
-def run_once(steps: list[list[str]], log: Path) -> tuple[bool, list[str], float]:
+def run_once(steps: list[str], log: Path) -> tuple[bool, list[str], float]:
     """Run ``steps`` in turn (stopping at the first that fails, as the README's ``&&`` does):
     whether all passed, the failed test ids, and the wall time."""
     started = time.monotonic()
@@ -112,11 +114,11 @@ def run_once(steps: list[list[str]], log: Path) -> tuple[bool, list[str], float]
     ok = True
     with open(log, "w") as out:
         for step in steps:
-            out.write(f"$ {PYTHON} {' '.join(step)}\n")
+            out.write(f"$ {step}\n")
             out.flush()
             written = out.tell()
             # the step's output goes to the log as it comes (tail -f it to follow a long run)
-            code = subprocess.run([str(PYTHON), *step], cwd=REPO, env=clean_env(), stdout=out, stderr=subprocess.STDOUT).returncode
+            code = subprocess.run(["bash", "-c", step], cwd=REPO, env=clean_env(), stdout=out, stderr=subprocess.STDOUT).returncode
             out.flush()
             with open(log) as back:
                 back.seek(written)
@@ -139,10 +141,10 @@ def main() -> int:
     if not PYTHON.exists():
         p.error(f"{PYTHON} is not there: make the virtualenv as the README says first")
     if args.tests or args.keyword:
-        step = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", args.workers, *(args.tests or ["tests"])]
-        steps = [step + (["-k", args.keyword] if args.keyword else [])]
+        step = [str(PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", args.workers, *(args.tests or ["tests"])]
+        steps = [shlex.join(step + (["-k", args.keyword] if args.keyword else []))]
     else:
-        steps = README_STEPS
+        steps = readme_steps()
     logs = Path(args.logs) if args.logs else Path(os.environ.get("TMPDIR", "/tmp")) / f"stress-suite-{os.getpid()}"
     logs.mkdir(parents=True, exist_ok=True)
     loops = start_busy_loops(args.busy)
