@@ -103,7 +103,7 @@ def test_the_wheel_installs_and_its_command_runs(wheel, tmp_path):
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True).stdout.strip()
     command = env_dir / "bin" / "bpe-tui"
     version = subprocess.run([str(command), "--version"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    engine = "compiled merge core (C)" if _has_compiler() else "pure Python (the compiled merge core is not built"
+    engine = "compiled core (C): the merge loop" if _has_compiler() else "pure Python (the compiled core is not built"
     assert version.stdout.startswith(f"bpe-tui {bpe_tui.__version__}, {engine}"), version.stderr
     # from another directory than this checkout's, which `python -c` would import first
     where = subprocess.run(
@@ -123,7 +123,7 @@ def test_a_machine_without_a_compiler_installs_and_runs_pure_python(tmp_path):
     env_dir = tmp_path / "clean"
     python = _installed(built, env_dir)
     version = subprocess.run([str(env_dir / "bin" / "bpe-tui"), "--version"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert version.stdout == f"bpe-tui {bpe_tui.__version__}, pure Python (the compiled merge core is not built: no C compiler when bpe-tui was installed)\n"
+    assert version.stdout == f"bpe-tui {bpe_tui.__version__}, pure Python (the compiled core is not built: no C compiler when bpe-tui was installed)\n"
     encoded = subprocess.run(
         [str(python), "-c", "import bpe_tui; t = bpe_tui.train(bpe_tui.demo_corpus_path(), merges=50); print(t.decode(t.encode('the baker')), bpe_tui.engine_info())"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,

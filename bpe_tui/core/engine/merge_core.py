@@ -49,13 +49,17 @@ def compiled() -> ModuleType | None:
     return None if forced_pure() else _core
 
 
+#: What the compiled core does where it runs (each has its Python twin, the reference).
+COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally"
+
+
 def engine_info() -> str:
-    """Which merge loop encodes, in words: the compiled core, or pure Python and why."""
+    """Which path encodes, in words: the compiled core and what it does, or pure Python and why."""
     if _core is None:
-        return f"pure Python (the compiled merge core is not built: {_missing})"
+        return f"pure Python (the compiled core is not built: {_missing})"
     if forced_pure():
-        return f"pure Python ({PURE_VARIABLE}={os.environ[PURE_VARIABLE].strip()}; the compiled merge core is there)"
-    return "compiled merge core (C)"
+        return f"pure Python ({PURE_VARIABLE}={os.environ[PURE_VARIABLE].strip()}; the compiled core is there)"
+    return f"compiled core (C): {COMPILED_DOES}"
 
 
 def pair_merger(ranks: Mapping[tuple[int, int], int], made: Mapping[tuple[int, int], int]) -> Callable[[list[int]], list[int]]:
