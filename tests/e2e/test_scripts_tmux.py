@@ -277,11 +277,12 @@ def test_every_number_beside_every_script_is_the_trainers(tmp_path, name):
             trainer.goto(100)
             screen = settled(tmux, f"step {trainer.steps_done}/", f"{trainer.steps_done} merges")
             checked = check_screen(screen, trainer, history=True)
-            assert checked["merges"] >= 8 and checked["pairs"] >= 8 and checked["words"] >= 8, checked
+            assert checked["merges"] >= 8 and checked["pairs"] >= 8 and checked["words"] >= 8, f"{checked}\n{screen}"
             resize(tmux, 80, 24)
             tmux.wait_until(lambda s: max(len(cells(line)) for line in s.splitlines()) <= 80, "the 80x24 screen")
-            checked = check_screen(settled(tmux, " merges", "#   left"), trainer, history=True)
-            assert checked["merges"] >= 4 and checked["pairs"] >= 3 and checked["words"] >= 4, checked
+            screen = settled(tmux, " merges", "#   left")
+            checked = check_screen(screen, trainer, history=True)
+            assert checked["merges"] >= 4 and checked["pairs"] >= 3 and checked["words"] >= 4, f"{checked}\n{screen}"
         finally:
             tmux.kill()
 
