@@ -84,3 +84,36 @@ def test_trace_explains_a_split(gpt2_pair):
     steps = ours.trace(" tokenization")
     assert steps[-1].symbols == tuple(ours.tokens(" tokenization"))
     assert all(ours.merge_at(s.rank)[2] == ours.token_id(s.new_token) for s in steps)
+
+
+@pytest.mark.parametrize(
+    ("cut", "first"), [(200_000, "23,086 ('Ġprosecuted')"), ("lines", "23,087 ('ĠWords')")], ids=["mid-line", "at-a-line-end"]
+)
+def test_a_merges_file_cut_short_is_refused_in_one_line(gpt2_pair, tmp_path, cut, first):
+    """Cut short, GPT-2's merges.txt left 27,038 tokens of vocab.json made by no merge, and
+    they were taken for special tokens: `·prosecuted` was matched whole in the text."""
+    shutil.copy(GPT2_DIR / "vocab.json", tmp_path / "vocab.json")
+    merges = (GPT2_DIR / "merges.txt").read_bytes()
+    kept = merges[:200_000] if cut == 200_000 else b"".join(merges.splitlines(keepends=True)[:22_831])
+    (tmp_path / "merges.txt").write_bytes(kept)
+    with pytest.raises(bpe_tui.BPEError) as error:
+        bpe_tui.load(str(tmp_path))
+    message = str(error.value)
+    assert message.startswith(f"{tmp_path / 'merges.txt'}:22831: the merges end here, but {tmp_path / 'vocab.json'} holds "), message
+    assert f"from id {first}:" in message and message.endswith("merges.txt looks cut short, or belongs to another vocab.json")
+
+
+def test_a_left_over_token_that_is_no_pair_stays_a_special_token(tmp_path):
+    """The rule on a small pair of files: ``abc`` left over (``ab`` + ``c``) is a missing
+    merge; ``<|endoftext|>`` left over is a special token."""
+    from bpe_tui.core.engine.units import bytes_to_gpt2_str
+
+    vocab = {bytes_to_gpt2_str(bytes([b])): b for b in range(256)}
+    vocab.update({"ab": 256, "abc": 257, "<|endoftext|>": 258})
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("a b\nab c\n", encoding="utf-8")
+    whole = bpe_tui.load(str(tmp_path))
+    assert whole.special_tokens == {"<|endoftext|>": 258} and whole.encode("abc") == [257]
+    (tmp_path / "merges.txt").write_text("a b\n", encoding="utf-8")
+    with pytest.raises(bpe_tui.BPEError, match=r"merges.txt:1: the merges end here, .* 1 tokens that two of its tokens join into and no merge makes, from id 257 \('abc'\)"):
+        bpe_tui.load(str(tmp_path))

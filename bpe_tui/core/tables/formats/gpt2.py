@@ -101,6 +101,7 @@ def _read_files(path: str) -> MergeTable:
         except KeyError:
             vocab[i] = token.encode("utf-8")  # an added token outside the byte alphabet
     merges = []
+    lineno = 0
     with open(merges_path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
             line = line.rstrip("\r\n")
@@ -119,11 +120,13 @@ def _read_files(path: str) -> MergeTable:
     # Entries that are neither single bytes nor merge results (<|endoftext|>) are special tokens.
     results = {left + right for left, right, _ in merges}
     specials = {s.decode("utf-8", "replace"): i for i, s in vocab.items() if len(s) > 1 and s not in results}
+    leftovers = dict(specials)  # (before the folder's files name theirs)
     notes: list[str] = []
     config: dict[str, Any] = {"notes": notes}
     pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes)
     table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer, config=config)
     check_pair(table, vocab_path, merges_path)
+    check_not_cut_short(vocab, results, leftovers, vocab_path, f"{merges_path}:{lineno}")
     return table
 
 
@@ -318,6 +321,32 @@ def check_pair(table: MergeTable, vocab_path: str, merges_path: str) -> None:
                 f"but an earlier merge made id {last}: {vocab_path} and {merges_path} do not belong together"
             )
         last = new
+
+
+def check_not_cut_short(vocab: dict[int, bytes], results: set[bytes], leftovers: dict[str, int], vocab_path: str, last_line: str) -> None:
+    """Refuse a merges.txt that stops before its vocabulary does (a file cut short).
+
+    Every token of vocab.json is a byte, a merge's result or a special token, and a special
+    token (``<|endoftext|>``, ``<s>``) is not two of the table's tokens joined. A left-over
+    token that two tokens do join into (``·prosecuted`` = ``·prosecut`` + ``ed``) is a merge
+    that is missing; taking it for a special token would match whole words in the text where
+    the table's own library merges them. No published table we know has one."""
+    if not leftovers:
+        return
+    whole = results | {s for s in vocab.values() if len(s) == 1}
+    joined = sorted(i for i in leftovers.values() if _two_tokens(vocab[i], whole))
+    if joined:
+        first = joined[0]
+        raise BPEError(
+            f"{last_line}: the merges end here, but {vocab_path} holds {len(joined):,} tokens that two of its tokens join into "
+            f"and no merge makes, from id {first:,} ({short(bytes_to_gpt2_str(vocab[first]))}): "
+            "merges.txt looks cut short, or belongs to another vocab.json"
+        )
+
+
+def _two_tokens(token: bytes, whole: set[bytes]) -> bool:
+    """Whether ``token`` is two of ``whole`` joined."""
+    return any(token[:k] in whole and token[k:] in whole for k in range(1, len(token)))
 
 
 def losses(table: MergeTable) -> list[str]:
