@@ -18,6 +18,7 @@ import tokenizers
 from tiktoken.load import load_tiktoken_bpe
 
 import bpe_tui
+from bpe_tui.core.errors import DisallowedSpecial
 from tests.conftest import SHARED, need
 from tests.parity_texts import texts
 
@@ -282,3 +283,27 @@ def test_a_normalizer_read_is_written_back(tmp_path):
     tok = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     for text in ["e\u0301 combining", "Å Å", "plain"]:
         assert again.encode(text) == table.encode(text) == tok.encode(text, add_special_tokens=False).ids, text
+
+
+def test_added_tokens_that_are_not_special_are_matched_under_every_policy(tmp_path):
+    """GPT-NeoX's runs of spaces (ids 50254-50276) are added tokens marked ``special: false``:
+    Hugging Face matches them whole even with ``encode_special_tokens``, so ``encode_ordinary``
+    and ``--specials refuse`` must too (they encoded indented code as ordinary text, or refused
+    it), and a tokenizer.json written back keeps them not special."""
+    path = need(TABLES / "gpt-neox20b/20B_tokenizer.json")
+    tok = tokenizers.Tokenizer.from_file(str(path))
+    tok.encode_special_tokens = True  # (only the special ones become ordinary text)
+    table = bpe_tui.load(str(path))
+    code = "def f():\n    return 1\n    \t  a  code <|endoftext|>"
+    expected = tok.encode(code, add_special_tokens=False).ids
+    assert 50274 in expected and 0 not in expected  # (four spaces whole; <|endoftext|> spelt out)
+    assert table.encode_ordinary(code) == expected
+    assert table.encode(code, allowed_special=set(), disallowed_special=()) == expected
+    with pytest.raises(DisallowedSpecial, match="<|endoftext|>"):
+        table.encode(code, allowed_special=set())  # (refused for its special token, not for its spaces)
+    assert table.encode(code[:30], allowed_special=set()) == tok.encode(code[:30], add_special_tokens=False).ids
+    bpe_tui.save(table, str(tmp_path / "tokenizer.json"), format="hf")
+    again = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    again.encode_special_tokens = True
+    assert again.encode(code, add_special_tokens=False).ids == expected
+    assert bpe_tui.load(str(tmp_path / "tokenizer.json")).encode_ordinary(code) == expected

@@ -107,6 +107,9 @@ class EncodeOptions:
     normalizer: dict[str, Any] | None = None
     #: ``special_flags``: Hugging Face's added-token flags (lstrip, rstrip, single_word, normalized).
     special_flags: dict[str, Any] | None = None
+    #: ``added_not_special``: Hugging Face's added tokens marked ``"special": false``, matched
+    #: whole in any text whatever the special-token policy (see special_policy).
+    always_recognised: frozenset[str] = frozenset()
     #: ``byte_fallback``: a character the table lacks is spelled in ``<0xNN>`` byte tokens.
     byte_fallback: bool = False
     #: ``fuse_unk``: a run of unknown characters is one unknown symbol.
@@ -141,6 +144,7 @@ class EncodeOptions:
             prefix_scheme=config.get("prepend_scheme") or ("always" if config.get("prepend_space") else None),
             normalizer=normalizer if isinstance(normalizer, dict) else None,
             special_flags=flags if isinstance(flags, dict) else None,
+            always_recognised=frozenset(config.get("added_not_special") or ()),
             byte_fallback=bool(config.get("byte_fallback")),
             fuse_unk=bool(config.get("fuse_unk")),
             unk_surface=unk_surface if isinstance(unk_surface, str) else None,
@@ -311,7 +315,7 @@ class Encoder:
         refusing a text that holds a disallowed special token."""
         if allowed_special == "all" and disallowed_special == "all":
             return self  # the default: every special token recognised, nothing refused
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
         special_policy.check(text, disallowed)
         return self.recognising(recognised)
 
@@ -319,7 +323,7 @@ class Encoder:
         """:meth:`for_text` for a stream: the encoder, and the chunks checked as they come."""
         if allowed_special == "all" and disallowed_special == "all":
             return self, chunks
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
         return self.recognising(recognised), special_policy.checked_stream(chunks, disallowed)
 
     # ------------------------------------------------------------------ one pre-token

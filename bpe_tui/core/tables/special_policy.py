@@ -15,6 +15,12 @@ recognised) and takes tiktoken's two arguments with tiktoken's meaning (``tiktok
   naming the first one found and its character offset). As in tiktoken, any string given is
   looked for, a special token or not; ``()`` refuses nothing.
 
+Hugging Face also has *added tokens that are not special* (``"special": false`` in
+tokenizer.json, GPT-NeoX's runs of spaces): its tokenizer matches them whole in any text, even
+with ``split_special_tokens``. They are among a table's ``special_tokens`` here (they are cut
+out of the text the same way), and ``always`` names them: recognised whatever the two
+arguments say, and never refused by ``"all"``.
+
 So ``encode(text)`` (both "all") recognises every special token; ``encode(text,
 allowed_special=set())`` is tiktoken's default (refuse them all); ``encode(text,
 disallowed_special=())`` with ``allowed_special=set()`` is ``encode_ordinary``.
@@ -52,11 +58,14 @@ def _strings(value: object, name: str) -> frozenset[str]:
     return out
 
 
-def resolve(specials: Collection[str], allowed_special: Allowed, disallowed_special: Disallowed) -> tuple[frozenset[str], frozenset[str]]:
+def resolve(
+    specials: Collection[str], allowed_special: Allowed, disallowed_special: Disallowed, always: Collection[str] = ()
+) -> tuple[frozenset[str], frozenset[str]]:
     """``(recognised, disallowed)``: the table's special tokens to recognise, and the texts to
-    refuse, from tiktoken's two arguments (see the module docstring)."""
+    refuse, from tiktoken's two arguments; ``always``: the added tokens that are no special
+    tokens, recognised whatever the arguments (see the module docstring)."""
     every = frozenset(specials)
-    allowed = every if allowed_special == "all" else _strings(allowed_special, "allowed_special")
+    allowed = every if allowed_special == "all" else _strings(allowed_special, "allowed_special") | frozenset(always)
     disallowed = every - allowed if disallowed_special == "all" else _strings(disallowed_special, "disallowed_special")
     return allowed & every, disallowed
 

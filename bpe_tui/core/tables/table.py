@@ -853,7 +853,7 @@ class MergeTable:
         Returns:
             Each text's ids.
         """
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special)
+        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
         for text in texts:
             special_policy.check(text, disallowed)
         return batch.encode_batch(self, recognised, texts, workers)

@@ -179,11 +179,13 @@ def _unk_token(table: TableView) -> str | None:
 def added_tokens(table: TableView) -> dict[int, dict[str, Any]]:
     """``id -> entry`` of each special token, in id order, as Hugging Face writes an added
     token: its text, its flags (the table's ``config["special_flags"]``, read from a
-    tokenizer.json; false where none was read) and ``special``."""
+    tokenizer.json; false where none was read) and ``special`` (false for the added tokens
+    a tokenizer.json marked so, ``config["added_not_special"]``)."""
     flags: Mapping[str, Mapping[str, Any]] = table.config.get("special_flags") or {}
+    ordinary = frozenset(table.config.get("added_not_special") or ())
     return {
         i: {"content": s, "single_word": bool(flags.get(s, {}).get("single_word")), "lstrip": bool(flags.get(s, {}).get("lstrip")),
-            "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": True}
+            "rstrip": bool(flags.get(s, {}).get("rstrip")), "normalized": bool(flags.get(s, {}).get("normalized")), "special": s not in ordinary}
         for s, i in sorted(table.special_tokens.items(), key=lambda kv: kv[1])
     }
 

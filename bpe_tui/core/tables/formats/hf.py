@@ -34,7 +34,8 @@ Reading:
   first starts as ``##c``, and a merge ``(a, ##b)`` makes ``a`` + ``b``: kept as the table's
   ``config["continuing_subword_prefix"]`` (see ``table.merged_surface``), so ids are HF's.
 * ``added_tokens`` become special tokens (cut out of the text before pre-tokenization, as HF
-  does). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
+  does); those marked ``"special": false`` are listed in ``config["added_not_special"]``:
+  matched under every special-token policy, as HF matches them (see special_policy). Merges may be ``[a, b]`` pairs or legacy ``"a b"`` strings.
 * A model that is not BPE (WordPiece, Unigram, WordLevel) is refused with a clear message.
 
 Writing (the text is made by :mod:`~bpe_tui.core.tables.tokenizer_json`, which the transformers
@@ -240,12 +241,19 @@ def from_json(data: dict, path: str) -> MergeTable:
             raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
+        if entry.get("special") is False:  # (matched whole in any text, whatever the special-token policy)
+            config.setdefault("added_not_special", []).append(content)
         flags = {k: True for k in (*TOKEN_FLAGS, "normalized") if entry.get(k)}
         if flags:
             config.setdefault("special_flags", {})[content] = flags
         key = content.encode("utf-8") if units == "bytes" else content
         if i not in vocab:
             vocab[i] = key
+    if config.get("added_not_special"):
+        notes.append(
+            f"{len(config['added_not_special'])} added tokens are not special (\"special\": false): "
+            "matched whole in any text, whatever --specials says, as Hugging Face does"
+        )
 
     merges = []
     for n, entry in enumerate(merges_json):
