@@ -35,7 +35,7 @@ from ..core.tables.table import MergeTable
 from ..core.text.datasets.records import RecordOptions
 from ..core.wording import one_line, plural
 from .guide import Guide, open_tour
-from .keys import EXPLORE, INSPECT, PANES, help_rows, palette_commands
+from .keys import EXPLORE, INSPECT, VIEWS, help_rows, palette_commands, panes_for
 from .messages import LoadCancelled, LoadFailed, SessionOpened
 from .notifications import note_lines, shown
 from .panes.corpus import CorpusPane
@@ -405,12 +405,24 @@ class ExplorerApp(App):
 
     # ------------------------------------------------------------------ help and palette
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The help (an ``app.`` action, bound by the main screens and the views) is off, and
+        out of the footer, while a dialog is on top: it lists a screen's keys, not a dialog's."""
+        if action == "help":
+            return getattr(self.screen, "KIND", None) is not None
+        return super().check_action(action, parameters)
+
     def action_help(self) -> None:
-        """The keys of the main screen shown (the tour's while the tour is open)."""
+        """The keys of the screen shown: a view's (compare, audit, evaluate), else the main
+        screen's (the tour's while the tour is open)."""
+        kind = getattr(self.screen, "KIND", None)
+        if kind in VIEWS:
+            self.push_screen(HelpScreen(help_rows(kind), panes_for(kind), f"keys of the {kind} view"))
+            return
         main = self.main
         tour = isinstance(main, ExploreScreen) and main.guide is not None
         heading = {EXPLORE: "keys while training", INSPECT: "keys of a saved table"}.get(main.KIND, "keys")
-        self.push_screen(HelpScreen(help_rows(main.KIND, tour), PANES, heading))
+        self.push_screen(HelpScreen(help_rows(main.KIND, tour), panes_for(main.KIND), heading))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -3,7 +3,8 @@ command palette are all built from :data:`COMMANDS`, so they cannot disagree.
 
 A :class:`Command` says what an action does (for the help and the palette), which keys run
 it, whether the footer shows it, and *where* it lives: on every screen, views included
-(``SCREEN``), on every main screen (``MAIN``), on
+(``SCREEN``), on every main screen and view but no dialog (``KEYED``: the help), on every
+main screen (``MAIN``), on
 both session screens (``SESSION``), only on the explore screen (``EXPLORE``, it needs a trainer) or the inspect screen
 (``INSPECT``, it needs a saved table), on the explore screen while the guided tour is open
 (``TOUR``), or on one pane (``"corpus"``, ``"encode"``: the
@@ -32,6 +33,7 @@ EXPLORE = "explore"  # the explore screen (a trainer)
 INSPECT = "inspect"  # the inspect screen (a saved table)
 TOUR = "tour"  # the explore screen while the guided tour is open (ui/tour.py)
 SCREEN = "screen"  # every screen: the main screens and the views over them
+KEYED = "keyed"  # the screens with a help of their own: the main screens and the views
 GLOBAL = "global"  # the App itself (Textual's own keys: palette, quit)
 
 #: How a Textual key name is written for a person.
@@ -94,7 +96,7 @@ class Command:
 
 # The order is the footer's (it cuts what does not fit 80 columns: help first) and the help's.
 COMMANDS: list[Command] = [
-    Command("question_mark,f1", "this help (f1 also inside a text box)", "help", "Help", MAIN),
+    Command("question_mark,f1", "this help (f1 also inside a text box)", "app.help", "Help", KEYED),
     # The tour's keys (ui/tour.py) are on only while the tour is open, so they come first in its footer.
     Command("right_square_bracket", "tour: next stop", "tour('next')", "Next", TOUR, palette=False),
     Command("left_square_bracket", "tour: previous stop", "tour('back')", "Back", TOUR, palette=False),
@@ -158,10 +160,10 @@ COMMANDS: list[Command] = [
 
 _FOOTER_WITHIN = {c.action: c.footer_within for c in COMMANDS if c.action and c.footer_within}
 
-#: The views a main screen pushes (their keys are listed in their own footers, not the help).
+#: The views a main screen pushes (their help lists their own keys and the screen's).
 VIEWS = ("compare", "audit", "evaluate")
 #: Every place that is a screen (the rest are panes, named by their id).
-PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, SCREEN, *VIEWS)
+PLACES = (MAIN, SESSION, EXPLORE, INSPECT, TOUR, GLOBAL, SCREEN, KEYED, *VIEWS)
 
 PANES = [
     ("status line", "corpus, rules, step/target, vocabulary, corpus tokens now vs step 0, chars/token: one line, the least important shortened or left out first"),
@@ -190,6 +192,8 @@ def _places(where: str, tour: bool = True) -> set[str]:
     """The places whose keys work on ``where`` (the tour's: on the explore screen, while the
     tour is open)."""
     places = {where, SCREEN}
+    if where in (MAIN, SESSION, EXPLORE, INSPECT, *VIEWS):
+        places.add(KEYED)
     if where in (MAIN, SESSION, EXPLORE, INSPECT):
         places.add(MAIN)
     if where in (EXPLORE, INSPECT):
@@ -240,11 +244,20 @@ def _runner(node: Any, action: str | None) -> Callable[[], Any]:
     return lambda: node.run_action(action)
 
 
+def panes_for(kind: str) -> list[tuple[str, str]]:
+    """What the help says each pane shows on a screen of ``kind`` (a view: the view's row)."""
+    if kind in VIEWS:
+        return [row for row in PANES if row[0].startswith(f"{kind} (")]
+    return PANES
+
+
 def help_rows(kind: str, tour: bool = False) -> list[tuple[str, str]]:
     """(keys, what they do) for the help screen on a screen of ``kind``: its keys, those of
     its panes and those Textual handles (enter, tab), in the registry's order; the tour's
     keys only while the ``tour`` is open."""
-    places = _places(kind, tour) | {GLOBAL} | {c.where for c in COMMANDS if c.where not in PLACES}
+    places = _places(kind, tour) | {GLOBAL}
+    if kind not in VIEWS:  # (a view has no panes of the explorer)
+        places |= {c.where for c in COMMANDS if c.where not in PLACES}
     rows: list[tuple[str, str]] = []
     last_group = ""
     for c in COMMANDS:

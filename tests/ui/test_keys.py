@@ -8,7 +8,7 @@ from textual.widgets._footer import FooterKey
 
 import bpe_tui
 from bpe_tui.ui.app import ExplorerApp
-from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, TOUR, VIEWS, commands_for
+from bpe_tui.ui.keys import COMMANDS, EXPLORE, INSPECT, PANES, TOUR, VIEWS, commands_for
 from bpe_tui.ui.screens.dialogs import HelpScreen
 from bpe_tui.ui.screens.explore import ExploreScreen
 from bpe_tui.ui.screens.inspect import InspectScreen
@@ -178,3 +178,48 @@ async def test_keys_of_the_registry_run_their_actions():
         # and the palette runs a pane's command on the pane
         titles = {c.title: c for c in app.get_system_commands(app.screen)}
         assert "Encode box: resample BPE-dropout" in titles
+
+
+@pytest.mark.parametrize(("key", "kind"), [("a", "audit"), ("v", "evaluate"), ("c", "compare")])
+async def test_help_on_a_view_lists_the_views_keys(compare_tables, key, kind):
+    """? and f1 did nothing on the audit, evaluate and compare views, though the README says
+    ? lists the keys of the screen it is opened on."""
+    from textual.widgets import Input
+
+    from bpe_tui.ui.screens.dialogs import PathScreen
+    from bpe_tui.ui.views.audit import AuditScreen
+    from bpe_tui.ui.views.compare import CompareScreen
+    from bpe_tui.ui.views.evaluate import EvalScreen
+
+    from .conftest import wait_for_screen
+
+    app = demo_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        if kind == "compare":  # (it asks for table B first)
+            assert isinstance(app.screen, PathScreen)
+            app.screen.query_one("#path-input", Input).value = compare_tables[1]
+            await pilot.press("enter")
+        await wait_for_screen(app, pilot, {"audit": AuditScreen, "evaluate": EvalScreen, "compare": CompareScreen}[kind])
+        view = app.screen
+        footer = [k.action for k in view.query(FooterKey)]
+        assert footer[0] == "app.help"
+        await pilot.press("f1")  # (compare's text box has the focus: ? types there, f1 does not)
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.heading == f"keys of the {kind} view"
+        rows = app.screen.keys
+        for command in commands_for(kind):
+            assert (command.shown_keys, command.description) in rows, command
+        assert not any(c.description in app.screen.text for c in COMMANDS if c.where in (EXPLORE, INSPECT, TOUR))
+        assert [name for name, _ in app.screen.panes] == [name for name, _ in PANES if name.startswith(f"{kind} (")]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is view
+        if kind != "compare":
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen) and app.screen.heading == f"keys of the {kind} view"
+

@@ -145,9 +145,6 @@ class MainScreen(Screen):
 
     # ------------------------------------------------------------------ actions every main screen has
 
-    async def action_help(self) -> None:
-        await self.app.run_action("help")
-
     async def action_open(self) -> None:
         await self.app.run_action("open")
 
