@@ -21,7 +21,7 @@ from bpe_tui.ui.panes.status import lay_out
 from bpe_tui.ui.screens.inspect import InspectScreen
 from bpe_tui.ui.session.sessions import ExploreSession, read_preview
 
-from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, said, settle, text_app, wait_for_screen
+from .conftest import CORPORA, DEMO, classic_app, demo_app, history_cells, said, settle, settle_until, text_app, wait_for_screen
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -425,3 +425,30 @@ async def test_encode_chips_move_whole_to_the_next_line_when_the_pane_narrows(tm
         chips = [name for row in narrow[0::2] for name in row.split()]
         assert chips == [name for row in wide[0::2] for name in row.split()]
         assert len(chips) == len(app.encode.ids)
+
+
+async def test_encode_chips_fill_the_free_rows_before_they_scroll(tmp_path):
+    """A text of six chip lines at 120x40 showed two of them (23 of 40 tokens) above a dozen
+    empty rows: the chips take the rows they need, the trace keeps its own below them; at
+    80x24 the chips keep at least two lines and scroll beyond."""
+    from bpe_tui.ui.panes.encode import CHIP_ROWS, EncodeView, TraceView
+
+    path = tmp_path / "t.json"
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=400), str(path))
+    app = ExplorerApp(table_path=str(path))
+    text = "The baker's lowest price: 7:45 नमस्ते 🙂"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, InspectScreen)
+        app.query_one("#encode-input", Input).value = text
+        await settle(app, pilot)
+        view, trace = app.query_one(EncodeView), app.query_one(TraceView)
+        await settle_until(app, pilot, lambda: len(app.encode.ids) > 0 and view.lines, "the chips")
+        assert len(view.lines) > CHIP_ROWS
+        assert view.size.height == len(view.lines)  # every chip line shown, none scrolled away
+        assert trace.size.height >= len(trace.rows)
+        shown = [int(i) for line, _ in view.lines[1::2] for i in line.plain.split()]  # (the lines of ids)
+        assert shown == app.encode.ids and len(shown) == 40
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        assert view.size.height >= CHIP_ROWS and trace.size.height >= 1
+        assert view.size.height + trace.size.height <= app.encode.content_size.height - 2

@@ -65,6 +65,10 @@ WORD_WINDOW = 256
 #: Between the summary's phrases ("12 tokens · 1.25 chars/token"); a narrow pane leaves the
 #: last ones out whole there.
 SUMMARY_SEPARATOR = " · "
+#: The rows the chips keep at the least (two lines of chips, each with its ids), and the rows
+#: the trace keeps below them at the least; the chips take the rest they need (_share_rows).
+CHIP_ROWS = 4
+TRACE_ROWS = 6
 
 
 @dataclass
@@ -435,6 +439,7 @@ class EncodePane(Vertical):
         self.pieces = result.pieces
         self.ids = [i for i, _ in result.pieces]
         self.query_one(EncodeView).set_lines(result.chip_lines)
+        self._share_rows()
         self.summary = result.summary
         phrases = self.summary.split(SUMMARY_SEPARATOR) if self.summary else []
         self.query_one("#encode-summary", Phrases).show_phrases([(p, "", KEEP if i == 0 else USEFUL) for i, p in enumerate(phrases)])
@@ -474,6 +479,19 @@ class EncodePane(Vertical):
         lines = trace_lines(table, word, self.query_one(TraceView).chip_styles, pending) if table is not None and word is not None else []
         self.trace_lines = [head.plain + body.plain for head, body, _ in lines]
         self.query_one(TraceView).set_lines(lines)
+        self._share_rows()
+
+    def _share_rows(self) -> None:
+        """The chips take the rows they need, up to what the trace leaves: the trace keeps
+        its rows (at least TRACE_ROWS), the chips at least CHIP_ROWS (beyond, they scroll).
+        A long text's chips no longer stop at two lines above empty rows."""
+        free = self.content_size.height - 2  # (the text box and the bar above the chips)
+        trace = len(self.query_one(TraceView).rows)
+        most = max(CHIP_ROWS, free - max(TRACE_ROWS, trace))
+        most -= most % 2  # (a line of chips goes with its line of ids)
+        view = self.query_one(EncodeView)
+        if view.styles.max_height is None or view.styles.max_height.value != most:
+            view.styles.max_height = most
 
     # ------------------------------------------------------------------ events
 
@@ -496,6 +514,9 @@ class EncodePane(Vertical):
         ids = [i for i in table.encode(word) if i != UNK_ID]
         if ids:
             self.post_message(TokenSelected(max(ids, key=lambda i: len(table.surface(i))), show=True))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._share_rows)  # (after the trace has wrapped for the new width)
 
     def on_mount(self) -> None:
         self.watch(self.query_one("#encode-input", Input), "selection", self._cursor_moved, init=False)
@@ -535,6 +556,7 @@ class EncodePane(Vertical):
             view = self.query_one(EncodeView)
             result.chip_lines = chip_lines(result.pieces, table.end_of_word, view.chip_width, view.chip_styles)
             view.set_lines(result.chip_lines)
+            self._share_rows()
 
     def on_virtual_list_chip_clicked(self, event: VirtualList.ChipClicked) -> None:
         event.stop()
