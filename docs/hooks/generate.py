@@ -54,10 +54,11 @@ def keys_table(kind: str, tour: bool = False) -> str:
 
 def view_keys_table() -> str:
     """The keys of the full-screen views (compare, audit, evaluate)."""
-    from bpe_tui.ui.keys import COMMANDS, VIEWS
+    from bpe_tui.ui.keys import COMMANDS, KEYED, SCREEN, VIEWS
 
     rows = ["| view | key | what it does |", "|---|---|---|"]
     rows += [f"| {c.where} | {_key(c.shown_keys)} | {_cell(c.description)} |" for c in COMMANDS if c.where in VIEWS]
+    rows += [f"| every view | {_key(c.shown_keys)} | {_cell(c.description)} |" for c in COMMANDS if c.where in (KEYED, SCREEN)]
     return "\n".join(rows)
 
 

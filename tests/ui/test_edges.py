@@ -452,3 +452,19 @@ async def test_encode_chips_fill_the_free_rows_before_they_scroll(tmp_path):
         await settle(app, pilot)
         assert view.size.height >= CHIP_ROWS and trace.size.height >= 1
         assert view.size.height + trace.size.height <= app.encode.content_size.height - 2
+
+
+async def test_the_rules_dialog_says_in_a_sentence_what_counts_the_files_again():
+    """It read "lowercase, the pre-tokenizer count the corpus files again"."""
+    from bpe_tui.ui.app import default_config
+    from bpe_tui.ui.screens.explore import ExploreScreen
+
+    from .conftest import open_settings
+
+    app = ExplorerApp(paths=[str(DEMO)], config=default_config(None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, ExploreScreen)
+        await settle(app, pilot)
+        await open_settings(app, pilot)
+        hints = [str(h.render()) for h in app.screen.query(".hint")]
+        assert "changing lowercase or the pre-tokenizer counts the corpus files again" in hints, hints

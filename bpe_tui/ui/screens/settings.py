@@ -152,8 +152,8 @@ class SettingsScreen(FormDialog):
             if self.start:
                 note = "lowercase and the pre-tokenizer are the start table's"
             elif self.recount:
-                more = "".join(f" and the {o.label}" for o in dialog_options(cfg) if o.recounts)
-                note = f"lowercase, the pre-tokenizer{more} count the corpus files again"
+                changes = ["lowercase", "the pre-tokenizer", *(f"the {o.label}" for o in dialog_options(cfg) if o.recounts)]
+                note = f"changing {', '.join(changes[:-1])} or {changes[-1]} counts the corpus files again"
             else:
                 note = "lowercase and the pre-tokenizer are fixed: this corpus has no files to count again"
             yield Static(Text(note, style="dim"), classes="hint")
