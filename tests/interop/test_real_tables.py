@@ -123,6 +123,7 @@ def test_unknown_file_says_what_it_assumed(tmp_path):
     table = bpe_tui.load(str(path))
     assert table.pretokenizer == "gpt2" and not table.special_tokens
     assert any("not a rank file bpe-tui knows" in n and "GPT-2's regex" in n for n in table.config["notes"])
+    assert sum("GPT-2's regex" in n for n in table.config["notes"]) == 1  # (it was said twice)
 
 
 def test_llama3_merges_through_higher_ranked_parts(loaded):

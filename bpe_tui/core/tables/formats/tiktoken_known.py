@@ -99,11 +99,8 @@ KNOWN: list[KnownEncoding] = [
     KnownEncoding("Qwen (tiktoken-based, first generation)", "regex:" + QWEN_PATTERN, _qwen_specials(), ranks=151643),
 ]
 
-#: What a file nobody recognises gets, and says so.
-DEFAULT = KnownEncoding("unknown", "gpt2", {}, notes=(
-    "the file does not record a pre-tokenizer or special tokens, and it is not one bpe-tui knows: "
-    "using GPT-2's regex and no special tokens (--pretokenizer and --special override)",
-))
+#: What a file nobody recognises gets (the reader's note says so, in one line).
+DEFAULT = KnownEncoding("unknown", "gpt2", {})
 
 
 def identify(sha256: str, n_ranks: int) -> tuple[KnownEncoding, str]:
