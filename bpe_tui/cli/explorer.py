@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,7 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
 
     if args.corpus:
         expand_sources(args.corpus)  # a missing file is a one-line error, not a broken screen
+        refuse_tables(args.corpus)
     languages = checked_languages(args)
     own_variant(args)  # --variant MODULE:CLASS: loaded and made now, its errors one line
     if start is None:
@@ -98,6 +100,21 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
 
         resolve_workers(args.workers, 0)  # a bad --workers is a one-line error too
     return args, cfg, start
+
+
+def refuse_tables(paths: Sequence[str]) -> None:
+    """A merge table given where a corpus goes (``bpe-tui tables/llama3``) would be trained on
+    as text: one line saying how to open it instead."""
+    from ..core.tables.formats import detect
+
+    for path in paths:
+        if path == "-":
+            continue
+        try:
+            found = detect(path)
+        except BPEError:  # (not a table, or a folder of several: a corpus)
+            continue
+        raise BPEError(f"{path}: a merge table ({found.NAME}), not a corpus: open it with bpe-tui open {shlex.quote(path)} (or train on from it with --from)")
 
 
 def languages_asked(args: argparse.Namespace) -> bool:

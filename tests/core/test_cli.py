@@ -299,3 +299,18 @@ def test_a_link_up_the_tree_is_skipped_with_a_note(tmp_path, capsys):
     assert "outside" not in out.read_text()
     err = capsys.readouterr().err
     assert err == f"bpe-tui: note: {corpus}: skipped 2 linked folders: root (a link to /, a folder that holds it), up (a link to .., a folder that holds it)\n"
+
+
+@pytest.mark.parametrize("fmt", ["native", "tiktoken", "gpt2"])
+def test_a_merge_table_given_as_the_explorers_corpus_is_refused_with_the_command_that_opens_it(capsys, tmp_path, fmt):
+    """`bpe-tui tables/llama3` trained on the rank file as text (its base64 lines: `==` the
+    first merge); it now says, in one line and before a screen opens, how to open it."""
+    table = bpe_tui.train(str(CORPORA / "cat_sat.txt"), merges=10)
+    path = tmp_path / {"native": "t.json", "tiktoken": "t.tiktoken", "gpt2": "folder"}[fmt]
+    bpe_tui.save(table, str(path), format=fmt)
+    message = error_of(capsys, str(path))
+    assert message == f"bpe-tui: error: {path}: a merge table ({fmt}), not a corpus: open it with bpe-tui open {path} (or train on from it with --from)"
+    from bpe_tui.cli.explorer import explore_checked
+
+    args, _, _ = explore_checked([str(CORPORA / "cat_sat.txt"), str(CORPORA)])  # (text files and a folder of them: corpora)
+    assert args.corpus == [str(CORPORA / "cat_sat.txt"), str(CORPORA)]
