@@ -111,7 +111,7 @@ async def test_screen_shows_and_encodes_while_the_merge_list_builds(small_rank_f
         await settle(app, pilot)
         merges = len(reference.merge_ids)
         assert merges == 8  # xabcdy: no merge builds it, and the build's note says so
-        assert any(n.startswith("• 1 token no merge builds") for n in notes(app))
+        assert any(n.startswith("• 1 token no merge builds") and n.endswith("emits them: xabcdy") for n in notes(app))  # (it read b'xabcdy')
         assert head(app) == f"{merges} merges · enter: cut here"
         assert app.history.view.count == merges and app.history.view.row_text(0).split()[:4] == ["1", "a", "+", "b"]
         assert f"{merges} merges" in app.status.text and "building" not in app.status.text

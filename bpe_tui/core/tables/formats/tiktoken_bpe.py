@@ -44,6 +44,7 @@ from typing import Final
 
 from ...atomic import atomic_write_text
 from ...engine.merging import merge
+from ...engine.units import visible
 from ...errors import BPEError
 from ...wording import plural
 from ..ranks import mergeable_ranks, rank_rule_problem
@@ -124,7 +125,7 @@ class RankFileMerges:
         merges, unreachable = rebuilt
         notes = []
         if unreachable:
-            shown = ", ".join(repr(by_rank[r]) for r in unreachable[:5])
+            shown = ", ".join(visible(by_rank[r]) for r in unreachable[:5]) + (", …" if len(unreachable) > 5 else "")
             notes.append(f"{plural(len(unreachable), 'token')} no merge builds (tiktoken's BPE over their bytes ends in more than two parts); only a whole pre-token emits them: {shown}")
         return merges, notes
 
