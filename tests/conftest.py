@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,17 @@ def _merges_cache_of_our_own(tmp_path_factory):
         os.environ.pop("BPE_TUI_CACHE", None)
     else:
         os.environ["BPE_TUI_CACHE"] = previous
+
+
+def pytest_configure(config):
+    """A run started in the background of a script (``cmd &``, ``nohup``) inherits SIGINT
+    ignored, and passes it on to every command a test starts (a process keeps an ignored
+    signal ignored, as it should: bpe-tui does too). The tests of Ctrl+C then waited for a
+    line that never came. The suite gives its commands a terminal's SIGINT: Python's own
+    handler here, so a command started from here (or from an xdist worker) begins with the
+    default, and Python's KeyboardInterrupt in a Python one."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -63,6 +64,14 @@ def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = PA
             raise AssertionError(f"the CLI ended (status {proc.returncode}) before {what}: {proc.stderr.read()}")
         assert time.monotonic() < deadline, f"no {what} within {seconds} s"
         time.sleep(0.02)
+
+
+def line_within(proc: subprocess.Popen, seconds: float) -> str:
+    """The next line the command writes to stderr, waited for at most ``seconds`` (a command
+    that never writes one fails the test instead of hanging it)."""
+    ready, _, _ = select.select([proc.stderr], [], [], seconds)
+    assert ready, f"no line on stderr within {seconds} s"
+    return proc.stderr.readline()
 
 
 def interrupt_when(proc: subprocess.Popen, *states) -> None:
@@ -239,11 +248,10 @@ def test_a_second_signal_while_the_command_leaves_changes_nothing(tmp_path, sign
     try:
         wait_until(lambda: blocked_reading_a_pipe(proc.pid), proc, "the command waiting for its stdin")
         os.kill(proc.pid, signum)
-        first = proc.stderr.readline()
+        first = line_within(proc, PATIENCE)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signum)
-        rest = proc.stderr.read()
-        proc.wait(timeout=PATIENCE)
+        _out, rest = proc.communicate(timeout=PATIENCE)
     finally:
         if proc.poll() is None:
             proc.kill()
