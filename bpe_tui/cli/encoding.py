@@ -58,7 +58,7 @@ def _encode(args: argparse.Namespace) -> int:
     if args.specials == "refuse":
         # refused before anything is written: the whole text is read first
         text = "".join(chunks)
-        special_policy.check(text, special_policy.resolve(table.special_tokens, allowed, disallowed, table.options.always_recognised)[1])
+        special_policy.check(text, table.resolve_specials(allowed, disallowed)[1])
         chunks = iter([text])
     if args.ids and not args.dropout:
         write_ids(table, table.encode_iterable(chunks, **policy), out)

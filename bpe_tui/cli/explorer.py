@@ -105,16 +105,14 @@ def explore_checked(argv: Sequence[str]) -> tuple[argparse.Namespace, TrainerCon
 def refuse_tables(paths: Sequence[str]) -> None:
     """A merge table given where a corpus goes (``bpe-tui tables/llama3``) would be trained on
     as text: one line saying how to open it instead."""
-    from ..core.tables.formats import detect
+    from ..core.tables.formats import table_not_corpus
 
     for path in paths:
-        if path == "-":
+        if path == "-" or "://" in path:
             continue
-        try:
-            found = detect(path)
-        except BPEError:  # (not a table, or a folder of several: a corpus)
-            continue
-        raise BPEError(f"{path}: a merge table ({found.NAME}), not a corpus: open it with bpe-tui open {shlex.quote(path)} (or train on from it with --from)")
+        found = table_not_corpus(path)
+        if found is not None:
+            raise BPEError(f"{path}: a merge table ({found.NAME}), not a corpus: open it with bpe-tui open {shlex.quote(path)} (or train on from it with --from)")
 
 
 def languages_asked(args: argparse.Namespace) -> bool:

@@ -62,7 +62,8 @@ class Command:
     action: str | None = None
     #: The footer's short label; "" keeps it out of the footer.
     footer: str = ""
-    #: Where it lives: SESSION, EXPLORE, INSPECT, GLOBAL or a pane's id.
+    #: Where it lives: one of PLACES (SCREEN, KEYED, MAIN, SESSION, EXPLORE, INSPECT, TOUR,
+    #: GLOBAL, a view) or a pane's id.
     where: str = SESSION
     #: Offered in the command palette (when it has an action).
     palette: bool = True
@@ -208,6 +209,16 @@ def typed_in_text_box(key: str) -> bool:
     so it is no shortcut there. (Textual's own test misses some names: slash, plus, minus.)"""
     character = KEY_NAMES.get(key) or key_to_character(key)
     return character is not None and len(character) == 1 and character.isprintable()
+
+
+def untyped(bindings: dict[str, Any], focused: Any) -> dict[str, Any]:
+    """A screen's active bindings without the keys the focused text box types (``?`` types
+    there, f1 still opens the help): what its footer shows."""
+    from textual.widgets import Input
+
+    if isinstance(focused, Input):
+        return {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
+    return bindings
 
 
 def key_for(action: str) -> str:

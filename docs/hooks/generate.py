@@ -54,11 +54,10 @@ def keys_table(kind: str, tour: bool = False) -> str:
 
 def view_keys_table() -> str:
     """The keys of the full-screen views (compare, audit, evaluate)."""
-    from bpe_tui.ui.keys import COMMANDS, KEYED, SCREEN, VIEWS
+    from bpe_tui.ui.keys import VIEWS, help_rows
 
     rows = ["| view | key | what it does |", "|---|---|---|"]
-    rows += [f"| {c.where} | {_key(c.shown_keys)} | {_cell(c.description)} |" for c in COMMANDS if c.where in VIEWS]
-    rows += [f"| every view | {_key(c.shown_keys)} | {_cell(c.description)} |" for c in COMMANDS if c.where in (KEYED, SCREEN)]
+    rows += [f"| {view} | {_key(keys)} | {_cell(what)} |" for view in VIEWS for keys, what in help_rows(view)]
     return "\n".join(rows)
 
 

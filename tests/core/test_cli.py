@@ -314,3 +314,22 @@ def test_a_merge_table_given_as_the_explorers_corpus_is_refused_with_the_command
 
     args, _, _ = explore_checked([str(CORPORA / "cat_sat.txt"), str(CORPORA)])  # (text files and a folder of them: corpora)
     assert args.corpus == [str(CORPORA / "cat_sat.txt"), str(CORPORA)]
+
+
+def test_corpora_that_hold_or_look_like_a_table_are_still_corpora(tmp_path):
+    """A corpus folder with a table saved beside its text (the save dialog's default place), a
+    dataset whose first record has a PickyBPE model's keys, and text in two-symbol lines (as
+    subword-nmt's codes are): each is trained on, not refused as a merge table."""
+    from bpe_tui.cli.explorer import explore_checked
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "cat_sat.txt").write_text((CORPORA / "cat_sat.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    bpe_tui.save(bpe_tui.train(str(folder / "cat_sat.txt"), merges=10), str(folder / "cat_sat-10.json"))
+    dataset = tmp_path / "ner.jsonl"
+    dataset.write_text(json.dumps({"tokens": ["I", "am", "present"], "split": "train", "present": 1}) + "\n", encoding="utf-8")
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("a b\nab c\n", encoding="utf-8")
+    for corpus in (folder, dataset, pairs):
+        args, _, _ = explore_checked([str(corpus)])
+        assert args.corpus == [str(corpus)]

@@ -68,10 +68,20 @@ def wait_until(condition, proc: subprocess.Popen, what: str, seconds: float = PA
 
 def line_within(proc: subprocess.Popen, seconds: float) -> str:
     """The next line the command writes to stderr, waited for at most ``seconds`` (a command
-    that never writes one fails the test instead of hanging it)."""
-    ready, _, _ = select.select([proc.stderr], [], [], seconds)
-    assert ready, f"no line on stderr within {seconds} s"
-    return proc.stderr.readline()
+    that never writes one fails the test instead of hanging it). Read a byte at a time from
+    the pipe itself, so nothing after the line is taken from what ``communicate`` reads next."""
+    fd = proc.stderr.fileno()
+    deadline = time.monotonic() + seconds
+    line = b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        assert left > 0, f"no whole line on stderr within {seconds} s (so far {line!r})"
+        if select.select([fd], [], [], left)[0]:
+            byte = os.read(fd, 1)
+            if not byte:  # (the command ended without one)
+                break
+            line += byte
+    return line.decode("utf-8")
 
 
 def interrupt_when(proc: subprocess.Popen, *states) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import bpe_tui
 from bpe_tui.core.engine.units import gpt2_str_to_bytes
-from tests.conftest import GPT2_DIR, TAYLORSWIFT, TINYSHAKESPEARE, need
+from tests.conftest import CORPORA, GPT2_DIR, TAYLORSWIFT, TINYSHAKESPEARE, need
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -87,11 +87,13 @@ def test_trace_explains_a_split(gpt2_pair):
 
 
 @pytest.mark.parametrize(
-    ("cut", "first"), [(200_000, "23,086 ('Ġprosecuted')"), ("lines", "23,087 ('ĠWords')")], ids=["mid-line", "at-a-line-end"]
+    ("cut", "first"), [(200_000, "26,058 ('ĠTillerson')"), ("lines", "23,087 ('ĠWords')")], ids=["mid-line", "at-a-line-end"]
 )
 def test_a_merges_file_cut_short_is_refused_in_one_line(gpt2_pair, tmp_path, cut, first):
     """Cut short, GPT-2's merges.txt left 27,038 tokens of vocab.json made by no merge, and
-    they were taken for special tokens: `·prosecuted` was matched whole in the text."""
+    they were taken for special tokens: `·prosecuted` was matched whole in the text. (Cut
+    mid-line, the last line reads "Ġprosecut e", a merge that makes id 26,057: the tokens
+    after it are named.)"""
     shutil.copy(GPT2_DIR / "vocab.json", tmp_path / "vocab.json")
     merges = (GPT2_DIR / "merges.txt").read_bytes()
     kept = merges[:200_000] if cut == 200_000 else b"".join(merges.splitlines(keepends=True)[:22_831])
@@ -117,3 +119,14 @@ def test_a_left_over_token_that_is_no_pair_stays_a_special_token(tmp_path):
     (tmp_path / "merges.txt").write_text("a b\n", encoding="utf-8")
     with pytest.raises(bpe_tui.BPEError, match=r"merges.txt:1: the merges end here, .* 1 tokens that two of its tokens join into and no merge makes, from id 257 \('abc'\)"):
         bpe_tui.load(str(tmp_path))
+    # a token the folder's added_tokens.json names is the folder's own: no missing merge
+    (tmp_path / "added_tokens.json").write_text(json.dumps({"abc": 257}), encoding="utf-8")
+    assert bpe_tui.load(str(tmp_path)).special_tokens == {"abc": 257, "<|endoftext|>": 258}
+    (tmp_path / "added_tokens.json").unlink()
+    # a pair bpe-tui wrote (its fingerprint in merges.txt) holds what it meant to: a special
+    # token of two bytes ("##"), or a table whose tokens no merge builds (Llama 3's, written
+    # as gpt2), is read as written
+    table = bpe_tui.train(str(CORPORA / "cat_sat.txt"), merges=10, special_tokens=["##"])
+    bpe_tui.save(table, str(tmp_path / "ours"), format="gpt2")
+    again = bpe_tui.load(str(tmp_path / "ours"))
+    assert again.special_tokens == table.special_tokens and again.merge_ids == table.merge_ids

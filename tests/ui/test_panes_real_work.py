@@ -257,7 +257,7 @@ async def test_80x24_keeps_help_whole_phrases_and_the_change_column(corpus):
         await pilot.press("N")
         await settle(app, pilot)
         # the footer still shows ? Help
-        help_keys = [k for k in app.screen.query(FooterKey) if k.action == "help"]
+        help_keys = [k for k in app.screen.query(FooterKey) if k.action == "app.help"]
         assert help_keys and help_keys[0].region.width and help_keys[0].region.right <= 80
         # the status line is one line of whole phrases (the least important shortened or left out)
         phrases = {form for value, _, _ in app.status.parts for form in forms_of(value)}

@@ -34,6 +34,11 @@ where it lives:
 
 What stays on the educational path: dropout, traces and offsets (the plain loop with its log:
 :meth:`Encoder.merged`), and the special-token and normalizer rules.
+
+Why this module is long: EncodeOptions names, field by field, every key of a table's config
+that changes encoding (a reader writes them, this reads them once), and the Encoder is every
+way into one path (a text, a stream, pieces, views with fewer special tokens); splitting them
+would put the config's meaning and its one reader in two places.
 """
 
 from __future__ import annotations
@@ -310,12 +315,17 @@ class Encoder:
             self._views[specials] = view
         return view
 
+    def policy(self, allowed_special: Allowed, disallowed_special: Disallowed) -> tuple[frozenset[str], frozenset[str]]:
+        """``(recognised, disallowed)`` under tiktoken's two arguments, the added tokens that
+        are no special tokens always recognised (:func:`special_policy.resolve`)."""
+        return special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
+
     def for_text(self, text: str, allowed_special: Allowed, disallowed_special: Disallowed) -> "Encoder":
         """The encoder (or view) that encodes ``text`` under tiktoken's two arguments, after
         refusing a text that holds a disallowed special token."""
         if allowed_special == "all" and disallowed_special == "all":
             return self  # the default: every special token recognised, nothing refused
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
+        recognised, disallowed = self.policy(allowed_special, disallowed_special)
         special_policy.check(text, disallowed)
         return self.recognising(recognised)
 
@@ -323,7 +333,7 @@ class Encoder:
         """:meth:`for_text` for a stream: the encoder, and the chunks checked as they come."""
         if allowed_special == "all" and disallowed_special == "all":
             return self, chunks
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
+        recognised, disallowed = self.policy(allowed_special, disallowed_special)
         return self.recognising(recognised), special_policy.checked_stream(chunks, disallowed)
 
     # ------------------------------------------------------------------ one pre-token

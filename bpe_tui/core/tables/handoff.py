@@ -94,6 +94,12 @@ def tiktoken_problems(table: Table) -> list[str]:
         out.append(f"special tokens with Hugging Face's lstrip/rstrip/single_word/normalized flags ({', '.join(flagged[:3])})")
     if table.emits_unknown:
         out.append("some bytes have no token")
+    not_special = table.config.get("added_not_special") or []
+    if not_special:
+        out.append(
+            f"{len(not_special)} added tokens that are not special (Hugging Face's \"special\": false, matched in any text): "
+            "tiktoken has only special tokens, which encode_ordinary spells out"
+        )
     return out
 
 

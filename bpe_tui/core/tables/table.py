@@ -799,7 +799,8 @@ class MergeTable:
                 text's alternative segmentations; 0: the one segmentation.
             seed: The dropout's random seed.
             allowed_special: The special tokens recognised in the text ("all", or a set): one
-                not allowed is ordinary text.
+                not allowed is ordinary text (the added tokens a tokenizer.json marks
+                ``"special": false`` are recognised whatever this says, as there).
             disallowed_special: The special tokens refused when found ("all", or a set).
 
         Returns:
@@ -814,7 +815,8 @@ class MergeTable:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Token ids of ``text`` with every special token's text encoded as ordinary text
-        (tiktoken's ``encode_ordinary``; Hugging Face's ``encode_special_tokens=True``)."""
+        (tiktoken's ``encode_ordinary``; Hugging Face's ``encode_special_tokens=True``, which
+        still matches the added tokens marked ``"special": false``: so does this)."""
         return self.encode(text, allowed_special=frozenset(), disallowed_special=())
 
     def encode_with_offsets(
@@ -853,10 +855,16 @@ class MergeTable:
         Returns:
             Each text's ids.
         """
-        recognised, disallowed = special_policy.resolve(self.special_tokens, allowed_special, disallowed_special, self.options.always_recognised)
+        recognised, disallowed = self.resolve_specials(allowed_special, disallowed_special)
         for text in texts:
             special_policy.check(text, disallowed)
         return batch.encode_batch(self, recognised, texts, workers)
+
+    def resolve_specials(self, allowed_special: Allowed, disallowed_special: Disallowed) -> tuple[frozenset[str], frozenset[str]]:
+        """``(recognised, disallowed)``: the special tokens recognised in text and the texts
+        refused under tiktoken's two arguments (see :mod:`~bpe_tui.core.tables.special_policy`);
+        the added tokens a tokenizer.json marks not special are always recognised."""
+        return self._encoder.policy(allowed_special, disallowed_special)
 
     def encode_ordinary_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[int]]:
         """:meth:`encode_ordinary` of each text (see :meth:`encode_batch`)."""

@@ -41,7 +41,7 @@ from ..keys import (
     SESSION,
     bindings_for,
     footer_within,
-    typed_in_text_box,
+    untyped,
 )
 from ..messages import (
     CompareLoaded,
@@ -103,10 +103,8 @@ class MainScreen(Screen):
     def active_bindings(self) -> dict[str, ActiveBinding]:
         """The keys that work now (what the footer shows): in a text box, not those it types;
         a key that acts on a pane's selection only while that pane has the focus."""
-        bindings = super().active_bindings
         focused = self.focused
-        if isinstance(focused, Input):
-            bindings = {key: b for key, b in bindings.items() if not typed_in_text_box(key)}
+        bindings = untyped(super().active_bindings, focused)
         within = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
         return {key: b for key, b in bindings.items() if footer_within(b.binding.action) in within | {""}}
 

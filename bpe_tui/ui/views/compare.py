@@ -27,7 +27,7 @@ from textual.widgets import Footer, Input, Static
 from ...core.analysis.compare import Comparison, Difference, TokenSpan, compare
 from ...core.tables.table import UNK_ID, MergeTable, merge_number
 from ...core.wording import plural
-from ..keys import bindings_for
+from ..keys import bindings_for, untyped
 from ..panes.status import KEEP, USEFUL, Phrases
 from ..widgets.render import CHIP_CLASSES, ChipStyles, label, redraw_on_theme_change
 from ..widgets.vlist import VirtualList
@@ -220,6 +220,11 @@ class CompareScreen(Screen):
         self.initial = text or DEFAULT_TEXT
         self.comparison: Comparison | None = None
         self.why_lines: list[str] = []
+
+    @property
+    def active_bindings(self):
+        """The keys the footer shows: not those the text box types (f1 Help, not ? Help)."""
+        return untyped(super().active_bindings, self.focused)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Compare two tables on the same text", style="bold", end=""), id="compare-title", markup=False)

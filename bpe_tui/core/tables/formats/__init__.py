@@ -134,6 +134,32 @@ def detect(path: str) -> TableReader:
     return found
 
 
+def table_not_corpus(path: str) -> TableReader | None:
+    """The format of ``path`` where it is a merge table and no corpus could be meant: a folder a
+    format reads as a whole (GPT-2's two files, a tokenizer.json folder), a folder that holds
+    nothing but one table's file (``tables/llama3/``), or a file that reads as a table. A corpus
+    folder that also holds a table saved beside its texts is a corpus; so is a text file a
+    format's sniff takes for one of its own but that does not read as a table, and any plain
+    text subword-nmt could read (two symbols a line: a corpus can look like that)."""
+    check_readable(path)
+    if os.path.isdir(path):
+        found = _sniffed(path)
+        if found is not None:
+            return found
+        names = [n for n in os.listdir(path) if not n.startswith(".") and os.path.isfile(os.path.join(path, n))]
+        if len(names) != 1:
+            return None
+        path = os.path.join(path, names[0])
+    found = _detected(path)
+    if found is None or found.NAME == "subword-nmt":
+        return None
+    try:
+        load(path, found.NAME)
+    except BPEError:
+        return None
+    return found
+
+
 def _not_a_table(path: str) -> BPEError:
     kind = file_compression(path)
     what = f"{kind}-compressed, and what it holds is not" if kind is not None else "not"

@@ -40,6 +40,14 @@ def check_new_id(path: str, where: str, token_id: object, taken: Container[int])
     return token_id
 
 
+def mark_not_special(config: dict[str, Any], content: str, entry: dict[str, Any]) -> None:
+    """An added token Hugging Face marks ``"special": false`` (GPT-NeoX's runs of spaces):
+    listed in ``config["added_not_special"]``, matched whole under every special-token
+    policy, as tokenizers matches it (see :mod:`~bpe_tui.core.tables.special_policy`)."""
+    if entry.get("special") is False:
+        config.setdefault("added_not_special", []).append(content)
+
+
 def fail(path: str, where: str | None, message: str) -> BPEError:
     """A one-line BPEError: ``path: where: message``."""
     text = f"{path}: {where}: {message}" if where else f"{path}: {message}"

@@ -31,7 +31,7 @@ from ...engine.units import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ...errors import BPEError
 from ..table import MergeTable
 from . import _eow
-from ._shared import build_table, check_new_id, read_json_object, short
+from ._shared import build_table, check_new_id, mark_not_special, read_json_object, short
 from .tiktoken_known import QWEN_PATTERN
 
 NAME: Final = "gpt2"
@@ -102,11 +102,12 @@ def _read_files(path: str) -> MergeTable:
             vocab[i] = token.encode("utf-8")  # an added token outside the byte alphabet
     merges = []
     lineno = 0
+    ours = False  # (a merges.txt bpe-tui wrote, with vocab.json's fingerprint)
     with open(merges_path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
             line = line.rstrip("\r\n")
             if lineno == 1 and line.startswith("#version"):
-                check_fingerprint(line, vocab_bytes, vocab_path, merges_path)
+                ours = check_fingerprint(line, vocab_bytes, vocab_path, merges_path)
                 continue
             if not line.strip():
                 continue
@@ -123,22 +124,29 @@ def _read_files(path: str) -> MergeTable:
     leftovers = dict(specials)  # (before the folder's files name theirs)
     notes: list[str] = []
     config: dict[str, Any] = {"notes": notes}
-    pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes)
+    declared: set[str] = set()
+    pretokenizer = _folder(os.path.dirname(vocab_path), vocab, specials, config, notes, declared)
     table = build_table(merges_path, "bytes", vocab, merges, specials, source_format=NAME, pretokenizer=pretokenizer, config=config)
     check_pair(table, vocab_path, merges_path)
-    check_not_cut_short(vocab, results, leftovers, vocab_path, f"{merges_path}:{lineno}")
+    if not ours:  # (a pair bpe-tui wrote holds what it meant to: its fingerprint says they belong together)
+        undeclared = {token: i for token, i in leftovers.items() if token not in declared}
+        check_not_cut_short(vocab, results, undeclared, vocab_path, f"{merges_path}:{lineno}")
     return table
 
 
-def _folder(directory: str, vocab: dict[int, bytes], specials: dict[str, int], config: dict[str, Any], notes: list[str]) -> str:
+def _folder(
+    directory: str, vocab: dict[int, bytes], specials: dict[str, int], config: dict[str, Any], notes: list[str], declared: set[str]
+) -> str:
     """Read what a transformers folder adds (see the module docstring); returns the
-    pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks) and ``config``."""
+    pre-tokenizer and fills in ``specials`` (and ``vocab`` for ids it lacks), ``config`` and
+    ``declared`` (the added tokens its files name)."""
     added_path = os.path.join(directory, "added_tokens.json")
     if os.path.isfile(added_path):
         added = read_json_object(added_path, "an added_tokens.json mapping token -> id")
         for token, i in added.items():
             # an added token may repeat a vocab.json id with its own text, so only the form is checked
             specials[token] = check_new_id(added_path, f"[{short(token)}]", i, ())
+            declared.add(token)
             vocab.setdefault(i, token.encode("utf-8"))
         notes.append(f"{len(added)} added tokens from added_tokens.json, matched whole in the text")
     config_path = os.path.join(directory, "tokenizer_config.json")
@@ -153,6 +161,8 @@ def _folder(directory: str, vocab: dict[int, bytes], specials: dict[str, int], c
         if not isinstance(content, str) or not key.isdigit():
             raise BPEError(f"{config_path}: added_tokens_decoder[{key!r}]: expected an id and an object with 'content'")
         specials.setdefault(content, int(key))
+        declared.add(content)
+        mark_not_special(config, content, entry)
         vocab.setdefault(int(key), content.encode("utf-8"))
     name = settings.get("tokenizer_class")
     known = TOKENIZER_CLASSES.get(name.removesuffix("Fast")) if isinstance(name, str) else None
@@ -292,14 +302,16 @@ def _folder_specials(directory: str, raw_vocab: dict[str, Any]) -> dict[str, int
     return {token: raw_vocab[token] for token in names if token in raw_vocab}
 
 
-def check_fingerprint(version_line: str, vocab_bytes: bytes, vocab_path: str, merges_path: str) -> None:
-    """A merges.txt we wrote names the vocab.json it was written with: refuse another one."""
+def check_fingerprint(version_line: str, vocab_bytes: bytes, vocab_path: str, merges_path: str) -> bool:
+    """A merges.txt we wrote names the vocab.json it was written with: refuse another one.
+    Whether the line holds our fingerprint (and it is this vocab.json's)."""
     _, key, value = version_line.partition(FINGERPRINT_KEY)
     if key and value.split()[0:1] != [fingerprint(vocab_bytes)]:
         raise BPEError(
             f"{merges_path}: was written with a different vocab.json than {vocab_path} "
             "(the two files do not belong together; write the table again)"
         )
+    return bool(key)
 
 
 def check_pair(table: MergeTable, vocab_path: str, merges_path: str) -> None:
@@ -330,11 +342,16 @@ def check_not_cut_short(vocab: dict[int, bytes], results: set[bytes], leftovers:
     token (``<|endoftext|>``, ``<s>``) is not two of the table's tokens joined. A left-over
     token that two tokens do join into (``·prosecuted`` = ``·prosecut`` + ``ed``) is a merge
     that is missing; taking it for a special token would match whole words in the text where
-    the table's own library merges them. No published table we know has one."""
-    if not leftovers:
+    the table's own library merges them. No published table we know has one. Only the
+    vocabulary after the last merge's token is looked at (a file cut short leaves the tail),
+    and only tokens the folder's files do not name (``leftovers``)."""
+    made = [i for i, s in vocab.items() if s in results]
+    last = max(made, default=-1)
+    tail = [i for i in leftovers.values() if i > last]
+    if not tail:
         return
     whole = results | {s for s in vocab.values() if len(s) == 1}
-    joined = sorted(i for i in leftovers.values() if _two_tokens(vocab[i], whole))
+    joined = sorted(i for i in tail if _two_tokens(vocab[i], whole))
     if joined:
         first = joined[0]
         raise BPEError(

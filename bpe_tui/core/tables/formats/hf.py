@@ -69,6 +69,7 @@ from ._shared import (
     build_table,
     check_new_id,
     fail,
+    mark_not_special,
     pattern_name,
     pattern_text,
     read_head,
@@ -241,8 +242,7 @@ def from_json(data: dict, path: str) -> MergeTable:
             raise fail(path, where, "needs a non-empty 'content' and an 'id' of 0 or more")
         content, i = entry["content"], entry["id"]
         specials[content] = i
-        if entry.get("special") is False:  # (matched whole in any text, whatever the special-token policy)
-            config.setdefault("added_not_special", []).append(content)
+        mark_not_special(config, content, entry)
         flags = {k: True for k in (*TOKEN_FLAGS, "normalized") if entry.get(k)}
         if flags:
             config.setdefault("special_flags", {})[content] = flags

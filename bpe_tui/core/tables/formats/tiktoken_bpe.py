@@ -132,10 +132,7 @@ class RankFileMerges:
 
 def _what_was_added(known) -> str:
     if known is DEFAULT:
-        return (
-            "a rank file records no pre-tokenizer or special tokens, so GPT-2's regex is used "
-            "and no special tokens (--pretokenizer and --special override)"
-        )
+        return "using GPT-2's regex and no special tokens (a rank file records neither; --pretokenizer and --special override)"
     specials = plural(len(known.special_tokens), "special token")
     return f"its regex and {specials} were added" if known.special_tokens else "its regex was added (it has no special tokens)"
 
