@@ -468,3 +468,25 @@ async def test_the_rules_dialog_says_in_a_sentence_what_counts_the_files_again()
         await open_settings(app, pilot)
         hints = [str(h.render()) for h in app.screen.query(".hint")]
         assert "changing lowercase or the pre-tokenizer counts the corpus files again" in hints, hints
+
+
+async def test_a_chip_wider_than_the_pane_goes_on_under_itself(tmp_path):
+    """👨‍👩‍👧 is one chip of 18 byte tokens, its ids wider than the pane at 80x24: they ran
+    past the edge (tmux read "… 240" and lost the rest). The ids go on in lines under the
+    chip, in order, none past the edge."""
+    from bpe_tui.ui.panes.encode import EncodeView
+
+    path = tmp_path / "t.json"
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=50), str(path))
+    app = ExplorerApp(table_path=str(path))
+    text = "the family 👨\u200d👩\u200d👧 went out"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_screen(app, pilot, InspectScreen)
+        app.query_one("#encode-input", Input).value = text
+        await settle(app, pilot)
+        view = app.query_one(EncodeView)
+        await settle_until(app, pilot, lambda: bool(app.encode.ids) and bool(view.lines), "the chips")
+        rows = [line.plain for line, _ in view.lines]
+        assert all(cell_len(row) <= view.chip_width for row in rows), rows
+        shown = [int(i) for row in rows[1::2] for i in row.split()]
+        assert shown == app.encode.ids and shown.count(240) == 3

@@ -158,14 +158,10 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
 
     cycle = look.cycle
     surfaces = [surface for _, surface in pieces]
-    for n, piece in enumerate(chip_pieces(surfaces, look.whole)):
-        ids = [token_id for token_id, _ in pieces[piece.first : piece.end]]
-        name = piece_label(surfaces, piece, eow)
+    for n, piece, _part, ids, name, mark in _chip_parts(pieces, surfaces, eow, width, look):
         name_cells = cell_len(name)
         idents = ["unk" if token_id == UNK_ID else str(token_id) for token_id in ids]
         ident_cells = sum(map(len, idents)) + len(idents) - 1
-        # a variant's mark (⁀: spans a space) after the ids: the chip itself stays the token
-        mark = "" if piece.cut else mark_of(surfaces[piece.first])
         mark_cells = cell_len(mark)
         cell = max(name_cells, ident_cells + mark_cells)
         if cells and cells + cell + 1 > width:
@@ -199,6 +195,30 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
     if spans:
         line_out()
     return out
+
+
+def _chip_parts(pieces, surfaces, eow, width: int, look: ChipStyles):
+    """``(n, piece, part, ids, name, mark)`` for each chip to draw: a piece whose ids are wider
+    than the line (👨‍👩‍👧 is 18 byte tokens) goes on in parts under it, each part's ids on
+    a line of their own, so no id runs past the pane's edge; the name is the first part's,
+    a variant's mark (⁀: spans a space) the last part's."""
+    for n, piece in enumerate(chip_pieces(surfaces, look.whole)):
+        ids = [token_id for token_id, _ in pieces[piece.first : piece.end]]
+        name = piece_label(surfaces, piece, eow)
+        mark = "" if piece.cut else mark_of(surfaces[piece.first])
+        room = max(1, width - 1 - cell_len(mark))  # (and the gap after the chip)
+        runs: list[list[int]] = [[]]
+        used = -1
+        for token_id in ids:
+            need = len("unk" if token_id == UNK_ID else str(token_id)) + 1
+            if runs[-1] and used + need > room:
+                runs.append([])
+                used = -1
+            runs[-1].append(token_id)
+            used += need
+        last = len(runs) - 1
+        for part, run in enumerate(runs):
+            yield n, piece, part, run, name if part == 0 else "", mark if part == last else ""
 
 
 def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
