@@ -433,16 +433,10 @@ async def test_encode_chips_fill_the_free_rows_before_they_scroll(tmp_path):
     80x24 the chips keep at least two lines and scroll beyond."""
     from bpe_tui.ui.panes.encode import CHIP_ROWS, EncodeView, TraceView
 
-    path = tmp_path / "t.json"
-    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=400), str(path))
-    app = ExplorerApp(table_path=str(path))
-    text = "The baker's lowest price: 7:45 नमस्ते 🙂"
+    app = demo_table_app(tmp_path, 400)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for_screen(app, pilot, InspectScreen)
-        app.query_one("#encode-input", Input).value = text
-        await settle(app, pilot)
+        await encoded_in_chips(app, pilot, "The baker's lowest price: 7:45 नमस्ते 🙂")
         view, trace = app.query_one(EncodeView), app.query_one(TraceView)
-        await settle_until(app, pilot, lambda: len(app.encode.ids) > 0 and view.lines, "the chips")
         assert len(view.lines) > CHIP_ROWS
         assert view.size.height == len(view.lines)  # every chip line shown, none scrolled away
         assert trace.size.height >= len(trace.rows)
@@ -476,17 +470,29 @@ async def test_a_chip_wider_than_the_pane_goes_on_under_itself(tmp_path):
     chip, in order, none past the edge."""
     from bpe_tui.ui.panes.encode import EncodeView
 
-    path = tmp_path / "t.json"
-    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=50), str(path))
-    app = ExplorerApp(table_path=str(path))
-    text = "the family 👨\u200d👩\u200d👧 went out"
+    app = demo_table_app(tmp_path, 50)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for_screen(app, pilot, InspectScreen)
-        app.query_one("#encode-input", Input).value = text
-        await settle(app, pilot)
+        await encoded_in_chips(app, pilot, "the family 👨\u200d👩\u200d👧 went out")
         view = app.query_one(EncodeView)
-        await settle_until(app, pilot, lambda: bool(app.encode.ids) and bool(view.lines), "the chips")
         rows = [line.plain for line, _ in view.lines]
         assert all(cell_len(row) <= view.chip_width for row in rows), rows
         shown = [int(i) for row in rows[1::2] for i in row.split()]
         assert shown == app.encode.ids and shown.count(240) == 3
+
+
+def demo_table_app(tmp_path, merges: int) -> ExplorerApp:
+    """The explorer on a table of the demo corpus (``merges`` merges, GPT-2's rules) saved here."""
+    path = tmp_path / "t.json"
+    bpe_tui.save(bpe_tui.train(str(DEMO), preset="gpt2", merges=merges), str(path))
+    return ExplorerApp(table_path=str(path))
+
+
+async def encoded_in_chips(app, pilot, text: str) -> None:
+    """Once the table is open: ``text`` in the encode box, and its chips drawn."""
+    from bpe_tui.ui.panes.encode import EncodeView
+
+    await wait_for_screen(app, pilot, InspectScreen)
+    app.query_one("#encode-input", Input).value = text
+    await settle(app, pilot)
+    view = app.query_one(EncodeView)
+    await settle_until(app, pilot, lambda: bool(app.encode.ids) and bool(view.lines), "the chips")
