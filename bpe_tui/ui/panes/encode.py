@@ -158,9 +158,9 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
 
     cycle = look.cycle
     surfaces = [surface for _, surface in pieces]
-    for n, piece, _part, ids, name, mark in _chip_parts(pieces, surfaces, eow, width, look):
+    for n, piece, ids, name, mark in _chip_parts(pieces, surfaces, eow, width, look):
         name_cells = cell_len(name)
-        idents = ["unk" if token_id == UNK_ID else str(token_id) for token_id in ids]
+        idents = list(map(_ident, ids))
         ident_cells = sum(map(len, idents)) + len(idents) - 1
         mark_cells = cell_len(mark)
         cell = max(name_cells, ident_cells + mark_cells)
@@ -197,8 +197,13 @@ def chip_lines(pieces, eow, width: int, look: ChipStyles) -> list[tuple[Text, li
     return out
 
 
+def _ident(token_id: int) -> str:
+    """A token id as the chips' id line writes it (``unk`` for an unknown character)."""
+    return "unk" if token_id == UNK_ID else str(token_id)
+
+
 def _chip_parts(pieces, surfaces, eow, width: int, look: ChipStyles):
-    """``(n, piece, part, ids, name, mark)`` for each chip to draw: a piece whose ids are wider
+    """``(n, piece, ids, name, mark)`` for each chip to draw: a piece whose ids are wider
     than the line (👨‍👩‍👧 is 18 byte tokens) goes on in parts under it, each part's ids on
     a line of their own, so no id runs past the pane's edge; the name is the first part's,
     a variant's mark (⁀: spans a space) the last part's."""
@@ -210,7 +215,7 @@ def _chip_parts(pieces, surfaces, eow, width: int, look: ChipStyles):
         runs: list[list[int]] = [[]]
         used = -1
         for token_id in ids:
-            need = len("unk" if token_id == UNK_ID else str(token_id)) + 1
+            need = len(_ident(token_id)) + 1
             if runs[-1] and used + need > room:
                 runs.append([])
                 used = -1
@@ -218,7 +223,7 @@ def _chip_parts(pieces, surfaces, eow, width: int, look: ChipStyles):
             used += need
         last = len(runs) - 1
         for part, run in enumerate(runs):
-            yield n, piece, part, run, name if part == 0 else "", mark if part == last else ""
+            yield n, piece, run, name if part == 0 else "", mark if part == last else ""
 
 
 def word_at(table: MergeTable, text: str, cursor: int) -> str | None:
