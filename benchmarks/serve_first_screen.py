@@ -106,19 +106,19 @@ def terminal_runs(runs: int, corpus: list[str]) -> list[dict]:
         name = f"bpe-bench-{uuid.uuid4().hex[:8]}"
         start = time.perf_counter()
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", sys.executable, "-m", "bpe_tui", *corpus],
+            ["tmux", "-L", name, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", sys.executable, "-m", "bpe_tui", *corpus],
             check=True, env=dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8"),
         )
         try:
-            pid = int(subprocess.run(["tmux", "list-panes", "-t", name, "-F", "#{pane_pid}"], capture_output=True, text=True).stdout.split()[0])
-            while STATUS not in subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout:
+            pid = int(subprocess.run(["tmux", "-L", name, "list-panes", "-t", name, "-F", "#{pane_pid}"], capture_output=True, text=True).stdout.split()[0])
+            while STATUS not in subprocess.run(["tmux", "-L", name, "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout:
                 if time.perf_counter() - start > 60:
                     raise AssertionError("the explorer did not draw within 60 s in tmux")
                 time.sleep(0.01)
             screen = time.perf_counter() - start
             out.append(dict(screen=screen, cpu=cpu_seconds(pid), size="120x40"))
         finally:
-            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+            subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
     return out
 
 

@@ -100,7 +100,9 @@ def measured_widths(strings: list[str], workdir: Path, timeout: float = 60.0) ->
     name = f"bpe-cells-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color")
     command = f"{sys.executable} {probe} {given} {answer}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "400", "-y", "5", command], check=True, env=env)
+    # (a tmux server of its own, its socket in workdir: never one another test is shutting down)
+    tmux = ["tmux", "-S", str(workdir / "tmux.sock")]
+    subprocess.run([*tmux, "new-session", "-d", "-s", name, "-x", "400", "-y", "5", command], check=True, env=env)
     try:
         deadline = time.monotonic() + timeout
         while not answer.exists():
@@ -108,4 +110,4 @@ def measured_widths(strings: list[str], workdir: Path, timeout: float = 60.0) ->
             time.sleep(0.05)
         return json.loads(answer.read_text())
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)

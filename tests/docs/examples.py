@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from sybil import Example, Sybil
@@ -179,7 +180,8 @@ def _on_screen(command: str, cwd: Path, text: str) -> str | None:
         raise SkipTest("tmux is not installed (the explorer needs a terminal)")
     session = f"docs-{os.getpid()}-{time.monotonic_ns()}"
     env = environment()
-    tmux = ["tmux", "-L", session]
+    sockets = Path(tempfile.mkdtemp(prefix="bpe-tmux-"))  # (a server of its own; tmux leaves its socket behind)
+    tmux = ["tmux", "-S", str(sockets / "0")]
     subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(cwd),
                     "env", f"PATH={env['PATH']}", "bash", "-c", command], check=True, env=env)
     screen = ""
@@ -194,6 +196,7 @@ def _on_screen(command: str, cwd: Path, text: str) -> str | None:
         return f"$ {command}\n--- the screen never showed {text!r}; it showed:\n{screen}"
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+        shutil.rmtree(sockets, ignore_errors=True)
 
 
 def _directive(name: str):

@@ -13,14 +13,13 @@ import pytest
 import bpe_tui
 
 from ..conftest import CORPORA
-from .test_superwords_tmux import SizedTmux
-from .test_tmux import pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
+from .test_tmux import Tmux, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_step_a_supermerge_and_back(tmp_path, size):
     (tmp_path / "demo.txt").write_text((CORPORA / "demo.txt").read_text(encoding="utf-8"), encoding="utf-8")
-    tmux = SizedTmux(tmp_path, *size)
+    tmux = Tmux(tmp_path, *size)
     try:
         tmux.start("demo.txt", "--preset", "boundless", "--vocab-size", "500")
         tmux.wait_for("step 0/244", timeout=60)

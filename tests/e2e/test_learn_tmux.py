@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.e2e.test_tmux import BIN, Tmux, _quote, wait_exit
+from tests.e2e.test_tmux import BIN, Tmux, wait_exit
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"),
@@ -18,21 +17,9 @@ pytestmark = [
 ]
 
 
-class SmallTmux(Tmux):
-    """The smallest terminal the explorer supports: 80 columns, 24 lines."""
-
-    def start(self, *args: str) -> None:
-        command = " ".join(_quote(a) for a in (str(BIN), *args))
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", "-c", str(self.cwd), command],
-            check=True,
-            env=self.env,
-        )
-
-
 @pytest.fixture
 def tmux(tmp_path):
-    session = SmallTmux(tmp_path)
+    session = Tmux(tmp_path, 80, 24)  # the smallest terminal the explorer supports
     yield session
     session.kill()
 

@@ -11,15 +11,14 @@ import json
 import pytest
 
 from ..conftest import CORPORA, REPO
-from .test_superwords_tmux import SizedTmux
-from .test_tmux import pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
+from .test_tmux import Tmux, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_step_a_variant_of_ones_own(tmp_path, size):
     (tmp_path / "examples").symlink_to(REPO / "examples", target_is_directory=True)
     (tmp_path / "demo.txt").write_text((CORPORA / "demo.txt").read_text(encoding="utf-8"), encoding="utf-8")
-    tmux = SizedTmux(tmp_path, *size)
+    tmux = Tmux(tmp_path, *size)
     try:
         tmux.start("demo.txt", "--variant", "examples.min_words:MinWords", "--variant-option", "min_words=5")
         tmux.wait_for("variant examples.min_words:MinWords", timeout=60)

@@ -12,8 +12,7 @@ import bpe_tui
 from bpe_tui import Trainer, TrainerConfig
 from tests.conftest import CORPORA
 
-from .test_superwords_tmux import SizedTmux
-from .test_tmux import pytestmark  # noqa: F401 (the same skips)
+from .test_tmux import Tmux, pytestmark  # noqa: F401 (the same skips)
 
 LANGUAGES = ("en", "de", "ru", "el", "hi", "zh")
 
@@ -24,7 +23,7 @@ def test_step_parity_aware_bpe_and_save(tmp_path, size):
     args = []
     for lang, path in files.items():
         args += ["--language", f"{lang}={path}", "--dev", f"{lang}={path}"]
-    tmux = SizedTmux(tmp_path, *size)
+    tmux = Tmux(tmp_path, *size)
     try:
         tmux.start(*args, "--parity", "window", "--merges", "300")
         tmux.wait_for("step 0/300")

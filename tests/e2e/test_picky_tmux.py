@@ -10,8 +10,7 @@ import bpe_tui
 from bpe_tui.ui.widgets.render import REMOVED_MARK
 
 from ..conftest import TINYSHAKESPEARE, need
-from .test_superwords_tmux import SizedTmux
-from .test_tmux import pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
+from .test_tmux import Tmux, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
 
 CONFIG = dict(preset="picky", picky=0.9, vocab_size=2000, max_token_length=32)  # (32: the explorer's default)
 
@@ -19,7 +18,7 @@ CONFIG = dict(preset="picky", picky=0.9, vocab_size=2000, max_token_length=32)  
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_step_picky_across_a_removal_and_back(tmp_path, size):
     corpus = need(TINYSHAKESPEARE)
-    tmux = SizedTmux(tmp_path, *size)
+    tmux = Tmux(tmp_path, *size)
     try:
         tmux.start(str(corpus), "--preset", "picky", "--picky", "0.9", "--vocab-size", "2000")
         tmux.wait_for("step 0 ", timeout=60)  # (no /target: removals make it unknown in advance)

@@ -17,7 +17,6 @@ reports (its cursor), and rich counts the same.
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from pathlib import Path
 
@@ -32,9 +31,8 @@ from bpe_tui.ui.widgets.render import piece_label
 from tests.conftest import CORPORA
 from tests.terminal_cells import cells, glibc, measured_widths
 
-from .test_superwords_tmux import SizedTmux
 from .test_tmux import ENCODE_BOX
-from .test_tmux import pytestmark as tmux_marks
+from .test_tmux import Tmux, pytestmark as tmux_marks
 
 pytestmark = [*tmux_marks, pytest.mark.skipif(not glibc(), reason="the model of tmux's cells is glibc's wcwidth")]
 
@@ -222,27 +220,19 @@ def check_screen(screen_text: str, trainer: Trainer, history: bool) -> dict[str,
     return counts
 
 
-class ScriptTmux(SizedTmux):
-    def start(self, *args: str) -> None:
-        """Start, once more if the tmux server of the session before was still on its way out."""
-        try:
-            super().start(*args)
-        except subprocess.CalledProcessError:
-            time.sleep(0.5)
-            super().start(*args)
-
+class ScriptTmux(Tmux):
     def paste(self, text: str) -> None:
         """Give ``text`` to the focused box as a bracketed paste (typed, a zero-width joiner is
         no printable key, and a text box leaves it out)."""
-        subprocess.run(["tmux", "set-buffer", "-b", self.name, "--", text], check=True)
-        subprocess.run(["tmux", "paste-buffer", "-p", "-d", "-b", self.name, "-t", self.name], check=True)
+        self.tmux("set-buffer", "-b", self.name, "--", text, check=True)
+        self.tmux("paste-buffer", "-p", "-d", "-b", self.name, "-t", self.name, check=True)
 
 
-def resize(tmux: SizedTmux, width: int, height: int) -> None:
-    subprocess.run(["tmux", "resize-window", "-t", tmux.name, "-x", str(width), "-y", str(height)], check=True)
+def resize(tmux: Tmux, width: int, height: int) -> None:
+    tmux.tmux("resize-window", "-t", tmux.name, "-x", str(width), "-y", str(height), check=True)
 
 
-def settled(tmux: SizedTmux, *texts: str, timeout: float = 20.0) -> str:
+def settled(tmux: Tmux, *texts: str, timeout: float = 20.0) -> str:
     """The screen once it shows ``texts`` and has stopped changing (a resize or a step draws
     in several frames)."""
     deadline = time.monotonic() + timeout
@@ -294,7 +284,7 @@ def test_the_parity_aware_history_of_the_issue(tmp_path):
     for lang, file in files.items():
         args += ["--language", f"{lang}={file}", "--dev", f"{lang}={file}"]
     trainer = Trainer.from_languages(files, dev=files, config=TrainerConfig(preset="parity", parity="window", merges=300))
-    tmux = SizedTmux(tmp_path, 120, 40)
+    tmux = Tmux(tmp_path, 120, 40)
     try:
         tmux.start(*args, "--parity", "window", "--merges", "300")
         tmux.wait_for("step 0/300")

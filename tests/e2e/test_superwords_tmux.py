@@ -3,9 +3,6 @@ SuperBPE's transition and back, at 120x40 and 80x24, and save the table."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 
 import bpe_tui
@@ -14,32 +11,16 @@ from bpe_tui.core.engine.variants.superbpe import SuperBPE
 
 SUPERWORD_MARK = SuperBPE.token_mark
 
-from .test_tmux import BIN, Tmux, _quote, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
+from .test_tmux import Tmux, pytestmark, save_default  # noqa: F401 (pytestmark: the same skips)
 
 TEXT = "by the way, in the middle of the night!! by the way, in the middle of it 123\nby the way he said\n" * 20
-
-
-class SizedTmux(Tmux):
-    def __init__(self, cwd, width: int, height: int) -> None:
-        super().__init__(cwd)
-        self.size = (width, height)
-
-    def start(self, *args: str) -> None:
-        command = " ".join(_quote(a) for a in (str(BIN), *args))
-        # (the tmux server may be older than this test: hand the import path over explicitly)
-        path = ["-e", f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else []
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, *path, "-x", str(self.size[0]), "-y", str(self.size[1]), "-c", str(self.cwd), command],
-            check=True,
-            env=self.env,
-        )
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_step_across_the_transition_and_back(tmp_path, size):
     corpus = tmp_path / "ways.txt"
     corpus.write_text(TEXT, encoding="utf-8")
-    tmux = SizedTmux(tmp_path, *size)
+    tmux = Tmux(tmp_path, *size)
     try:
         tmux.start(str(corpus), "--superwords-after", "12", "--vocab-size", "320")
         tmux.wait_for("step 0/64")

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -23,25 +24,38 @@ pytestmark = [
 
 
 class Tmux:
-    def __init__(self, cwd: Path) -> None:
+    """One explorer in a tmux window of ``width`` x ``height`` cells, on a tmux server of its
+    own (``-S``), a new one at each start: a session never goes to a server that is shutting
+    down (another test's, or this test's after its explorer quit), where tmux fails with
+    "server exited unexpectedly". The servers' sockets live in a folder of this object's,
+    removed by :meth:`kill` (tmux leaves a socket behind when its server ends)."""
+
+    def __init__(self, cwd: Path, width: int = 120, height: int = 40) -> None:
         self.cwd = cwd
+        self.width, self.height = width, height
         self.name = f"bpe-e2e-{uuid.uuid4().hex[:8]}"
+        self.sockets = Path(tempfile.mkdtemp(prefix="bpe-tmux-"))
+        self.starts = 0
+        self.server = self.sockets / "0"
         self.env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="xterm-256color")
+
+    def tmux(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
+        """Run one tmux command on this test's own server; its output comes back as text."""
+        return subprocess.run(["tmux", "-S", str(self.server), *args], capture_output=True, text=True, check=check, env=self.env)
 
     def start(self, *args: str) -> None:
         command = " ".join(_quote(a) for a in (str(BIN), *args))
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", "-c", str(self.cwd), command],
-            check=True,
-            env=self.env,
-        )
+        # (hand the import path over explicitly, should the test run from a source tree)
+        path = ["-e", f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else []
+        self.starts += 1
+        self.server = self.sockets / str(self.starts)
+        self.tmux("new-session", "-d", "-s", self.name, *path, "-x", str(self.width), "-y", str(self.height), "-c", str(self.cwd), command, check=True)
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
+        self.tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys, check=True)
 
     def screen(self) -> str:
-        out = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
-        return out.stdout
+        return self.tmux("capture-pane", "-p", "-t", self.name).stdout
 
     def wait_for(self, text: str, timeout: float = 20.0) -> str:
         deadline = time.monotonic() + timeout
@@ -73,8 +87,7 @@ class Tmux:
     def cursor(self) -> tuple[int, int]:
         """Where the terminal cursor is (column, row): Textual puts it at the focused text
         box's cursor."""
-        out = subprocess.run(["tmux", "display-message", "-p", "-t", self.name, "#{cursor_x} #{cursor_y}"], capture_output=True, text=True)
-        x, y = out.stdout.split()
+        x, y = self.tmux("display-message", "-p", "-t", self.name, "#{cursor_x} #{cursor_y}").stdout.split()
         return int(x), int(y)
 
     def focus(self, key: str, box: str, timeout: float = 20.0) -> None:
@@ -85,10 +98,11 @@ class Tmux:
         self.wait_until(lambda _: self.cursor_row().startswith(box), f"after {key!r} the cursor reaching the box {box!r}", timeout)
 
     def alive(self) -> bool:
-        return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
+        return self.tmux("has-session", "-t", self.name).returncode == 0
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        self.tmux("kill-server")
+        shutil.rmtree(self.sockets, ignore_errors=True)
 
 
 #: The empty encode box's row (its placeholder), where e puts the cursor.
