@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import sysconfig
+import types
 from contextlib import contextmanager
 
 import pytest
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 import bpe_tui
 from bpe_tui.core.engine import merge_core, merging
 from bpe_tui.core.errors import BPEError
+from bpe_tui.core.tables import boundless
 from bpe_tui.core.tables.table import MergeTable
 from tests.conftest import CORPORA, SHARED, need, rank_file
 from tests.core.test_encoder import trained  # (the demo and multilingual corpora, trained to a config)
@@ -96,6 +98,7 @@ TRAINED = {
     "chars, lowercased, o200k": lambda: trained(units="chars", pretokenizer="o200k", lowercase=True, vocab_size=400),
     "chars, ignore_merges": lambda: rebuilt(trained(units="chars", pretokenizer="gpt2", vocab_size=400), ignore_merges=True),
     "picky (removals)": lambda: trained(preset="picky", picky=0.6, vocab_size=400),
+    "boundless (supermerges)": lambda: trained(preset="boundless", vocab_size=700),
 }
 REAL = {
     "gpt2": "gpt2", "gpt2-openai": "gpt2-openai", "cl100k": "cl100k/cl100k_base.tiktoken", "o200k": "o200k/o200k_base.tiktoken",
@@ -136,6 +139,8 @@ def by_token_rank(pure: bool) -> MergeTable:
 def both(name: str) -> tuple[MergeTable, MergeTable]:
     pure, fast = made(name, True), made(name, False)
     assert pure._encoder._pieces._compiled is None and fast._encoder._pieces._compiled is compiled
+    if fast._encoder.boundless is not None:
+        assert pure._encoder.boundless.compiled is None and isinstance(fast._encoder.boundless.compiled, compiled.Supermerges)
     return pure, fast
 
 
@@ -164,6 +169,59 @@ def test_trained_tables_same_ids_on_both_paths(name, text):
 @given(text=texts)
 def test_real_tables_same_ids_on_both_paths(name, text):
     agree(name, text)
+
+
+#: Text of the demo corpus's words (and TRICKY's), where a BoundlessBPE table's supermerges fire.
+DEMO_WORDS = sorted(set((CORPORA / "demo.txt").read_text(encoding="utf-8").split()))[:400]
+wordy_texts = st.lists(st.one_of(st.sampled_from(DEMO_WORDS), st.sampled_from(TRICKY), st.sampled_from([" ", " ", "\n", ", "])),
+                       max_size=120).map(" ".join)
+
+
+#: A run's Joins (token, since, until) over tokens 0-4, and supermerges among those tokens.
+_join = st.tuples(st.integers(0, 4), st.integers(-1, 40), st.sampled_from([8, 20, 33, boundless.NEVER]))
+run_joins = st.one_of(st.lists(_join, min_size=2, max_size=20), st.lists(_join, min_size=boundless.LONG_RUN, max_size=boundless.LONG_RUN + 40))
+super_pairs = st.dictionaries(st.tuples(st.integers(0, 4), st.integers(0, 4)), st.tuples(st.integers(0, 40).map(lambda p: p * 4), st.integers(0, 4)), max_size=12)
+
+
+@needs_core
+@settings(max_examples=400, deadline=None)
+@given(run_joins, super_pairs)
+def test_the_compiled_scan_is_boundless_run(joins, pairs):
+    """Supermerges.run (C) is BoundlessEvents.run on any run (its scan, or its heap from
+    LONG_RUN items on): supermerges that make tokens other supermerges take, positions in any
+    order, items whole for a while."""
+    events = types.SimpleNamespace(super_pairs=pairs)
+    events._long_run = lambda joins: boundless.BoundlessEvents._long_run(events, joins)  # type: ignore[arg-type]
+    core = compiled.Supermerges(pairs, frozenset(pairs), boundless.LONG_RUN)
+    assert core.run(joins) == boundless.BoundlessEvents.run(events, joins)  # type: ignore[arg-type]
+
+
+@needs_core
+@SETTINGS
+@given(text=wordy_texts)
+def test_boundless_joins_the_same_on_both_paths(text):
+    """BoundlessBPE's pass over the pre-tokens (join_words in C, Joiner.joined_python the
+    reference), on text of the corpus's words, cold and warm, whole and streamed."""
+    agree("boundless (supermerges)", text)
+
+
+@needs_core
+def test_boundless_real_text_joins_the_same_on_both_paths():
+    """The demo corpus and tinyshakespeare: supermerges do fire, and each pass gives the same ids."""
+    pure, fast = both("boundless (supermerges)")
+    joiner = fast._encoder.boundless
+    made = {fast.merge_ids[n - 1][2] for n in fast.config["supermerges"]}
+    texts = [(CORPORA / "demo.txt").read_text(encoding="utf-8")]
+    if (SHARED / "corpora" / "tinyshakespeare.txt").exists():
+        texts.append((SHARED / "corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8"))
+    for text in texts:
+        fast._encoder.cache.clear()
+        joiner.runs.clear()
+        ids = fast.encode(text)
+        assert made & set(ids), "no supermerge's token in the text: the test would hold nothing"
+        assert ids == pure.encode(text)
+        words = fast._encoder.words(text)
+        assert joiner.joined(words) == joiner.joined_python(words)  # the one Joiner's caches, warm
 
 
 @needs_core
@@ -288,5 +346,5 @@ def test_engine_info_says_which_path_runs(monkeypatch):
     monkeypatch.setenv("BPE_TUI_PURE", "1")
     assert bpe_tui.engine_info().startswith("pure Python (BPE_TUI_PURE=1")
     monkeypatch.setenv("BPE_TUI_PURE", "0")
-    expected = "compiled core (C): the merge loop, the known regexes' split, eval's word tally" if compiled is not None else "pure Python (the compiled core is not built"
+    expected = "compiled core (C): the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's joining lookups" if compiled is not None else "pure Python (the compiled core is not built"
     assert bpe_tui.engine_info().startswith(expected)

@@ -32,6 +32,12 @@
  *                              a digit, a space ...) is a table regex filled, handed over from
  *                              bpe_tui/core/text/char_classes.py.
  *
+ * Two more sections, each the twin of one Python function: eval's word tally (tally_words,
+ * Tallier.add_each in bpe_tui/core/analysis/evaluate.py) and BoundlessBPE's pass over a text's
+ * pre-tokens (Supermerges.join_words, Joiner.joined_python in bpe_tui/core/tables/boundless.py,
+ * with BoundlessEvents.run's scan for a run of pre-tokens; a pre-token's own events, and a
+ * run of 64 pre-tokens or more, are worked out in Python).
+ *
  * The Python code is the reference, the teaching path and the fallback: dropout, traces,
  * offsets and PickyBPE's removals never come to the merge loop here, nor does anything that
  * decides what a table means (new_pieces.py hands over the indices Python built). A chars
@@ -1674,7 +1680,8 @@ static PyTypeObject SplitterType = {
     .tp_dealloc = (destructor)Splitter_dealloc,
     .tp_methods = Splitter_methods,
 };
-static int add_tally_functions(PyObject *module);  /* the word tally's section, at the end of the file */
+static int add_tally_functions(PyObject *module);  /* the word tally's section, near the end of the file */
+static int add_join_functions(PyObject *module);   /* BoundlessBPE's supermerges, at the end of the file */
 
 static struct PyModuleDef merge_core_module = {
     PyModuleDef_HEAD_INIT,
@@ -1692,7 +1699,8 @@ PyMODINIT_FUNC PyInit__merge_core(void)
         return NULL;
     if (PyModule_AddObjectRef(module, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObjectRef(module, "Splitter", (PyObject *)&SplitterType) < 0 ||
-        PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0 || add_tally_functions(module) < 0) {
+        PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0 || add_tally_functions(module) < 0 ||
+        add_join_functions(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
@@ -1869,4 +1877,456 @@ static PyMethodDef tally_functions[] = {
 static int add_tally_functions(PyObject *module)
 {
     return PyModule_AddFunctions(module, tally_functions);
+}
+
+
+/* ================================================================== BoundlessBPE's supermerges
+ *
+ * Supermerges(super_pairs, crossing, long_from)
+ *   super_pairs  (left, right) -> (position, the token it makes) of each supermerge (a dict:
+ *                BoundlessEvents.super_pairs in bpe_tui/core/tables/boundless.py)
+ *   crossing     the (left token, right token) pairs a supermerge may cross between (a set)
+ *   long_from    runs of this many pre-tokens or more go to Python (boundless.LONG_RUN)
+ *
+ * .run(joins) -> [(first, merged or None), ...]
+ *     Mirrors BoundlessEvents.run() for a run shorter than long_from: the scan. ``joins`` holds
+ *     each pre-token's Join, (token, since, until). Repeatedly the adjacent pair whose
+ *     supermerge comes first (leftmost on ties), both items whole at that moment
+ *     (since < position < until), joins; its token is whole from then on.
+ *
+ * .join_words(words, pieces, tokens, joins, runs, limit, long_run) -> list of ids
+ *     Mirrors Joiner.joined_python(): the ids of a text's pre-tokens, supermerges applied.
+ *     pieces, tokens, joins: pre-token -> its ids (a tuple) / its Join's token (-1: it never
+ *     joins) / its Join: dicts whose __missing__ works a pre-token out (Python). Where two
+ *     adjacent pre-tokens' tokens are a crossing pair, they belong to one run (the longest
+ *     such stretch), whose ids come from ``runs`` (a run, a tuple of str -> per pre-token a
+ *     tuple of ids; cleared when it holds ``limit`` runs and one more is to be kept), worked
+ *     out the first time as Joiner._run does: by .run's scan, or by ``long_run(run, ids)``
+ *     (Python: Joiner._run) for a run of long_from pre-tokens or more.
+ */
+
+#define NEVER_POS ((int64_t)1 << 62)   /* boundless.NEVER: a position after every event */
+
+typedef struct {
+    uint32_t left, right, made, used;  /* used: 0 for an empty slot */
+    int64_t pos;
+} SuperSlot;
+
+typedef struct {
+    PyObject_HEAD
+    SuperSlot *pairs;     /* super_pairs */
+    size_t pairs_mask;
+    uint64_t *crossing;   /* left << 32 | right, UINT64_MAX for an empty slot */
+    size_t crossing_mask;
+    Py_ssize_t long_from;
+} Supermerges;
+
+/* The supermerge of (a, b): its slot, or NULL. */
+static inline const SuperSlot *super_of(const Supermerges *m, int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
+        return NULL;
+    size_t i = (size_t)mix64((uint64_t)a << 32 | (uint64_t)b) & m->pairs_mask;
+    for (;;) {
+        const SuperSlot *s = &m->pairs[i];
+        if (!s->used)
+            return NULL;
+        if (s->left == (uint32_t)a && s->right == (uint32_t)b)
+            return s;
+        i = (i + 1) & m->pairs_mask;
+    }
+}
+
+/* Whether a supermerge may cross between pre-tokens whose tokens are a and b (-1: never joins). */
+static inline int crosses(const Supermerges *m, int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
+        return 0;
+    uint64_t key = (uint64_t)a << 32 | (uint64_t)b;
+    size_t i = (size_t)mix64(key) & m->crossing_mask;
+    for (;;) {
+        if (m->crossing[i] == UINT64_MAX)
+            return 0;
+        if (m->crossing[i] == key)
+            return 1;
+        i = (i + 1) & m->crossing_mask;
+    }
+}
+
+/* The two ints of a (left, right) tuple, each 0 .. 2**32 - 1. */
+static int pair_key(PyObject *key, uint64_t *a, uint64_t *b)
+{
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+        PyErr_SetString(PyExc_TypeError, "a supermerge's pair is a (left, right) tuple");
+        return -1;
+    }
+    return fits_u32(PyTuple_GET_ITEM(key, 0), a, UINT32_MAX) < 0 || fits_u32(PyTuple_GET_ITEM(key, 1), b, UINT32_MAX) < 0 ? -1 : 0;
+}
+
+static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"super_pairs", "crossing", "long_from", NULL};
+    PyObject *pairs, *crossing;
+    Py_ssize_t long_from;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!On", names, &PyDict_Type, &pairs, &crossing, &long_from))
+        return -1;
+    if (!PyAnySet_Check(crossing)) {
+        PyErr_SetString(PyExc_TypeError, "Supermerges(super_pairs: dict, crossing: set, long_from: int)");
+        return -1;
+    }
+    PyMem_Free(self->pairs);
+    PyMem_Free(self->crossing);
+    self->long_from = long_from;
+    size_t size = table_size(PyDict_GET_SIZE(pairs));
+    self->pairs = PyMem_Calloc(size, sizeof(SuperSlot));
+    self->pairs_mask = size - 1;
+    size = table_size(PySet_GET_SIZE(crossing));
+    self->crossing = PyMem_Malloc(size * sizeof(uint64_t));
+    self->crossing_mask = size - 1;
+    if (self->pairs == NULL || self->crossing == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(self->crossing, 0xff, size * sizeof(uint64_t));
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(pairs, &at, &key, &value)) {
+        uint64_t a, b, made;
+        if (pair_key(key, &a, &b) < 0)
+            return -1;
+        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a supermerge is (position, the token it makes)");
+            return -1;
+        }
+        int64_t pos = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 0));
+        if ((pos == -1 && PyErr_Occurred()) || fits_u32(PyTuple_GET_ITEM(value, 1), &made, UINT32_MAX) < 0)
+            return -1;
+        size_t i = (size_t)mix64(a << 32 | b) & self->pairs_mask;
+        while (self->pairs[i].used)
+            i = (i + 1) & self->pairs_mask;
+        self->pairs[i] = (SuperSlot){(uint32_t)a, (uint32_t)b, (uint32_t)made, 1, pos};
+    }
+    PyObject *each = PyObject_GetIter(crossing);
+    if (each == NULL)
+        return -1;
+    while ((key = PyIter_Next(each)) != NULL) {
+        uint64_t a, b;
+        int failed = pair_key(key, &a, &b);
+        Py_DECREF(key);
+        if (failed < 0) {
+            Py_DECREF(each);
+            return -1;
+        }
+        size_t i = (size_t)mix64(a << 32 | b) & self->crossing_mask;
+        while (self->crossing[i] != UINT64_MAX && self->crossing[i] != (a << 32 | b))
+            i = (i + 1) & self->crossing_mask;
+        self->crossing[i] = a << 32 | b;
+    }
+    Py_DECREF(each);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static void Supermerges_dealloc(Supermerges *self)
+{
+    PyMem_Free(self->pairs);
+    PyMem_Free(self->crossing);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The position at which items i and j (= the item now right of i) join, or NEVER_POS: their
+ * supermerge's, if both are whole then (BoundlessEvents.run's when). */
+static inline int64_t join_at(const Supermerges *m, const int64_t *token, const int64_t *since, const int64_t *until,
+                              Py_ssize_t i, Py_ssize_t j)
+{
+    const SuperSlot *s = super_of(m, token[i], token[j]);
+    if (s == NULL)
+        return NEVER_POS;
+    int64_t pos = s->pos;
+    return since[i] < pos && pos < until[i] && since[j] < pos && pos < until[j] ? pos : NEVER_POS;
+}
+
+/* The scan over a run of n Joins (token, since, until: n each; changed in place): merged[i]
+ * gets the token a supermerge made at item i (-1: none), and gone[i] is 1 for an item a
+ * supermerge on its left took. The columns are kept whole and a next[] list skips the gone
+ * items, so an item's place is its first pre-token. */
+static void scan_run(const Supermerges *m, Py_ssize_t n, int64_t *token, int64_t *since, int64_t *until, int64_t *merged,
+                     Py_ssize_t *next, int64_t *when)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        merged[i] = -1;
+        next[i] = i + 1;
+    }
+    for (Py_ssize_t i = 0; i + 1 < n; i++)
+        when[i] = join_at(m, token, since, until, i, i + 1);
+    for (;;) {
+        Py_ssize_t best_i = -1, prev_i = -1, before = -1;
+        int64_t best = NEVER_POS;
+        for (Py_ssize_t i = 0; next[i] < n; prev_i = i, i = next[i])
+            if (when[i] < best) {  /* (strictly: the leftmost of equal positions) */
+                best = when[i];
+                best_i = i;
+                before = prev_i;
+            }
+        if (best_i < 0)
+            return;
+        Py_ssize_t i = best_i, j = next[i];
+        token[i] = merged[i] = super_of(m, token[i], token[j])->made;
+        since[i] = best;
+        until[i] = NEVER_POS;
+        next[i] = next[j];
+        next[j] = -1;  /* gone */
+        if (before >= 0)
+            when[before] = join_at(m, token, since, until, before, i);
+        if (next[i] < n)
+            when[i] = join_at(m, token, since, until, i, next[i]);
+        else
+            when[i] = NEVER_POS;
+    }
+}
+
+/* The three columns of a run's Joins (a sequence of n (token, since, until) tuples). */
+static int join_columns(PyObject *const *joins, Py_ssize_t n, int64_t *token, int64_t *since, int64_t *until)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *join = joins[i];
+        if (!PyTuple_Check(join) || PyTuple_GET_SIZE(join) != 3) {
+            PyErr_SetString(PyExc_TypeError, "a Join is a (token, since, until) tuple");
+            return -1;
+        }
+        token[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(join, 0));
+        since[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(join, 1));
+        until[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(join, 2));
+        if (PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* Scratch for a run of n: six columns of n, in one block. */
+typedef struct {
+    int64_t *token, *since, *until, *merged, *when;
+    Py_ssize_t *next;
+} RunColumns;
+
+static int run_columns(RunColumns *c, Py_ssize_t n)
+{
+    size_t each = (size_t)(n > 0 ? n : 1);
+    int64_t *block = PyMem_Malloc(each * 6 * sizeof(int64_t));
+    if (block == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *c = (RunColumns){block, block + each, block + 2 * each, block + 3 * each, block + 4 * each, (Py_ssize_t *)(block + 5 * each)};
+    return 0;
+}
+
+static PyObject *Supermerges_run(Supermerges *self, PyObject *arg)
+{
+    PyObject *joins = PySequence_Fast(arg, "run takes a sequence of Joins");
+    if (joins == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(joins);
+    RunColumns c;
+    PyObject *out = NULL;
+    if (run_columns(&c, n) < 0)
+        goto done;
+    if (join_columns(PySequence_Fast_ITEMS(joins), n, c.token, c.since, c.until) < 0)
+        goto done;
+    scan_run(self, n, c.token, c.since, c.until, c.merged, c.next, c.when);
+    if ((out = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i = c.next[i]) {
+        PyObject *item = c.merged[i] < 0 ? Py_BuildValue("(nO)", i, Py_None) : Py_BuildValue("(nL)", i, (long long)c.merged[i]);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(item);
+    }
+done:
+    PyMem_Free(c.token);
+    Py_DECREF(joins);
+    return out;
+}
+
+/* cache[word], asking the dict first and its __missing__ (Python) only for a word not held. */
+static PyObject *cached(PyObject *cache, PyObject *word)
+{
+    PyObject *found = PyDict_GetItemWithError(cache, word);
+    if (found != NULL)
+        return Py_NewRef(found);
+    return PyErr_Occurred() ? NULL : PyObject_GetItem(cache, word);
+}
+
+/* What a run of pre-tokens gives, per pre-token (Joiner._run): its own ids where no
+ * supermerge took it, (the token) where a supermerge made one, () where one took it in. */
+static PyObject *work_out_run(Supermerges *self, PyObject *key, PyObject **ids, PyObject *joins_cache, PyObject *long_run)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(key);
+    if (n >= self->long_from) {
+        PyObject *given = PyList_New(n);
+        if (given == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < n; k++)
+            PyList_SET_ITEM(given, k, Py_NewRef(ids[k]));
+        PyObject *found = PyObject_CallFunctionObjArgs(long_run, key, given, NULL);
+        Py_DECREF(given);
+        return found;
+    }
+    RunColumns c;
+    if (run_columns(&c, n) < 0)
+        return NULL;
+    PyObject *out = NULL, *empty = NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *join = cached(joins_cache, PyTuple_GET_ITEM(key, k));
+        int failed = join == NULL || join_columns(&join, 1, c.token + k, c.since + k, c.until + k) < 0;
+        Py_XDECREF(join);
+        if (failed)
+            goto done;
+    }
+    scan_run(self, n, c.token, c.since, c.until, c.merged, c.next, c.when);
+    if ((out = PyTuple_New(n)) == NULL || (empty = PyTuple_New(0)) == NULL)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item;
+        if (c.next[k] < 0)
+            item = Py_NewRef(empty);
+        else if (c.merged[k] < 0)
+            item = Py_NewRef(ids[k]);
+        else if ((item = Py_BuildValue("(L)", (long long)c.merged[k])) == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(out, k, item);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    Py_XDECREF(empty);
+    PyMem_Free(c.token);
+    return out;
+}
+
+/* The ids ``runs`` keeps for words[start:end], worked out the first time. */
+static PyObject *run_ids(Supermerges *self, PyObject *const *words, PyObject **ids, Py_ssize_t n, PyObject *runs,
+                         Py_ssize_t limit, PyObject *joins_cache, PyObject *long_run)
+{
+    PyObject *key = PyTuple_New(n);
+    if (key == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyTuple_SET_ITEM(key, k, Py_NewRef(words[k]));
+    PyObject *found = PyDict_GetItemWithError(runs, key);
+    if (found != NULL || PyErr_Occurred()) {
+        Py_XINCREF(found);
+        Py_DECREF(key);
+        return found;
+    }
+    found = work_out_run(self, key, ids, joins_cache, long_run);
+    if (found != NULL && PyDict_GET_SIZE(runs) >= limit)
+        PyDict_Clear(runs);
+    if (found != NULL && PyDict_SetItem(runs, key, found) < 0)
+        Py_CLEAR(found);
+    Py_DECREF(key);
+    return found;
+}
+
+static PyObject *Supermerges_join_words(Supermerges *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7 || !PyDict_Check(args[1]) || !PyDict_Check(args[2]) || !PyDict_Check(args[3]) || !PyDict_Check(args[4]) ||
+        !PyLong_Check(args[5]) || !PyCallable_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "join_words(words, pieces: dict, tokens: dict, joins: dict, runs: dict, limit: int, long_run: callable)");
+        return NULL;
+    }
+    PyObject *pieces = args[1], *tokens = args[2], *joins = args[3], *runs = args[4], *long_run = args[6];
+    Py_ssize_t limit = PyLong_AsSsize_t(args[5]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *words = PySequence_Fast(args[0], "join_words takes a sequence of pre-tokens");
+    if (words == NULL)
+        return NULL;
+    PyObject *const *word = PySequence_Fast_ITEMS(words);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
+    PyObject *out = NULL, **ids = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(PyObject *));
+    int64_t *token = PyMem_Malloc((n > 0 ? (size_t)n : 1) * sizeof(int64_t));
+    if (ids == NULL || token == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* First every pre-token's ids (working one out remembers its Join), then its token. */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k % CHECK_EVERY == CHECK_EVERY - 1 && PyErr_CheckSignals() < 0)
+            goto done;
+        if ((ids[k] = cached(pieces, word[k])) == NULL)
+            goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *t = cached(tokens, word[k]);
+        if (t == NULL)
+            goto done;
+        token[k] = PyLong_AsLongLong(t);
+        Py_DECREF(t);
+        if (token[k] == -1 && PyErr_Occurred())
+            goto done;
+    }
+    if ((out = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0, end; k < n; k = end) {
+        end = k + 1;  /* the run starting at k: while the next pre-token crosses */
+        while (end < n && crosses(self, token[end - 1], token[end]))
+            end++;
+        if (end == k + 1) {
+            if (append_ids(out, ids[k]) < 0)
+                goto fail;
+            continue;
+        }
+        PyObject *found = run_ids(self, word + k, ids + k, end - k, runs, limit, joins, long_run);
+        PyObject *each = found == NULL ? NULL : PySequence_Fast(found, "a run's ids are a sequence");
+        Py_XDECREF(found);
+        if (each == NULL)
+            goto fail;
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(each); j++)
+            if (append_ids(out, PySequence_Fast_GET_ITEM(each, j)) < 0) {
+                Py_DECREF(each);
+                goto fail;
+            }
+        Py_DECREF(each);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    for (Py_ssize_t j = 0; ids != NULL && j < n; j++)
+        Py_XDECREF(ids[j]);
+    PyMem_Free(ids);
+    PyMem_Free(token);
+    Py_DECREF(words);
+    return out;
+}
+
+static PyMethodDef Supermerges_methods[] = {
+    {"run", (PyCFunction)Supermerges_run, METH_O, "run(joins) -> [(first, merged or None)]: BoundlessEvents.run's scan, in C."},
+    {"join_words", (PyCFunction)(void (*)(void))Supermerges_join_words, METH_FASTCALL,
+     "join_words(words, pieces, tokens, joins, runs, limit, long_run) -> list: Joiner.joined_python, in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SupermergesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_tui.core.engine._merge_core.Supermerges",
+    .tp_doc = "A BoundlessBPE table's supermerges, for the pass across pre-tokens (see its section of _merge_core.c).",
+    .tp_basicsize = sizeof(Supermerges),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Supermerges_init,
+    .tp_dealloc = (destructor)Supermerges_dealloc,
+    .tp_methods = Supermerges_methods,
+};
+
+static int add_join_functions(PyObject *module)
+{
+    if (PyType_Ready(&SupermergesType) < 0)
+        return -1;
+    return PyModule_AddObjectRef(module, "Supermerges", (PyObject *)&SupermergesType);
 }

@@ -5,8 +5,10 @@ teaching path and the fallback. Beside it sits an optional C extension, ``_merge
 folder, that does the encoder's hot loop (merging the pre-tokens a text brings that the pieces
 cache does not hold) with the same results; ``pip install`` builds it where the machine has a C
 compiler. The tests hold the two paths to each other on random text and on every kind of table.
-Its last section is ``eval``'s word tally (``tally_words``), the twin of
-:meth:`Tallier.add_each <bpe_tui.core.analysis.evaluate.Tallier.add_each>`.
+Its last sections are ``eval``'s word tally (``tally_words``), the twin of
+:meth:`Tallier.add_each <bpe_tui.core.analysis.evaluate.Tallier.add_each>`, and BoundlessBPE's
+pass over a text's pre-tokens (``join_words``), the twin of
+:meth:`Joiner.joined_python <bpe_tui.core.tables.boundless.Joiner.joined_python>`.
 
 This module says which one runs, once, for everything: the encoder asks :func:`compiled` for the
 extension (None: the Python path), and so does the split of the known regexes, which the
@@ -50,7 +52,7 @@ def compiled() -> ModuleType | None:
 
 
 #: What the compiled core does where it runs (each has its Python twin, the reference).
-COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally"
+COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's joining lookups"
 
 
 def engine_info() -> str:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-from ..engine.merge_core import pair_merger
+from ..engine.merge_core import compiled, pair_merger
 from ..engine.merging import CACHE_LIMIT, PieceCache
 from ..errors import BPEError
 from .removals import SLOTS, Removals, ReplayLog
@@ -264,6 +264,7 @@ class Joiner:
 
     def __init__(self, events: BoundlessEvents, cache: PieceCache, base_ids: Callable[[str], list[int]]):
         self.events = events
+        self._pieces = cache
         self._ids_of = cache.__getitem__
         self._base_ids = base_ids
         #: pre-token -> its Join, APART for one that never joins (filled with the pieces cache
@@ -275,6 +276,10 @@ class Joiner:
         self._token_of = self.tokens.__getitem__
         #: a run of pre-tokens that may join -> per pre-token, what it gives (see :meth:`joined`)
         self.runs: dict[tuple[str, ...], tuple[tuple[int, ...], ...]] = {}
+        core = compiled()
+        #: the compiled core's supermerges (None: the Python path runs), whose ``join_words``
+        #: is :meth:`joined_python`'s twin
+        self.compiled = None if core is None else core.Supermerges(events.super_pairs, events.crossing, LONG_RUN)
 
     def work_out(self, word: str) -> tuple[int, ...]:
         """A pre-token's ids for the pieces cache (its Join is remembered on the way)."""
@@ -286,9 +291,18 @@ class Joiner:
 
     def joined(self, words: Sequence[str]) -> list[int]:
         """The ids of a text's pre-tokens ``words`` (no special token among them), supermerges
-        applied: each pre-token's ids from the pieces cache, then each run of pre-tokens that a
-        supermerge may cross between (``crossing``) replaced by what it joins into
-        (remembered per run: a text's runs repeat). Only the runs cost Python steps."""
+        applied: :meth:`joined_python`, done by the compiled core where it runs (the same
+        lookups, and :meth:`BoundlessEvents.run`'s scan, in C; a run of :data:`LONG_RUN`
+        pre-tokens or more, and each pre-token's own events, are still worked out here)."""
+        if self.compiled is None:
+            return self.joined_python(words)
+        return self.compiled.join_words(words, self._pieces, self.tokens, self.joins, self.runs, CACHE_LIMIT, self._run)
+
+    def joined_python(self, words: Sequence[str]) -> list[int]:
+        """:meth:`joined` in Python, the reference: each pre-token's ids from the pieces cache,
+        then each run of pre-tokens that a supermerge may cross between (``crossing``) replaced
+        by what it joins into (remembered per run: a text's runs repeat). Only the runs cost
+        Python steps."""
         ids = list(map(self._ids_of, words))  # (first: a pre-token worked out now has its Join remembered)
         tokens = list(map(self._token_of, words))
         links = bytes(map(self.events.crossing.__contains__, zip(tokens, tokens[1:])))
