@@ -14,10 +14,12 @@ so; on a machine with a compiler, the core not being built is a failure.
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sysconfig
 import types
+import weakref
 from contextlib import contextmanager
 
 import pytest
@@ -328,6 +330,21 @@ def test_a_pretoken_over_the_limit_is_refused_the_same_way(name, monkeypatch):
     assert said[0] == "BPEError" and "limit on one pre-token" in said[1] and "0.125 MB limit" in said[1] and "BPE_TUI_MAX_PRETOKEN_MB=0.5 raises" in said[1]
     small = "ab" * 60_000
     assert fast.encode(small) == pure.encode(small)
+
+
+@pytest.mark.parametrize("name", ["bytes by merge list", "chars with </w>", "picky (removals)", "boundless (supermerges)"])
+def test_a_table_is_freed_once_dropped(name):
+    """A table's encoder and its compiled Merger refer to each other (the Merger calls back into
+    the encoder): the garbage collector frees both once the table is dropped (it could not see
+    the Merger's references, and every table loaded stayed in memory: 60 MB per o200k)."""
+    with path(False):
+        table = TRAINED[name]()
+    table.encode("the baker bakes 日本 " * 3)
+    assert table._encoder._pieces._core is not None or compiled is None
+    encoder = weakref.ref(table._encoder)
+    del table
+    gc.collect()
+    assert encoder() is None
 
 
 @pytest.mark.parametrize("bad", [1 << 32, -5])

@@ -1115,8 +1115,8 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "Merger: fallback and check_long are callables (word -> ids, word -> None)");
         return -1;
     }
-    self->fallback = Py_NewRef(fallback);
-    self->check_long = Py_NewRef(check_long);
+    Py_XSETREF(self->fallback, Py_NewRef(fallback));
+    Py_XSETREF(self->check_long, Py_NewRef(check_long));
     self->long_from = long_from;
     self->ignore_merges = ignore_merges;
     self->eow = NO_ID;
@@ -1198,8 +1198,27 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kw)
     return 0;
 }
 
+/* A Merger holds Python callables (fallback: the encoder's own method), so a table's encoder
+ * and its Merger refer to each other: the garbage collector must see these references, or no
+ * table would ever be freed. */
+static int Merger_traverse(Merger *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->check_long);
+    return 0;
+}
+
+static int Merger_clear(Merger *self)
+{
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->check_long);
+    return 0;
+}
+
 static void Merger_dealloc(Merger *self)
 {
+    PyObject_GC_UnTrack(self);
+    Merger_clear(self);
     PyMem_Free(self->pairs.slots);
     PyMem_Free(self->tokens.slots);
     PyMem_Free(self->tokens.arena);
@@ -1207,8 +1226,6 @@ static void Merger_dealloc(Merger *self)
     PyMem_Free(self->tokens.two);
     PyMem_Free(self->word_start);
     PyMem_Free(self->self_merges);
-    Py_XDECREF(self->fallback);
-    Py_XDECREF(self->check_long);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1226,10 +1243,12 @@ static PyTypeObject MergerType = {
     .tp_name = "bpe_tui.core.engine._merge_core.Merger",
     .tp_doc = "A table's merge loop, in C (see the header of _merge_core.c).",
     .tp_basicsize = sizeof(Merger),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Merger_init,
     .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_traverse = (traverseproc)Merger_traverse,
+    .tp_clear = (inquiry)Merger_clear,
     .tp_methods = Merger_methods,
 };
 
