@@ -1901,11 +1901,14 @@ static int add_tally_functions(PyObject *module)
 
 /* ================================================================== BoundlessBPE's supermerges
  *
- * Supermerges(super_pairs, crossing, long_from)
+ * Supermerges(super_pairs, crossing, long_from, words=None, tainted=None, joining=None, made_at=None)
  *   super_pairs  (left, right) -> (position, the token it makes) of each supermerge (a dict:
  *                BoundlessEvents.super_pairs in bpe_tui/core/tables/boundless.py)
  *   crossing     the (left token, right token) pairs a supermerge may cross between (a set)
  *   long_from    runs of this many pre-tokens or more go to Python (boundless.LONG_RUN)
+ *   words        a Merger of the table's word merges, bytes in (NewPieces.word_merger), or
+ *                None; with it, the BoundlessEvents' tainted, joining (sets) and made_at (a
+ *                dict), for BoundlessEvents.word's fast path (below)
  *
  * .run(joins) -> [(first, merged or None), ...]
  *     Mirrors BoundlessEvents.run() for a run shorter than long_from: the scan. ``joins`` holds
@@ -1922,6 +1925,14 @@ static int add_tally_functions(PyObject *module)
  *     tuple of ids; cleared when it holds ``limit`` runs and one more is to be kept), worked
  *     out the first time as Joiner._run does: by .run's scan, or by ``long_run(run, ids)``
  *     (Python: Joiner._run) for a run of long_from pre-tokens or more.
+ *
+ *     A pre-token ``pieces`` does not hold is worked out here when ``words`` was given: its
+ *     word merges (words' work_out) and, when none of the tokens it ends as is tainted
+ *     (BoundlessEvents.word's fast path: no deletion touched its making), its Join: (the
+ *     token, made_at[token] or -1, NEVER) when it is one token that a supermerge takes, else
+ *     APART. Its ids, Join and token are kept in pieces, joins and tokens (each cleared when
+ *     it holds ``limit`` pre-tokens, as PieceCache.remember). A tainted one goes to
+ *     pieces.__missing__ (Python's replay) instead.
  */
 
 #define NEVER_POS ((int64_t)1 << 62)   /* boundless.NEVER: a position after every event */
@@ -1938,6 +1949,8 @@ typedef struct {
     uint64_t *crossing;   /* left << 32 | right, UINT64_MAX for an empty slot */
     size_t crossing_mask;
     Py_ssize_t long_from;
+    Merger *words;        /* the word merges (NULL: every new pre-token goes to Python) */
+    PyObject *tainted, *joining, *made_at, *apart;  /* (apart: boundless.APART) */
 } Supermerges;
 
 /* The supermerge of (a, b): its slot, or NULL. */
@@ -1984,15 +1997,27 @@ static int pair_key(PyObject *key, uint64_t *a, uint64_t *b)
 
 static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"super_pairs", "crossing", "long_from", NULL};
-    PyObject *pairs, *crossing;
+    static char *names[] = {"super_pairs", "crossing", "long_from", "words", "tainted", "joining", "made_at", NULL};
+    PyObject *pairs, *crossing, *words = Py_None, *tainted = Py_None, *joining = Py_None, *made_at = Py_None;
     Py_ssize_t long_from;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!On", names, &PyDict_Type, &pairs, &crossing, &long_from))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!On|OOOO", names, &PyDict_Type, &pairs, &crossing, &long_from, &words, &tainted,
+                                     &joining, &made_at))
         return -1;
-    if (!PyAnySet_Check(crossing)) {
-        PyErr_SetString(PyExc_TypeError, "Supermerges(super_pairs: dict, crossing: set, long_from: int)");
+    int with_words = words != Py_None;
+    if (!PyAnySet_Check(crossing) ||
+        (with_words && (!PyObject_TypeCheck(words, &MergerType) || !PyAnySet_Check(tainted) || !PyAnySet_Check(joining) ||
+                        !PyDict_Check(made_at)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "Supermerges(super_pairs: dict, crossing: set, long_from: int, words: Merger = None, tainted: set, joining: set, made_at: dict)");
         return -1;
     }
+    Py_XSETREF(self->words, with_words ? (Merger *)Py_NewRef(words) : NULL);
+    Py_XSETREF(self->tainted, with_words ? Py_NewRef(tainted) : NULL);
+    Py_XSETREF(self->joining, with_words ? Py_NewRef(joining) : NULL);
+    Py_XSETREF(self->made_at, with_words ? Py_NewRef(made_at) : NULL);
+    Py_XSETREF(self->apart, Py_BuildValue("(LLL)", -1LL, (long long)NEVER_POS, -1LL));
+    if (self->apart == NULL)
+        return -1;
     PyMem_Free(self->pairs);
     PyMem_Free(self->crossing);
     self->long_from = long_from;
@@ -2045,8 +2070,31 @@ static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* The word Merger calls back into the table's encoder, which holds this object: the garbage
+ * collector must see these references (as the Merger's). */
+static int Supermerges_traverse(Supermerges *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->words);
+    Py_VISIT(self->tainted);
+    Py_VISIT(self->joining);
+    Py_VISIT(self->made_at);
+    return 0;
+}
+
+static int Supermerges_clear(Supermerges *self)
+{
+    Py_CLEAR(self->words);
+    Py_CLEAR(self->tainted);
+    Py_CLEAR(self->joining);
+    Py_CLEAR(self->made_at);
+    Py_CLEAR(self->apart);
+    return 0;
+}
+
 static void Supermerges_dealloc(Supermerges *self)
 {
+    PyObject_GC_UnTrack(self);
+    Supermerges_clear(self);
     PyMem_Free(self->pairs);
     PyMem_Free(self->crossing);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -2178,6 +2226,63 @@ static PyObject *cached(PyObject *cache, PyObject *word)
     return PyErr_Occurred() ? NULL : PyObject_GetItem(cache, word);
 }
 
+/* cache[word] = value, the cache cleared first when it holds ``limit`` (PieceCache.remember). */
+static int remember(PyObject *cache, PyObject *word, PyObject *value, Py_ssize_t limit)
+{
+    if (PyDict_GET_SIZE(cache) >= limit)
+        PyDict_Clear(cache);
+    return PyDict_SetItem(cache, word, value);
+}
+
+/* A pre-token's ids (a new reference), from ``pieces``, else worked out: by the word merges
+ * here when it ends as no tainted token (its Join and token remembered), by Python otherwise. */
+static PyObject *pieces_of(Supermerges *self, PyObject *word, PyObject *pieces, PyObject *tokens, PyObject *joins,
+                           Py_ssize_t limit)
+{
+    PyObject *ids = PyDict_GetItemWithError(pieces, word);
+    if (ids != NULL)
+        return Py_NewRef(ids);
+    if (PyErr_Occurred())
+        return NULL;
+    if (self->words == NULL || !PyUnicode_CheckExact(word))
+        return PyObject_GetItem(pieces, word);
+    ids = work_out(self->words, word);
+    if (ids == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(ids);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int in = PySet_Contains(self->tainted, PyTuple_GET_ITEM(ids, k));
+        if (in != 0) {  /* tainted (or an error): Python's replay decides */
+            Py_DECREF(ids);
+            return in < 0 ? NULL : PyObject_GetItem(pieces, word);
+        }
+    }
+    PyObject *join = NULL;
+    int whole = n == 1 ? PySet_Contains(self->joining, PyTuple_GET_ITEM(ids, 0)) : 0;
+    if (whole < 0)
+        goto fail;
+    if (whole) {
+        PyObject *token = PyTuple_GET_ITEM(ids, 0), *since = PyDict_GetItemWithError(self->made_at, token);
+        if (since == NULL && PyErr_Occurred())
+            goto fail;
+        join = since != NULL ? Py_BuildValue("(OOL)", token, since, (long long)NEVER_POS)
+                             : Py_BuildValue("(OLL)", token, -1LL, (long long)NEVER_POS);
+        if (join == NULL)
+            goto fail;
+    } else {
+        join = Py_NewRef(self->apart);
+    }
+    if (remember(joins, word, join, limit) < 0 || remember(tokens, word, PyTuple_GET_ITEM(join, 0), limit) < 0 ||
+        remember(pieces, word, ids, limit) < 0)
+        goto fail;
+    Py_DECREF(join);
+    return ids;
+fail:
+    Py_XDECREF(join);
+    Py_DECREF(ids);
+    return NULL;
+}
+
 /* What a run of pre-tokens gives, per pre-token (Joiner._run): its own ids where no
  * supermerge took it, (the token) where a supermerge made one, () where one took it in. */
 static PyObject *work_out_run(Supermerges *self, PyObject *key, PyObject **ids, PyObject *joins_cache, PyObject *long_run)
@@ -2277,7 +2382,7 @@ static PyObject *Supermerges_join_words(Supermerges *self, PyObject *const *args
     for (Py_ssize_t k = 0; k < n; k++) {
         if (k % CHECK_EVERY == CHECK_EVERY - 1 && PyErr_CheckSignals() < 0)
             goto done;
-        if ((ids[k] = cached(pieces, word[k])) == NULL)
+        if ((ids[k] = pieces_of(self, word[k], pieces, tokens, joins, limit)) == NULL)
             goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
@@ -2336,10 +2441,12 @@ static PyTypeObject SupermergesType = {
     .tp_name = "bpe_tui.core.engine._merge_core.Supermerges",
     .tp_doc = "A BoundlessBPE table's supermerges, for the pass across pre-tokens (see its section of _merge_core.c).",
     .tp_basicsize = sizeof(Supermerges),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Supermerges_init,
     .tp_dealloc = (destructor)Supermerges_dealloc,
+    .tp_traverse = (traverseproc)Supermerges_traverse,
+    .tp_clear = (inquiry)Supermerges_clear,
     .tp_methods = Supermerges_methods,
 };
 

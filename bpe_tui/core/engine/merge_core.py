@@ -52,7 +52,7 @@ def compiled() -> ModuleType | None:
 
 
 #: What the compiled core does where it runs (each has its Python twin, the reference).
-COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's joining lookups"
+COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's supermerges"
 
 
 def engine_info() -> str:

@@ -136,8 +136,12 @@ class BoundlessEvents(Removals):
             self.made_at.setdefault(new, pos)
             if new in self.split_at or a in tainted or b in tainted:
                 tainted.add(new)
+        #: the word merges' index, (pair -> rank, pair -> the token it makes): the merge list
+        #: without the supermerges, as :func:`~bpe_tui.core.engine.merging.pair_merges` reads it
+        self.word_index = (word_ranks, made_by)
         self._merge_words = pair_merger(word_ranks, made_by)
-        self._tainted = frozenset(tainted)
+        #: the tokens whose making took a token some deletion splits (see :meth:`word`)
+        self.tainted = frozenset(tainted)
 
     # ------------------------------------------------------------------ one pre-token
 
@@ -148,7 +152,7 @@ class BoundlessEvents(Removals):
         which is the replay itself when no token made on the way was ever deleted (every token
         made on the way is in the merge tree of a token it ends with: none is "tainted")."""
         merged = self._merge_words(symbols)
-        if self._tainted.isdisjoint(merged):
+        if self.tainted.isdisjoint(merged):
             if len(merged) != 1 or merged[0] not in self.joining:
                 return tuple(merged), None
             return tuple(merged), (merged[0], self.made_at.get(merged[0], -1), NEVER)
@@ -260,9 +264,13 @@ def _columns(joins: list[Join]) -> tuple[list[int], list[int], list[int]]:
 
 class Joiner:
     """A table encoder's BoundlessBPE pass (see the module docstring): its pre-tokens' Joins,
-    remembered beside the pieces cache, and the supermerges over a text's pre-tokens."""
+    remembered beside the pieces cache, and the supermerges over a text's pre-tokens.
 
-    def __init__(self, events: BoundlessEvents, cache: PieceCache, base_ids: Callable[[str], list[int]]):
+    ``base_ids``: a pre-token's base ids (the encoder's); ``word_merger``: where the compiled
+    core runs, a ``Merger`` of the word merges that goes from a pre-token's bytes to its
+    merged ids (the encoder's ``NewPieces.word_merger``), or None."""
+
+    def __init__(self, events: BoundlessEvents, cache: PieceCache, base_ids: Callable[[str], list[int]], word_merger: Any = None):
         self.events = events
         self._pieces = cache
         self._ids_of = cache.__getitem__
@@ -278,8 +286,12 @@ class Joiner:
         self.runs: dict[tuple[str, ...], tuple[tuple[int, ...], ...]] = {}
         core = compiled()
         #: the compiled core's supermerges (None: the Python path runs), whose ``join_words``
-        #: is :meth:`joined_python`'s twin
-        self.compiled = None if core is None else core.Supermerges(events.super_pairs, events.crossing, LONG_RUN)
+        #: is :meth:`joined_python`'s twin. Given the encoder's compiled ``word_merger`` (its
+        #: word merges, bytes to ids), it also works out a pre-token none of whose tokens a
+        #: deletion touches (:meth:`BoundlessEvents.word`'s fast path) without coming here.
+        self.compiled = None if core is None else core.Supermerges(
+            events.super_pairs, events.crossing, LONG_RUN, word_merger, events.tainted, events.joining, events.made_at,
+        )
 
     def work_out(self, word: str) -> tuple[int, ...]:
         """A pre-token's ids for the pieces cache (its Join is remembered on the way)."""

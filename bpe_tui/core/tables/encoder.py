@@ -266,8 +266,6 @@ class Encoder:
         self._pieces = NewPieces(self)
         #: Pre-token -> its ids; a pre-token not held yet is worked out by NewPieces.work_out.
         self.cache = PieceCache(compute=self._pieces.work_out)
-        #: BoundlessBPE's pass: supermerges join pre-tokens after the cache's ids (boundless.py).
-        self.boundless = Joiner(removals, self.cache, self.base_ids) if isinstance(removals, BoundlessEvents) else None
         #: Encode by token rank (tiktoken's rule), not by merge list: see BY_TOKEN_RANK.
         self.by_token_rank = options.by_token_rank
         self._single_bytes = [bytes([b]) for b in range(256)]
@@ -286,6 +284,12 @@ class Encoder:
         # an attached-marker vocabulary lacks): left unmerged, they are unknown, as in the
         # table's own library, which has no id for them.
         self.outside_from = options.outside_vocab_from
+        #: BoundlessBPE's pass: supermerges join pre-tokens after the cache's ids (boundless.py;
+        #: made last, as its compiled word merges read the options above).
+        self.boundless = (
+            Joiner(removals, self.cache, self.base_ids, self._pieces.word_merger(removals.word_index))
+            if isinstance(removals, BoundlessEvents) else None
+        )
 
     # ------------------------------------------------------------------ special tokens in text
 

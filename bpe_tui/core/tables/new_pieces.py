@@ -16,7 +16,9 @@ kind of table):
   holds the table's indices in C and runs the same steps, the loop over a text's pre-tokens
   included (``Merger.encode_words``). For a bytes table it makes the base symbols too; for a
   chars table it asks :meth:`NewPieces.chars` (base symbols in Python, merged in C); a table
-  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure`. One shortcut is its own: a
+  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure`, and a BoundlessBPE table's
+  pre-tokens by its compiled supermerges, given a ``Merger`` of its word merges
+  (:meth:`NewPieces.word_merger`; see boundless.py). One shortcut is its own: a
   pre-token that is itself a token, where the table emits it whole (``ignore_merges``) or its
   bytes merge into it (found out once per token), is looked up in the token index without the
   cache, which would hold the same one id for it.
@@ -152,18 +154,42 @@ class NewPieces:
         if self._compiled is None:
             return None
         enc = self.encoder
-        checks = {"fallback": self.pure, "check_long": check_pretoken, "long_from": LONG_FROM}
+        checks = self._checks()
         if enc.removals is not None:
             core = self._compiled.Merger("python", None, **checks)
         elif enc.by_token_rank:
             core = self._compiled.Merger("ranks", enc.surface_to_id, ignore_merges=enc.ignore_merges, **checks)
         elif enc.units == "bytes":
-            core = self._compiled.Merger(
-                "pairs", tuple(enc.merge_index()), tokens=enc.surface_to_id, ignore_merges=enc.ignore_merges and enc.eow_id is None,
-                bases=[enc.base.get(b, UNK_ID) for b in range(256)], word_start=(enc.word_start or "").encode("utf-8"),
-                eow=enc.eow_id, eow_not_after_unknown=enc.outside_from is not None, **checks,
-            )
+            core = self._bytes_merger(tuple(enc.merge_index()))
         else:
             core = self._compiled.Merger("pairs", tuple(enc.merge_index()), **{**checks, "fallback": self.chars})
         self._core = core
         return core
+
+    def _bytes_merger(self, index: tuple[Mapping[tuple[int, int], int], ...]) -> Any:
+        """A compiled ``Merger`` of a bytes table by merge list ``index`` (pair -> rank, pair
+        -> the token it makes): a pre-token's bytes to base ids, merged, in C."""
+        enc = self.encoder
+        assert self._compiled is not None  # (the callers ask first)
+        return self._compiled.Merger(
+            "pairs", index, tokens=enc.surface_to_id, ignore_merges=enc.ignore_merges and enc.eow_id is None,
+            bases=[enc.base.get(b, UNK_ID) for b in range(256)], word_start=(enc.word_start or "").encode("utf-8"),
+            eow=enc.eow_id, eow_not_after_unknown=enc.outside_from is not None, **self._checks(),
+        )
+
+    def _checks(self) -> dict[str, Any]:
+        """What every compiled ``Merger`` is given: :meth:`pure` for what it leaves to Python,
+        and the one-pre-token size check from LONG_FROM bytes on."""
+        return {"fallback": self.pure, "check_long": check_pretoken, "long_from": LONG_FROM}
+
+    def word_merger(self, index: tuple[Mapping[tuple[int, int], int], ...]) -> Any:
+        """For a BoundlessBPE table: a compiled ``Merger`` of its word merges (``index``: its
+        merge list without the supermerges), which works out a pre-token's ids as
+        :meth:`pure` would before its events are checked for deletions (boundless.py); None on
+        the Python path, or where :meth:`pure` does not come to the table's events (a
+        pre-token given whole under ignore_merges, merges by token rank) or the table is not
+        a bytes table."""
+        enc = self.encoder
+        if self._compiled is None or enc.units != "bytes" or enc.ignore_merges or enc.by_token_rank:
+            return None
+        return self._bytes_merger(index)
