@@ -2372,7 +2372,7 @@ static PyObject *Supermerges_join_words(Supermerges *self, PyObject *const *args
         return NULL;
     PyObject *const *word = PySequence_Fast_ITEMS(words);
     Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
-    PyObject *out = NULL, **ids = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(PyObject *));
+    PyObject *out = NULL, *found = NULL, **gives = NULL, **ids = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(PyObject *));
     int64_t *token = PyMem_Malloc((n > 0 ? (size_t)n : 1) * sizeof(int64_t));
     if (ids == NULL || token == NULL) {
         PyErr_NoMemory();
@@ -2394,37 +2394,56 @@ static PyObject *Supermerges_join_words(Supermerges *self, PyObject *const *args
         if (token[k] == -1 && PyErr_Occurred())
             goto done;
     }
-    if ((out = PyList_New(0)) == NULL)
+    /* Then what each pre-token gives: its own ids, or its part of its run's (from ``runs``,
+     * kept alive in ``found``); the ids are counted, and put into a list made that long. */
+    if ((found = PyList_New(0)) == NULL)
         goto done;
+    if ((gives = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(PyObject *))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t total = 0;
     for (Py_ssize_t k = 0, end; k < n; k = end) {
         end = k + 1;  /* the run starting at k: while the next pre-token crosses */
         while (end < n && crosses(self, token[end - 1], token[end]))
             end++;
         if (end == k + 1) {
-            if (append_ids(out, ids[k]) < 0)
-                goto fail;
-            continue;
-        }
-        PyObject *found = run_ids(self, word + k, ids + k, end - k, runs, limit, joins, long_run);
-        PyObject *each = found == NULL ? NULL : PySequence_Fast(found, "a run's ids are a sequence");
-        Py_XDECREF(found);
-        if (each == NULL)
-            goto fail;
-        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(each); j++)
-            if (append_ids(out, PySequence_Fast_GET_ITEM(each, j)) < 0) {
-                Py_DECREF(each);
-                goto fail;
+            gives[k] = ids[k];
+        } else {
+            PyObject *run = run_ids(self, word + k, ids + k, end - k, runs, limit, joins, long_run);
+            PyObject *each = run == NULL ? NULL : PySequence_Tuple(run);
+            Py_XDECREF(run);
+            int failed = each == NULL || PyList_Append(found, each) < 0;
+            Py_XDECREF(each);  /* (found holds it) */
+            if (failed)
+                goto done;
+            if (PyTuple_GET_SIZE(each) != end - k) {
+                PyErr_SetString(PyExc_ValueError, "a run's ids are one sequence per pre-token");
+                goto done;
             }
-        Py_DECREF(each);
+            for (Py_ssize_t j = k; j < end; j++)
+                gives[j] = PyTuple_GET_ITEM(each, j - k);
+        }
+        for (Py_ssize_t j = k; j < end; j++) {
+            if (!PyTuple_Check(gives[j])) {
+                PyErr_SetString(PyExc_TypeError, "a pre-token's ids are a tuple");
+                goto done;
+            }
+            total += PyTuple_GET_SIZE(gives[j]);
+        }
     }
-    goto done;
-fail:
-    Py_CLEAR(out);
+    if ((out = PyList_New(total)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0, at = 0; k < n; k++)
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(gives[k]); j++)
+            PyList_SET_ITEM(out, at++, Py_NewRef(PyTuple_GET_ITEM(gives[k], j)));
 done:
     for (Py_ssize_t j = 0; ids != NULL && j < n; j++)
         Py_XDECREF(ids[j]);
     PyMem_Free(ids);
     PyMem_Free(token);
+    PyMem_Free(gives);
+    Py_XDECREF(found);
     Py_DECREF(words);
     return out;
 }
