@@ -30,6 +30,7 @@ import bpe_tui
 from bpe_tui.core.engine import merge_core, merging
 from bpe_tui.core.errors import BPEError
 from bpe_tui.core.tables import boundless
+from bpe_tui.core.tables.removals import ReplayLog
 from bpe_tui.core.tables.table import MergeTable
 from tests.conftest import CORPORA, SHARED, need, rank_file
 from tests.core.test_encoder import trained  # (the demo and multilingual corpora, trained to a config)
@@ -196,6 +197,25 @@ def test_the_compiled_scan_is_boundless_run(joins, pairs):
     events._long_run = lambda joins: boundless.BoundlessEvents._long_run(events, joins)  # type: ignore[arg-type]
     core = compiled.Supermerges(pairs, frozenset(pairs), boundless.LONG_RUN)
     assert core.run(joins) == boundless.BoundlessEvents.run(events, joins)  # type: ignore[arg-type]
+
+
+@needs_core
+@pytest.mark.parametrize("name", ["picky (removals)", "boundless (supermerges)"])
+@SETTINGS
+@given(text=wordy_texts)
+def test_the_compiled_replay_is_replay_python(name, text):
+    """Replayer.replay (C) is Removals.replay_python on every pre-token of the text, its log
+    (the events, the word after each) included: merges and removals in order, a removed token
+    made again, an unknown symbol."""
+    table = made(name, False)
+    removals = table._encoder.removals
+    words = table._encoder.words(text) + ["\x00\x00", "é" * 9]
+    for word in words:
+        symbols = table._encoder.base_ids(word)
+        fast, slow = ReplayLog(), ReplayLog()
+        assert removals.replay(symbols, fast) == removals.replay_python(symbols, slow)
+        assert fast.events == slow.events
+        assert removals.replay([*symbols, -1, *symbols]) == removals.replay_python([*symbols, -1, *symbols])
 
 
 @needs_core

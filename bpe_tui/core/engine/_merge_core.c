@@ -1700,7 +1700,8 @@ static PyTypeObject SplitterType = {
     .tp_methods = Splitter_methods,
 };
 static int add_tally_functions(PyObject *module);  /* the word tally's section, near the end of the file */
-static int add_join_functions(PyObject *module);   /* BoundlessBPE's supermerges, at the end of the file */
+static int add_join_functions(PyObject *module);   /* BoundlessBPE's supermerges, near the end of the file */
+static int add_replay_functions(PyObject *module); /* the replay of merges and removals, at the end of the file */
 
 static struct PyModuleDef merge_core_module = {
     PyModuleDef_HEAD_INIT,
@@ -1719,7 +1720,7 @@ PyMODINIT_FUNC PyInit__merge_core(void)
     if (PyModule_AddObjectRef(module, "Merger", (PyObject *)&MergerType) < 0 ||
         PyModule_AddObjectRef(module, "Splitter", (PyObject *)&SplitterType) < 0 ||
         PyModule_AddIntConstant(module, "HEAP_FROM", HEAP_FROM) < 0 || add_tally_functions(module) < 0 ||
-        add_join_functions(module) < 0) {
+        add_join_functions(module) < 0 || add_replay_functions(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }
@@ -2474,4 +2475,356 @@ static int add_join_functions(PyObject *module)
     if (PyType_Ready(&SupermergesType) < 0)
         return -1;
     return PyModule_AddObjectRef(module, "Supermerges", (PyObject *)&SupermergesType);
+}
+
+
+/* ================================================================== the replay of events (PickyBPE, BoundlessBPE)
+ *
+ * Replayer(merge_at, made, split_at, parts).replay(symbols, logged=False)
+ *     -> ids (a list), or (ids, events) when logged
+ *
+ * Mirrors Removals.replay_python() in bpe_tui/core/tables/removals.py, the reference: a
+ * pre-token's base ids with a table's events replayed in order. An event has a position
+ * (removals.SLOTS); repeatedly the earliest event at or after the last one applied that
+ * applies to the word now (a merge of a pair it holds, a removal of a token it holds) is
+ * applied everywhere in it: a merge left to right without overlaps, a removal by putting the
+ * token's parts in its place. ``events`` are ReplayLog's: (position, the pair or the token,
+ * the word after it as a tuple).
+ *
+ *   merge_at  (left, right) -> the positions of the merges of that pair, ascending
+ *   made      a merge's position -> the token it makes
+ *   split_at  token -> the positions of its removals, ascending
+ *   parts     a removal's position -> the tokens it splits into
+ *
+ * All four go into one kind of index here: a 64-bit key -> a run of int64 values.
+ */
+
+typedef struct {
+    uint64_t *keys;       /* UINT64_MAX: an empty slot */
+    Py_ssize_t *start;    /* where the key's values begin in values */
+    Py_ssize_t *count;
+    size_t mask;
+    int64_t *values;
+} Spans;
+
+static void spans_free(Spans *t)
+{
+    PyMem_Free(t->keys);
+    PyMem_Free(t->start);
+    PyMem_Free(t->count);
+    PyMem_Free(t->values);
+    memset(t, 0, sizeof(*t));
+}
+
+/* The values of ``key`` (and their count in *n), or NULL. */
+static inline const int64_t *spans_get(const Spans *t, uint64_t key, Py_ssize_t *n)
+{
+    size_t i = (size_t)mix64(key) & t->mask;
+    for (;;) {
+        if (t->keys[i] == UINT64_MAX)
+            return NULL;
+        if (t->keys[i] == key) {
+            *n = t->count[i];
+            return t->values + t->start[i];
+        }
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* A dict's key as 64 bits: a (left, right) pair of ids packed, or one id (>= 0). */
+static int span_key(PyObject *key, int pair, uint64_t *out)
+{
+    if (pair) {
+        uint64_t a, b;
+        if (pair_key(key, &a, &b) < 0)
+            return -1;
+        *out = a << 32 | b;
+        return 0;
+    }
+    long long v = PyLong_AsLongLong(key);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0) {
+        PyErr_SetString(PyExc_ValueError, "an event index's keys are ids or positions (>= 0)");
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Build from a dict: key -> an int, or a sequence of ints (pair: the keys are (left, right)). */
+static int spans_build(Spans *t, PyObject *dict, int pair)
+{
+    if (!PyDict_Check(dict)) {
+        PyErr_SetString(PyExc_TypeError, "an event index is a dict");
+        return -1;
+    }
+    Py_ssize_t entries = PyDict_GET_SIZE(dict), total = 0, at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &at, &key, &value))
+        total += PyLong_Check(value) ? 1 : (PySequence_Check(value) ? PySequence_Size(value) : 0);
+    if (PyErr_Occurred())
+        return -1;
+    size_t size = table_size(entries);
+    t->keys = PyMem_Malloc(size * sizeof(uint64_t));
+    t->start = PyMem_Malloc(size * sizeof(Py_ssize_t));
+    t->count = PyMem_Malloc(size * sizeof(Py_ssize_t));
+    t->values = PyMem_Malloc((size_t)(total > 0 ? total : 1) * sizeof(int64_t));
+    t->mask = size - 1;
+    if (t->keys == NULL || t->start == NULL || t->count == NULL || t->values == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(t->keys, 0xff, size * sizeof(uint64_t));
+    Py_ssize_t filled = 0;
+    at = 0;
+    while (PyDict_Next(dict, &at, &key, &value)) {
+        uint64_t k;
+        if (span_key(key, pair, &k) < 0)
+            return -1;
+        PyObject *seq = PyLong_Check(value) ? PyTuple_Pack(1, value) : PySequence_Fast(value, "an event index's values are ints");
+        if (seq == NULL)
+            return -1;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (filled + n > total) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_RuntimeError, "an event index changed while it was read");
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < n; j++) {
+            t->values[filled + j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
+            if (t->values[filled + j] == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+        }
+        Py_DECREF(seq);
+        size_t i = (size_t)mix64(k) & t->mask;
+        while (t->keys[i] != UINT64_MAX)
+            i = (i + 1) & t->mask;
+        t->keys[i] = k;
+        t->start[i] = filled;
+        t->count[i] = n;
+        filled += n;
+    }
+    return 0;
+}
+
+/* The first of ``n`` ascending positions at or after ``last`` (bisect_left), or -1. */
+static inline int64_t first_from(const int64_t *positions, Py_ssize_t n, int64_t last)
+{
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (positions[mid] < last)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n ? positions[lo] : -1;
+}
+
+typedef struct {
+    PyObject_HEAD
+    Spans merge_at, made, split_at, parts;
+} Replayer;
+
+static int Replayer_init(Replayer *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"merge_at", "made", "split_at", "parts", NULL};
+    PyObject *merge_at, *made, *split_at, *parts;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO", names, &merge_at, &made, &split_at, &parts))
+        return -1;
+    spans_free(&self->merge_at);
+    spans_free(&self->made);
+    spans_free(&self->split_at);
+    spans_free(&self->parts);
+    if (spans_build(&self->merge_at, merge_at, 1) < 0 || spans_build(&self->made, made, 0) < 0 ||
+        spans_build(&self->split_at, split_at, 0) < 0 || spans_build(&self->parts, parts, 0) < 0)
+        return -1;
+    return 0;
+}
+
+static void Replayer_dealloc(Replayer *self)
+{
+    spans_free(&self->merge_at);
+    spans_free(&self->made);
+    spans_free(&self->split_at);
+    spans_free(&self->parts);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *ints_tuple(const int64_t *ids, Py_ssize_t n)
+{
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t k = 0; out != NULL && k < n; k++) {
+        PyObject *id = PyLong_FromLongLong(ids[k]);
+        if (id == NULL)
+            Py_CLEAR(out);
+        else
+            PyTuple_SET_ITEM(out, k, id);
+    }
+    return out;
+}
+
+/* Append (position, what, the word as a tuple) to events; what is the pair (a, b) or the token a. */
+static int log_event(PyObject *events, int64_t position, int merge, int64_t a, int64_t b, const int64_t *word, Py_ssize_t n)
+{
+    PyObject *after = ints_tuple(word, n);
+    if (after == NULL)
+        return -1;
+    PyObject *event = merge ? Py_BuildValue("(L(LL)N)", (long long)position, (long long)a, (long long)b, after)
+                            : Py_BuildValue("(LLN)", (long long)position, (long long)a, after);
+    if (event == NULL)
+        return -1;
+    int failed = PyList_Append(events, event);
+    Py_DECREF(event);
+    return failed;
+}
+
+static PyObject *Replayer_replay(Replayer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "replay(symbols, logged=False)");
+        return NULL;
+    }
+    int logged = nargs == 2 ? PyObject_IsTrue(args[1]) : 0;
+    if (logged < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(args[0], "replay takes a list of ids");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), cap = n + 1;
+    PyObject *out = NULL, *events = NULL;
+    int64_t *word = PyMem_Malloc((size_t)cap * sizeof(int64_t)), *next = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+    if (word == NULL || next == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        word[k] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, k));
+        if (word[k] == -1 && PyErr_Occurred())
+            goto done;
+    }
+    if (logged && (events = PyList_New(0)) == NULL)
+        goto done;
+    int64_t last = -1;
+    for (;;) {
+        int64_t best = -1, a = 0, b = 0;
+        int merge = 0;
+        Py_ssize_t count;
+        for (Py_ssize_t i = 0; i + 1 < n; i++) {  /* the merges of a pair the word holds */
+            if (word[i] < 0 || word[i + 1] < 0 || word[i] > UINT32_MAX || word[i + 1] > UINT32_MAX)
+                continue;  /* (an unknown symbol is in no pair) */
+            const int64_t *positions = spans_get(&self->merge_at, (uint64_t)word[i] << 32 | (uint64_t)word[i + 1], &count);
+            int64_t pos = positions == NULL ? -1 : first_from(positions, count, last);
+            if (pos >= 0 && (best < 0 || pos < best)) {
+                best = pos, merge = 1, a = word[i], b = word[i + 1];
+            }
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {  /* the removals of a token the word holds */
+            if (word[i] < 0)
+                continue;
+            const int64_t *positions = spans_get(&self->split_at, (uint64_t)word[i], &count);
+            int64_t pos = positions == NULL ? -1 : first_from(positions, count, last);
+            if (pos >= 0 && (best < 0 || pos < best)) {
+                best = pos, merge = 0, a = word[i];
+            }
+        }
+        if (best < 0)
+            break;
+        last = best;
+        Py_ssize_t m = 0;
+        if (merge) {
+            const int64_t *made = spans_get(&self->made, (uint64_t)best, &count);
+            if (made == NULL || count != 1) {
+                PyErr_Format(PyExc_KeyError, "no token for the merge at position %lld", (long long)best);
+                goto done;
+            }
+            for (Py_ssize_t i = 0; i < n;) {
+                if (i + 1 < n && word[i] == a && word[i + 1] == b) {
+                    next[m++] = made[0];
+                    i += 2;
+                } else {
+                    next[m++] = word[i++];
+                }
+            }
+        } else {
+            const int64_t *parts = spans_get(&self->parts, (uint64_t)best, &count);
+            if (parts == NULL) {
+                PyErr_Format(PyExc_KeyError, "no parts for the removal at position %lld", (long long)best);
+                goto done;
+            }
+            Py_ssize_t grown = 0;
+            for (Py_ssize_t i = 0; i < n; i++)
+                grown += word[i] == a ? count : 1;
+            if (grown > cap) {  /* (parts spell their token, so a word rarely grows past its symbols) */
+                int64_t *more = PyMem_Realloc(next, (size_t)grown * sizeof(int64_t));
+                int64_t *also = more == NULL ? NULL : PyMem_Realloc(word, (size_t)grown * sizeof(int64_t));
+                if (more != NULL)
+                    next = more;
+                if (also == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                word = also;
+                cap = grown;
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                if (word[i] == a) {
+                    memcpy(next + m, parts, (size_t)count * sizeof(int64_t));
+                    m += count;
+                } else {
+                    next[m++] = word[i];
+                }
+            }
+        }
+        int64_t *swap = word;
+        word = next;
+        next = swap;
+        n = m;
+        if (logged && log_event(events, best, merge, a, b, word, n) < 0)
+            goto done;
+    }
+    out = PyList_New(n);
+    for (Py_ssize_t k = 0; out != NULL && k < n; k++) {
+        PyObject *id = PyLong_FromLongLong(word[k]);
+        if (id == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, k, id);
+    }
+    if (out != NULL && logged)
+        out = Py_BuildValue("(NO)", out, events);
+done:
+    PyMem_Free(word);
+    PyMem_Free(next);
+    Py_XDECREF(events);
+    Py_DECREF(seq);
+    return out;
+}
+
+static PyMethodDef Replayer_methods[] = {
+    {"replay", (PyCFunction)(void (*)(void))Replayer_replay, METH_FASTCALL,
+     "replay(symbols, logged=False) -> ids, or (ids, events): Removals.replay_python, in C."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ReplayerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "bpe_tui.core.engine._merge_core.Replayer",
+    .tp_doc = "A table's merges and removals, indexed for the replay (see its section of _merge_core.c).",
+    .tp_basicsize = sizeof(Replayer),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Replayer_init,
+    .tp_dealloc = (destructor)Replayer_dealloc,
+    .tp_methods = Replayer_methods,
+};
+
+static int add_replay_functions(PyObject *module)
+{
+    if (PyType_Ready(&ReplayerType) < 0)
+        return -1;
+    return PyModule_AddObjectRef(module, "Replayer", (PyObject *)&ReplayerType);
 }

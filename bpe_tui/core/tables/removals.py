@@ -29,6 +29,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..engine import merge_core
 from ..errors import BPEError
 
 __all__ = ["Removals", "ReplayLog", "renumbered"]
@@ -78,6 +79,10 @@ class Removals:
             self.entries.append((k, token, parts))
         #: tokens removed for good: the last event about them is a removal
         self.absent: frozenset[int] = frozenset(t for t, positions in self.split_at.items() if last[t] == positions[-1])
+        # The compiled core (None: the Python path; read now, as every table does) and its
+        # Replayer, made at the first replay: a subclass may still change the indices above.
+        self._compiled = merge_core.compiled()
+        self._replayer: Any = None
 
     def to_config(self) -> list[list]:
         """The entries as a table's config holds them."""
@@ -88,7 +93,23 @@ class Removals:
         return [[m, t, list(parts)] for m, t, parts in self.entries if m <= k]
 
     def replay(self, symbols: list[int], log: "ReplayLog | None" = None) -> list[int]:
-        """``symbols`` (base ids) with the table's events replayed, as the reference does."""
+        """``symbols`` (base ids) with the table's events replayed, as the reference does:
+        :meth:`replay_python`, done by the compiled core where it runs (its ``Replayer``,
+        built at the first replay from the indices above, the same steps in C)."""
+        if self._replayer is None:
+            core = self._compiled
+            if core is None:
+                return self.replay_python(symbols, log)
+            self._replayer = core.Replayer(self.merge_at, self.made, self.split_at, self.parts)
+        if log is None:
+            return self._replayer.replay(symbols)
+        ids, events = self._replayer.replay(symbols, True)
+        log.events += events
+        return ids
+
+    def replay_python(self, symbols: list[int], log: "ReplayLog | None" = None) -> list[int]:
+        """:meth:`replay` in Python, the reference: repeatedly the earliest event at or after
+        the last one applied that applies to the word now, applied everywhere in it."""
         word = list(symbols)
         merge_at, split_at = self.merge_at, self.split_at
         last = -1
