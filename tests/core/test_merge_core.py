@@ -384,5 +384,5 @@ def test_engine_info_says_which_path_runs(monkeypatch):
     monkeypatch.setenv("BPE_TUI_PURE", "1")
     assert bpe_tui.engine_info().startswith("pure Python (BPE_TUI_PURE=1")
     monkeypatch.setenv("BPE_TUI_PURE", "0")
-    expected = "compiled core (C): the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's supermerges" if compiled is not None else "pure Python (the compiled core is not built"
+    expected = "compiled core (C): the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's supermerges, the replay of removals" if compiled is not None else "pure Python (the compiled core is not built"
     assert bpe_tui.engine_info().startswith(expected)

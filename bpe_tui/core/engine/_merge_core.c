@@ -32,14 +32,16 @@
  *                              a digit, a space ...) is a table regex filled, handed over from
  *                              bpe_tui/core/text/char_classes.py.
  *
- * Two more sections, each the twin of one Python function: eval's word tally (tally_words,
- * Tallier.add_each in bpe_tui/core/analysis/evaluate.py) and BoundlessBPE's pass over a text's
+ * Three more sections, each the twin of one Python function: eval's word tally (tally_words,
+ * Tallier.add_each in bpe_tui/core/analysis/evaluate.py); BoundlessBPE's pass over a text's
  * pre-tokens (Supermerges.join_words, Joiner.joined_python in bpe_tui/core/tables/boundless.py,
- * with BoundlessEvents.run's scan for a run of pre-tokens; a pre-token's own events, and a
- * run of 64 pre-tokens or more, are worked out in Python).
+ * with BoundlessEvents.run's scan for a run of pre-tokens; a run of 64 pre-tokens or more is
+ * worked out in Python); and the replay of a table's merges and removals in order
+ * (Replayer.replay, Removals.replay_python in bpe_tui/core/tables/removals.py), for PickyBPE's
+ * and BoundlessBPE's pre-tokens.
  *
- * The Python code is the reference, the teaching path and the fallback: dropout, traces,
- * offsets and PickyBPE's removals never come to the merge loop here, nor does anything that
+ * The Python code is the reference, the teaching path and the fallback: dropout, traces and
+ * offsets never come to the merge loop here, nor does anything that
  * decides what a table means (new_pieces.py hands over the indices Python built). A chars
  * table's base symbols are made in Python (Merger.work_out calls back), merged here.
  * tests/core/test_merge_core.py holds every merge method to its Python twin on random text,

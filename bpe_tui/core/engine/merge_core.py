@@ -52,7 +52,7 @@ def compiled() -> ModuleType | None:
 
 
 #: What the compiled core does where it runs (each has its Python twin, the reference).
-COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's supermerges"
+COMPILED_DOES = "the merge loop, the known regexes' split, eval's word tally, BoundlessBPE's supermerges, the replay of removals"
 
 
 def engine_info() -> str:

@@ -16,7 +16,8 @@ kind of table):
   holds the table's indices in C and runs the same steps, the loop over a text's pre-tokens
   included (``Merger.encode_words``). For a bytes table it makes the base symbols too; for a
   chars table it asks :meth:`NewPieces.chars` (base symbols in Python, merged in C); a table
-  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure`, and a BoundlessBPE table's
+  with removals (PickyBPE) is worked out by :meth:`NewPieces.pure` (its replay in C: the
+  core's ``Replayer``, see removals.py), and a BoundlessBPE table's
   pre-tokens by its compiled supermerges, given a ``Merger`` of its word merges
   (:meth:`NewPieces.word_merger`; see boundless.py). One shortcut is its own: a
   pre-token that is itself a token, where the table emits it whole (``ignore_merges``) or its
