@@ -2584,17 +2584,19 @@ static int spans_build(Spans *t, PyObject *dict, int pair)
         uint64_t k;
         if (span_key(key, pair, &k) < 0)
             return -1;
-        PyObject *seq = PyLong_Check(value) ? PyTuple_Pack(1, value) : PySequence_Fast(value, "an event index's values are ints");
+        int one = PyLong_Check(value);  /* (an int: one value, read as it is) */
+        PyObject *seq = one ? Py_NewRef(value) : PySequence_Fast(value, "an event index's values are ints");
         if (seq == NULL)
             return -1;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        PyObject **items = one ? &seq : PySequence_Fast_ITEMS(seq);
+        Py_ssize_t n = one ? 1 : PySequence_Fast_GET_SIZE(seq);
         if (filled + n > total) {
             Py_DECREF(seq);
             PyErr_SetString(PyExc_RuntimeError, "an event index changed while it was read");
             return -1;
         }
         for (Py_ssize_t j = 0; j < n; j++) {
-            t->values[filled + j] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
+            t->values[filled + j] = PyLong_AsLongLong(items[j]);
             if (t->values[filled + j] == -1 && PyErr_Occurred()) {
                 Py_DECREF(seq);
                 return -1;
