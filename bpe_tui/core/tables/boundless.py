@@ -28,6 +28,10 @@ comparison of positions. A table is BoundlessBPE's when its ``config["supermerge
 1-based numbers of its merges that are supermerges (an empty list: none yet); its deletions are
 ``config["removals"]`` as for PickyBPE. What the authors' code does, and where, is told in
 docs/variants/boundless.md.
+
+Everything here is Python, the reference. Where the compiled core runs, its ``Supermerges``
+does pass 2 and the first pass over a new pre-token in C (:meth:`Joiner.joined`), held to
+:meth:`Joiner.joined_python` and :meth:`BoundlessEvents.run` by tests/core/test_merge_core.py.
 """
 
 from __future__ import annotations
@@ -304,8 +308,10 @@ class Joiner:
     def joined(self, words: Sequence[str]) -> list[int]:
         """The ids of a text's pre-tokens ``words`` (no special token among them), supermerges
         applied: :meth:`joined_python`, done by the compiled core where it runs (the same
-        lookups, and :meth:`BoundlessEvents.run`'s scan, in C; a run of :data:`LONG_RUN`
-        pre-tokens or more, and each pre-token's own events, are still worked out here)."""
+        lookups, :meth:`BoundlessEvents.run`'s scan and a new pre-token's word merges, in C;
+        a run of :data:`LONG_RUN` pre-tokens or more is still worked out here, and a
+        pre-token whose making a deletion touched goes through :meth:`BoundlessEvents.word`,
+        whose replay the core's ``Replayer`` does)."""
         if self.compiled is None:
             return self.joined_python(words)
         return self.compiled.join_words(words, self._pieces, self.tokens, self.joins, self.runs, CACHE_LIMIT, self._run)
