@@ -16,6 +16,7 @@ import bpe_tui
 from bpe_tui.core.engine.trainer import Trainer
 from bpe_tui.core.engine.config import TrainerConfig
 from bpe_tui.core.tables.encoder import BY_TOKEN_RANK, EncodeOptions
+from bpe_tui.core.tables.streaming import lowercase_stream
 from bpe_tui.core.tables.table import MergeTable
 from bpe_tui.core.text.pretokenize import valid_text
 from tests.conftest import CORPORA, SHARED, need, rank_file
@@ -101,6 +102,30 @@ def test_streaming_gives_the_whole_texts_ids(group, data, chunks):
     assert list(table.pieces_iterable(chunks)) == table.pieces(text)
     ordinary = {"allowed_special": frozenset(), "disallowed_special": ()}
     assert list(table.encode_iterable(chunks, **ordinary)) == table.encode_ordinary(text)
+
+
+#: Capital sigmas among cased letters and case-ignorable characters (an apostrophe, a combining
+#: accent, a modifier letter, a full stop), which str.lower skips when it decides a final sigma.
+SIGMA_TEXT = ["Σ", "Σ", "A", "a", "1", " ", "'", "\u0301", "ʰ", ".", "İ", "ß", "-"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(SIGMA_TEXT), max_size=8).map("".join), max_size=5))
+def test_a_lowercased_stream_is_the_whole_text_lowercased(chunks):
+    """str.lower writes a capital sigma final (ς) only after a cased letter and before none:
+    a chunk's last sigma waits for the next chunk (["A", "Σ"] gave "aσ"; "AΣ".lower() is "aς")."""
+    pieces = list(lowercase_stream(chunks))
+    assert "".join(text for text, _ in pieces) == "".join(chunks)
+    assert "".join(lowered for _, lowered in pieces) == "".join(chunks).lower()
+
+
+def test_a_lowercasing_table_streams_a_final_sigma_as_the_whole_text():
+    """The case hypothesis found in a fresh clone's CI: "A" then "Σ" with a lowercasing table."""
+    table = table_named("chars, lowercased, o200k")
+    for chunks in (["A", "Σ"], ["ΟΔΟΣ", " ", "ΣΑ"], ["Σ", "'", "A"], ["aΣ\u0301", "\u0301", ""]):
+        text = "".join(chunks)
+        assert list(table.pieces_iterable(chunks)) == table.pieces(text)
+        assert list(table.encode_iterable(chunks)) == table.encode(text)
 
 
 @pytest.mark.parametrize("name", ["o200k", "chars, lowercased, o200k"])

@@ -141,11 +141,7 @@ def stream_pieces(encoder: Streamed, chunks: Iterable[str]) -> Iterator[tuple[bo
         chunks = encoder.pre.text_normalizer.stream(valid_text(c) for c in chunks)
     pending = ""
     original = ""  # pending before normalizing: special tokens are found there
-    for chunk in chunks:
-        if not chunk:
-            continue
-        chunk = valid_text(chunk)
-        lowered = encoder.pre.normalize(chunk)  # a chunk at a time: lines, for files
+    for chunk, lowered in _normalized(encoder.pre, (valid_text(c) for c in chunks if c)):
         pending += lowered
         original += chunk if len(lowered) == len(chunk) else lowered
         spans = list(raw.spans(pending, original))
@@ -164,6 +160,62 @@ def stream_pieces(encoder: Streamed, chunks: Iterable[str]) -> Iterator[tuple[bo
     if pending:
         for sp, s, e, head in raw.spans(pending, original):
             yield sp, original[s:e] if sp else head + pending[s:e]
+
+
+def _normalized(pre: PreTokenizer, chunks: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """``(text, text as the pre-tokenizer sees it)``, a chunk at a time (lines, for files).
+    Lowercasing goes through :func:`lowercase_stream`: ``str.lower`` reads a capital sigma's
+    neighbours, which may be in the next chunk."""
+    if not pre.lowercase:
+        for chunk in chunks:
+            yield chunk, pre.normalize(chunk)
+        return
+    for chunk, lowered in lowercase_stream(chunks):
+        yield chunk, pre.normalizer(lowered) if pre.normalizer is not None else lowered
+
+
+def lowercase_stream(chunks: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """``(text, its lowercase)`` of a stream, pieces whose lowercase ``str.lower`` of the whole
+    stream would give: their concatenation is the stream's, lowered as one string.
+
+    ``str.lower`` is character by character but for one rule, Unicode's Final_Sigma: a capital
+    sigma ``Σ`` becomes final ``ς`` when a cased letter comes before it and none after it
+    (case-ignorable characters, such as combining marks and apostrophes, skipped on both
+    sides), else ``σ``. So a chunk is held back from its last ``Σ`` while only case-ignorable
+    characters follow that sigma (what comes next decides it), and what came before is carried
+    as one letter: ``A`` when the text so far ends in a cased letter (ignorable ones skipped).
+    Whether a character is cased or case-ignorable is asked of ``str.lower`` itself."""
+    before = ""  # "A": the text so far ends in a cased letter, case-ignorable ones skipped
+    held = ""
+    for chunk in chunks:
+        text = held + chunk
+        last = text.rfind("Σ")
+        cut = last if last >= 0 and _ignorable_only(text[last + 1 :]) else len(text)
+        if cut:
+            decided, lowered = text[:cut], (before + text).lower()[len(before) :]
+            if cut < len(text):  # (a character's lowercase may be longer than it, never a sigma's)
+                lowered = lowered[: len(decided.lower())]
+            yield decided, lowered
+            before = "A" if _ends_cased(before, decided) else ""
+        held = text[cut:]
+    if held:
+        yield held, (before + held).lower()[len(before) :]
+
+
+def _ends_cased(before: str, text: str) -> bool:
+    """Whether ``before + text`` ends in a cased letter, case-ignorable ones skipped: a sigma
+    after it would be final. Only the last 64 characters are read, unless all are ignorable."""
+    tail = text[-64:]
+    if len(text) > 64 and _ignorable_only(tail):
+        tail = text
+    return (before + tail + "Σ").lower().endswith("ς")
+
+
+def _ignorable_only(text: str) -> bool:
+    """Whether every character of ``text`` is case-ignorable (so a ``Σ`` before it is not
+    decided yet): after a cased letter and a sigma, ``str.lower`` writes the sigma final both
+    with nothing more and with ``A`` after ``text`` only when ``text`` is skipped whole."""
+    return ("AΣ" + text).lower()[1] == "ς" and ("AΣ" + text + "A").lower()[1] == "σ"
 
 
 def prefix_pieces(encoder: Streamed, pieces: Iterable[tuple[bool, str]]) -> Iterator[tuple[bool, str]]:
