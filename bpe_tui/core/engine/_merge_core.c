@@ -1902,6 +1902,177 @@ static int add_tally_functions(PyObject *module)
 }
 
 
+/* ================================================================== an index of int64 runs
+ *
+ * Spans: a 64-bit key (an id, a position, or a (left, right) pair of ids packed) -> a run of
+ * int64 values, in one open-addressing table built once from a dict (or a set: keys only).
+ * BoundlessBPE's supermerges and crossing pairs, and the replay's four indices, are Spans.
+ */
+
+/* The two ints of a (left, right) tuple, each 0 .. 2**32 - 1. */
+static int pair_key(PyObject *key, uint64_t *a, uint64_t *b)
+{
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
+        PyErr_SetString(PyExc_TypeError, "a pair of ids is a (left, right) tuple");
+        return -1;
+    }
+    return fits_u32(PyTuple_GET_ITEM(key, 0), a, UINT32_MAX) < 0 || fits_u32(PyTuple_GET_ITEM(key, 1), b, UINT32_MAX) < 0 ? -1 : 0;
+}
+
+typedef struct {
+    uint64_t *keys;       /* UINT64_MAX: an empty slot */
+    Py_ssize_t *start;    /* where the key's values begin in values */
+    Py_ssize_t *count;
+    size_t mask;
+    int64_t *values;
+} Spans;
+
+static void spans_free(Spans *t)
+{
+    PyMem_Free(t->keys);
+    PyMem_Free(t->start);
+    PyMem_Free(t->count);
+    PyMem_Free(t->values);
+    memset(t, 0, sizeof(*t));
+}
+
+/* The values of ``key`` (and their count in *n), or NULL. */
+static inline const int64_t *spans_get(const Spans *t, uint64_t key, Py_ssize_t *n)
+{
+    size_t i = (size_t)mix64(key) & t->mask;
+    for (;;) {
+        if (t->keys[i] == UINT64_MAX)
+            return NULL;
+        if (t->keys[i] == key) {
+            *n = t->count[i];
+            return t->values + t->start[i];
+        }
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* A dict's key as 64 bits: a (left, right) pair of ids packed, or one id (>= 0). */
+static int span_key(PyObject *key, int pair, uint64_t *out)
+{
+    if (pair) {
+        uint64_t a, b;
+        if (pair_key(key, &a, &b) < 0)
+            return -1;
+        *out = a << 32 | b;
+        return 0;
+    }
+    long long v = PyLong_AsLongLong(key);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0) {
+        PyErr_SetString(PyExc_ValueError, "an event index's keys are ids or positions (>= 0)");
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Room for ``entries`` keys and ``total`` values, every slot empty. */
+static int spans_alloc(Spans *t, Py_ssize_t entries, Py_ssize_t total)
+{
+    size_t size = table_size(entries);
+    t->keys = PyMem_Malloc(size * sizeof(uint64_t));
+    t->start = PyMem_Malloc(size * sizeof(Py_ssize_t));
+    t->count = PyMem_Malloc(size * sizeof(Py_ssize_t));
+    t->values = PyMem_Malloc((size_t)(total > 0 ? total : 1) * sizeof(int64_t));
+    t->mask = size - 1;
+    if (t->keys == NULL || t->start == NULL || t->count == NULL || t->values == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(t->keys, 0xff, size * sizeof(uint64_t));
+    return 0;
+}
+
+/* Key k holds values[start:start + n] (a key put twice keeps its first slot's values). */
+static void spans_put(Spans *t, uint64_t k, Py_ssize_t start, Py_ssize_t n)
+{
+    size_t i = (size_t)mix64(k) & t->mask;
+    while (t->keys[i] != UINT64_MAX && t->keys[i] != k)
+        i = (i + 1) & t->mask;
+    if (t->keys[i] == k)
+        return;
+    t->keys[i] = k;
+    t->start[i] = start;
+    t->count[i] = n;
+}
+
+/* Build from a set: its keys, each with no value (spans_get says whether a key is in it). */
+static int spans_build_set(Spans *t, PyObject *set, int pair)
+{
+    if (spans_alloc(t, PySet_GET_SIZE(set), 0) < 0)
+        return -1;
+    PyObject *each = PyObject_GetIter(set), *key;
+    if (each == NULL)
+        return -1;
+    while ((key = PyIter_Next(each)) != NULL) {
+        uint64_t k;
+        int failed = span_key(key, pair, &k);
+        Py_DECREF(key);
+        if (failed < 0) {
+            Py_DECREF(each);
+            return -1;
+        }
+        spans_put(t, k, 0, 0);
+    }
+    Py_DECREF(each);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* Build from a dict: key -> an int, or a sequence of ints (pair: the keys are (left, right)),
+ * or from a set: its keys, each with no value. */
+static int spans_build(Spans *t, PyObject *dict, int pair)
+{
+    if (PyAnySet_Check(dict))
+        return spans_build_set(t, dict, pair);
+    if (!PyDict_Check(dict)) {
+        PyErr_SetString(PyExc_TypeError, "an index is built from a dict or a set");
+        return -1;
+    }
+    Py_ssize_t entries = PyDict_GET_SIZE(dict), total = 0, at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &at, &key, &value))
+        total += PyLong_Check(value) ? 1 : (PySequence_Check(value) ? PySequence_Size(value) : 0);
+    if (PyErr_Occurred())
+        return -1;
+    if (spans_alloc(t, entries, total) < 0)
+        return -1;
+    Py_ssize_t filled = 0;
+    at = 0;
+    while (PyDict_Next(dict, &at, &key, &value)) {
+        uint64_t k;
+        if (span_key(key, pair, &k) < 0)
+            return -1;
+        int one = PyLong_Check(value);  /* (an int: one value, read as it is) */
+        PyObject *seq = one ? Py_NewRef(value) : PySequence_Fast(value, "an event index's values are ints");
+        if (seq == NULL)
+            return -1;
+        PyObject **items = one ? &seq : PySequence_Fast_ITEMS(seq);
+        Py_ssize_t n = one ? 1 : PySequence_Fast_GET_SIZE(seq);
+        if (filled + n > total) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_RuntimeError, "an event index changed while it was read");
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < n; j++) {
+            t->values[filled + j] = PyLong_AsLongLong(items[j]);
+            if (t->values[filled + j] == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+        }
+        Py_DECREF(seq);
+        spans_put(t, k, filled, n);
+        filled += n;
+    }
+    return 0;
+}
+
 /* ================================================================== BoundlessBPE's supermerges
  *
  * Supermerges(super_pairs, crossing, long_from, words=None, tainted=None, joining=None, made_at=None)
@@ -1941,35 +2112,21 @@ static int add_tally_functions(PyObject *module)
 #define NEVER_POS ((int64_t)1 << 62)   /* boundless.NEVER: a position after every event */
 
 typedef struct {
-    uint32_t left, right, made, used;  /* used: 0 for an empty slot */
-    int64_t pos;
-} SuperSlot;
-
-typedef struct {
     PyObject_HEAD
-    SuperSlot *pairs;     /* super_pairs */
-    size_t pairs_mask;
-    uint64_t *crossing;   /* left << 32 | right, UINT64_MAX for an empty slot */
-    size_t crossing_mask;
+    Spans pairs;          /* super_pairs: (left, right) -> (position, the token it makes) */
+    Spans crossing;       /* the crossing pairs, with no values */
     Py_ssize_t long_from;
     Merger *words;        /* the word merges (NULL: every new pre-token goes to Python) */
     PyObject *tainted, *joining, *made_at, *apart;  /* (apart: boundless.APART) */
 } Supermerges;
 
-/* The supermerge of (a, b): its slot, or NULL. */
-static inline const SuperSlot *super_of(const Supermerges *m, int64_t a, int64_t b)
+/* The supermerge of (a, b): its (position, the token it makes), or NULL. */
+static inline const int64_t *super_of(const Supermerges *m, int64_t a, int64_t b)
 {
     if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
         return NULL;
-    size_t i = (size_t)mix64((uint64_t)a << 32 | (uint64_t)b) & m->pairs_mask;
-    for (;;) {
-        const SuperSlot *s = &m->pairs[i];
-        if (!s->used)
-            return NULL;
-        if (s->left == (uint32_t)a && s->right == (uint32_t)b)
-            return s;
-        i = (i + 1) & m->pairs_mask;
-    }
+    Py_ssize_t n;
+    return spans_get(&m->pairs, (uint64_t)a << 32 | (uint64_t)b, &n);
 }
 
 /* Whether a supermerge may cross between pre-tokens whose tokens are a and b (-1: never joins). */
@@ -1977,25 +2134,8 @@ static inline int crosses(const Supermerges *m, int64_t a, int64_t b)
 {
     if (a < 0 || b < 0 || a > UINT32_MAX || b > UINT32_MAX)
         return 0;
-    uint64_t key = (uint64_t)a << 32 | (uint64_t)b;
-    size_t i = (size_t)mix64(key) & m->crossing_mask;
-    for (;;) {
-        if (m->crossing[i] == UINT64_MAX)
-            return 0;
-        if (m->crossing[i] == key)
-            return 1;
-        i = (i + 1) & m->crossing_mask;
-    }
-}
-
-/* The two ints of a (left, right) tuple, each 0 .. 2**32 - 1. */
-static int pair_key(PyObject *key, uint64_t *a, uint64_t *b)
-{
-    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2) {
-        PyErr_SetString(PyExc_TypeError, "a supermerge's pair is a (left, right) tuple");
-        return -1;
-    }
-    return fits_u32(PyTuple_GET_ITEM(key, 0), a, UINT32_MAX) < 0 || fits_u32(PyTuple_GET_ITEM(key, 1), b, UINT32_MAX) < 0 ? -1 : 0;
+    Py_ssize_t n;
+    return spans_get(&m->crossing, (uint64_t)a << 32 | (uint64_t)b, &n) != NULL;
 }
 
 static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
@@ -2014,6 +2154,14 @@ static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
                         "Supermerges(super_pairs: dict, crossing: set, long_from: int, words: Merger = None, tainted: set, joining: set, made_at: dict)");
         return -1;
     }
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(pairs, &at, &key, &value)) {
+        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a supermerge is (position, the token it makes)");
+            return -1;
+        }
+    }
     Py_XSETREF(self->words, with_words ? (Merger *)Py_NewRef(words) : NULL);
     Py_XSETREF(self->tainted, with_words ? Py_NewRef(tainted) : NULL);
     Py_XSETREF(self->joining, with_words ? Py_NewRef(joining) : NULL);
@@ -2021,56 +2169,10 @@ static int Supermerges_init(Supermerges *self, PyObject *args, PyObject *kw)
     Py_XSETREF(self->apart, Py_BuildValue("(LLL)", -1LL, (long long)NEVER_POS, -1LL));
     if (self->apart == NULL)
         return -1;
-    PyMem_Free(self->pairs);
-    PyMem_Free(self->crossing);
+    spans_free(&self->pairs);
+    spans_free(&self->crossing);
     self->long_from = long_from;
-    size_t size = table_size(PyDict_GET_SIZE(pairs));
-    self->pairs = PyMem_Calloc(size, sizeof(SuperSlot));
-    self->pairs_mask = size - 1;
-    size = table_size(PySet_GET_SIZE(crossing));
-    self->crossing = PyMem_Malloc(size * sizeof(uint64_t));
-    self->crossing_mask = size - 1;
-    if (self->pairs == NULL || self->crossing == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memset(self->crossing, 0xff, size * sizeof(uint64_t));
-    Py_ssize_t at = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(pairs, &at, &key, &value)) {
-        uint64_t a, b, made;
-        if (pair_key(key, &a, &b) < 0)
-            return -1;
-        if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a supermerge is (position, the token it makes)");
-            return -1;
-        }
-        int64_t pos = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 0));
-        if ((pos == -1 && PyErr_Occurred()) || fits_u32(PyTuple_GET_ITEM(value, 1), &made, UINT32_MAX) < 0)
-            return -1;
-        size_t i = (size_t)mix64(a << 32 | b) & self->pairs_mask;
-        while (self->pairs[i].used)
-            i = (i + 1) & self->pairs_mask;
-        self->pairs[i] = (SuperSlot){(uint32_t)a, (uint32_t)b, (uint32_t)made, 1, pos};
-    }
-    PyObject *each = PyObject_GetIter(crossing);
-    if (each == NULL)
-        return -1;
-    while ((key = PyIter_Next(each)) != NULL) {
-        uint64_t a, b;
-        int failed = pair_key(key, &a, &b);
-        Py_DECREF(key);
-        if (failed < 0) {
-            Py_DECREF(each);
-            return -1;
-        }
-        size_t i = (size_t)mix64(a << 32 | b) & self->crossing_mask;
-        while (self->crossing[i] != UINT64_MAX && self->crossing[i] != (a << 32 | b))
-            i = (i + 1) & self->crossing_mask;
-        self->crossing[i] = a << 32 | b;
-    }
-    Py_DECREF(each);
-    return PyErr_Occurred() ? -1 : 0;
+    return spans_build(&self->pairs, pairs, 1) < 0 || spans_build(&self->crossing, crossing, 1) < 0 ? -1 : 0;
 }
 
 /* The word Merger calls back into the table's encoder, which holds this object: the garbage
@@ -2098,8 +2200,8 @@ static void Supermerges_dealloc(Supermerges *self)
 {
     PyObject_GC_UnTrack(self);
     Supermerges_clear(self);
-    PyMem_Free(self->pairs);
-    PyMem_Free(self->crossing);
+    spans_free(&self->pairs);
+    spans_free(&self->crossing);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -2108,10 +2210,10 @@ static void Supermerges_dealloc(Supermerges *self)
 static inline int64_t join_at(const Supermerges *m, const int64_t *token, const int64_t *since, const int64_t *until,
                               Py_ssize_t i, Py_ssize_t j)
 {
-    const SuperSlot *s = super_of(m, token[i], token[j]);
+    const int64_t *s = super_of(m, token[i], token[j]);
     if (s == NULL)
         return NEVER_POS;
-    int64_t pos = s->pos;
+    int64_t pos = s[0];
     return since[i] < pos && pos < until[i] && since[j] < pos && pos < until[j] ? pos : NEVER_POS;
 }
 
@@ -2140,7 +2242,7 @@ static void scan_run(const Supermerges *m, Py_ssize_t n, int64_t *token, int64_t
         if (best_i < 0)
             return;
         Py_ssize_t i = best_i, j = next[i];
-        token[i] = merged[i] = super_of(m, token[i], token[j])->made;
+        token[i] = merged[i] = super_of(m, token[i], token[j])[1];
         since[i] = best;
         until[i] = NEVER_POS;
         next[i] = next[j];
@@ -2498,121 +2600,8 @@ static int add_join_functions(PyObject *module)
  *   split_at  token -> the positions of its removals, ascending
  *   parts     a removal's position -> the tokens it splits into
  *
- * All four go into one kind of index here: a 64-bit key -> a run of int64 values.
+ * All four go into Spans (the index of the section before: a 64-bit key -> int64 values).
  */
-
-typedef struct {
-    uint64_t *keys;       /* UINT64_MAX: an empty slot */
-    Py_ssize_t *start;    /* where the key's values begin in values */
-    Py_ssize_t *count;
-    size_t mask;
-    int64_t *values;
-} Spans;
-
-static void spans_free(Spans *t)
-{
-    PyMem_Free(t->keys);
-    PyMem_Free(t->start);
-    PyMem_Free(t->count);
-    PyMem_Free(t->values);
-    memset(t, 0, sizeof(*t));
-}
-
-/* The values of ``key`` (and their count in *n), or NULL. */
-static inline const int64_t *spans_get(const Spans *t, uint64_t key, Py_ssize_t *n)
-{
-    size_t i = (size_t)mix64(key) & t->mask;
-    for (;;) {
-        if (t->keys[i] == UINT64_MAX)
-            return NULL;
-        if (t->keys[i] == key) {
-            *n = t->count[i];
-            return t->values + t->start[i];
-        }
-        i = (i + 1) & t->mask;
-    }
-}
-
-/* A dict's key as 64 bits: a (left, right) pair of ids packed, or one id (>= 0). */
-static int span_key(PyObject *key, int pair, uint64_t *out)
-{
-    if (pair) {
-        uint64_t a, b;
-        if (pair_key(key, &a, &b) < 0)
-            return -1;
-        *out = a << 32 | b;
-        return 0;
-    }
-    long long v = PyLong_AsLongLong(key);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (v < 0) {
-        PyErr_SetString(PyExc_ValueError, "an event index's keys are ids or positions (>= 0)");
-        return -1;
-    }
-    *out = (uint64_t)v;
-    return 0;
-}
-
-/* Build from a dict: key -> an int, or a sequence of ints (pair: the keys are (left, right)). */
-static int spans_build(Spans *t, PyObject *dict, int pair)
-{
-    if (!PyDict_Check(dict)) {
-        PyErr_SetString(PyExc_TypeError, "an event index is a dict");
-        return -1;
-    }
-    Py_ssize_t entries = PyDict_GET_SIZE(dict), total = 0, at = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(dict, &at, &key, &value))
-        total += PyLong_Check(value) ? 1 : (PySequence_Check(value) ? PySequence_Size(value) : 0);
-    if (PyErr_Occurred())
-        return -1;
-    size_t size = table_size(entries);
-    t->keys = PyMem_Malloc(size * sizeof(uint64_t));
-    t->start = PyMem_Malloc(size * sizeof(Py_ssize_t));
-    t->count = PyMem_Malloc(size * sizeof(Py_ssize_t));
-    t->values = PyMem_Malloc((size_t)(total > 0 ? total : 1) * sizeof(int64_t));
-    t->mask = size - 1;
-    if (t->keys == NULL || t->start == NULL || t->count == NULL || t->values == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memset(t->keys, 0xff, size * sizeof(uint64_t));
-    Py_ssize_t filled = 0;
-    at = 0;
-    while (PyDict_Next(dict, &at, &key, &value)) {
-        uint64_t k;
-        if (span_key(key, pair, &k) < 0)
-            return -1;
-        int one = PyLong_Check(value);  /* (an int: one value, read as it is) */
-        PyObject *seq = one ? Py_NewRef(value) : PySequence_Fast(value, "an event index's values are ints");
-        if (seq == NULL)
-            return -1;
-        PyObject **items = one ? &seq : PySequence_Fast_ITEMS(seq);
-        Py_ssize_t n = one ? 1 : PySequence_Fast_GET_SIZE(seq);
-        if (filled + n > total) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_RuntimeError, "an event index changed while it was read");
-            return -1;
-        }
-        for (Py_ssize_t j = 0; j < n; j++) {
-            t->values[filled + j] = PyLong_AsLongLong(items[j]);
-            if (t->values[filled + j] == -1 && PyErr_Occurred()) {
-                Py_DECREF(seq);
-                return -1;
-            }
-        }
-        Py_DECREF(seq);
-        size_t i = (size_t)mix64(k) & t->mask;
-        while (t->keys[i] != UINT64_MAX)
-            i = (i + 1) & t->mask;
-        t->keys[i] = k;
-        t->start[i] = filled;
-        t->count[i] = n;
-        filled += n;
-    }
-    return 0;
-}
 
 /* The first of ``n`` ascending positions at or after ``last`` (bisect_left), or -1. */
 static inline int64_t first_from(const int64_t *positions, Py_ssize_t n, int64_t last)
